@@ -1,0 +1,35 @@
+"""aotc: ahead-of-time compilation of NumPy kernels into plain extension modules.
+
+Mark kernels with :func:`export`; list their module under ``[tool.aotc]`` in
+``pyproject.toml``; build with ``python -m build``. Undecorated by a build, the same
+module runs on NumPy as ordinary Python.
+"""
+
+from __future__ import annotations
+
+from .export import ExportInfo, export
+from .types import (
+    ArrayType,
+    Signature,
+    bool_,
+    c64,
+    c128,
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ArrayType", "ExportInfo", "Signature", "export",
+    "bool_", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+    "f32", "f64", "c64", "c128",
+]

@@ -1,0 +1,39 @@
+"""The C calling convention between emitted objects and the wrapper.
+
+For each compiled overload with symbol prefix ``P`` the object file defines::
+
+    typedef struct { void *data; const int64_t *shape; const int64_t *strides; } aotc_array;
+
+    int64_t P_shapes(void *const *argv, int64_t *out_dims, int64_t *info);
+    int64_t P(void *const *argv, void *const *outv, void *scratch);
+
+``argv[i]`` points at an ``aotc_array`` for an array parameter (strides in bytes, any
+sign, any layout) or at the value of a scalar parameter, stored in its dtype (bool as
+one byte holding 0 or 1).
+
+``P_shapes`` evaluates the program's size checks and writes the dims of every output,
+concatenated in order (an output of rank r takes r slots), and ``info[0]`` = bytes of
+scratch needed. It returns 0, or the 1-based index of the first failing
+:class:`~aotc.ir.Check`, with that check's left and right sides in ``info[1]`` and
+``info[2]`` so the wrapper can format its message.
+
+``P`` runs the kernel. ``outv[j]`` points at the data of output j: C-contiguous and
+sized from ``P_shapes`` (a scalar output is one element). ``scratch`` points at
+``info[0]`` bytes aligned to :data:`SCRATCH_ALIGN` (may be NULL when 0). It returns 0,
+or a code from :data:`KERNEL_ERRORS`. Inputs never alias outputs or scratch.
+"""
+
+from __future__ import annotations
+
+SCRATCH_ALIGN = 64
+INFO_SLOTS = 3
+
+#: Nonzero return codes of ``P``: code -> (exception type name, message).
+KERNEL_ERRORS: dict[int, tuple[str, str]] = {
+    1: ("ValueError", "Integers to negative integer powers are not allowed."),
+}
+
+
+def symbol_prefix(module: str, function: str, overload: int) -> str:
+    """The C symbol prefix of one overload: ``aotc_<module>_<function>_<k>``."""
+    return f"aotc_{module.replace('.', '_')}_{function}_{overload}"

@@ -1,0 +1,251 @@
+"""The IR: a flat SSA program of equations ``outs = prim[params](ins)``.
+
+Types are small and frozen, in the manner of JAX's Jaxpr: a :class:`Var` has an
+:class:`AType` (dtype and symbolic shape), a :class:`Lit` is a scalar constant, an
+:class:`Eqn` applies a primitive and remembers the user's source line, and a
+:class:`Program` lists inputs, equations, outputs and the runtime :class:`Check` s on
+sizes. Params may hold nested programs (control flow) and dimension expressions.
+
+Every consumer is the same short loop over ``program.eqns`` with an environment.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any, Union
+
+import numpy as np
+
+from .errors import Loc
+from .ops.core import Primitive
+from .shapes import DimExpr, Shape, shape_str
+from .types import SHORT_NAMES
+
+
+@dataclass(frozen=True)
+class AType:
+    """Abstract value: a dtype and a symbolic shape (``()`` for scalars)."""
+
+    dtype: np.dtype
+    shape: Shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __str__(self) -> str:
+        return f"{SHORT_NAMES[self.dtype]}[{shape_str(self.shape)}]"
+
+
+_var_ids = itertools.count()
+
+
+@dataclass(frozen=True, eq=False)
+class Var:
+    """An SSA value; identity is the variable (two Vars are never equal)."""
+
+    type: AType
+    id: int = field(default_factory=lambda: next(_var_ids))
+
+    def __hash__(self) -> int:
+        return self.id
+
+    def __repr__(self) -> str:
+        return f"Var#{self.id}:{self.type}"
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A scalar constant of a definite dtype."""
+
+    value: Any
+    dtype: np.dtype
+
+    @property
+    def type(self) -> AType:
+        return AType(self.dtype, ())
+
+    def __post_init__(self) -> None:
+        # Store NumPy scalars so equal literals compare and hash equal.
+        object.__setattr__(self, "value", np.asarray(self.value, self.dtype)[()])
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, self.value.tobytes()))
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Lit) and other.dtype == self.dtype
+                and other.value.tobytes() == self.value.tobytes())
+
+    def __str__(self) -> str:
+        return f"{self.value.item()!r}:{SHORT_NAMES[self.dtype]}"
+
+
+Atom = Union[Var, Lit]
+
+
+class Params(tuple):
+    """Hashable, ordered parameters; read them as a dict with ``dict(eqn.params)``."""
+
+    @staticmethod
+    def of(mapping: dict[str, Any]) -> Params:
+        return Params(sorted(mapping.items()))
+
+    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+        if isinstance(key, str):
+            for k, v in tuple.__iter__(self):
+                if k == key:
+                    return v
+            raise KeyError(key)
+        return tuple.__getitem__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+@dataclass(frozen=True, eq=False)
+class Eqn:
+    prim: Primitive
+    inputs: tuple[Atom, ...]
+    params: Params
+    outs: tuple[Var, ...]
+    loc: Loc | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """A runtime condition on sizes: ``lhs <op> rhs`` else raise ``error`` with ``message``.
+
+    ``message`` may use ``{lhs}`` and ``{rhs}``, filled with the runtime values.
+    """
+
+    op: str  # "==", ">=", "<"
+    lhs: DimExpr
+    rhs: DimExpr
+    error: str  # "ValueError" or "IndexError"
+    message: str
+
+    def holds(self, lhs: int, rhs: int) -> bool:
+        return {"==": lhs == rhs, ">=": lhs >= rhs, "<": lhs < rhs}[self.op]
+
+
+@dataclass(frozen=True)
+class DimSource:
+    """Where a size symbol is read at run time: ``axis`` of input ``index``, or its value."""
+
+    symbol: str
+    index: int
+    axis: int | None  # None: the input is an integer scalar whose value is the symbol
+
+
+@dataclass(frozen=True)
+class Program:
+    inputs: tuple[Var, ...]
+    eqns: tuple[Eqn, ...]
+    outputs: tuple[Atom, ...]
+    dim_sources: tuple[DimSource, ...] = ()
+    checks: tuple[Check, ...] = ()
+    name: str = "kernel"
+
+    def replace(self, **changes: Any) -> Program:
+        return replace(self, **changes)
+
+    def __str__(self) -> str:
+        return print_program(self)
+
+
+# -- printing ----------------------------------------------------------------------------
+
+class _Names:
+    def __init__(self) -> None:
+        self.names: dict[Var, str] = {}
+
+    def __call__(self, atom: Atom) -> str:
+        if isinstance(atom, Lit):
+            return str(atom)
+        if atom not in self.names:
+            n = len(self.names)
+            name = ""
+            while True:
+                name = chr(ord("a") + n % 26) + name
+                n = n // 26 - 1
+                if n < 0:
+                    break
+            self.names[atom] = name
+        return self.names[atom]
+
+
+def _param_text(value: Any, names: _Names, indent: str) -> str:
+    if isinstance(value, Program):
+        body = print_program(value, names, indent + "    ")
+        return "{\n" + body + "\n" + indent + "  }"
+    if isinstance(value, np.dtype):
+        return SHORT_NAMES.get(value, str(value))
+    if isinstance(value, tuple):
+        return "(" + ",".join(_param_text(v, names, indent) for v in value) + \
+            ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+def print_program(program: Program, names: _Names | None = None, indent: str = "") -> str:
+    """Readable text of a program, one equation a line, with source locations."""
+    names = names or _Names()
+    ins = " ".join(f"{names(v)}:{v.type}" for v in program.inputs)
+    lines = [f"{indent}{{ lambda {ins} ."]
+    for check in program.checks:
+        lines.append(f"{indent}  check {check.lhs} {check.op} {check.rhs}")
+    for eqn in program.eqns:
+        outs = " ".join(f"{names(v)}:{v.type}" for v in eqn.outs)
+        params = " ".join(f"{k}={_param_text(v, names, indent)}" for k, v in eqn.params)
+        head = eqn.prim.name + (f"[{params}]" if params else "")
+        args = " ".join(names(a) for a in eqn.inputs)
+        where = f"  # {eqn.loc}" if eqn.loc else ""
+        lines.append(f"{indent}  {outs} = {head} {args}".rstrip() + where)
+    outs = ", ".join(names(a) for a in program.outputs)
+    lines.append(f"{indent}  in ({outs}) }}")
+    return "\n".join(lines)
+
+
+# -- traversal -----------------------------------------------------------------------------
+
+def used_vars(eqns: Iterable[Eqn]) -> Iterator[Var]:
+    for eqn in eqns:
+        for a in eqn.inputs:
+            if isinstance(a, Var):
+                yield a
+
+
+class VerifyError(Exception):
+    """The IR is malformed: a pass has a bug."""
+
+
+def verify(program: Program) -> None:
+    """Check SSA form and that each equation's outputs match its primitive's type rule."""
+    from .ops.core import type_rules
+
+    defined: set[Var] = set(program.inputs)
+    for eqn in program.eqns:
+        for a in eqn.inputs:
+            if isinstance(a, Var) and a not in defined:
+                raise VerifyError(f"{eqn.prim.name}: input {a} used before definition")
+        rule = type_rules.get(eqn.prim)
+        if rule is None:
+            raise VerifyError(f"primitive {eqn.prim.name} has no type rule")
+        expected = rule(*(a.type for a in eqn.inputs), **dict(eqn.params))
+        got = tuple(v.type for v in eqn.outs)
+        if tuple(expected) != got:
+            raise VerifyError(
+                f"{eqn.prim.name} at {eqn.loc}: outputs {', '.join(map(str, got))} but the "
+                f"type rule gives {', '.join(map(str, expected))}"
+            )
+        for v in eqn.outs:
+            if v in defined:
+                raise VerifyError(f"{eqn.prim.name}: {v} defined twice")
+            defined.add(v)
+    for a in program.outputs:
+        if isinstance(a, Var) and a not in defined:
+            raise VerifyError(f"output {a} is never defined")

@@ -1,0 +1,87 @@
+"""Primitive-level operations on tracers, as in ``jax.lax``.
+
+Each function binds one primitive in the current trace; NumPy decompositions in
+``aotc.numpy_api`` are written in terms of these. Control flow (``fori_loop``, ``scan``,
+``while_loop``, ``cond``) will live here too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .ir import Atom
+from .ops.core import Primitive
+from .ops.elementwise import convert_p, select_p
+from .ops.shape import broadcast_in_dim_p, dim_value_p, reshape_p, slice_p, transpose_p
+from .shapes import DimExpr, Shape
+from .trace import Tracer, current
+
+
+def bind(prim: Primitive, *inputs: Atom, **params: Any) -> list[Tracer]:
+    return [Tracer(v) for v in current().emit(prim, list(inputs), **params)]
+
+
+def bind1(prim: Primitive, *inputs: Atom, **params: Any) -> Tracer:
+    return bind(prim, *inputs, **params)[0]
+
+
+def convert(x: Tracer, dtype: np.dtype) -> Tracer:
+    dtype = np.dtype(dtype)
+    return x if x.dtype == dtype else bind1(convert_p, x.atom, dtype=dtype)
+
+
+def broadcast_in_dim(x: Tracer, shape: Shape, broadcast_dimensions: tuple[int, ...]) -> Tracer:
+    if tuple(shape) == x.aval.shape and broadcast_dimensions == tuple(range(len(shape))):
+        return x
+    return bind1(broadcast_in_dim_p, x.atom, shape=tuple(shape),
+                 broadcast_dimensions=tuple(broadcast_dimensions))
+
+
+def broadcast_to(x: Tracer, shape: Shape) -> Tracer:
+    """Broadcast by NumPy's rule: align trailing axes."""
+    lead = len(shape) - x.ndim
+    return broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+
+
+def reshape(x: Tracer, new_sizes: Shape) -> Tracer:
+    if tuple(new_sizes) == x.aval.shape:
+        return x
+    return bind1(reshape_p, x.atom, new_sizes=tuple(new_sizes))
+
+
+def transpose(x: Tracer, permutation: tuple[int, ...]) -> Tracer:
+    if tuple(permutation) == tuple(range(x.ndim)):
+        return x
+    return bind1(transpose_p, x.atom, permutation=tuple(permutation))
+
+
+def slice_(x: Tracer, start: tuple[DimExpr, ...], step: tuple[int, ...], shape: Shape) -> Tracer:
+    if all(s.is_const and s.value == 0 for s in start) and all(k == 1 for k in step) \
+            and tuple(shape) == x.aval.shape:
+        return x
+    return bind1(slice_p, x.atom, start=tuple(start), step=tuple(step), shape=tuple(shape))
+
+
+def select(cond: Tracer, a: Atom, b: Atom) -> Tracer:
+    return bind1(select_p, cond.atom, a, b)
+
+
+def reduce(prim: Primitive, x: Tracer, axes: tuple[int, ...]) -> Tracer:
+    return bind1(prim, x.atom, axes=tuple(sorted(axes))) if axes else x
+
+
+def dim_value(expr: DimExpr) -> Tracer:
+    """A size expression as an i64 scalar that still knows its expression."""
+    if expr.is_const:
+        return Tracer(_lit(expr.value), expr, weak=True)
+    out = bind1(dim_value_p, expr=expr)
+    out.dim, out.weak = expr, True  # a size is a Python int in NumPy
+    return out
+
+
+def _lit(value: int) -> Atom:
+    from .ir import Lit
+
+    return Lit(value, np.dtype(np.int64))

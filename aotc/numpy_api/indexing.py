@@ -1,0 +1,113 @@
+"""Basic indexing: build-time integers, slices with steps, ``None`` and ``...``.
+
+Bounds follow Python's rules on symbolic sizes: a slice is clamped, so ``x[1:]`` of
+length ``n`` has length ``relu(n - 1)``; an integer index is checked at run time and
+raises ``IndexError`` as NumPy does. The result is one ``slice`` (a view) followed by
+a ``reshape`` that drops integer-indexed axes and inserts new ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..shapes import DimExpr, ceil_div, maximum, minimum, relu
+from ..trace import Tracer, current
+
+ONE = DimExpr.const(1)
+
+
+def _static_int(value: Any, what: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, Tracer):
+        raise current().error(
+            f"{what} is a traced value; indexing with runtime integers is not supported yet",
+            hint="use a build-time integer, or np.where for selections",
+        )
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    raise current().error(f"{what} {value!r} must be an integer")
+
+
+def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, int, DimExpr]:
+    """(start, step, length) of ``s`` on an axis of size ``n``, clamped like Python."""
+    step = _static_int(s.step, "slice step")
+    step = 1 if step is None else step
+    if step == 0:
+        raise current().error("slice step cannot be zero")
+    start, stop = _static_int(s.start, "slice start"), _static_int(s.stop, "slice stop")
+    if step > 0:
+        lo = DimExpr.const(0) if start is None else (
+            relu(n + start) if start < 0 else minimum(start, n))
+        hi = n if stop is None else (relu(n + stop) if stop < 0 else minimum(stop, n))
+        return lo, step, ceil_div(relu(hi - lo), step)
+    last = n - 1
+    # Clamped into [-1, n - 1]; -1 means "before the first element".
+    lo = last if start is None else (maximum(n + start, -1) if start < 0 else minimum(start, last))
+    hi = DimExpr.const(-1) if stop is None else (
+        maximum(n + stop, -1) if stop < 0 else minimum(stop, last))
+    return lo, step, ceil_div(relu(lo - hi), -step)
+
+
+def _expand_key(key: Any, ndim: int) -> list[Any]:
+    items = list(key) if isinstance(key, tuple) else [key]
+    if any(isinstance(k, (list, np.ndarray, Tracer)) and not _is_scalar_index(k) for k in items):
+        raise current().error(
+            "indexing with arrays (fancy or boolean-mask indexing) is not supported yet",
+            hint="use np.where(mask, x, fill) to select values",
+        )
+    ellipses = sum(1 for k in items if k is Ellipsis)
+    if ellipses > 1:
+        raise current().error("an index can only have a single ellipsis ('...')")
+    used = sum(1 for k in items if k is not None and k is not Ellipsis)
+    if used > ndim:
+        raise current().error(f"too many indices: the array has rank {ndim}")
+    if ellipses:
+        i = items.index(Ellipsis)
+        items[i:i + 1] = [slice(None)] * (ndim - used)
+        return items
+    return items + [slice(None)] * (ndim - used)
+
+
+def _is_scalar_index(k: Any) -> bool:
+    return isinstance(k, Tracer) and k.ndim == 0
+
+
+def getitem(x: Tracer, key: Any) -> Tracer:
+    ctx = current()
+    items = _expand_key(key, x.ndim)
+    starts: list[DimExpr] = []
+    steps: list[int] = []
+    sizes: list[DimExpr] = []
+    final: list[DimExpr] = []
+    axis = 0
+    for item in items:
+        if item is None:
+            final.append(ONE)
+            continue
+        n = x.aval.shape[axis]
+        if isinstance(item, slice):
+            lo, step, length = slice_bounds(item, n)
+            starts.append(lo)
+            steps.append(step)
+            sizes.append(length)
+            final.append(length)
+        else:
+            i = _static_int(item, "index")
+            assert i is not None
+            if i >= 0:
+                ctx.check("<", DimExpr.const(i), n, "IndexError",
+                          f"index {{lhs}} is out of bounds for axis {axis} with size {{rhs}}")
+                starts.append(DimExpr.const(i))
+            else:
+                ctx.check(">=", n, DimExpr.const(-i), "IndexError",
+                          f"index {i} is out of bounds for axis {axis} with size {{lhs}}")
+                starts.append(n + i)
+            steps.append(1)
+            sizes.append(ONE)
+        axis += 1
+    view = lax.slice_(x, tuple(starts), tuple(steps), tuple(sizes))
+    return lax.reshape(view, tuple(final))

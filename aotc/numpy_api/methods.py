@@ -1,0 +1,43 @@
+"""Array methods and properties of tracers (``x.sum()``, ``x.T``, ``x.astype``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..trace import Tracer, current
+from . import reductions, shaping
+
+_METHODS: dict[str, Callable[..., Any]] = {
+    "sum": reductions.sum_, "prod": reductions.prod, "max": reductions.max_,
+    "min": reductions.min_, "any": reductions.any_, "all": reductions.all_,
+    "mean": reductions.mean, "reshape": shaping.reshape, "transpose": shaping.transpose,
+    "ravel": shaping.ravel, "flatten": shaping.ravel, "squeeze": shaping.squeeze,
+    "astype": shaping.astype,
+}
+
+
+def _transpose_method(self: Tracer, *axes: Any) -> Tracer:
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    return shaping.transpose(self, axes or None)
+
+
+_PROPERTIES: dict[str, Callable[[Tracer], Any]] = {
+    "T": lambda self: shaping.transpose(self),
+    "mT": lambda self: shaping.transpose(self, tuple(range(self.ndim - 2))
+                                         + (self.ndim - 1, self.ndim - 2)),
+    "real": lambda self: self,
+}
+
+
+def get_method(self: Tracer, name: str) -> Any:
+    if name in _PROPERTIES:
+        return _PROPERTIES[name](self)
+    if name == "transpose":
+        return lambda *axes: _transpose_method(self, *axes)
+    method = _METHODS.get(name)
+    if method is None:
+        raise current().error(f"array method or attribute .{name} is not supported")
+    return lambda *args, **kwargs: method(self, *args, **kwargs)
+

@@ -1,0 +1,111 @@
+"""Reductions (``sum``, ``prod``, ``max``, ``min``, ``any``, ``all``, ``mean``).
+
+Each converts to NumPy's accumulation dtype (``np.sum`` of int8 sums in int64),
+reduces with one primitive, and reshapes for ``keepdims``. ``mean`` is ``sum / count``
+cast back to the result dtype, as NumPy's ``_mean`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..ops.reduce import REDUCTIONS
+from ..shapes import DimExpr, size
+from ..trace import Tracer, current
+from .ufuncs import apply_ufunc, as_tracer
+
+BOOL = np.dtype(bool)
+
+
+def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in axes:
+        if isinstance(a, Tracer) or not isinstance(a, (int, np.integer)):
+            raise current().error(f"axis {a!r} must be a build-time integer")
+        if not -ndim <= a < ndim:
+            raise current().error(f"axis {a} is out of bounds for an array of rank {ndim}")
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise current().error(f"repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def _keep(x: Tracer, result: Tracer, axes: tuple[int, ...], keepdims: bool) -> Tracer:
+    if not keepdims:
+        return result
+    shape = tuple(DimExpr.const(1) if i in axes else d for i, d in enumerate(x.aval.shape))
+    return lax.reshape(result, shape)
+
+
+def _reject_extra(name: str, extra: dict[str, Any]) -> None:
+    bad = sorted(k for k, v in extra.items() if v is not None and not (k == "where" and v is True)
+                 and v is not np._NoValue)
+    if bad:
+        raise current().error(f"np.{name}: the argument(s) {', '.join(bad)} are not supported")
+
+
+def _make(name: str, prim_name: str, result_dtype: Callable[[np.dtype, Any], np.dtype],
+          needs_nonempty: bool = False) -> Callable[..., Tracer]:
+    prim = REDUCTIONS[prim_name]
+
+    def reduction(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+                  keepdims: Any = False, **extra: Any) -> Tracer:
+        _reject_extra(name, {"out": out, **extra})
+        x = as_tracer(a)
+        axes = normalize_axes(axis, x.ndim)
+        if needs_nonempty:
+            extent = size(tuple(x.aval.shape[i] for i in axes))
+            current().check(">=", extent, DimExpr.const(1), "ValueError",
+                            f"zero-size array to reduction operation {name}imum which has "
+                            "no identity" if name in ("max", "min") else
+                            f"zero-size array to reduction operation {name}")
+        acc = result_dtype(x.dtype, dtype)
+        result = lax.reduce(prim, lax.convert(x, acc), axes)
+        return _keep(x, result, axes, bool(keepdims))
+
+    reduction.__name__ = name
+    return reduction
+
+
+def _sum_dtype(dtype: np.dtype, requested: Any) -> np.dtype:
+    return np.sum(np.zeros(1, dtype), dtype=requested).dtype
+
+
+sum_ = _make("sum", "reduce_sum", _sum_dtype)
+prod = _make("prod", "reduce_prod", _sum_dtype)
+max_ = _make("max", "reduce_max", lambda d, r: d, needs_nonempty=True)
+min_ = _make("min", "reduce_min", lambda d, r: d, needs_nonempty=True)
+any_ = _make("any", "reduce_or", lambda d, r: BOOL)
+all_ = _make("all", "reduce_and", lambda d, r: BOOL)
+
+
+def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+         keepdims: Any = False, **extra: Any) -> Tracer:
+    _reject_extra("mean", {"out": out, **extra})
+    x = as_tracer(a)
+    axes = normalize_axes(axis, x.ndim)
+    result_dtype = np.mean(np.zeros(1, x.dtype), dtype=dtype).dtype
+    total = sum_(x, axis=axes, dtype=result_dtype, keepdims=keepdims)
+    count = lax.convert(lax.dim_value(size(tuple(x.aval.shape[i] for i in axes))), result_dtype)
+    return lax.convert(apply_ufunc(np.true_divide, total, count), result_dtype)
+
+
+_UFUNC_REDUCTIONS = {
+    np.add: sum_, np.multiply: prod, np.maximum: max_, np.minimum: min_,
+    np.logical_or: any_, np.logical_and: all_,
+}
+
+
+def ufunc_reduce(ufunc: np.ufunc, a: Any, axis: Any = 0, **kwargs: Any) -> Tracer:
+    """``np.add.reduce(x, axis)`` and friends (note the default axis is 0)."""
+    fn = _UFUNC_REDUCTIONS.get(ufunc)
+    if fn is None:
+        raise current().error(f"np.{ufunc.__name__}.reduce is not supported")
+    return fn(a, axis=axis, **kwargs)

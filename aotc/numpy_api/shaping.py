@@ -1,0 +1,114 @@
+"""Shape manipulation: reshape, transpose, ravel, squeeze, expand_dims, astype.
+
+Sizes given by the user may be integers or size values taken from ``x.shape`` and
+integer arguments; both become symbolic dimensions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..shapes import DimExpr, exact_div, size
+from ..trace import Tracer, current
+from .ufuncs import as_tracer
+
+
+def as_dim(value: Any, what: str = "size") -> DimExpr:
+    """A user-given size (int, or a traced size such as ``x.shape[0] + 1``)."""
+    ctx = current()
+    if isinstance(value, Tracer):
+        if value.dim is None or value.ndim != 0:
+            raise ctx.error(f"{what} must be known from shapes or integer arguments",
+                            hint="sizes cannot depend on array contents")
+        ctx.check(">=", value.dim, DimExpr.const(0), "ValueError",
+                  "negative dimensions are not allowed (got {lhs})")
+        return value.dim
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        if value < 0:
+            raise ctx.error(f"negative {what} {value}")
+        return DimExpr.const(int(value))
+    raise ctx.error(f"{what} {value!r} must be an integer")
+
+
+def _shape_arg(args: tuple[Any, ...]) -> list[Any]:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return list(args[0])
+    return list(args)
+
+
+def reshape(a: Any, *shape: Any, order: str = "C", newshape: Any = None) -> Tracer:
+    ctx = current()
+    x = as_tracer(a)
+    if order != "C":
+        raise ctx.error("reshape: only order='C' is supported")
+    sizes = _shape_arg(shape if newshape is None else (newshape,))
+    unknown = [i for i, s in enumerate(sizes) if isinstance(s, (int, np.integer)) and s == -1]
+    if len(unknown) > 1:
+        raise ctx.error("reshape: can only specify one unknown dimension")
+    dims = [None if i in unknown else as_dim(s) for i, s in enumerate(sizes)]
+    total = size(x.aval.shape)
+    if unknown:
+        known = size(tuple(d for d in dims if d is not None))
+        inferred = exact_div(total, known)
+        if inferred is None:
+            if not known.is_const or known.value == 0:
+                raise ctx.error("reshape: cannot infer the -1 size from these sizes",
+                                hint="give every size explicitly")
+            inferred = total // known.value
+        dims[unknown[0]] = inferred
+    new = tuple(d for d in dims if d is not None)
+    if size(new) != total:
+        raise ctx.error(f"cannot reshape an array of size {total} into shape "
+                        f"({', '.join(map(str, new))})",
+                        hint="write the new sizes in terms of x.shape")
+    return lax.reshape(x, new)
+
+
+def transpose(a: Any, axes: Any = None) -> Tracer:
+    x = as_tracer(a)
+    if axes is None:
+        perm = tuple(reversed(range(x.ndim)))
+    else:
+        perm = tuple(int(p) % x.ndim if x.ndim else 0 for p in
+                     (axes if isinstance(axes, (tuple, list)) else (axes,)))
+        if sorted(perm) != list(range(x.ndim)):
+            raise current().error(f"transpose: axes {axes!r} are not a permutation")
+    return lax.transpose(x, perm)
+
+
+def ravel(a: Any, order: str = "C") -> Tracer:
+    x = as_tracer(a)
+    return reshape(x, -1, order=order)
+
+
+def squeeze(a: Any, axis: Any = None) -> Tracer:
+    x = as_tracer(a)
+    shape = x.aval.shape
+    if axis is None:
+        drop = {i for i, d in enumerate(shape) if d.is_const and d.value == 1}
+    else:
+        from .reductions import normalize_axes
+
+        drop = set(normalize_axes(axis, x.ndim))
+        for i in drop:
+            if not (shape[i].is_const and shape[i].value == 1):
+                raise current().error(f"cannot select an axis to squeeze out which has "
+                                      f"size {shape[i]}")
+    return lax.reshape(x, tuple(d for i, d in enumerate(shape) if i not in drop))
+
+
+def expand_dims(a: Any, axis: Any) -> Tracer:
+    x = as_tracer(a)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    ndim = x.ndim + len(axes)
+    where = {int(i) % ndim for i in axes}
+    it = iter(x.aval.shape)
+    return lax.reshape(x, tuple(DimExpr.const(1) if i in where else next(it)
+                                for i in range(ndim)))
+
+
+def astype(a: Any, dtype: Any, copy: bool = True, **kwargs: Any) -> Tracer:
+    return lax.convert(as_tracer(a), np.dtype(dtype))

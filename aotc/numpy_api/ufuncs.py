@@ -1,0 +1,197 @@
+"""Ufuncs and Python operators on tracers, with NumPy 2's exact dtype rules.
+
+Type resolution is NumPy's: ``ufunc.resolve_dtypes`` with Python scalars passed as
+their type, which makes them weak (NEP 50), gives the loop's input and output dtypes.
+Inputs are converted to the loop dtypes, broadcast, and the primitive applied.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..errors import TraceError
+from ..ir import Atom, Lit
+from ..ops.elementwise import PRIM_OF_UFUNC
+from ..shapes import broadcast_shapes
+from ..trace import Tracer, current
+
+WEAK_TYPES = (bool, int, float, complex)
+_PYTHON_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def as_atom(value: Any, dtype: np.dtype | None = None) -> Atom:
+    """An IR atom for a tracer or a constant scalar (converted to ``dtype`` if given)."""
+    if isinstance(value, Tracer):
+        return value.atom
+    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:
+        value = np.asarray(value)[()]
+        return Lit(value, dtype or value.dtype)
+    if isinstance(value, WEAK_TYPES):
+        target = np.dtype(dtype) if dtype is not None else np.asarray(value).dtype
+        try:
+            return Lit(np.array(value, dtype=target), target)
+        except OverflowError as err:
+            raise current().error(str(err)) from None
+    if isinstance(value, np.ndarray):
+        raise current().error(
+            f"an array constant of shape {value.shape} is used in the kernel",
+            hint="pass the array as a parameter; only scalar constants are embedded",
+        )
+    raise current().error(f"{type(value).__name__} values cannot be used in a kernel")
+
+
+def as_tracer(value: Any, dtype: np.dtype | None = None) -> Tracer:
+    return value if isinstance(value, Tracer) else Tracer(as_atom(value, dtype))
+
+
+def dtype_arg(value: Any) -> Any:
+    """What ``resolve_dtypes`` expects: a dtype, or the Python type of a weak scalar."""
+    if isinstance(value, Tracer):
+        return _PYTHON_TYPE[value.dtype.kind] if value.weak else value.dtype
+    if isinstance(value, WEAK_TYPES) and not isinstance(value, np.generic):
+        return type(value)
+    return np.asarray(value).dtype
+
+
+def promote_types(*operands: Any) -> np.dtype:
+    """``np.result_type`` with Python scalars and weak tracers kept weak (NEP 50)."""
+    zero = {bool: False, int: 0, float: 0.0, complex: 0j}
+    args = []
+    for o in operands:
+        kind = dtype_arg(o)
+        # ``kind`` is a Python type exactly when ``o`` is weak; its zero stays weak.
+        args.append(o if isinstance(kind, type) and not isinstance(o, Tracer) else zero[kind] if isinstance(kind, type)
+                    else kind)
+    return np.result_type(*args)
+
+
+def broadcast_all(operands: list[Tracer]) -> list[Tracer]:
+    """Broadcast every non-scalar operand to the common shape (scalars stay rank 0)."""
+    ctx = current()
+    try:
+        shape, equalities = broadcast_shapes(*(t.aval.shape for t in operands))
+    except ValueError as err:
+        raise ctx.error(str(err)) from None
+    for eq in equalities:
+        ctx.check("==", eq.lhs, eq.rhs, "ValueError",
+                  "operands could not be broadcast together: size {lhs} against size {rhs}")
+    return [t if t.ndim == 0 or t.aval.shape == shape else lax.broadcast_to(t, shape)
+            for t in operands]
+
+
+def loop_dtypes(ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[np.dtype, ...]:
+    try:
+        return ufunc.resolve_dtypes(tuple(dtype_arg(o) for o in operands) + (None,) * ufunc.nout)
+    except (TypeError, ValueError):
+        kinds = ", ".join(str(dtype_arg(o)) for o in operands)
+        raise current().error(f"np.{ufunc.__name__} is not defined for ({kinds})") from None
+
+
+def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
+    decomposition = DECOMPOSITIONS.get(ufunc)
+    if decomposition is not None:
+        return decomposition(*operands)
+    prim = PRIM_OF_UFUNC.get(ufunc)
+    if prim is None:
+        raise unsupported_ufunc(ufunc)
+    loop = loop_dtypes(ufunc, operands)
+    ins = [lax.convert(as_tracer(o, dt), dt) for o, dt in zip(operands, loop)]
+    ins = broadcast_all(ins)
+    out = lax.bind1(prim, *(t.atom for t in ins))
+    return lax.convert(out, loop[ufunc.nin])
+
+
+def unsupported_ufunc(ufunc: np.ufunc) -> TraceError:
+    from .functions import closest_supported
+
+    return current().error(f"np.{ufunc.__name__} is not supported",
+                           hint=closest_supported(ufunc.__name__))
+
+
+def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> Any:
+    """``Tracer.__array_ufunc__``: calls and ``reduce`` of the ufuncs we know."""
+    if method == "reduce":
+        from .reductions import ufunc_reduce
+
+        return ufunc_reduce(ufunc, *inputs, **kwargs)
+    if method != "__call__":
+        raise current().error(f"np.{ufunc.__name__}.{method} is not supported")
+    dtype = kwargs.pop("dtype", None)
+    unknown = sorted(k for k, v in kwargs.items() if not (k == "out" and v is None))
+    if unknown:
+        raise current().error(f"np.{ufunc.__name__}: the argument(s) {', '.join(unknown)} "
+                              "are not supported",
+                              hint="ufunc outputs are new arrays; out= writes are not compiled")
+    if dtype is not None:  # the loop runs in ``dtype``
+        inputs = tuple(lax.convert(as_tracer(i), np.dtype(dtype)) for i in inputs)
+    return apply_ufunc(ufunc, *inputs)
+
+
+# -- ufuncs that are compositions of others ---------------------------------------------
+
+def _identity(x: Any) -> Tracer:
+    return as_tracer(x)
+
+
+def _scaled(ufunc: np.ufunc, factor: float) -> Callable[[Any], Tracer]:
+    def apply(x: Any) -> Tracer:
+        (dtype, _) = loop_dtypes(ufunc, (x,))
+        return apply_ufunc(np.multiply, lax.convert(as_tracer(x), dtype),
+                           np.asarray(factor, dtype)[()])
+    return apply
+
+
+def _conjugate(x: Any) -> Tracer:
+    if dtype_arg(x) in (complex,) or getattr(dtype_arg(x), "kind", "") == "c":
+        raise current().error("complex numbers are not supported yet")
+    return as_tracer(x)
+
+
+def _float_power(x: Any, y: Any) -> Tracer:
+    dtype = promote_types(np.float64(0), x, y)
+    return apply_ufunc(np.power, lax.convert(as_tracer(x), dtype), lax.convert(as_tracer(y), dtype))
+
+
+DECOMPOSITIONS: dict[np.ufunc, Callable[..., Tracer]] = {
+    np.positive: _identity,
+    np.conjugate: _conjugate,
+    np.fabs: lambda x: apply_ufunc(np.absolute, lax.convert(as_tracer(x),
+                                                            loop_dtypes(np.fabs, (x,))[0])),
+    np.deg2rad: _scaled(np.deg2rad, math.pi / 180.0),
+    np.rad2deg: _scaled(np.rad2deg, 180.0 / math.pi),
+    np.float_power: _float_power,
+}
+
+
+def _binary(ufunc: np.ufunc) -> Callable[[Tracer, Any], Tracer]:
+    return lambda self, other: apply_ufunc(ufunc, self, other)
+
+
+def _reflected(ufunc: np.ufunc) -> Callable[[Tracer, Any], Tracer]:
+    return lambda self, other: apply_ufunc(ufunc, other, self)
+
+
+_BINARY_OPERATORS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
+    "or": np.bitwise_or, "xor": np.bitwise_xor, "lshift": np.left_shift,
+    "rshift": np.right_shift, "matmul": np.matmul,
+}
+#: Python operator methods of :class:`Tracer`, installed by ``aotc.trace``.
+OPERATORS: dict[str, Callable[..., Any]] = {
+    **{f"__{n}__": _binary(u) for n, u in _BINARY_OPERATORS.items()},
+    **{f"__r{n}__": _reflected(u) for n, u in _BINARY_OPERATORS.items()},
+    "__eq__": _binary(np.equal), "__ne__": _binary(np.not_equal),
+    "__lt__": _binary(np.less), "__le__": _binary(np.less_equal),
+    "__gt__": _binary(np.greater), "__ge__": _binary(np.greater_equal),
+    "__neg__": lambda self: apply_ufunc(np.negative, self),
+    "__pos__": lambda self: self,
+    "__abs__": lambda self: apply_ufunc(np.absolute, self),
+    "__invert__": lambda self: apply_ufunc(np.invert, self),
+}

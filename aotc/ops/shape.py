@@ -1,0 +1,91 @@
+"""Shape primitives: new index maps over existing data, and sizes as values.
+
+``broadcast_in_dim``, ``transpose`` and ``slice`` are views: codegen reads the input
+through a different index map and never copies. ``reshape`` is a view when the input is
+contiguous and a copy otherwise. ``dim_value`` turns a size expression into an i64
+scalar (``x.shape[0]`` used in arithmetic).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..shapes import DimExpr, Shape, size
+from .core import VIEW, impl_rules, primitive, type_rules
+
+broadcast_in_dim_p = primitive("broadcast_in_dim", VIEW)
+reshape_p = primitive("reshape", VIEW)
+transpose_p = primitive("transpose", VIEW)
+slice_p = primitive("slice", VIEW)
+dim_value_p = primitive("dim_value")
+
+I64 = np.dtype(np.int64)
+
+
+def _atype(dtype: np.dtype, shape: Shape) -> Any:
+    from ..ir import AType
+
+    return AType(dtype, tuple(shape))
+
+
+def _broadcast_in_dim_type(x: Any, *, shape: Shape, broadcast_dimensions: tuple[int, ...]):
+    """Operand axis i becomes output axis ``broadcast_dimensions[i]`` (size equal or 1)."""
+    if len(broadcast_dimensions) != x.ndim:
+        raise ValueError("broadcast_in_dim: one output axis per operand axis")
+    for i, axis in enumerate(broadcast_dimensions):
+        d = x.shape[i]
+        if d != shape[axis] and not (d.is_const and d.value == 1):
+            raise ValueError(f"broadcast_in_dim: operand size {d} cannot become {shape[axis]}")
+    return (_atype(x.dtype, shape),)
+
+
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+    expanded = np.expand_dims(x, tuple(i for i in range(len(shape))
+                                       if i not in broadcast_dimensions))
+    return (np.broadcast_to(expanded, shape),)
+
+
+def _reshape_type(x: Any, *, new_sizes: Shape):
+    if size(x.shape) != size(tuple(new_sizes)):
+        raise ValueError(f"cannot reshape size {size(x.shape)} into {new_sizes}")
+    return (_atype(x.dtype, new_sizes),)
+
+
+def _transpose_type(x: Any, *, permutation: tuple[int, ...]):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise ValueError(f"transpose: {permutation} is not a permutation of {x.ndim} axes")
+    return (_atype(x.dtype, tuple(x.shape[p] for p in permutation)),)
+
+
+def _slice_type(x: Any, *, start: tuple[DimExpr, ...], step: tuple[int, ...], shape: Shape):
+    """``out[i, …] = x[start[0] + i*step[0], …]``; bounds were clamped by tracing."""
+    if not (len(start) == len(step) == len(shape) == x.ndim) or 0 in step:
+        raise ValueError("slice: one start, nonzero step and size per axis")
+    return (_atype(x.dtype, shape),)
+
+
+def _slice_impl(x, *, start, step, shape):
+    index = tuple(np.arange(n) * s + b for b, s, n in zip(start, step, shape))
+    return (x[np.ix_(*index)] if index else x,)
+
+
+def _dim_value_type(*, expr: DimExpr):
+    return (_atype(I64, ()),)
+
+
+type_rules.update({
+    broadcast_in_dim_p: _broadcast_in_dim_type,
+    reshape_p: _reshape_type,
+    transpose_p: _transpose_type,
+    slice_p: _slice_type,
+    dim_value_p: _dim_value_type,
+})
+impl_rules.update({
+    broadcast_in_dim_p: _broadcast_in_dim_impl,
+    reshape_p: lambda x, *, new_sizes: (np.reshape(x, new_sizes),),
+    transpose_p: lambda x, *, permutation: (np.transpose(x, permutation),),
+    slice_p: _slice_impl,
+    dim_value_p: lambda *, expr: (np.asarray(expr, I64),),
+})

@@ -1,0 +1,37 @@
+"""The optimization pipeline: each pass is a pure ``Program -> Program`` in its own file.
+
+The pipeline is this list; ``optimize`` runs it and, with ``verify=True``, checks
+the program after every pass (tests always do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..ir import Program, verify
+from .constant_fold import constant_fold
+from .cse import cse
+from .dce import dce
+
+Pass = Callable[[Program], Program]
+
+PIPELINE: list[tuple[str, Pass]] = [
+    ("constant_fold", constant_fold),
+    ("cse", cse),
+    ("dce", dce),
+]
+
+
+def optimize(program: Program, *, verify_each: bool = False,
+             trace: Callable[[str, Program], None] | None = None) -> Program:
+    """Run the pipeline; ``trace(name, program)`` sees the program after each pass."""
+    for name, run in PIPELINE:
+        program = run(program)
+        if verify_each:
+            verify(program)
+        if trace is not None:
+            trace(name, program)
+    return program
+
+
+__all__ = ["PIPELINE", "constant_fold", "cse", "dce", "optimize"]

@@ -1,0 +1,35 @@
+"""Common subexpression elimination: an equation seen before is replaced by its outputs.
+
+Before::                                   After::
+
+    b:f64[n] = slice[...] a                    b:f64[n] = slice[...] a
+    c:f64[n] = slice[...] a                    d:f64[n] = mul b b
+    d:f64[n] = mul b c
+
+All primitives are pure, so equal primitive, inputs and params mean equal outputs.
+"""
+
+from __future__ import annotations
+
+from ..ir import Eqn, Program, Var
+from ..ops.core import COMMUTATIVE
+from .rewrite import Renamer
+
+
+def cse(program: Program) -> Program:
+    rename = Renamer()
+    seen: dict[tuple, tuple[Var, ...]] = {}
+    eqns: list[Eqn] = []
+    for eqn in program.eqns:
+        eqn = rename.eqn(eqn)
+        inputs = eqn.inputs
+        if eqn.prim.has(COMMUTATIVE):
+            inputs = tuple(sorted(inputs, key=repr))
+        key = (eqn.prim, inputs, eqn.params)
+        if key in seen:
+            for old, new in zip(eqn.outs, seen[key]):
+                rename.env[old] = new
+            continue
+        seen[key] = eqn.outs
+        eqns.append(eqn)
+    return rename.finish(program, eqns)

@@ -1,0 +1,299 @@
+"""Symbolic dimensions and broadcasting.
+
+A dimension is an integer polynomial over atoms: input dims and integer scalar
+arguments (symbols, all >= 0), ``relu(e) = max(e, 0)`` and ``e // k``. The form is
+canonical, so two dimensions are equal exactly when their expressions are equal:
+``len(x[1:])`` and ``len(x[:-1])`` both become ``relu(n - 1)``, and broadcasting them
+needs no runtime check. ``max`` and ``min`` are written with ``relu``::
+
+    max(a, b) = b + relu(a - b)        min(a, b) = a - relu(a - b)
+    relu(-e)  = relu(e) - e            # keeps the leading coefficient positive
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Union
+
+Monomial = tuple["Atom", ...]
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A named runtime size: an input dimension or an integer scalar argument."""
+
+    name: str
+
+    def key(self) -> tuple:
+        return (0, self.name)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Relu:
+    expr: DimExpr
+
+    def key(self) -> tuple:
+        return (1, str(self.expr))
+
+    def __str__(self) -> str:
+        return f"relu({self.expr})"
+
+
+@dataclass(frozen=True)
+class FloorDiv:
+    expr: DimExpr
+    divisor: int
+
+    def key(self) -> tuple:
+        return (2, str(self.expr), self.divisor)
+
+    def __str__(self) -> str:
+        inner = str(self.expr)
+        if len(self.expr.terms) > 1:
+            inner = f"({inner})"
+        return f"{inner} // {self.divisor}"
+
+
+Atom = Union[Sym, Relu, FloorDiv]
+
+
+def _atom_nonneg(atom: Atom) -> bool:
+    return not isinstance(atom, FloorDiv) or atom.expr.is_nonneg()
+
+
+@dataclass(frozen=True)
+class DimExpr:
+    """A canonical integer polynomial; ``terms`` pairs each monomial with its coefficient."""
+
+    terms: tuple[tuple[Monomial, int], ...]
+
+    # -- construction ------------------------------------------------------------------
+    @staticmethod
+    def const(value: int) -> DimExpr:
+        return DimExpr(((( ), int(value)),) if value else ())
+
+    @staticmethod
+    def sym(name: str) -> DimExpr:
+        return DimExpr((((Sym(name),), 1),))
+
+    @staticmethod
+    def _from_dict(coeffs: dict[Monomial, int]) -> DimExpr:
+        items = [(m, c) for m, c in coeffs.items() if c != 0]
+        items.sort(key=lambda mc: (len(mc[0]) == 0, [a.key() for a in mc[0]]))
+        return DimExpr(tuple(items))
+
+    # -- queries -----------------------------------------------------------------------
+    @property
+    def is_const(self) -> bool:
+        return all(not m for m, _ in self.terms)
+
+    @property
+    def value(self) -> int:
+        """The integer value of a constant expression."""
+        if not self.is_const:
+            raise ValueError(f"dimension {self} is not a constant")
+        return self.terms[0][1] if self.terms else 0
+
+    def is_nonneg(self) -> bool:
+        """True when the expression is provably >= 0 for every runtime size."""
+        return all(c >= 0 and all(_atom_nonneg(a) for a in m) for m, c in self.terms)
+
+    def symbols(self) -> set[str]:
+        found: set[str] = set()
+        for mono, _ in self.terms:
+            for atom in mono:
+                if isinstance(atom, Sym):
+                    found.add(atom.name)
+                else:
+                    found |= atom.expr.symbols()
+        return found
+
+    def evaluate(self, env: Mapping[str, int]) -> int:
+        total = 0
+        for mono, coeff in self.terms:
+            term = coeff
+            for atom in mono:
+                term *= evaluate_atom(atom, env)
+            total += term
+        return total
+
+    # -- arithmetic --------------------------------------------------------------------
+    def __add__(self, other: DimLike) -> DimExpr:
+        other = as_dim(other)
+        coeffs = dict(self.terms)
+        for mono, c in other.terms:
+            coeffs[mono] = coeffs.get(mono, 0) + c
+        return DimExpr._from_dict(coeffs)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> DimExpr:
+        return DimExpr(tuple((m, -c) for m, c in self.terms))
+
+    def __sub__(self, other: DimLike) -> DimExpr:
+        return self + (-as_dim(other))
+
+    def __rsub__(self, other: DimLike) -> DimExpr:
+        return as_dim(other) - self
+
+    def __mul__(self, other: DimLike) -> DimExpr:
+        other = as_dim(other)
+        coeffs: dict[Monomial, int] = {}
+        for m1, c1 in self.terms:
+            for m2, c2 in other.terms:
+                mono = tuple(sorted(m1 + m2, key=lambda a: a.key()))
+                coeffs[mono] = coeffs.get(mono, 0) + c1 * c2
+        return DimExpr._from_dict(coeffs)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, divisor: int) -> DimExpr:
+        if not isinstance(divisor, int) or divisor <= 0:
+            raise ValueError("dimensions divide only by positive integer constants")
+        if divisor == 1:
+            return self
+        if all(c % divisor == 0 for _, c in self.terms):
+            return DimExpr(tuple((m, c // divisor) for m, c in self.terms))
+        if self.is_const:
+            return DimExpr.const(self.value // divisor)
+        return DimExpr((((FloorDiv(self, divisor),), 1),))
+
+    def __str__(self) -> str:
+        if not self.terms:
+            return "0"
+        out = ""
+        for i, (mono, coeff) in enumerate(self.terms):
+            body = "*".join(str(a) for a in mono)
+            mag = abs(coeff)
+            text = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
+            if i == 0:
+                out = text if coeff > 0 else f"-{text}"
+            else:
+                out += f" + {text}" if coeff > 0 else f" - {text}"
+        return out
+
+    __repr__ = __str__
+
+
+DimLike = Union[DimExpr, int]
+
+
+def as_dim(value: DimLike) -> DimExpr:
+    if isinstance(value, DimExpr):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{value!r} is not a dimension")
+    return DimExpr.const(value)
+
+
+def evaluate_atom(atom: Atom, env: Mapping[str, int]) -> int:
+    if isinstance(atom, Sym):
+        return env[atom.name]
+    if isinstance(atom, Relu):
+        return max(atom.expr.evaluate(env), 0)
+    return atom.expr.evaluate(env) // atom.divisor
+
+
+def relu(value: DimLike) -> DimExpr:
+    """``max(value, 0)`` in canonical form."""
+    e = as_dim(value)
+    if e.is_const:
+        return DimExpr.const(max(e.value, 0))
+    if e.is_nonneg():
+        return e
+    if (-e).is_nonneg():
+        return DimExpr.const(0)
+    leading = next(c for m, c in e.terms if m)
+    if leading < 0:  # relu(e) = relu(-e) + e
+        return relu(-e) + e
+    return DimExpr((((Relu(e),), 1),))
+
+
+def maximum(a: DimLike, b: DimLike) -> DimExpr:
+    return as_dim(b) + relu(as_dim(a) - as_dim(b))
+
+
+def minimum(a: DimLike, b: DimLike) -> DimExpr:
+    return as_dim(a) - relu(as_dim(a) - as_dim(b))
+
+
+def ceil_div(a: DimLike, k: int) -> DimExpr:
+    return (as_dim(a) + (k - 1)) // k
+
+
+Shape = tuple[DimExpr, ...]
+
+
+def shape_of(dims: tuple[DimLike, ...]) -> Shape:
+    return tuple(as_dim(d) for d in dims)
+
+
+def shape_str(shape: Shape) -> str:
+    return ",".join(str(d) for d in shape)
+
+
+def size(shape: Shape) -> DimExpr:
+    total = DimExpr.const(1)
+    for d in shape:
+        total = total * d
+    return total
+
+
+@dataclass(frozen=True)
+class DimEquality:
+    """Two dims that broadcasting found different in form; they must agree at run time."""
+
+    lhs: DimExpr
+    rhs: DimExpr
+
+
+def broadcast_shapes(*shapes: Shape) -> tuple[Shape, list[DimEquality]]:
+    """NumPy broadcasting over symbolic shapes.
+
+    A dim that is literally 1 stretches. Two different symbolic dims are taken to be
+    equal and returned as a runtime check: a runtime size of 1 against another size is
+    rejected by that check (with NumPy's message) rather than stretched.
+    """
+    ndim = max((len(s) for s in shapes), default=0)
+    padded = [(DimExpr.const(1),) * (ndim - len(s)) + tuple(s) for s in shapes]
+    out: list[DimExpr] = []
+    checks: list[DimEquality] = []
+    for axis in range(ndim):
+        dim = DimExpr.const(1)
+        for shape in padded:
+            d = shape[axis]
+            if d == dim or (d.is_const and d.value == 1):
+                continue
+            if dim.is_const and dim.value == 1:
+                dim = d
+            elif d.is_const and dim.is_const:
+                raise ValueError(
+                    "operands could not be broadcast together with shapes "
+                    + " ".join(f"({shape_str(s)})" for s in shapes)
+                )
+            else:
+                checks.append(DimEquality(dim, d))
+        out.append(dim)
+    return tuple(out), checks
+
+
+def exact_div(a: DimExpr, b: DimExpr) -> DimExpr | None:
+    """``a / b`` when ``b`` is one term dividing every term of ``a``; else None."""
+    if len(b.terms) != 1:
+        return None
+    (bmono, bcoeff), = b.terms
+    out: dict[Monomial, int] = {}
+    for mono, coeff in a.terms:
+        rest = list(mono)
+        for atom in bmono:
+            if atom not in rest:
+                return None
+            rest.remove(atom)
+        if coeff % bcoeff:
+            return None
+        out[tuple(rest)] = out.get(tuple(rest), 0) + coeff // bcoeff
+    return DimExpr._from_dict(out)

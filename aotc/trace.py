@@ -1,0 +1,339 @@
+"""Tracers and the tracing entry point.
+
+The kernel runs once on :class:`Tracer` objects. Each carries an abstract type
+(dtype and symbolic shape) and records every NumPy operation applied to it through
+NumPy's own protocols (``__array_ufunc__``, ``__array_function__``), operators,
+indexing and methods, as equations in the current :class:`TraceContext`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any, Literal
+
+import numpy as np
+
+from .errors import AotcError, Loc, TraceError
+from .ir import AType, Atom, Check, DimSource, Eqn, Lit, Params, Program, Var
+from .ops import Primitive, type_rules
+from .shapes import DimExpr
+from .types import ArrayType, Signature
+
+_AOTC_DIR = os.path.dirname(os.path.abspath(__file__))
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
+
+
+def user_loc() -> Loc | None:
+    """The innermost stack frame outside aotc and NumPy: where the user wrote the op."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith((_AOTC_DIR, _NUMPY_DIR)) and "<frozen" not in path:
+            positions = list(frame.f_code.co_positions())
+            index = frame.f_lasti // 2
+            if 0 <= index < len(positions) and positions[index][0] is not None:
+                line, _, col, end_col = positions[index]
+                end = end_col if positions[index][1] == line and end_col is not None else -1
+                return Loc(frame.f_code.co_filename, line, -1 if col is None else col, end)
+            return Loc(frame.f_code.co_filename, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+@dataclass
+class TraceContext:
+    """Collects equations and size checks while one kernel runs."""
+
+    kernel: str
+    eqns: list[Eqn] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+
+    def emit(self, prim: Primitive, inputs: list[Atom], **params: Any) -> list[Var]:
+        try:
+            out_types = type_rules[prim](*(a.type for a in inputs), **params)
+        except AotcError:
+            raise
+        except (ValueError, TypeError) as err:
+            raise TraceError(str(err), loc=user_loc(), kernel=self.kernel) from None
+        outs = [Var(t) for t in out_types]
+        self.eqns.append(Eqn(prim, tuple(inputs), Params.of(params), tuple(outs), user_loc()))
+        return outs
+
+    def check(self, op: str, lhs: DimExpr, rhs: DimExpr, error: str, message: str) -> None:
+        """Record a runtime size check, unless it is decided at build time."""
+        diff = lhs - rhs
+        if diff.is_const:
+            if Check(op, lhs, rhs, error, message).holds(diff.value, 0):
+                return
+            raise TraceError(message.format(lhs=lhs, rhs=rhs), loc=user_loc(), kernel=self.kernel)
+        if op == ">=" and diff.is_nonneg():
+            return
+        new = Check(op, lhs, rhs, error, message)
+        if new not in self.checks:
+            self.checks.append(new)
+
+    def error(self, message: str, hint: str | None = None) -> TraceError:
+        return TraceError(message, loc=user_loc(), kernel=self.kernel, hint=hint)
+
+
+_STACK: list[TraceContext] = []
+
+
+def current() -> TraceContext:
+    if not _STACK:
+        raise RuntimeError("no kernel is being traced")
+    return _STACK[-1]
+
+
+class Tracer:
+    """A traced array or scalar: NumPy calls on it become IR equations."""
+
+    __array_priority__ = 1000
+
+    def __init__(self, atom: Atom, dim: DimExpr | None = None, weak: bool = False) -> None:
+        self.atom = atom
+        #: Weakly typed, like a Python scalar: it takes the other operand's dtype.
+        self.weak = weak
+        #: For an integer scalar that is a size expression (a shape entry or an
+        #: integer argument): that expression, so it can size new arrays.
+        self.dim = dim
+
+    @property
+    def aval(self) -> AType:
+        return self.atom.type
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def shape(self) -> tuple[Any, ...]:
+        from . import lax
+
+        return tuple(d.value if d.is_const else lax.dim_value(d) for d in self.aval.shape)
+
+    @property
+    def size(self) -> Any:
+        from . import lax
+        from .shapes import size
+
+        total = size(self.aval.shape)
+        return total.value if total.is_const else lax.dim_value(total)
+
+    def __repr__(self) -> str:
+        return f"Tracer({self.aval})"
+
+    # Python control flow and conversions need concrete values.
+    def __bool__(self) -> bool:
+        raise current().error(
+            "a traced value is used where Python needs a concrete bool (if, while, and, or)",
+            hint="use np.where(cond, a, b) to select values; branches on runtime values "
+                 "are not compiled yet",
+        )
+
+    def _concrete(self, what: str) -> Any:
+        raise current().error(
+            f"{what}() of a traced value: its value is only known when the kernel runs",
+            hint="keep it an array operation, or make it a build-time constant",
+        )
+
+    def __int__(self) -> int:
+        return self._concrete("int")
+
+    def __float__(self) -> float:
+        return self._concrete("float")
+
+    def __index__(self) -> int:
+        return self._concrete("index")
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise current().error("len() of a scalar")
+        first = self.aval.shape[0]
+        if first.is_const:
+            return first.value
+        raise current().error(
+            "len() of an axis whose size is only known at run time",
+            hint="use x.shape[0], which stays symbolic",
+        )
+
+    def __iter__(self) -> Any:
+        raise current().error(
+            "iterating over a traced array",
+            hint="use array operations; loops over runtime sizes are not compiled yet",
+        )
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise current().error(
+            "a traced value was converted to a NumPy array (np.asarray, np.array, or a "
+            "function aotc does not know)",
+            hint="use the supported NumPy functions on it directly",
+        )
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise current().error(
+            "writing into an array is not supported yet",
+            hint="build the new array with np.where(mask, new, old) instead",
+        )
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        from .numpy_api.ufuncs import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Callable[..., Any], types: Any, args: Any,
+                           kwargs: Any) -> Any:
+        from .numpy_api.functions import array_function
+
+        return array_function(func, args, kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        # Array methods (x.sum(), x.reshape(...), x.T, ...) come from one table.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from .numpy_api.methods import get_method
+
+        return get_method(self, name)
+
+
+def _install_operators() -> None:
+    from .numpy_api.indexing import getitem
+    from .numpy_api.ufuncs import OPERATORS
+
+    for dunder, fn in OPERATORS.items():
+        setattr(Tracer, dunder, fn)
+    Tracer.__getitem__ = getitem  # type: ignore[method-assign]
+
+
+# -- the entry point ---------------------------------------------------------------------
+
+ResultKind = Literal["single", "tuple", "none"]
+
+
+@dataclass(frozen=True)
+class TracedKernel:
+    name: str
+    program: Program
+    param_names: tuple[str, ...]
+    signature: Signature
+    result_kind: ResultKind
+
+
+def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceContext
+                 ) -> tuple[list[Var], list[DimSource], dict[str, Tracer]]:
+    inputs: list[Var] = []
+    sources: list[DimSource] = []
+    tracers: dict[str, Tracer] = {}
+    named: dict[str, DimExpr] = {}
+    scalar_ints = {n for n, t in zip(names, types)
+                   if t.is_scalar and t.dtype.kind in "iu"}
+    for index, (name, typ) in enumerate(zip(names, types)):
+        shape = []
+        for axis, dim in enumerate(typ.dims):
+            symbol = f"{name}.{axis}"
+            sources.append(DimSource(symbol, index, axis))
+            here = DimExpr.sym(symbol)
+            if isinstance(dim, str):
+                if dim in scalar_ints:
+                    raise TraceError(f"dimension name '{dim}' is also a parameter name; "
+                                     "rename one of them", kernel=ctx.kernel)
+                if dim in named:
+                    ctx.check("==", here, named[dim], "ValueError",
+                              f"parameter '{name}' axis {axis} has size {{lhs}} but '{dim}' "
+                              "is {rhs}")
+                    shape.append(named[dim])
+                else:
+                    named[dim] = here
+                    shape.append(here)
+            elif isinstance(dim, int):
+                ctx.check("==", here, DimExpr.const(dim), "ValueError",
+                          f"parameter '{name}' axis {axis} has size {{lhs}}, expected {{rhs}}")
+                shape.append(DimExpr.const(dim))
+            else:
+                shape.append(here)
+        var = Var(AType(typ.dtype, tuple(shape)))
+        inputs.append(var)
+        dim = None
+        if name in scalar_ints:
+            sources.append(DimSource(name, index, None))
+            dim = DimExpr.sym(name)
+        tracers[name] = Tracer(var, dim, weak=typ.weak)
+    return inputs, sources, tracers
+
+
+def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:
+    from .numpy_api.ufuncs import as_atom
+
+    if result is None:
+        return [], "none"
+    items, kind = (list(result), "tuple") if isinstance(result, tuple) else ([result], "single")
+    atoms = []
+    for item in items:
+        try:
+            atoms.append(as_atom(item))
+        except TraceError:
+            raise ctx.error(f"the kernel returns {type(item).__name__}, which is not an array "
+                            "or number") from None
+    return atoms, kind  # type: ignore[return-value]
+
+
+def _check_results(atoms: list[Atom], sig: Signature, ctx: TraceContext, loc: Loc | None) -> None:
+    if sig.results is None:
+        return
+    declared = sig.results
+    if len(declared) != len(atoms):
+        raise TraceError(f"the kernel returns {len(atoms)} value(s) but its signature "
+                         f"declares {len(declared)}", loc=loc, kernel=ctx.kernel)
+    for i, (atom, want) in enumerate(zip(atoms, declared)):
+        got = atom.type
+        fixed_ok = all(not isinstance(w, int) or (g.is_const and g.value == w)
+                       for w, g in zip(want.dims, got.shape))
+        if got.dtype != want.dtype or got.ndim != want.ndim or not fixed_ok:
+            raise TraceError(
+                f"result {i} is {got} but the signature declares {want}", loc=loc,
+                kernel=ctx.kernel,
+                hint="change the declared result type, or convert with .astype(...)",
+            )
+
+
+def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
+                 name: str | None = None) -> TracedKernel:
+    """Run ``fn`` on tracers for ``signature`` and return its program."""
+    import inspect
+
+    name = name or fn.__name__
+    info = getattr(fn, "__aotc_export__", None)
+    loc = info.loc if info is not None else None
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if not (p.annotation is inspect.Parameter.empty
+                      and p.default is not inspect.Parameter.empty)]
+    if len(params) != len(signature.params):
+        raise TraceError(f"the signature has {len(signature.params)} parameter(s) but the "
+                         f"function takes {len(params)} without defaults", loc=loc, kernel=name)
+    names = [p.name for p in params]
+    ctx = TraceContext(name)
+    _STACK.append(ctx)
+    try:
+        inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
+        with np.errstate(all="ignore"):
+            result = fn(**tracers)
+        atoms, kind = _output_atoms(result, ctx)
+        _check_results(atoms, signature, ctx, loc)
+    except AotcError as err:
+        raise err.with_context(loc=loc, kernel=name) from None
+    finally:
+        _STACK.pop()
+    program = Program(tuple(inputs), tuple(ctx.eqns), tuple(atoms), tuple(sources),
+                      tuple(ctx.checks), name)
+    return TracedKernel(name, program, tuple(names), signature, kind)
+
+
+_install_operators()

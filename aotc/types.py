@@ -1,0 +1,305 @@
+"""Kernel signatures: dtypes, array types, and the two ways to write them.
+
+A kernel author writes either annotations (``x: f64["n"]``) or Numba-style strings
+(``"f8[:](f8[:], f8)"``). Both parse into the same :class:`Signature`, so everything
+downstream (tracing, the wrapper's argument checks) sees one representation.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from typing import Any, Union
+
+import numpy as np
+
+from .errors import SignatureError
+
+#: A dimension in a signature: ``None`` is fresh (``:``), an int is fixed, a str is a
+#: name shared by every parameter that uses it.
+DimSpec = Union[int, str, None]
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    """The declared type of one parameter or result; rank 0 means a scalar."""
+
+    dtype: np.dtype
+    dims: tuple[DimSpec, ...] = ()
+    #: A scalar annotated with a Python type (``float``, ``int``, ``bool``) is weak, as a
+    #: Python scalar is in NumPy 2 (NEP 50) and in JAX: ``x_f32 * a`` stays float32.
+    weak: bool = False
+
+    @property
+    def ndim(self) -> int:
+        return len(self.dims)
+
+    @property
+    def is_scalar(self) -> bool:
+        return not self.dims
+
+    def __str__(self) -> str:
+        name = SHORT_NAMES[self.dtype]
+        if self.is_scalar:
+            return name
+        return f"{name}[{', '.join(_dim_text(d) for d in self.dims)}]"
+
+
+def _dim_text(dim: DimSpec) -> str:
+    return ":" if dim is None else repr(dim) if isinstance(dim, str) else str(dim)
+
+
+class DTypeAnnotation:
+    """``f64`` and friends: a scalar type that subscripts into an array type."""
+
+    def __init__(self, name: str, dtype: np.dtype) -> None:
+        self.name = name
+        self.dtype = np.dtype(dtype)
+
+    def __getitem__(self, dims: Any) -> ArrayType:
+        if not isinstance(dims, tuple):
+            dims = (dims,)
+        return ArrayType(self.dtype, tuple(_dim_from_subscript(d) for d in dims))
+
+    def __repr__(self) -> str:
+        return self.name
+
+    # Lets the annotation object itself act as the scalar type.
+    @property
+    def array_type(self) -> ArrayType:
+        return ArrayType(self.dtype)
+
+
+def _dim_from_subscript(dim: Any) -> DimSpec:
+    if isinstance(dim, slice) and dim == slice(None):
+        return None
+    if isinstance(dim, slice) and dim.start is None and dim.stop is None and dim.step == 1:
+        return None  # ``::1``, Numba's contiguous marker; layout is not part of the type
+    if isinstance(dim, bool):
+        raise SignatureError(f"dimension {dim!r} is not a size")
+    if isinstance(dim, int):
+        if dim < 0:
+            raise SignatureError(f"fixed dimension {dim} is negative")
+        return dim
+    if isinstance(dim, str) and dim.isidentifier():
+        return dim
+    raise SignatureError(
+        f"dimension {dim!r} is not understood: write ':' for any size, an int for a fixed "
+        "size, or a name such as 'n' for a size shared between parameters"
+    )
+
+
+_LONG_NAMES = {
+    "bool_": "?", "int8": "i1", "int16": "i2", "int32": "i4", "int64": "i8",
+    "uint8": "u1", "uint16": "u2", "uint32": "u4", "uint64": "u8",
+    "float32": "f4", "float64": "f8", "complex64": "c8", "complex128": "c16",
+}
+SHORT_NAMES: dict[np.dtype, str] = {
+    np.dtype(code): name
+    for name, code in {
+        "bool_": "?", "i8": "i1", "i16": "i2", "i32": "i4", "i64": "i8",
+        "u8": "u1", "u16": "u2", "u32": "u4", "u64": "u8",
+        "f32": "f4", "f64": "f8", "c64": "c8", "c128": "c16",
+    }.items()
+}
+
+bool_ = DTypeAnnotation("bool_", np.bool_)
+i8, i16, i32, i64 = (DTypeAnnotation(n, c) for n, c in
+                     [("i8", "i1"), ("i16", "i2"), ("i32", "i4"), ("i64", "i8")])
+u8, u16, u32, u64 = (DTypeAnnotation(n, c) for n, c in
+                     [("u8", "u1"), ("u16", "u2"), ("u32", "u4"), ("u64", "u8")])
+f32, f64 = DTypeAnnotation("f32", "f4"), DTypeAnnotation("f64", "f8")
+c64, c128 = DTypeAnnotation("c64", "c8"), DTypeAnnotation("c128", "c16")
+
+# Names accepted in signature strings: Numba's short codes, the long NumPy names, ours.
+_STRING_DTYPES: dict[str, np.dtype] = {
+    **{name: np.dtype(code) for name, code in _LONG_NAMES.items()},
+    **{name: np.dtype(code) for name, code in
+       {"b1": "?", "boolean": "?", "bool": "?", "i1": "i1", "i2": "i2", "i4": "i4", "i8": "i8",
+        "u1": "u1", "u2": "u2", "u4": "u4", "u8": "u8", "f4": "f4", "f8": "f8",
+        "c8": "c8", "c16": "c16", "intp": "i8", "float": "f8", "int": "i8",
+        "double": "f8", "single": "f4"}.items()},
+}
+_OUR_NAMES = {a.name: a.dtype for a in (bool_, i8, i16, i32, i64, u8, u16, u32, u64,
+                                         f32, f64, c64, c128)}
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Parameter types in order and, if declared, the result types."""
+
+    params: tuple[ArrayType, ...]
+    results: tuple[ArrayType, ...] | None = None
+    #: True when the declared result is a tuple (even of one element).
+    returns_tuple: bool = False
+
+    def __str__(self) -> str:
+        args = ", ".join(str(p) for p in self.params)
+        if self.results is None:
+            return f"({args})"
+        if self.returns_tuple:
+            return f"({', '.join(str(r) for r in self.results)})({args})"
+        return f"{self.results[0]}({args})"
+
+
+def annotation_to_type(annotation: Any) -> ArrayType:
+    """Turn one annotation object into an :class:`ArrayType`."""
+    if isinstance(annotation, ArrayType):
+        return annotation
+    if isinstance(annotation, DTypeAnnotation):
+        return annotation.array_type
+    python_types = {float: "f8", bool: "?", int: "i8", complex: "c16"}
+    if annotation in python_types:
+        return ArrayType(np.dtype(python_types[annotation]), (), weak=True)
+    if isinstance(annotation, str):
+        return parse_type_string(annotation)
+    raise SignatureError(
+        f"annotation {annotation!r} is not a kernel type: use f64, i64, bool_, float, int, "
+        "or an array type such as f64[:] or f32['n', 'm']"
+    )
+
+
+def signature_from_annotations(fn: Any) -> Signature:
+    """Read a signature from ``fn``'s annotations; defaults mark build-time constants."""
+    sig = inspect.signature(fn)
+    params = []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise SignatureError(f"parameter '{p.name}': *args and **kwargs cannot be compiled")
+        if p.annotation is inspect.Parameter.empty:
+            if p.default is not inspect.Parameter.empty:
+                continue  # a build-time constant
+            raise SignatureError(
+                f"parameter '{p.name}' has no type: annotate it (for example "
+                f"'{p.name}: f64[:]') or pass signature strings to @aotc.export"
+            )
+        params.append(annotation_to_type(p.annotation))
+    if sig.return_annotation is inspect.Signature.empty:
+        return Signature(tuple(params))
+    ret = sig.return_annotation
+    if isinstance(ret, tuple):
+        return Signature(tuple(params), tuple(annotation_to_type(r) for r in ret), True)
+    return Signature(tuple(params), (annotation_to_type(ret),))
+
+
+# -- Numba-style strings ---------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_]\w*)|(?P<int>\d+)|(?P<punct>::|[\[\](),:]))")
+
+
+class _Tokens:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.items: list[str] = []
+        pos = 0
+        while pos < len(text):
+            if text[pos:].strip() == "":
+                break
+            m = _TOKEN.match(text, pos)
+            if not m:
+                raise SignatureError(f"cannot read signature {text!r} at {text[pos:]!r}")
+            self.items.append(m.group(m.lastgroup))
+            pos = m.end()
+        self.pos = 0
+
+    def peek(self) -> str | None:
+        return self.items[self.pos] if self.pos < len(self.items) else None
+
+    def take(self, expected: str | None = None) -> str:
+        tok = self.peek()
+        if tok is None or (expected is not None and tok != expected):
+            want = f"'{expected}'" if expected else "more"
+            raise SignatureError(f"signature {self.text!r}: expected {want}, found {tok!r}")
+        self.pos += 1
+        return tok
+
+
+def _parse_type(tokens: _Tokens) -> ArrayType:
+    name = tokens.take()
+    dtype = _STRING_DTYPES.get(name) or _OUR_NAMES.get(name)
+    if dtype is None:
+        raise SignatureError(
+            f"signature {tokens.text!r}: unknown type {name!r}; use f8, f4, i8, i4, u1, b1, "
+            "c16 or the long names float64, int32, …"
+        )
+    if tokens.peek() != "[":
+        return ArrayType(np.dtype(dtype))
+    tokens.take("[")
+    dims: list[DimSpec] = []
+    while True:
+        tok = tokens.take()
+        if tok == ":":
+            dims.append(None)
+        elif tok == "::":
+            tokens.take("1")
+            dims.append(None)
+        elif tok.isdigit():
+            dims.append(int(tok))
+        elif tok.isidentifier():
+            dims.append(tok)
+        else:
+            raise SignatureError(f"signature {tokens.text!r}: bad dimension {tok!r}")
+        if tokens.peek() == ":" and dims[-1] is None:  # ':' followed by ':1' forms '::1'
+            tokens.take(":")
+            tokens.take("1")
+        sep = tokens.take()
+        if sep == "]":
+            return ArrayType(np.dtype(dtype), tuple(dims))
+        if sep != ",":
+            raise SignatureError(f"signature {tokens.text!r}: expected ',' or ']', found {sep!r}")
+
+
+def _parse_type_list(tokens: _Tokens, close: str = ")") -> list[ArrayType]:
+    types: list[ArrayType] = []
+    if tokens.peek() == close:
+        tokens.take(close)
+        return types
+    while True:
+        types.append(_parse_type(tokens))
+        sep = tokens.take()
+        if sep == close:
+            return types
+        if sep != ",":
+            raise SignatureError(f"signature {tokens.text!r}: expected ',' or '{close}'")
+
+
+def parse_type_string(text: str) -> ArrayType:
+    """Parse one type such as ``"f8[:, :]"`` or ``"float32"``."""
+    tokens = _Tokens(text)
+    result = _parse_type(tokens)
+    if tokens.peek() is not None:
+        raise SignatureError(f"type {text!r}: unexpected {tokens.peek()!r}")
+    return result
+
+
+def parse_signature_string(text: str) -> Signature:
+    """Parse ``"f8[:](f8[:], f8)"``, ``"void(f8[:])"``, ``"(f8, f8)(f8[:])"`` or ``"(f8[:])"``."""
+    tokens = _Tokens(text)
+    results: tuple[ArrayType, ...] | None
+    returns_tuple = False
+    first = tokens.peek()
+    if first == "(":
+        tokens.take("(")
+        types = _parse_type_list(tokens)
+        if tokens.peek() == "(":  # a tuple return type came first
+            tokens.take("(")
+            results, returns_tuple = tuple(types), True
+            params = _parse_type_list(tokens)
+        else:
+            results, params = None, types
+    elif first in ("Tuple", "UniTuple"):
+        raise SignatureError(
+            f"signature {text!r}: write a tuple result as '(f8[:], f8)(args)'"
+        )
+    elif first == "void":
+        tokens.take()
+        tokens.take("(")
+        results, params = (), _parse_type_list(tokens)
+    else:
+        results = (_parse_type(tokens),)
+        tokens.take("(")
+        params = _parse_type_list(tokens)
+    if tokens.peek() is not None:
+        raise SignatureError(f"signature {text!r}: unexpected {tokens.peek()!r} at the end")
+    return Signature(tuple(params), results, returns_tuple)
