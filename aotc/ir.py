@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +82,7 @@ class Lit:
         return f"{self.value.item()!r}:{SHORT_NAMES[self.dtype]}"
 
 
-Atom = Union[Var, Lit]
+Atom = Var | Lit
 
 
 class Params(tuple):

@@ -14,7 +14,14 @@ import numpy as np
 from .ir import Atom
 from .ops.core import Primitive
 from .ops.elementwise import convert_p, select_p
-from .ops.shape import broadcast_in_dim_p, dim_value_p, reshape_p, slice_p, transpose_p
+from .ops.shape import (
+    broadcast_in_dim_p,
+    dim_value_p,
+    refine_shape_p,
+    reshape_p,
+    slice_p,
+    transpose_p,
+)
 from .shapes import DimExpr, Shape
 from .trace import Tracer, current
 
@@ -62,6 +69,13 @@ def slice_(x: Tracer, start: tuple[DimExpr, ...], step: tuple[int, ...], shape: 
             and tuple(shape) == x.aval.shape:
         return x
     return bind1(slice_p, x.atom, start=tuple(start), step=tuple(step), shape=tuple(shape))
+
+
+def refine_shape(x: Tracer, shape: Shape) -> Tracer:
+    """Retype ``x`` with sizes a runtime check has made equal to its own."""
+    if tuple(shape) == x.aval.shape:
+        return x
+    return bind1(refine_shape_p, x.atom, shape=tuple(shape))
 
 
 def select(cond: Tracer, a: Atom, b: Atom) -> Tracer:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Union
 
 Monomial = tuple["Atom", ...]
 
@@ -58,7 +57,7 @@ class FloorDiv:
         return f"{inner} // {self.divisor}"
 
 
-Atom = Union[Sym, Relu, FloorDiv]
+Atom = Sym | Relu | FloorDiv
 
 
 def _atom_nonneg(atom: Atom) -> bool:
@@ -179,7 +178,7 @@ class DimExpr:
     __repr__ = __str__
 
 
-DimLike = Union[DimExpr, int]
+DimLike = DimExpr | int
 
 
 def as_dim(value: DimLike) -> DimExpr:

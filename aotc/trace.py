@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .errors import AotcError, Loc, TraceError
-from .ir import AType, Atom, Check, DimSource, Eqn, Lit, Params, Program, Var
+from .ir import Atom, AType, Check, DimSource, Eqn, Params, Program, Var
 from .ops import Primitive, type_rules
 from .shapes import DimExpr
 from .types import ArrayType, Signature

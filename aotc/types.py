@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from .errors import SignatureError
 
 #: A dimension in a signature: ``None`` is fresh (``:``), an int is fixed, a str is a
 #: name shared by every parameter that uses it.
-DimSpec = Union[int, str, None]
+DimSpec = int | str | None
 
 
 @dataclass(frozen=True)

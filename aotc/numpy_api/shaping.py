@@ -85,18 +85,26 @@ def ravel(a: Any, order: str = "C") -> Tracer:
 
 
 def squeeze(a: Any, axis: Any = None) -> Tracer:
+    """Drop size-1 axes. Without ``axis`` the rank would depend on runtime sizes, so
+    every axis must then be of build-time size."""
+    ctx = current()
     x = as_tracer(a)
     shape = x.aval.shape
     if axis is None:
-        drop = {i for i, d in enumerate(shape) if d.is_const and d.value == 1}
+        if not all(d.is_const for d in shape):
+            raise ctx.error("np.squeeze without axis= on an array whose sizes are known only "
+                            "at run time: the result's rank would depend on them",
+                            hint="name the axes to drop: np.squeeze(x, axis=0)")
+        drop = {i for i, d in enumerate(shape) if d.value == 1}
     else:
         from .reductions import normalize_axes
 
         drop = set(normalize_axes(axis, x.ndim))
-        for i in drop:
-            if not (shape[i].is_const and shape[i].value == 1):
-                raise current().error(f"cannot select an axis to squeeze out which has "
-                                      f"size {shape[i]}")
+        for i in sorted(drop):
+            ctx.check("==", shape[i], DimExpr.const(1), "ValueError",
+                      "cannot select an axis to squeeze out which has size {lhs}, not 1")
+        shape = tuple(DimExpr.const(1) if i in drop else d for i, d in enumerate(shape))
+        x = lax.refine_shape(x, shape)
     return lax.reshape(x, tuple(d for i, d in enumerate(shape) if i not in drop))
 
 

@@ -64,9 +64,10 @@ def promote_types(*operands: Any) -> np.dtype:
     args = []
     for o in operands:
         kind = dtype_arg(o)
-        # ``kind`` is a Python type exactly when ``o`` is weak; its zero stays weak.
-        args.append(o if isinstance(kind, type) and not isinstance(o, Tracer) else zero[kind] if isinstance(kind, type)
-                    else kind)
+        if not isinstance(kind, type):
+            args.append(kind)  # a strong dtype
+        else:  # weak: a Python scalar as itself, a weak tracer as a zero of its kind
+            args.append(zero[kind] if isinstance(o, Tracer) else o)
     return np.result_type(*args)
 
 

@@ -20,6 +20,8 @@ reshape_p = primitive("reshape", VIEW)
 transpose_p = primitive("transpose", VIEW)
 slice_p = primitive("slice", VIEW)
 dim_value_p = primitive("dim_value")
+#: The same data with sizes that a runtime check has proven equal to the input's.
+refine_shape_p = primitive("refine_shape", VIEW)
 
 I64 = np.dtype(np.int64)
 
@@ -31,12 +33,17 @@ def _atype(dtype: np.dtype, shape: Shape) -> Any:
 
 
 def _broadcast_in_dim_type(x: Any, *, shape: Shape, broadcast_dimensions: tuple[int, ...]):
-    """Operand axis i becomes output axis ``broadcast_dimensions[i]`` (size equal or 1)."""
+    """Operand axis i becomes output axis ``broadcast_dimensions[i]``.
+
+    The operand size must be 1 (stretched) or the output size. Two sizes that differ in
+    form are accepted when one is symbolic: tracing then records a runtime check that
+    they are equal, so a runtime size of 1 is never silently stretched.
+    """
     if len(broadcast_dimensions) != x.ndim:
         raise ValueError("broadcast_in_dim: one output axis per operand axis")
     for i, axis in enumerate(broadcast_dimensions):
         d = x.shape[i]
-        if d != shape[axis] and not (d.is_const and d.value == 1):
+        if d != shape[axis] and (d.is_const and shape[axis].is_const) and d.value != 1:
             raise ValueError(f"broadcast_in_dim: operand size {d} cannot become {shape[axis]}")
     return (_atype(x.dtype, shape),)
 
@@ -71,6 +78,13 @@ def _slice_impl(x, *, start, step, shape):
     return (x[np.ix_(*index)] if index else x,)
 
 
+def _refine_shape_type(x: Any, *, shape: Shape):
+    if len(shape) != x.ndim or any(a != b and a.is_const and b.is_const
+                                   for a, b in zip(x.shape, shape)):
+        raise ValueError(f"refine_shape: {shape} cannot refine {x.shape}")
+    return (_atype(x.dtype, shape),)
+
+
 def _dim_value_type(*, expr: DimExpr):
     return (_atype(I64, ()),)
 
@@ -81,6 +95,7 @@ type_rules.update({
     transpose_p: _transpose_type,
     slice_p: _slice_type,
     dim_value_p: _dim_value_type,
+    refine_shape_p: _refine_shape_type,
 })
 impl_rules.update({
     broadcast_in_dim_p: _broadcast_in_dim_impl,
@@ -88,4 +103,5 @@ impl_rules.update({
     transpose_p: lambda x, *, permutation: (np.transpose(x, permutation),),
     slice_p: _slice_impl,
     dim_value_p: lambda *, expr: (np.asarray(expr, I64),),
+    refine_shape_p: lambda x, *, shape: (x,),
 })

@@ -1,0 +1,222 @@
+"""The differential catalog: kernels over every supported operation, with inputs.
+
+Each case is run by NumPy itself (the kernel is plain Python) and by aotc: the IR
+interpreter (``test_trace.py``), the in-process JIT (``test_compiled.py``) and the built
+extension. Inputs cover edge values (NaN, ±inf, -0.0, integer extremes), empty and
+size-1 arrays, and non-contiguous, reversed and transposed views.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from aotc.ops.elementwise import BINARY_UFUNCS, COMPARISON_UFUNCS, PREDICATE_UFUNCS, UNARY_UFUNCS
+
+DTYPES = [np.dtype(c) for c in ["?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"]]
+CODE = {np.dtype(c): s for c, s in [("?", "b1"), ("i1", "i1"), ("i2", "i2"), ("i4", "i4"),
+                                    ("i8", "i8"), ("u1", "u1"), ("u2", "u2"), ("u4", "u4"),
+                                    ("u8", "u8"), ("f4", "f4"), ("f8", "f8")]}
+
+#: Functions computed by libm here and by NumPy's own (often SIMD) code: they may
+#: differ by a few ulp. glibc's libm is < 1 ulp and NumPy's SIMD paths are documented
+#: at <= 4 ulp (float32 up to ~4 ulp for sin/cos), so 8 ulp is a safe common bound.
+TRANSCENDENTAL = {"exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
+                  "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+                  "arccosh", "arctanh", "cbrt", "pow", "arctan2", "hypot"}
+TRANSCENDENTAL_ULPS = 8
+
+
+@dataclass
+class Case:
+    name: str
+    fn: Callable[..., Any]
+    signature: str
+    inputs: list[tuple[Any, ...]]
+    ulps: int = 0  # 0: results must be identical (NaN equal to NaN)
+    tags: set[str] = field(default_factory=set)
+
+
+def edge_values(dtype: np.dtype, rng: np.random.Generator, n: int = 24) -> np.ndarray:
+    """A 1-D array of ``n`` values: the dtype's special values, then random ones."""
+    if dtype.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        special = [0, 1, 2, 3, 7, info.max, info.min, info.max - 1]
+        if dtype.kind == "i":
+            special += [-1, -2, -3, -7, info.min + 1]
+        rand = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        small = rng.integers(max(info.min, -9), 10, n).astype(dtype)
+        return np.concatenate([np.array(special, dtype), rand, small])[:max(n, len(special))]
+    special = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, np.inf, -np.inf, np.nan, 1e-30, -3.5,
+               np.finfo(dtype).max, np.finfo(dtype).tiny, 0.7, 1.5, 2.5, -2.5]
+    rand = rng.standard_normal(n) * 3
+    return np.concatenate([np.array(special, dtype), rand.astype(dtype)])
+
+
+def _layouts(a: np.ndarray) -> list[np.ndarray]:
+    """The same data as contiguous, reversed, strided, empty and size-1 arrays."""
+    return [a, a[::-1], a[::2], a[:0], a[:1]]
+
+
+def _ufunc_cases() -> list[Case]:
+    rng = np.random.default_rng(0)
+    cases = []
+    tables = [(UNARY_UFUNCS, 1), (PREDICATE_UFUNCS, 1), (BINARY_UFUNCS, 2),
+              (COMPARISON_UFUNCS, 2)]
+    for table, arity in tables:
+        for name, ufunc in table.items():
+            for dtype in DTYPES:
+                try:
+                    loop = ufunc.resolve_dtypes((dtype,) * arity + (None,))
+                except (TypeError, ValueError):
+                    continue
+                if loop[0] != dtype:
+                    continue  # run each loop once, at its own dtype
+                a = edge_values(dtype, rng)
+                code = CODE[dtype]
+                if arity == 1:
+                    fn = _unary(ufunc)
+                    inputs = [(x,) for x in _layouts(a)]
+                    sig = f"({code}[:])"
+                else:
+                    fn = _binary(ufunc)
+                    b = np.roll(edge_values(dtype, rng), 3)[: len(a)]
+                    if name in ("left_shift", "right_shift", "pow") and dtype.kind in "iu":
+                        b = np.abs(b % 70).astype(dtype)  # keep NumPy itself defined
+                    inputs = [(x, y) for x, y in zip(_layouts(a), _layouts(b))]
+                    sig = f"({code}[:], {code}[:])"
+                ulps = TRANSCENDENTAL_ULPS if name in TRANSCENDENTAL and dtype.kind == "f" else 0
+                cases.append(Case(f"{name}_{code}", fn, sig, inputs, ulps, {"ufunc"}))
+    return cases
+
+
+def _unary(ufunc: np.ufunc) -> Callable[[Any], Any]:
+    return lambda x: ufunc(x)
+
+
+def _binary(ufunc: np.ufunc) -> Callable[[Any, Any], Any]:
+    return lambda x, y: ufunc(x, y)
+
+
+def _mats(dtype: str, rng: np.random.Generator) -> list[np.ndarray]:
+    a = (rng.standard_normal((5, 7)) * 4).astype(dtype)
+    return [a, a.T.copy().T, a[::-1, ::2], np.asfortranarray(a), a[:0], a[:1, :1],
+            np.ascontiguousarray(a.T)]
+
+
+def _composite_cases() -> list[Case]:
+    rng = np.random.default_rng(1)
+    v = rng.standard_normal(33)
+    vecs = [v, v[::-1], v[::3], v[:0], v[:1]]
+    mats = _mats("f8", rng)
+    matsf = _mats("f4", rng)
+    imats = [(m * 10).astype("i8") for m in mats] + [np.array([[np.iinfo("i8").max, 1]])]
+    c = []
+
+    def add(name, fn, sig, inputs, ulps=0):
+        c.append(Case(name, fn, sig, inputs, ulps))
+
+    add("rosen", lambda x: np.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2),
+        "f8(f8[:])", [(x,) for x in vecs], ulps=64)  # summation order differs
+    add("axpy", lambda a, x, y: a * x + y, "f8[:](f8, f8[:], f8[:])",
+        [(2.5, x, x * 2) for x in vecs])
+    add("scalar_mix_f32", lambda x, a: x * a + 1, "f4[:](f4[:], f4)",
+        [(x.astype("f4"), np.float32(0.5)) for x in vecs])
+    add("weak_python_scalars", lambda x: (x * 3 + 0.5) // 2 - (x > 0), "(f4[:])",
+        [(x.astype("f4"),) for x in vecs])
+    add("int8_wraparound", lambda x: x * 100 + 27, "(i1[:])",
+        [(np.arange(-128, 128, dtype="i1"),), (np.arange(-128, 128, dtype="i1")[::7],)])
+    add("mixed_promotion", lambda x, y: x + y, "(i4[:], f4[:])",
+        [(np.arange(5, dtype="i4"), np.linspace(0, 1, 5, dtype="f4"))])
+    add("u8_minus_i8", lambda x, y: x - y, "(u1[:], i1[:])",
+        [(np.arange(250, 255, dtype="u1"), np.arange(-2, 3, dtype="i1"))])
+    add("broadcast_row_col", lambda x, r, k: x * r + k[:, None], "(f8[:, :], f8[:], f8[:])",
+        [(m, np.arange(m.shape[1], dtype="f8"), np.arange(m.shape[0], dtype="f8"))
+         for m in mats])
+    add("newaxis_outer", lambda x, y: x[:, np.newaxis] - y[np.newaxis, :], "(f8[:], f8[:])",
+        [(x, x[::-1] * 2) for x in vecs])
+    add("where_select", lambda x: np.where(x > 0, x, 0.1 * x), "(f8[:, :])",
+        [(m,) for m in mats])
+    add("where_scalar_branches", lambda x: np.where(np.isnan(x), -1.0, x), "(f8[:])",
+        [(np.array([1.0, np.nan, -0.0, np.inf]),)])
+    for red in ["sum", "prod", "max", "min", "mean", "any", "all"]:
+        for axis in [None, 0, 1, -1, (0, 1)]:
+            f = _reduction(red, axis, keepdims=False)
+            nonempty = [m for m in mats if m.size] if red in ("max", "min") else mats
+            add(f"{red}_axis{axis}", f, "(f8[:, :])", [(m,) for m in nonempty], ulps=64)
+            add(f"{red}_axis{axis}_f32_keep", _reduction(red, axis, keepdims=True),
+                "(f4[:, :])", [(m,) for m in matsf if m.size or red not in ("max", "min")],
+                ulps=64)
+        add(f"{red}_int", _reduction(red, 0, False), "(i8[:, :])",
+            [(m,) for m in imats if m.size or red not in ("max", "min")], ulps=4)
+    add("sum_small_ints_accumulate_in_i64", lambda x: np.sum(x), "(i1[:])",
+        [(np.full(300, 100, dtype="i1"),)])
+    add("sum_bool", lambda x: np.sum(x > 0, axis=0), "(f8[:, :])", [(m,) for m in mats])
+    add("reduce_nan", lambda x: (np.max(x), np.min(x), np.sum(x)), "(f8[:])",
+        [(np.array([1.0, np.nan, 3.0]),), (np.array([-np.inf, 2.0]),)])
+    add("method_chain", lambda x: x.T.sum(axis=1).astype(np.float32), "(f8[:, :])",
+        [(m,) for m in mats], ulps=4)
+    add("slices_steps", lambda x: (x[::-1], x[1::2], x[-3:], x[:-2:3], x[5:1:-2], x[100:]),
+        "(f8[:])", [(x,) for x in vecs])
+    add("index_2d", lambda x: (x[0], x[-1, 1:], x[:, 2], x[1:3, ::-1].T, x[..., 0]),
+        "(f8[:, :])", [(m,) for m in mats if m.shape[0] >= 3 and m.shape[1] >= 3])
+    add("reshape_ravel", lambda x: (x.reshape(-1), x.ravel()[::2],
+                                    x.reshape(x.shape[1], x.shape[0]), x.reshape(1, -1, 1)),
+        "(f8[:, :])", [(m,) for m in mats if m.size])
+    add("transpose_3d", lambda x: np.transpose(x, (2, 0, 1)) * 2, "(f8[:, :, :])",
+        [(rng.standard_normal((2, 3, 4)),), (rng.standard_normal((4, 3, 2))[::-1, :, ::2],)])
+    add("squeeze_expand", lambda x: np.expand_dims(np.squeeze(x[:1], axis=0), 0) + 1, "(f8[:, :])",
+        [(m,) for m in mats if m.size])
+    add("shape_arith", lambda x: np.sum(x) / x.shape[0] + x.size, "(f8[:, :])",
+        [(m,) for m in mats if m.size])
+    add("fixed_and_named_dims", lambda p, w: (p * w).sum(axis=1), "(f8[:, 3], f8[3])",
+        [(rng.standard_normal((6, 3)), np.array([1.0, 2.0, 3.0]))])
+    add("tuple_return_mixed", lambda x: (x.max(), x - x.mean(), np.abs(x).astype(np.int32)),
+        "(f8[:])", [(x,) for x in vecs if x.size], ulps=16)
+    add("scalar_only", lambda a, b: a * b + math.pi, "(f8, f8)", [(2.0, 3.0), (np.nan, 1.0)])
+    add("int_scalar_ops", lambda a, b: (a // b, a % b, a ** 2), "(i8, i8)",
+        [tuple(map(np.int64, p)) for p in
+         [(7, 2), (-7, 2), (7, -2), (5, 0), (np.iinfo("i8").min, -1)]])
+    add("deg2rad_int", lambda x: np.deg2rad(x), "(i4[:])", [(np.arange(-3, 4, dtype="i4"),)],
+        ulps=1)
+    add("float_to_int_convert", lambda x: x.astype(np.int32), "(f8[:])",
+        [(np.array([0.5, -0.5, 1.9, -1.9, 1e9]),)])
+    add("bool_arith", lambda x, y: (x + y, x * y, ~x, x ^ y, x & y), "(b1[:], b1[:])",
+        [(np.array([True, False, True, False]), np.array([True, True, False, False]))])
+    return c
+
+
+def _reduction(name: str, axis: Any, keepdims: bool) -> Callable[[Any], Any]:
+    fn = getattr(np, name)
+    return lambda x: fn(x, axis=axis, keepdims=keepdims)
+
+
+CASES: list[Case] = _ufunc_cases() + _composite_cases()
+
+
+def assert_same(actual: Any, expected: Any, ulps: int = 0, context: str = "") -> None:
+    """Equal dtype, shape and values; within ``ulps`` units in the last place if given."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype, f"{context}: dtype {actual.dtype} != {expected.dtype}"
+    assert actual.shape == expected.shape, f"{context}: shape {actual.shape} != {expected.shape}"
+    if ulps == 0 or actual.dtype.kind not in "fc":
+        np.testing.assert_array_equal(actual, expected, err_msg=context, strict=True)
+        return
+    both_nan = np.isnan(actual) & np.isnan(expected)
+    same = (actual == expected) | both_nan
+    with np.errstate(all="ignore"):
+        spacing = np.spacing(np.maximum(np.abs(actual), np.abs(expected)).astype(actual.dtype))
+        close = np.abs(actual.astype("f8") - expected.astype("f8")) <= ulps * np.abs(spacing)
+    bad = ~(same | close)
+    assert not bad.any(), (f"{context}: {bad.sum()} values differ by more than {ulps} ulp: "
+                           f"got {actual[bad][:5]}, expected {expected[bad][:5]}")
+
+
+def outputs_of(result: Any) -> list[Any]:
+    return list(result) if isinstance(result, tuple) else [result]

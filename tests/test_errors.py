@@ -1,0 +1,128 @@
+"""Build errors: each names the kernel, the file:line, shows a caret, and gives a hint."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aotc
+from aotc import f64
+from aotc.errors import SignatureError, TraceError
+from aotc.trace import trace_kernel
+from aotc.types import parse_signature_string, signature_from_annotations
+
+
+def _trace(fn):
+    return trace_kernel(fn, signature_from_annotations(fn))
+
+
+def _line_of(fn, needle: str) -> int:
+    import inspect
+
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, text in enumerate(lines) if needle in text)
+
+
+def test_python_if_on_a_traced_value():
+    def relu_branch(x: f64[:]):
+        if x[0] > 0:
+            return x
+        return -x
+
+    with pytest.raises(TraceError) as info:
+        _trace(relu_branch)
+    text = str(info.value)
+    assert f"test_errors.py:{_line_of(relu_branch, 'if x[0]')}" in text
+    assert "in kernel 'relu_branch'" in text
+    assert "        if x[0] > 0:" not in text and "    if x[0] > 0:" in text
+    assert "^" in text and "hint: use np.where" in text
+
+
+def test_unsupported_function_names_closest_alternatives():
+    def k(x: f64[:]):
+        return np.amax(x) + np.cumsum(x)
+
+    with pytest.raises(TraceError) as info:
+        _trace(k)
+    text = str(info.value)
+    assert "np.cumsum is not supported" in text
+    assert f":{_line_of(k, 'cumsum')}:" in text
+    assert "closest supported" in text or "supported API" in text
+
+
+def test_array_constants_are_rejected_with_a_hint():
+    table = np.arange(3.0)
+
+    def k(x: f64[3]):
+        return x * table
+
+    with pytest.raises(TraceError, match="array constant of shape \\(3,\\)") as info:
+        _trace(k)
+    assert "pass the array as a parameter" in str(info.value)
+
+
+def test_writes_are_rejected_for_now():
+    def k(x: f64[:]):
+        x[0] = 1.0
+        return x
+
+    with pytest.raises(TraceError, match="writing into an array"):
+        _trace(k)
+
+
+def test_declared_result_type_is_checked():
+    def k(x: f64[:]) -> f64:
+        return x * 2
+
+    with pytest.raises(TraceError, match="result 0 is f64\\[x.0\\] but the signature declares f64"):
+        _trace(k)
+
+
+def test_malformed_signature_string_points_at_the_decorator():
+    with pytest.raises(SignatureError) as info:
+        @aotc.export("f8[:](f8[:], flaot64)")
+        def k(x, y):
+            return x
+
+    text = str(info.value)
+    assert "unknown type 'flaot64'" in text and "in kernel 'k'" in text
+    assert "test_errors.py:" in text and "@aotc.export" in text
+
+
+def test_missing_annotation_is_explained():
+    with pytest.raises(SignatureError, match="parameter 'y' has no type"):
+        @aotc.export
+        def k(x: f64[:], y):
+            return x
+
+
+def test_static_broadcast_mismatch_is_a_build_error():
+    def k(x: f64[3], y: f64[4]):
+        return x + y
+
+    with pytest.raises(TraceError, match="could not be broadcast"):
+        _trace(k)
+
+
+def test_static_index_out_of_bounds_is_a_build_error():
+    with pytest.raises(TraceError, match="index 5 is out of bounds for axis 0 with size 3"):
+        trace_kernel(lambda x: x[5], parse_signature_string("(f8[3])"))
+
+
+def test_squeeze_without_axis_on_runtime_sizes():
+    with pytest.raises(TraceError, match="np.squeeze without axis"):
+        trace_kernel(lambda x: np.squeeze(x), parse_signature_string("(f8[:, :])"))
+
+
+def test_integer_literal_out_of_range():
+    with pytest.raises(TraceError, match="out of bounds for int8"):
+        trace_kernel(lambda x: x + 300, parse_signature_string("(i1[:])"))
+
+
+def test_build_time_constants_from_defaults():
+    def k(x: f64[:], power=3):
+        return x ** power
+
+    program = _trace(k).program
+    assert len(program.inputs) == 1
+    assert "3.0:f64" in str(program)
