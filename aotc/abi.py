@@ -31,6 +31,8 @@ INFO_SLOTS = 3
 #: Nonzero return codes of ``P``: code -> (exception type name, message).
 KERNEL_ERRORS: dict[int, tuple[str, str]] = {
     1: ("ValueError", "Integers to negative integer powers are not allowed."),
+    2: ("IndexError", "index out of bounds in take (indices must be in [-n, n))"),
+    3: ("ZeroDivisionError", "Weights sum to zero, can't be normalized"),
 }
 
 

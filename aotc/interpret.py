@@ -15,6 +15,9 @@ from .ops import impl_rules
 from .shapes import DimExpr
 
 
+from .ops.index import KernelError  # noqa: F401  (raised by impl rules, re-exported)
+
+
 class RuntimeCheckError(Exception):
     """A size check failed; ``error`` names the exception type the wrapper raises."""
 

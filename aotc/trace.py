@@ -323,7 +323,9 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
     _STACK.append(ctx)
     try:
         inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
-        with np.errstate(all="ignore"):
+        from .numpy_api.creation import patched_numpy
+
+        with np.errstate(all="ignore"), patched_numpy():
             result = fn(**tracers)
         atoms, kind = _output_atoms(result, ctx)
         _check_results(atoms, signature, ctx, loc)

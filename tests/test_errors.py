@@ -40,14 +40,31 @@ def test_python_if_on_a_traced_value():
 
 def test_unsupported_function_names_closest_alternatives():
     def k(x: f64[:]):
-        return np.amax(x) + np.cumsum(x)
+        return np.amax(x) + np.cumulative_prod(x)
 
     with pytest.raises(TraceError) as info:
         _trace(k)
     text = str(info.value)
-    assert "np.cumsum is not supported" in text
-    assert f":{_line_of(k, 'cumsum')}:" in text
-    assert "closest supported" in text or "supported API" in text
+    assert "np.cumulative_prod is not supported" in text
+    assert f":{_line_of(k, 'cumulative_prod')}:" in text
+    assert "closest supported: np.cumprod" in text
+
+
+def test_data_dependent_shapes_say_what_to_write_instead():
+    def k(x: f64[:]):
+        return np.nonzero(x > 0)
+
+    with pytest.raises(TraceError) as info:
+        _trace(k)
+    text = str(info.value)
+    assert "np.nonzero returns an array whose size depends on the data" in text
+    assert "np.where(mask, x, fill)" in text
+
+    def masked(x: f64[:]):
+        return x[x > 0]
+
+    with pytest.raises(TraceError, match="boolean-mask indexing"):
+        _trace(masked)
 
 
 def test_array_constants_are_rejected_with_a_hint():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numpy_cases import CASES, assert_same, outputs_of
+from numpy_cases_extended import EXTENDED_CASES
 
 from aotc.interpret import RuntimeCheckError, eval_program
 from aotc.ir import verify
@@ -17,7 +18,7 @@ from aotc.trace import trace_kernel
 from aotc.types import parse_signature_string
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", CASES + EXTENDED_CASES, ids=lambda c: c.name)
 def test_trace_matches_numpy(case):
     traced = trace_kernel(case.fn, parse_signature_string(case.signature), name=case.name)
     verify(traced.program)

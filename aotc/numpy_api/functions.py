@@ -12,24 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import lax
-from ..trace import Tracer, current
-from . import reductions, shaping
-from .ufuncs import as_tracer, broadcast_all, promote_types
-
-
-def where(condition: Any, x: Any = None, y: Any = None) -> Tracer:
-    if x is None or y is None:
-        raise current().error(
-            "np.where with one argument (indices of nonzero elements) is not supported",
-            hint="use the three-argument form np.where(cond, a, b)",
-        )
-    dtype = promote_types(x, y)
-    cond = lax.convert(as_tracer(condition), np.dtype(bool))
-    a = lax.convert(as_tracer(x, dtype), dtype)
-    b = lax.convert(as_tracer(y, dtype), dtype)
-    cond, a, b = broadcast_all([cond, a, b])
-    return lax.select(cond, a.atom, b.atom)
+from ..trace import current
+from . import creation, joining, linalg, reductions, shaping, statistics
+from .functions_base import where
+from .ufuncs import as_tracer
 
 
 def _shape(a: Any) -> tuple[Any, ...]:
@@ -52,6 +38,26 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.where: where, np.reshape: shaping.reshape, np.transpose: shaping.transpose,
     np.ravel: shaping.ravel, np.squeeze: shaping.squeeze, np.expand_dims: shaping.expand_dims,
     np.astype: shaping.astype, np.shape: _shape, np.ndim: _ndim, np.size: _size,
+    **creation.LIKE,
+    np.var: statistics.var, np.std: statistics.std, np.average: statistics.average,
+    np.argmax: statistics.argmax, np.argmin: statistics.argmin,
+    np.count_nonzero: statistics.count_nonzero, np.clip: statistics.clip,
+    np.nansum: statistics.nansum, np.nanmax: statistics.nanmax, np.nanmin: statistics.nanmin,
+    np.nanmean: statistics.nanmean,
+    np.concatenate: joining.concatenate, np.stack: joining.stack, np.hstack: joining.hstack,
+    np.vstack: joining.vstack, np.atleast_1d: joining.atleast_1d,
+    np.atleast_2d: joining.atleast_2d, np.broadcast_to: joining.broadcast_to,
+    np.tile: joining.tile, np.repeat: joining.repeat, np.take: joining.take,
+    np.roll: joining.roll, np.flip: joining.flip, np.diff: joining.diff,
+    np.cumsum: joining.cumsum, np.cumprod: joining.cumprod, np.moveaxis: joining.moveaxis,
+    np.swapaxes: joining.swapaxes, np.copy: joining.copy,
+    np.dot: linalg.dot, np.inner: linalg.inner, np.outer: linalg.outer, np.vdot: linalg.vdot,
+    np.trace: linalg.trace, np.linalg.norm: linalg.norm,
+}
+#: Data-dependent shapes: a located error that says what to write instead.
+DATA_DEPENDENT = {
+    np.nonzero: "np.nonzero", np.flatnonzero: "np.flatnonzero", np.unique: "np.unique",
+    np.argwhere: "np.argwhere", np.extract: "np.extract", np.compress: "np.compress",
 }
 
 
@@ -60,6 +66,7 @@ def supported_names() -> list[str]:
     from .ufuncs import DECOMPOSITIONS
 
     names = {f.__name__ for f in FUNCTIONS} | {u.__name__ for u in PRIM_OF_UFUNC}
+    names |= set(creation.CREATION)
     return sorted(names | {u.__name__ for u in DECOMPOSITIONS})
 
 
@@ -73,6 +80,13 @@ def closest_supported(name: str) -> str:
 def array_function(func: Callable[..., Any], args: tuple[Any, ...],
                    kwargs: dict[str, Any]) -> Any:
     impl = FUNCTIONS.get(func)
+    if func in DATA_DEPENDENT:
+        raise current().error(
+            f"{DATA_DEPENDENT[func]} returns an array whose size depends on the data, "
+            "which a compiled kernel must know before it runs",
+            hint="keep the full size and select with np.where(mask, x, fill), or count "
+                 "with np.count_nonzero(mask)",
+        )
     if impl is None:
         name = getattr(func, "__name__", str(func))
         raise current().error(f"np.{name} is not supported", hint=closest_supported(name))

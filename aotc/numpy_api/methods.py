@@ -6,14 +6,18 @@ from collections.abc import Callable
 from typing import Any
 
 from ..trace import Tracer, current
-from . import reductions, shaping
+from . import joining, linalg, reductions, shaping, statistics
 
 _METHODS: dict[str, Callable[..., Any]] = {
     "sum": reductions.sum_, "prod": reductions.prod, "max": reductions.max_,
     "min": reductions.min_, "any": reductions.any_, "all": reductions.all_,
     "mean": reductions.mean, "reshape": shaping.reshape, "transpose": shaping.transpose,
     "ravel": shaping.ravel, "flatten": shaping.ravel, "squeeze": shaping.squeeze,
-    "astype": shaping.astype,
+    "astype": shaping.astype, "var": statistics.var, "std": statistics.std,
+    "argmax": statistics.argmax, "argmin": statistics.argmin, "clip": statistics.clip,
+    "cumsum": joining.cumsum, "cumprod": joining.cumprod, "repeat": joining.repeat,
+    "take": joining.take, "copy": joining.copy, "swapaxes": joining.swapaxes,
+    "dot": linalg.dot, "trace": linalg.trace,
 }
 
 

@@ -8,6 +8,7 @@ Inputs are converted to the loop dtypes, broadcast, and the primitive applied.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -103,8 +104,33 @@ def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
     loop = loop_dtypes(ufunc, operands)
     ins = [lax.convert(as_tracer(o, dt), dt) for o, dt in zip(operands, loop)]
     ins = broadcast_all(ins)
-    out = lax.bind1(prim, *(t.atom for t in ins))
-    return lax.convert(out, loop[ufunc.nin])
+    out = lax.convert(lax.bind1(prim, *(t.atom for t in ins)), loop[ufunc.nin])
+    out.dim = size_arithmetic(ufunc, operands)
+    return out
+
+
+def size_arithmetic(ufunc: np.ufunc, operands: tuple[Any, ...]) -> Any:
+    """Keep integer arithmetic on sizes symbolic, so ``np.zeros(n + 2)`` has a known size."""
+    dims = []
+    for o in operands:
+        if isinstance(o, Tracer) and o.dim is not None:
+            dims.append(o.dim)
+        elif isinstance(o, (int, np.integer)) and not isinstance(o, bool):
+            dims.append(int(o))
+        else:
+            return None
+    rule = _SIZE_ARITHMETIC.get(ufunc)
+    if rule is None or all(isinstance(d, int) for d in dims):
+        return None
+    if ufunc is np.floor_divide and not (isinstance(dims[1], int) and dims[1] > 0):
+        return None  # sizes divide only by positive constants
+    return rule(*dims)
+
+
+_SIZE_ARITHMETIC: dict[np.ufunc, Callable[..., Any]] = {
+    np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
+    np.floor_divide: operator.floordiv,
+}
 
 
 def unsupported_ufunc(ufunc: np.ufunc) -> TraceError:
@@ -167,7 +193,14 @@ DECOMPOSITIONS: dict[np.ufunc, Callable[..., Tracer]] = {
     np.deg2rad: _scaled(np.deg2rad, math.pi / 180.0),
     np.rad2deg: _scaled(np.rad2deg, 180.0 / math.pi),
     np.float_power: _float_power,
+    np.matmul: lambda a, b: _matmul(a, b),
 }
+
+
+def _matmul(a: Any, b: Any) -> Tracer:
+    from .linalg import matmul
+
+    return matmul(a, b)
 
 
 def _binary(ufunc: np.ufunc) -> Callable[[Tracer, Any], Tracer]:

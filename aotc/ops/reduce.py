@@ -42,3 +42,38 @@ for _name, _ufunc in REDUCE_UFUNCS.items():
     REDUCTIONS[_name] = _p
     type_rules[_p] = _reduce_type
     impl_rules[_p] = _make_impl(_ufunc)
+
+
+# -- index-valued reductions and cumulative scans -------------------------------------
+
+def _arg_type(x: Any, *, axis: int) -> tuple[Any, ...]:
+    from ..ir import AType
+
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"bad axis {axis} for rank {x.ndim}")
+    return (AType(np.dtype(np.int64), tuple(d for i, d in enumerate(x.shape) if i != axis)),)
+
+
+#: ``argmax``/``argmin`` along one axis; NaN counts as the extreme (NumPy's rule) and the
+#: first occurrence wins. The axis must be non-empty (tracing adds the check).
+ARG_REDUCTIONS = {name: primitive(name, REDUCTION) for name in ("argmax", "argmin")}
+for _name, _p in ARG_REDUCTIONS.items():
+    type_rules[_p] = _arg_type
+    impl_rules[_p] = (lambda fn: lambda x, *, axis: (np.asarray(fn(x, axis=axis), np.int64),))(
+        getattr(np, _name))
+
+
+def _cumulative_type(x: Any, *, axis: int) -> tuple[Any, ...]:
+    from ..ir import AType
+
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"bad axis {axis} for rank {x.ndim}")
+    return (AType(x.dtype, x.shape),)
+
+
+#: Inclusive scans along one axis, accumulating in the input dtype.
+CUMULATIVE = {name: primitive(name) for name in ("cumsum", "cumprod")}
+for _name, _p in CUMULATIVE.items():
+    type_rules[_p] = _cumulative_type
+    impl_rules[_p] = (lambda fn: lambda x, *, axis: (np.asarray(fn(x, axis=axis, dtype=x.dtype)),))(
+        getattr(np, _name))

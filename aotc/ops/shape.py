@@ -105,3 +105,46 @@ impl_rules.update({
     dim_value_p: lambda *, expr: (np.asarray(expr, I64),),
     refine_shape_p: lambda x, *, shape: (x,),
 })
+
+
+# -- creation and joining ----------------------------------------------------------------
+
+iota_p = primitive("iota")
+concatenate_p = primitive("concatenate")
+
+
+def _iota_type(*, dtype: np.dtype, shape: Shape, dimension: int):
+    """Each element's index along ``dimension``, as ``dtype`` (``arange`` and ``eye``)."""
+    if not 0 <= dimension < len(shape):
+        raise ValueError("iota: dimension out of range")
+    return (_atype(np.dtype(dtype), shape),)
+
+
+def _iota_impl(*, dtype, shape, dimension):
+    index = np.arange(shape[dimension], dtype=np.int64)
+    index = index.reshape([-1 if i == dimension else 1 for i in range(len(shape))])
+    return (np.broadcast_to(index, shape).astype(dtype),)
+
+
+def _concatenate_type(*xs: Any, axis: int):
+    first = xs[0]
+    if not 0 <= axis < first.ndim:
+        raise ValueError(f"concatenate: axis {axis} out of range for rank {first.ndim}")
+    for x in xs[1:]:
+        if x.dtype != first.dtype or x.ndim != first.ndim:
+            raise ValueError("concatenate: inputs must share dtype and rank")
+        for i, (a, b) in enumerate(zip(x.shape, first.shape)):
+            if i != axis and a != b and a.is_const and b.is_const:
+                raise ValueError(f"concatenate: sizes differ on axis {i}: {a} and {b}")
+    total = xs[0].shape[axis]
+    for x in xs[1:]:
+        total = total + x.shape[axis]
+    shape = tuple(total if i == axis else d for i, d in enumerate(first.shape))
+    return (_atype(first.dtype, shape),)
+
+
+type_rules.update({iota_p: _iota_type, concatenate_p: _concatenate_type})
+impl_rules.update({
+    iota_p: _iota_impl,
+    concatenate_p: lambda *xs, axis: (np.concatenate(xs, axis=axis),),
+})

@@ -16,6 +16,7 @@ import numpy as np
 from ..interpret import concrete_params
 from ..ir import Eqn, Lit, Program
 from ..ops import impl_rules
+from ..ops.index import EFFECT
 from .rewrite import Renamer
 
 
@@ -24,7 +25,7 @@ def _foldable(eqn: Eqn) -> bool:
             and all(v.type.shape == () for v in eqn.outs)
             and not any(isinstance(v, tuple) and v and not isinstance(v[0], int)
                         for _, v in eqn.params)
-            and eqn.prim in impl_rules)
+            and eqn.prim in impl_rules and not eqn.prim.has(EFFECT))
 
 
 def constant_fold(program: Program) -> Program:

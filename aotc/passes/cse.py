@@ -6,7 +6,8 @@ Before::                                   After::
     c:f64[n] = slice[...] a                    d:f64[n] = mul b b
     d:f64[n] = mul b c
 
-All primitives are pure, so equal primitive, inputs and params mean equal outputs.
+Primitives are pure functions of their inputs, so equal primitive, inputs and params
+mean equal outputs (a repeated ``raise_if`` is redundant too).
 """
 
 from __future__ import annotations

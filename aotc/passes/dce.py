@@ -1,19 +1,20 @@
 """Dead code elimination: drop equations none of whose outputs is used.
 
-Runs backwards from the outputs, as a liveness analysis. Every primitive is pure
-today; primitives with effects (writes into arguments) will be kept by a property.
+Runs backwards from the outputs, as a liveness analysis. Equations whose primitive
+has an effect (``raise_if``) are always kept.
 """
 
 from __future__ import annotations
 
 from ..ir import Eqn, Program, Var
+from ..ops.index import EFFECT
 
 
 def dce(program: Program) -> Program:
     live: set[Var] = {a for a in program.outputs if isinstance(a, Var)}
     kept: list[Eqn] = []
     for eqn in reversed(program.eqns):
-        if any(v in live for v in eqn.outs):
+        if eqn.prim.has(EFFECT) or any(v in live for v in eqn.outs):
             kept.append(eqn)
             live.update(a for a in eqn.inputs if isinstance(a, Var))
     kept.reverse()

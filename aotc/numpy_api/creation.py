@@ -1,0 +1,190 @@
+"""Array creation: zeros/ones/empty/full (and ``_like``), arange, linspace, eye.
+
+Functions with no array argument never reach ``__array_function__``, so tracing
+swaps them into the ``numpy`` module for the duration of a trace
+(:func:`patched_numpy`). Sizes may be integers or sizes derived from shapes and integer
+arguments (``np.zeros((n + 2, n + 2))``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..ops.shape import iota_p
+from ..shapes import DimExpr, ceil_div, relu
+from ..trace import Tracer, current
+from .shaping import as_dim
+from .ufuncs import apply_ufunc, as_tracer, promote_types
+
+I64 = np.dtype(np.int64)
+F64 = np.dtype(np.float64)
+
+
+def _shape(shape: Any) -> tuple[DimExpr, ...]:
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return tuple(as_dim(s, "array size") for s in items)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
+    _no_extra("full", kwargs)
+    dtype = np.dtype(dtype) if dtype is not None else promote_types(fill_value)
+    value = lax.convert(as_tracer(fill_value, dtype if not isinstance(fill_value, Tracer)
+                                  else None), dtype)
+    return lax.broadcast_in_dim(value, _shape(shape), ())
+
+
+def zeros(shape: Any, dtype: Any = float, **kwargs: Any) -> Tracer:
+    return full(shape, 0, np.dtype(dtype), **kwargs)
+
+
+def ones(shape: Any, dtype: Any = float, **kwargs: Any) -> Tracer:
+    return full(shape, 1, np.dtype(dtype), **kwargs)
+
+
+def _like(fill: int | None) -> Any:
+    """``zeros_like``-style functions; ``fill=None`` takes the value as an argument."""
+    def like(a: Any, *args: Any, dtype: Any = None, shape: Any = None, **kwargs: Any) -> Tracer:
+        x = as_tracer(a)
+        value = fill if fill is not None else (args[0] if args else kwargs.pop("fill_value"))
+        _no_extra("full_like", {k: v for k, v in kwargs.items() if k != "subok"})
+        dims = x.aval.shape if shape is None else _shape(shape)
+        return full_from_dims(dims, value, np.dtype(dtype) if dtype is not None else x.dtype)
+    return like
+
+
+def full_from_dims(dims: tuple[DimExpr, ...], value: Any, dtype: np.dtype) -> Tracer:
+    v = lax.convert(as_tracer(value, None if isinstance(value, Tracer) else dtype), dtype)
+    return lax.broadcast_in_dim(v, tuple(dims), ())
+
+
+def _no_extra(name: str, kwargs: dict[str, Any]) -> None:
+    bad = sorted(k for k, v in kwargs.items() if v is not None and k not in ("order", "like"))
+    if bad:
+        raise current().error(f"np.{name}: argument(s) {', '.join(bad)} are not supported")
+
+
+def iota(dtype: np.dtype, shape: tuple[DimExpr, ...], dimension: int) -> Tracer:
+    return lax.bind1(iota_p, dtype=np.dtype(dtype), shape=tuple(shape), dimension=dimension)
+
+
+def _is_size(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) or (
+        isinstance(value, Tracer) and value.dim is not None)
+
+
+def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
+    _no_extra("arange", kwargs)
+    if not 1 <= len(args) <= 3:
+        raise current().error("np.arange takes 1 to 3 positional arguments")
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if isinstance(step, Tracer) or step == 0:
+        raise current().error("np.arange: the step must be a nonzero build-time number")
+    integral = isinstance(step, (int, np.integer))
+    if integral and all(_is_size(v) for v in (start, stop)):
+        lo, hi = _dim_or_value(start), _dim_or_value(stop)
+        length = ceil_div(relu(hi - lo), step) if step > 0 else ceil_div(relu(lo - hi), -step)
+        out_dtype = np.dtype(dtype) if dtype is not None else I64
+        values = iota(I64, (length,), 0)
+        if step != 1:
+            values = apply_ufunc(np.multiply, values, int(step))
+        values = apply_ufunc(np.add, values, _as_value(start))
+        return lax.convert(values, out_dtype)
+    if any(isinstance(v, Tracer) for v in (start, stop)):
+        raise current().error("np.arange with traced float bounds: the length would depend "
+                              "on values", hint="use np.linspace(start, stop, num)")
+    count = max(math.ceil((stop - start) / step), 0)
+    out_dtype = np.dtype(dtype) if dtype is not None else np.arange(start, stop, step).dtype
+    values = iota(out_dtype, (DimExpr.const(count),), 0)
+    return lax.convert(apply_ufunc(np.add, apply_ufunc(np.multiply, values, step), start),
+                       out_dtype)
+
+
+def _dim_or_value(v: Any) -> DimExpr:
+    return v.dim if isinstance(v, Tracer) else DimExpr.const(int(v))
+
+
+def _as_value(v: Any) -> Any:
+    return v if isinstance(v, Tracer) else int(v)
+
+
+def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: Any = None, axis: int = 0) -> Tracer:
+    """NumPy's algorithm: ``start + i * step``, ``step = (stop - start) / div``, and the
+    last point set to ``stop`` exactly."""
+    if retstep or axis != 0:
+        raise current().error("np.linspace: retstep and axis are not supported")
+    n = as_dim(num, "num")
+    div = n - 1 if endpoint else n
+    ftype = promote_types(start, stop, 1.0)
+    index = iota(ftype, (n,), 0)
+    delta = apply_ufunc(np.subtract, stop, start)
+    div_value = lax.convert(lax.dim_value(div), ftype)
+    safe_div = apply_ufunc(np.maximum, div_value, np.asarray(1, ftype)[()])
+    step = apply_ufunc(np.true_divide, delta, safe_div)
+    y = apply_ufunc(np.multiply, index, step)
+    y = apply_ufunc(np.add, y, start)
+    if endpoint:
+        from .functions import where
+
+        last = apply_ufunc(np.equal, lax.convert(iota(I64, (n,), 0), I64),
+                           lax.dim_value(n - 1))
+        y = where(apply_ufunc(np.logical_and, last, apply_ufunc(np.greater, div_value, 0.0)),
+                  stop, y)
+    return lax.convert(y, np.dtype(dtype) if dtype is not None else ftype)
+
+
+def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = float, **kwargs: Any) -> Tracer:
+    _no_extra("eye", kwargs)
+    from .functions import where
+
+    shape = (as_dim(N), as_dim(N if M is None else M))
+    rows, cols = iota(I64, shape, 0), iota(I64, shape, 1)
+    on_diagonal = apply_ufunc(np.equal, apply_ufunc(np.subtract, cols, rows), int(k))
+    dtype = np.dtype(dtype)
+    return where(on_diagonal, np.asarray(1, dtype)[()], np.asarray(0, dtype)[()])
+
+
+def identity(n: Any, dtype: Any = float, **kwargs: Any) -> Tracer:
+    return eye(n, dtype=dtype, **kwargs)
+
+
+#: Functions swapped into ``numpy`` while a kernel is traced.
+CREATION = {"zeros": zeros, "ones": ones, "empty": zeros, "full": full, "arange": arange,
+            "linspace": linspace, "eye": eye, "identity": identity}
+LIKE = {np.zeros_like: _like(0), np.ones_like: _like(1), np.empty_like: _like(0),
+        np.full_like: _like(None)}
+
+
+@contextlib.contextmanager
+def patched_numpy() -> Iterator[None]:
+    """Route NumPy's creation functions to the tracer for the duration of a trace."""
+    saved = {name: getattr(np, name) for name in CREATION}
+    try:
+        for name, fn in CREATION.items():
+            setattr(np, name, _dispatching(saved[name], fn))
+        yield
+    finally:
+        for name, fn in saved.items():
+            setattr(np, name, fn)
+
+
+def _dispatching(original: Any, traced: Any) -> Any:
+    """Trace only inside a kernel; NumPy itself (and arrays built at import) is untouched."""
+    from ..trace import _AOTC_DIR, _NUMPY_DIR, _STACK
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        caller = os.path.abspath(sys._getframe(1).f_code.co_filename)
+        if _STACK and not caller.startswith((_AOTC_DIR, _NUMPY_DIR)):
+            return traced(*args, **kwargs)
+        return original(*args, **kwargs)
+
+    call.__wrapped__ = original  # type: ignore[attr-defined]
+    return call

@@ -1,0 +1,227 @@
+"""Joining, repeating and reordering arrays, as decompositions.
+
+``concatenate`` is the one joining primitive (``stack``, ``hstack``, ``vstack`` add
+axes first); ``tile`` and ``repeat`` are broadcasts and reshapes; ``roll`` is a
+``take`` with indices computed modulo the axis length, so it works for runtime sizes;
+``flip`` and ``diff`` are slices; ``cumsum``/``cumprod`` are scans.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..ops.index import take_p
+from ..ops.reduce import CUMULATIVE
+from ..ops.shape import concatenate_p
+from ..shapes import DimExpr
+from ..trace import Tracer, current
+from .reductions import normalize_axes
+from .shaping import as_dim, expand_dims, ravel, transpose
+from .ufuncs import apply_ufunc, as_tracer, promote_types
+
+ONE = DimExpr.const(1)
+
+
+def _axis(axis: Any, ndim: int) -> int:
+    return normalize_axes(axis, ndim)[0]
+
+
+def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
+                casting: str = "same_kind") -> Tracer:
+    ctx = current()
+    if out is not None:
+        raise ctx.error("np.concatenate: out= is not supported")
+    items = [as_tracer(a) for a in arrays]
+    if not items:
+        raise ctx.error("need at least one array to concatenate")
+    if axis is None:
+        items, axis = [ravel(a) for a in items], 0
+    target = np.dtype(dtype) if dtype is not None else promote_types(*items)
+    items = [lax.convert(a, target) for a in items]
+    if len({a.ndim for a in items}) != 1:
+        raise ctx.error("all the input arrays must have the same number of dimensions")
+    ax = _axis(axis, items[0].ndim)
+    first = items[0].aval.shape
+    fixed = []
+    for a in items:
+        shape = list(a.aval.shape)
+        for i, d in enumerate(shape):
+            if i != ax and d != first[i]:
+                ctx.check("==", d, first[i], "ValueError",
+                          f"all the input array dimensions except for the concatenation "
+                          f"axis must match exactly, but along dimension {i} the sizes "
+                          "are {lhs} and {rhs}")
+                shape[i] = first[i]
+        fixed.append(lax.refine_shape(a, tuple(shape)))
+    if len(fixed) == 1:
+        return fixed[0]
+    return lax.bind1(concatenate_p, *(a.atom for a in fixed), axis=ax)
+
+
+def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None) -> Tracer:
+    items = [as_tracer(a) for a in arrays]
+    ndim = items[0].ndim + 1 if items else 1
+    ax = _axis(axis, ndim)
+    return concatenate([expand_dims(a, ax) for a in items], axis=ax, out=out, dtype=dtype)
+
+
+def hstack(tup: Any, dtype: Any = None) -> Tracer:
+    items = [atleast_1d(a) for a in tup]
+    return concatenate(items, axis=0 if items[0].ndim == 1 else 1, dtype=dtype)
+
+
+def vstack(tup: Any, dtype: Any = None) -> Tracer:
+    return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype)
+
+
+def atleast_1d(a: Any) -> Tracer:
+    x = as_tracer(a)
+    return lax.reshape(x, (ONE,)) if x.ndim == 0 else x
+
+
+def atleast_2d(a: Any) -> Tracer:
+    x = atleast_1d(a)
+    return lax.reshape(x, (ONE,) + x.aval.shape) if x.ndim == 1 else x
+
+
+def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tracer:
+    x = as_tracer(array)
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    dims = tuple(as_dim(s) for s in items)
+    if len(dims) < x.ndim:
+        raise current().error("np.broadcast_to: the new shape has fewer dimensions")
+    lead = len(dims) - x.ndim
+    for i, d in enumerate(x.aval.shape):
+        target = dims[lead + i]
+        if d != target and not (d.is_const and d.value == 1):
+            current().check("==", d, target, "ValueError",
+                            "operands could not be broadcast to the requested shape: size "
+                            "{lhs} against {rhs}")
+    return lax.broadcast_to(x, dims)
+
+
+def tile(A: Any, reps: Any) -> Tracer:
+    x = as_tracer(A)
+    counts = [as_dim(r, "repetition count") for r in (reps if isinstance(reps, (tuple, list))
+                                                        else (reps,))]
+    ndim = max(x.ndim, len(counts))
+    counts = [ONE] * (ndim - len(counts)) + counts
+    x = lax.reshape(x, (ONE,) * (ndim - x.ndim) + x.aval.shape)
+    # (r0, n0, r1, n1, ...) then merge pairs: each row of copies is the whole input.
+    spread = []
+    for r, n in zip(counts, x.aval.shape):
+        spread += [r, n]
+    b = lax.broadcast_in_dim(x, tuple(spread), tuple(range(1, 2 * ndim, 2)))
+    return lax.reshape(b, tuple(r * n for r, n in zip(counts, x.aval.shape)))
+
+
+def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
+    x = as_tracer(a)
+    if isinstance(repeats, (list, tuple, np.ndarray)) or (
+            isinstance(repeats, Tracer) and repeats.ndim):
+        raise current().error("np.repeat with a different count per element is not supported",
+                              hint="use one count for every element")
+    k = as_dim(repeats, "repeat count")
+    if axis is None:
+        x, axis = ravel(x), 0
+    ax = _axis(axis, x.ndim)
+    shape = x.aval.shape
+    spread = shape[:ax + 1] + (k,) + shape[ax + 1:]
+    b = lax.broadcast_in_dim(x, spread, tuple(i if i <= ax else i + 1 for i in range(x.ndim)))
+    return lax.reshape(b, shape[:ax] + (shape[ax] * k,) + shape[ax + 1:])
+
+
+def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Tracer:
+    if out is not None or mode != "raise":
+        raise current().error("np.take: only mode='raise' without out= is supported")
+    x = as_tracer(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    idx = as_tracer(indices)
+    if idx.dtype.kind not in "iu":
+        raise current().error("np.take: indices must be integers")
+    return lax.bind1(take_p, x.atom, idx.atom, axis=_axis(axis, x.ndim))
+
+
+def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
+    from .creation import iota
+
+    x = as_tracer(a)
+    if axis is None:
+        return lax.reshape(roll(ravel(x), shift, 0), x.aval.shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(shifts)
+    for s, ax in zip(shifts, axes):
+        ax = _axis(ax, x.ndim)
+        n = x.aval.shape[ax]
+        positions = iota(np.dtype(np.int64), (n,), 0)
+        length = lax.dim_value(n)
+        # source index (i - s) mod n; np.remainder is Python's modulo, never negative.
+        source = apply_ufunc(np.remainder, apply_ufunc(np.subtract, positions, s), length)
+        x = lax.bind1(take_p, x.atom, source.atom, axis=ax)
+    return x
+
+
+def flip(m: Any, axis: Any = None) -> Tracer:
+    x = as_tracer(m)
+    axes = normalize_axes(axis, x.ndim)
+    key = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(x.ndim))
+    return x[key]
+
+
+def diff(a: Any, n: int = 1, axis: int = -1) -> Tracer:
+    x = as_tracer(a)
+    ax = _axis(axis, x.ndim)
+    op = np.not_equal if x.dtype == np.bool_ else np.subtract
+    for _ in range(int(n)):
+        upper = tuple(slice(1, None) if i == ax else slice(None) for i in range(x.ndim))
+        lower = tuple(slice(None, -1) if i == ax else slice(None) for i in range(x.ndim))
+        x = apply_ufunc(op, x[upper], x[lower])
+    return x
+
+
+def _cumulative(name: str) -> Any:
+    prim = CUMULATIVE[name]
+
+    def scan(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tracer:
+        from .reductions import _sum_dtype
+
+        if out is not None:
+            raise current().error(f"np.{name}: out= is not supported")
+        x = as_tracer(a)
+        if axis is None:
+            x, axis = ravel(x), 0
+        acc = _sum_dtype(x.dtype, dtype)
+        return lax.bind1(prim, lax.convert(x, acc).atom, axis=_axis(axis, x.ndim))
+
+    scan.__name__ = name
+    return scan
+
+
+cumsum, cumprod = _cumulative("cumsum"), _cumulative("cumprod")
+
+
+def moveaxis(a: Any, source: Any, destination: Any) -> Tracer:
+    x = as_tracer(a)
+    src = [int(s) % x.ndim for s in (source if isinstance(source, (tuple, list)) else (source,))]
+    dst = [int(d) % x.ndim for d in (destination if isinstance(destination, (tuple, list))
+                                      else (destination,))]
+    order = [i for i in range(x.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(x, tuple(order))
+
+
+def swapaxes(a: Any, axis1: int, axis2: int) -> Tracer:
+    x = as_tracer(a)
+    perm = list(range(x.ndim))
+    i, j = int(axis1) % x.ndim, int(axis2) % x.ndim
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(x, tuple(perm))
+
+
+def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
+    return as_tracer(a)  # values are immutable in the IR; outputs are fresh arrays

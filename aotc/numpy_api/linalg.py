@@ -1,0 +1,120 @@
+"""Linear algebra as ``dot_general`` decompositions: dot, matmul, inner, outer, vdot,
+trace and ``linalg.norm``, with NumPy's rank rules and dtype promotion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..ops.linalg import dot_general_p
+from ..shapes import broadcast_shapes
+from ..trace import Tracer, current
+from .functions_base import where
+from .reductions import max_, min_, sum_
+from .shaping import ravel
+from .ufuncs import apply_ufunc, as_tracer, promote_types
+
+
+def _pair(a: Any, b: Any) -> tuple[Tracer, Tracer]:
+    dtype = promote_types(a, b)
+    return lax.convert(as_tracer(a), dtype), lax.convert(as_tracer(b), dtype)
+
+
+def dot_general(x: Tracer, y: Tracer, contract: tuple[tuple[int, ...], tuple[int, ...]],
+                batch: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())) -> Tracer:
+    ctx = current()
+    for a, b in list(zip(*contract)) + list(zip(*batch)):
+        da, db = x.aval.shape[a], y.aval.shape[b]
+        if da != db:
+            ctx.check("==", da, db, "ValueError",
+                      "shapes not aligned for matrix product: size {lhs} against {rhs}")
+    return lax.bind1(dot_general_p, x.atom, y.atom, contracting=contract, batch=batch)
+
+
+def dot(a: Any, b: Any, out: Any = None) -> Tracer:
+    if out is not None:
+        raise current().error("np.dot: out= is not supported")
+    x, y = _pair(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return apply_ufunc(np.multiply, x, y)
+    rhs_axis = 0 if y.ndim == 1 else y.ndim - 2
+    return dot_general(x, y, ((x.ndim - 1,), (rhs_axis,)))
+
+
+def matmul(a: Any, b: Any, **kwargs: Any) -> Tracer:
+    if any(v is not None for v in kwargs.values()):
+        raise current().error("np.matmul: extra arguments are not supported")
+    x, y = _pair(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        raise current().error("matmul: Input operand does not have enough dimensions")
+    squeeze_lhs, squeeze_rhs = x.ndim == 1, y.ndim == 1
+    from ..shapes import DimExpr
+
+    one = DimExpr.const(1)
+    if squeeze_lhs:
+        x = lax.reshape(x, (one,) + x.aval.shape)
+    if squeeze_rhs:
+        y = lax.reshape(y, y.aval.shape + (one,))
+    try:
+        batch, eqs = broadcast_shapes(x.aval.shape[:-2], y.aval.shape[:-2])
+    except ValueError as err:
+        raise current().error(str(err)) from None
+    for eq in eqs:
+        current().check("==", eq.lhs, eq.rhs, "ValueError",
+                        "matmul: batch sizes {lhs} and {rhs} do not match")
+    x = lax.broadcast_to(x, batch + x.aval.shape[-2:])
+    y = lax.broadcast_to(y, batch + y.aval.shape[-2:])
+    nb = len(batch)
+    out = dot_general(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
+    shape = out.aval.shape
+    if squeeze_lhs:
+        shape = shape[:-2] + shape[-1:]
+    if squeeze_rhs:
+        shape = shape[:-1]
+    return lax.reshape(out, shape)
+
+
+def inner(a: Any, b: Any) -> Tracer:
+    x, y = _pair(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return apply_ufunc(np.multiply, x, y)
+    return dot_general(x, y, ((x.ndim - 1,), (y.ndim - 1,)))
+
+
+def vdot(a: Any, b: Any) -> Tracer:
+    return inner(ravel(a), ravel(b))
+
+
+def outer(a: Any, b: Any, out: Any = None) -> Tracer:
+    x, y = ravel(a), ravel(b)
+    return apply_ufunc(np.multiply, x[:, None], y[None, :])
+
+
+def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
+          out: Any = None) -> Tracer:
+    from .creation import eye
+
+    x = as_tracer(a)
+    if x.ndim != 2 or (axis1, axis2) != (0, 1) or out is not None:
+        raise current().error("np.trace: only 2-D arrays over axes (0, 1) are supported")
+    n, m = x.shape
+    mask = eye(n, m, k=int(offset), dtype=bool)
+    return sum_(where(mask, x, 0), dtype=dtype)
+
+
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tracer:
+    v = as_tracer(x)
+    if v.dtype.kind in "biu":
+        v = lax.convert(v, np.dtype(np.float64))
+    vector = axis is not None and not isinstance(axis, tuple) or (axis is None and v.ndim == 1)
+    if ord is None or ord == "fro" or (ord == 2 and vector):
+        return apply_ufunc(np.sqrt, sum_(apply_ufunc(np.multiply, v, v), axis=axis,
+                                         keepdims=keepdims))
+    if vector and ord in (1, np.inf, -np.inf):
+        mag = apply_ufunc(np.absolute, v)
+        reduce = {1: sum_, np.inf: max_, -np.inf: min_}[ord]
+        return reduce(mag, axis=axis, keepdims=keepdims)
+    raise current().error(f"np.linalg.norm with ord={ord!r} is not supported",
+                          hint="use ord=None, 'fro', 1, 2, np.inf or -np.inf for vectors")

@@ -1,0 +1,151 @@
+"""Statistics as decompositions: var/std with ddof, average with weights, argmin/argmax,
+count_nonzero, clip, and the NaN-ignoring reductions.
+
+Each follows NumPy's own algorithm (``numpy/_core/_methods.py``) so results agree to
+rounding: ``var`` subtracts the mean computed in the result dtype, squares, sums and
+divides by ``max(n - ddof, 0)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..ops.index import raise_if_p
+from ..ops.reduce import ARG_REDUCTIONS
+from ..shapes import DimExpr, relu, size
+from ..trace import Tracer, current
+from .functions_base import where
+from .reductions import _keep, _reject_extra, any_, max_, mean, min_, normalize_axes, sum_
+from .shaping import ravel
+from .ufuncs import apply_ufunc, as_tracer, promote_types
+
+I64 = np.dtype(np.int64)
+
+
+def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
+        keepdims: bool = False, **extra: Any) -> Tracer:
+    _reject_extra("var", {"out": out, **extra})
+    x = as_tracer(a)
+    axes = normalize_axes(axis, x.ndim)
+    result_dtype = np.var(np.zeros(1, x.dtype), dtype=dtype).dtype
+    centered = apply_ufunc(np.subtract, lax.convert(x, result_dtype),
+                           mean(x, axis=axes, dtype=result_dtype, keepdims=True))
+    total = sum_(apply_ufunc(np.multiply, centered, centered), axis=axes, keepdims=keepdims)
+    count = relu(size(tuple(x.aval.shape[i] for i in axes)) - int(ddof))
+    return lax.convert(apply_ufunc(np.true_divide, total,
+                                   lax.convert(lax.dim_value(count), result_dtype)), result_dtype)
+
+
+def std(a: Any, *args: Any, **kwargs: Any) -> Tracer:
+    v = var(a, *args, **kwargs)
+    return apply_ufunc(np.sqrt, v)
+
+
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False,
+            keepdims: bool = False) -> Any:
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        if returned:
+            x = as_tracer(a)
+            n = size(tuple(x.aval.shape[i] for i in normalize_axes(axis, x.ndim)))
+            return avg, lax.convert(lax.dim_value(n), avg.dtype)
+        return avg
+    x, w = as_tracer(a), as_tracer(weights)
+    kinds = (x.dtype, w.dtype) + ((np.dtype("f8"),) if x.dtype.kind in "biu" else ())
+    result_dtype = np.result_type(*kinds)
+    axes = normalize_axes(axis, x.ndim)
+    if w.ndim != x.ndim:
+        if w.ndim != 1 or len(axes) != 1:
+            raise current().error("np.average: 1-D weights need a single axis")
+        shape = tuple(DimExpr.const(1) if i != axes[0] else w.aval.shape[0]
+                      for i in range(x.ndim))
+        w = lax.reshape(w, shape)
+    scale = sum_(lax.convert(w, result_dtype), axis=axes, keepdims=keepdims)
+    zero = apply_ufunc(np.equal, scale, 0)
+    lax.bind(raise_if_p, zero.atom, code=3)
+    weighted = apply_ufunc(np.multiply, lax.convert(x, result_dtype), lax.convert(w, result_dtype))
+    avg = apply_ufunc(np.true_divide, sum_(weighted, axis=axes, keepdims=keepdims), scale)
+    return (avg, scale) if returned else avg
+
+
+def _arg(name: str) -> Any:
+    prim = ARG_REDUCTIONS[name]
+
+    def arg_reduction(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
+        _reject_extra(name, {"out": out})
+        x = as_tracer(a)
+        if axis is None:
+            x, ax = ravel(x), 0
+        else:
+            (ax,) = normalize_axes(axis, x.ndim)
+        current().check(">=", x.aval.shape[ax], DimExpr.const(1), "ValueError",
+                        f"attempt to get {name} of an empty sequence")
+        result = lax.bind1(prim, x.atom, axis=ax)
+        return _keep(as_tracer(a), result, (ax,), keepdims) if axis is not None else result
+
+    arg_reduction.__name__ = name
+    return arg_reduction
+
+
+argmax, argmin = _arg("argmax"), _arg("argmin")
+
+
+def count_nonzero(a: Any, axis: Any = None, keepdims: bool = False) -> Tracer:
+    x = as_tracer(a)
+    return sum_(apply_ufunc(np.not_equal, x, 0), axis=axis, dtype=I64, keepdims=keepdims)
+
+
+def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> Tracer:
+    _reject_extra("clip", {"out": out})
+    a_min = kwargs.pop("min", a_min)
+    a_max = kwargs.pop("max", a_max)
+    result = as_tracer(a)
+    dtype = promote_types(*(v for v in (a, a_min, a_max) if v is not None))
+    result = lax.convert(result, dtype)
+    if a_min is not None:
+        result = apply_ufunc(np.maximum, result, a_min)
+    if a_max is not None:
+        result = apply_ufunc(np.minimum, result, a_max)
+    return result
+
+
+def _isnan(x: Tracer) -> Tracer:
+    return apply_ufunc(np.isnan, x)
+
+
+def nansum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tracer:
+    x = as_tracer(a)
+    if x.dtype.kind == "f":
+        x = where(_isnan(x), 0, x)
+    return sum_(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _nan_extreme(reduce: Any, fill: float) -> Any:
+    def nan_reduction(a: Any, axis: Any = None, keepdims: bool = False) -> Tracer:
+        x = as_tracer(a)
+        if x.dtype.kind != "f":
+            return reduce(x, axis=axis, keepdims=keepdims)
+        nan = _isnan(x)
+        best = reduce(where(nan, fill, x), axis=axis, keepdims=keepdims)
+        all_nan = apply_ufunc(np.logical_not, any_(apply_ufunc(np.logical_not, nan), axis=axis,
+                                                   keepdims=keepdims))
+        return where(all_nan, np.asarray(np.nan, x.dtype)[()], best)
+    return nan_reduction
+
+
+nanmax = _nan_extreme(max_, -np.inf)
+nanmin = _nan_extreme(min_, np.inf)
+
+
+def nanmean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tracer:
+    x = as_tracer(a)
+    if x.dtype.kind != "f":
+        return mean(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    valid = apply_ufunc(np.logical_not, _isnan(x))
+    total = nansum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    count = sum_(valid, axis=axis, dtype=I64, keepdims=keepdims)
+    return lax.convert(apply_ufunc(np.true_divide, total, lax.convert(count, total.dtype)),
+                       total.dtype)
