@@ -12,10 +12,8 @@ import numpy as np
 
 from .ir import Atom, Lit, Program, Var
 from .ops import impl_rules
-from .shapes import DimExpr
-
-
 from .ops.index import KernelError  # noqa: F401  (raised by impl rules, re-exported)
+from .shapes import DimExpr
 
 
 class RuntimeCheckError(Exception):
@@ -67,4 +65,6 @@ def eval_program(program: Program, *args: Any) -> list[np.ndarray]:
         outs = impl_rules[eqn.prim](*(read(a) for a in eqn.inputs), **params)
         for var, out in zip(eqn.outs, outs):
             values[var] = np.asarray(out, dtype=var.type.dtype)
+    for index, atom in program.writebacks:  # writes into arguments, as NumPy would
+        np.copyto(args[index], read(atom))
     return [read(a) for a in program.outputs]

@@ -150,6 +150,9 @@ class Program:
     dim_sources: tuple[DimSource, ...] = ()
     checks: tuple[Check, ...] = ()
     name: str = "kernel"
+    #: Writes into arguments: after the kernel, input ``index`` holds ``atom``'s value
+    #: (``x += 1`` on a parameter is visible to the caller, as in NumPy).
+    writebacks: tuple[tuple[int, Atom], ...] = ()
 
     def replace(self, **changes: Any) -> Program:
         return replace(self, **changes)
@@ -206,6 +209,8 @@ def print_program(program: Program, names: _Names | None = None, indent: str = "
         where = f"  # {eqn.loc}" if eqn.loc else ""
         lines.append(f"{indent}  {outs} = {head} {args}".rstrip() + where)
     outs = ", ".join(names(a) for a in program.outputs)
+    for index, atom in program.writebacks:
+        lines.append(f"{indent}  write {names(program.inputs[index])} <- {names(atom)}")
     lines.append(f"{indent}  in ({outs}) }}")
     return "\n".join(lines)
 
@@ -246,6 +251,9 @@ def verify(program: Program) -> None:
             if v in defined:
                 raise VerifyError(f"{eqn.prim.name}: {v} defined twice")
             defined.add(v)
-    for a in program.outputs:
+    for a in list(program.outputs) + [a for _, a in program.writebacks]:
         if isinstance(a, Var) and a not in defined:
             raise VerifyError(f"output {a} is never defined")
+    for index, atom in program.writebacks:
+        if atom.type != program.inputs[index].type:
+            raise VerifyError(f"write into input {index} has type {atom.type}")

@@ -34,6 +34,11 @@ def bind1(prim: Primitive, *inputs: Atom, **params: Any) -> Tracer:
     return bind(prim, *inputs, **params)[0]
 
 
+def fresh(x: Tracer) -> Tracer:
+    """A new array with ``x``'s current value: NumPy returns a copy, never an alias."""
+    return Tracer(x.atom, x.dim, x.weak)
+
+
 def convert(x: Tracer, dtype: np.dtype) -> Tracer:
     dtype = np.dtype(dtype)
     return x if x.dtype == dtype else bind1(convert_p, x.atom, dtype=dtype)
@@ -83,7 +88,7 @@ def select(cond: Tracer, a: Atom, b: Atom) -> Tracer:
 
 
 def reduce(prim: Primitive, x: Tracer, axes: tuple[int, ...]) -> Tracer:
-    return bind1(prim, x.atom, axes=tuple(sorted(axes))) if axes else x
+    return bind1(prim, x.atom, axes=tuple(sorted(axes))) if axes else fresh(x)
 
 
 def dim_value(expr: DimExpr) -> Tracer:

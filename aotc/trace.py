@@ -95,12 +95,30 @@ class Tracer:
     __array_priority__ = 1000
 
     def __init__(self, atom: Atom, dim: DimExpr | None = None, weak: bool = False) -> None:
-        self.atom = atom
+        self._atom = atom
+        #: For a view: the array it looks into and where (see ``numpy_api.writes``).
+        self.base: Tracer | None = None
+        self.window: Any = None
+        self.seen_version = 0
+        #: For a base: how many writes it has seen.
+        self.version = 0
         #: Weakly typed, like a Python scalar: it takes the other operand's dtype.
         self.weak = weak
         #: For an integer scalar that is a size expression (a shape entry or an
         #: integer argument): that expression, so it can size new arrays.
         self.dim = dim
+
+    @property
+    def atom(self) -> Atom:
+        """The current value; a view re-reads its base after the base was written."""
+        if self.base is not None and self.seen_version != self.base.version:
+            from .numpy_api.writes import refresh
+
+            refresh(self)
+        return self._atom
+
+    def set_atom(self, atom: Atom) -> None:
+        self._atom = atom
 
     @property
     def aval(self) -> AType:
@@ -179,10 +197,9 @@ class Tracer:
         )
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        raise current().error(
-            "writing into an array is not supported yet",
-            hint="build the new array with np.where(mask, new, old) instead",
-        )
+        from .numpy_api.writes import write
+
+        write(self, key, value)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         from .numpy_api.ufuncs import array_ufunc
@@ -206,10 +223,13 @@ class Tracer:
 
 def _install_operators() -> None:
     from .numpy_api.indexing import getitem
-    from .numpy_api.ufuncs import OPERATORS
+    from .numpy_api.ufuncs import _BINARY_OPERATORS, OPERATORS
+    from .numpy_api.writes import inplace
 
     for dunder, fn in OPERATORS.items():
         setattr(Tracer, dunder, fn)
+    for name, ufunc in _BINARY_OPERATORS.items():
+        setattr(Tracer, f"__i{name}__", inplace(ufunc))
     Tracer.__getitem__ = getitem  # type: ignore[method-assign]
 
 
@@ -277,11 +297,12 @@ def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKin
     items, kind = (list(result), "tuple") if isinstance(result, tuple) else ([result], "single")
     atoms = []
     for item in items:
-        try:
+        if isinstance(item, (Tracer, int, float, bool, complex, np.generic)) \
+                or type(item).__name__ == "MaskedValue":
             atoms.append(as_atom(item))
-        except TraceError:
+        else:
             raise ctx.error(f"the kernel returns {type(item).__name__}, which is not an array "
-                            "or number") from None
+                            "or number")
     return atoms, kind  # type: ignore[return-value]
 
 
@@ -302,6 +323,25 @@ def _check_results(atoms: list[Atom], sig: Signature, ctx: TraceContext, loc: Lo
                 kernel=ctx.kernel,
                 hint="change the declared result type, or convert with .astype(...)",
             )
+
+
+def _call_noting_return(fn: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any, Loc]:
+    """Call the kernel and note the line of the ``return`` it left through."""
+    code = getattr(fn, "__code__", None)
+    where = Loc(code.co_filename, code.co_firstlineno) if code else Loc("<unknown>", 0)
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal where
+        if event == "return" and frame.f_code is code:
+            where = Loc(code.co_filename, frame.f_lineno)
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        result = fn(**kwargs)
+    finally:
+        sys.setprofile(previous)
+    return result, where
 
 
 def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
@@ -326,15 +366,21 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
         from .numpy_api.creation import patched_numpy
 
         with np.errstate(all="ignore"), patched_numpy():
-            result = fn(**tracers)
-        atoms, kind = _output_atoms(result, ctx)
+            result, return_loc = _call_noting_return(fn, tracers)
+        try:
+            atoms, kind = _output_atoms(result, ctx)
+        except AotcError as err:
+            err.loc = return_loc  # the return statement, not the caller of the kernel
+            raise
         _check_results(atoms, signature, ctx, loc)
+        writebacks = tuple((i, tracers[n].atom) for i, n in enumerate(names)
+                           if tracers[n].version)
     except AotcError as err:
         raise err.with_context(loc=loc, kernel=name) from None
     finally:
         _STACK.pop()
     program = Program(tuple(inputs), tuple(ctx.eqns), tuple(atoms), tuple(sources),
-                      tuple(ctx.checks), name)
+                      tuple(ctx.checks), name, writebacks)
     return TracedKernel(name, program, tuple(names), signature, kind)
 
 

@@ -161,8 +161,15 @@ def annotation_to_type(annotation: Any) -> ArrayType:
 
 
 def signature_from_annotations(fn: Any) -> Signature:
-    """Read a signature from ``fn``'s annotations; defaults mark build-time constants."""
-    sig = inspect.signature(fn)
+    """Read a signature from ``fn``'s annotations; defaults mark build-time constants.
+
+    String annotations (``from __future__ import annotations``) are evaluated in the
+    function's module, as ``typing.get_type_hints`` does.
+    """
+    try:
+        sig = inspect.signature(fn, eval_str=True)
+    except Exception:  # an unresolvable name: parse the strings as signature types
+        sig = inspect.signature(fn)
     params = []
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):

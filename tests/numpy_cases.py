@@ -218,5 +218,18 @@ def assert_same(actual: Any, expected: Any, ulps: int = 0, context: str = "") ->
                            f"got {actual[bad][:5]}, expected {expected[bad][:5]}")
 
 
+def copy_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Fresh copies with the same strides, so two runs can each write their own."""
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray) and a.ndim:
+            c = np.empty_like(a)  # keeps Fortran order; views become contiguous copies
+            c[...] = a
+            out.append(c)
+        else:
+            out.append(a)
+    return tuple(out)
+
+
 def outputs_of(result: Any) -> list[Any]:
     return list(result) if isinstance(result, tuple) else [result]

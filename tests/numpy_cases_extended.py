@@ -24,7 +24,7 @@ def _cases() -> list[Case]:
                                          np.full((2, n), 1.5, np.float32), np.empty(0)),
         "(f8[:], i8)", [(V, np.int64(3)), (V[:0], np.int64(0))])
     add("like_functions", lambda x: (np.zeros_like(x), np.ones_like(x, dtype=np.int8),
-                                     np.full_like(x, 7), np.empty_like(x) * 0),
+                                     np.full_like(x, 7), np.zeros_like(x, dtype=np.float32)),
         "(f8[:, :])", [(m,) for m in MATS])
     add("arange_forms", lambda x, n: (np.arange(n), np.arange(2, n + 5, 3),
                                       np.arange(x.shape[0], 0, -2) * 1.5,
@@ -106,3 +106,76 @@ def _cases() -> list[Case]:
 
 
 EXTENDED_CASES = _cases()
+
+
+def _write_cases() -> list[Case]:
+    c: list[Case] = []
+
+    def add(name, fn, sig, inputs, ulps=0):
+        c.append(Case(name, fn, sig, inputs, ulps, {"writes"}))
+
+    def stencil(U):
+        u = U[1:-1, 1:-1]
+        u += 0.25 * (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:])
+        return U
+
+    add("view_write_seen_through_base", stencil, "(f8[:, :])",
+        [(rng.standard_normal((5, 6)),), (rng.standard_normal((6, 5)).T,), (np.zeros((2, 2)),)])
+
+    def element_writes(x, y):
+        y[0] = x[0] * 2
+        y[-1] = 7
+        y[1:3] = x[:2]
+        x[::2] = -1.0
+        return x.sum() + y.sum()
+
+    add("element_and_slice_writes", element_writes, "(f8[:], f8[:])",
+        [(V.copy(), V[::-1].copy())])
+
+    def augmented(x, k):
+        x += 1
+        x *= k
+        x[1:] -= x[:-1]  # reads the old x[:-1] first, as NumPy's ufunc buffers do here
+        return x
+
+    add("augmented_assignment_on_argument", augmented, "(f8[:], f8)",
+        [(V.copy(), 2.0), (V[:1].copy(), 3.0)])
+
+    def masked(x, t):
+        x[x > t] = t
+        x[x < -t] -= 1
+        y = x.copy()
+        y[y == t] = 0
+        return y
+
+    add("masked_assignment", masked, "(f8[:], f8)", [(V.copy(), 0.5), (V[:0].copy(), 0.5)])
+
+    def transposed_view_write(a):
+        a.T[0] = 1.0
+        b = a[:, ::-1]
+        b[0, 0] = 9.0
+        return a
+
+    add("transposed_and_reversed_view_writes", transposed_view_write, "(f8[:, :])",
+        [(M.copy(),)])
+
+    def fresh_array_writes(n):
+        z = np.zeros((n, n))
+        z[0] = 1.0
+        z[:, -1] = 2.0
+        z[1:, 0] += 3.0
+        return z
+
+    add("write_into_fresh_zeros", fresh_array_writes, "(i8)", [(np.int64(4),), (np.int64(1),)])
+
+    def int_wraparound_writes(x):
+        x += 100  # wraps around in int8
+        x[0] = 127
+        return x
+
+    add("int8_inplace_wraps", int_wraparound_writes, "(i1[:])",
+        [(np.arange(-5, 5, dtype="i1"),)])
+    return c
+
+
+EXTENDED_CASES += _write_cases()

@@ -15,6 +15,7 @@ import numpy as np
 from .. import lax
 from ..shapes import DimExpr, ceil_div, maximum, minimum, relu
 from ..trace import Tracer, current
+from .writes import make_view
 
 ONE = DimExpr.const(1)
 
@@ -76,7 +77,11 @@ def _is_scalar_index(k: Any) -> bool:
     return isinstance(k, Tracer) and k.ndim == 0
 
 
-def getitem(x: Tracer, key: Any) -> Tracer:
+def getitem(x: Tracer, key: Any) -> Any:
+    if is_mask_key(key):
+        from .writes import read_masked
+
+        return read_masked(x, key)
     ctx = current()
     items = _expand_key(key, x.ndim)
     starts: list[DimExpr] = []
@@ -110,4 +115,17 @@ def getitem(x: Tracer, key: Any) -> Tracer:
             sizes.append(ONE)
         axis += 1
     view = lax.slice_(x, tuple(starts), tuple(steps), tuple(sizes))
-    return lax.reshape(view, tuple(final))
+    result = lax.reshape(view, tuple(final))
+    if result is x:
+        return x
+    return make_view(x, result, lambda w: w.sliced(tuple(starts), tuple(steps), tuple(sizes))
+                     .reshaped(tuple(final)))
+
+
+def is_mask_key(key: Any) -> bool:
+    """A boolean array used as an index (``x[mask]``)."""
+    from .writes import MaskedValue
+
+    return isinstance(key, MaskedValue) or (
+        isinstance(key, Tracer) and key.dtype == np.bool_ and key.ndim > 0) or (
+        isinstance(key, np.ndarray) and key.dtype == np.bool_)

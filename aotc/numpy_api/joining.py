@@ -21,6 +21,7 @@ from ..trace import Tracer, current
 from .reductions import normalize_axes
 from .shaping import as_dim, expand_dims, ravel, transpose
 from .ufuncs import apply_ufunc, as_tracer, promote_types
+from .writes import layout_view
 
 ONE = DimExpr.const(1)
 
@@ -100,7 +101,7 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tracer:
             current().check("==", d, target, "ValueError",
                             "operands could not be broadcast to the requested shape: size "
                             "{lhs} against {rhs}")
-    return lax.broadcast_to(x, dims)
+    return layout_view(x, lax.broadcast_to(x, dims))
 
 
 def tile(A: Any, reps: Any) -> Tracer:
@@ -224,4 +225,4 @@ def swapaxes(a: Any, axis1: int, axis2: int) -> Tracer:
 
 
 def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
-    return as_tracer(a)  # values are immutable in the IR; outputs are fresh arrays
+    return lax.fresh(as_tracer(a))

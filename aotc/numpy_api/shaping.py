@@ -6,6 +6,7 @@ integer arguments; both become symbolic dimensions.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ from .. import lax
 from ..shapes import DimExpr, exact_div, size
 from ..trace import Tracer, current
 from .ufuncs import as_tracer
+from .writes import make_view
 
 
 def as_dim(value: Any, what: str = "size") -> DimExpr:
@@ -64,7 +66,12 @@ def reshape(a: Any, *shape: Any, order: str = "C", newshape: Any = None) -> Trac
         raise ctx.error(f"cannot reshape an array of size {total} into shape "
                         f"({', '.join(map(str, new))})",
                         hint="write the new sizes in terms of x.shape")
-    return lax.reshape(x, new)
+    return _reshape_view(x, new)
+
+
+def _reshape_view(x: Tracer, new: tuple[DimExpr, ...]) -> Tracer:
+    result = lax.reshape(x, new)
+    return result if result is x else make_view(x, result, lambda w: w.reshaped(new))
 
 
 def transpose(a: Any, axes: Any = None) -> Tracer:
@@ -76,7 +83,8 @@ def transpose(a: Any, axes: Any = None) -> Tracer:
                      (axes if isinstance(axes, (tuple, list)) else (axes,)))
         if sorted(perm) != list(range(x.ndim)):
             raise current().error(f"transpose: axes {axes!r} are not a permutation")
-    return lax.transpose(x, perm)
+    result = lax.transpose(x, perm)
+    return result if result is x else make_view(x, result, lambda w: w.transposed(perm))
 
 
 def ravel(a: Any, order: str = "C") -> Tracer:
@@ -104,8 +112,10 @@ def squeeze(a: Any, axis: Any = None) -> Tracer:
             ctx.check("==", shape[i], DimExpr.const(1), "ValueError",
                       "cannot select an axis to squeeze out which has size {lhs}, not 1")
         shape = tuple(DimExpr.const(1) if i in drop else d for i, d in enumerate(shape))
-        x = lax.refine_shape(x, shape)
-    return lax.reshape(x, tuple(d for i, d in enumerate(shape) if i not in drop))
+        refined = lax.refine_shape(x, shape)
+        if refined is not x:
+            x = make_view(x, refined, lambda w: replace(w, view_shape=shape) if w else None)
+    return _reshape_view(x, tuple(d for i, d in enumerate(shape) if i not in drop))
 
 
 def expand_dims(a: Any, axis: Any) -> Tracer:
@@ -114,9 +124,10 @@ def expand_dims(a: Any, axis: Any) -> Tracer:
     ndim = x.ndim + len(axes)
     where = {int(i) % ndim for i in axes}
     it = iter(x.aval.shape)
-    return lax.reshape(x, tuple(DimExpr.const(1) if i in where else next(it)
-                                for i in range(ndim)))
+    return _reshape_view(x, tuple(DimExpr.const(1) if i in where else next(it)
+                                  for i in range(ndim)))
 
 
 def astype(a: Any, dtype: Any, copy: bool = True, **kwargs: Any) -> Tracer:
-    return lax.convert(as_tracer(a), np.dtype(dtype))
+    x = as_tracer(a)
+    return lax.fresh(x) if x.dtype == np.dtype(dtype) else lax.convert(x, np.dtype(dtype))

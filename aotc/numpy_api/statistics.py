@@ -102,9 +102,8 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs
     _reject_extra("clip", {"out": out})
     a_min = kwargs.pop("min", a_min)
     a_max = kwargs.pop("max", a_max)
-    result = as_tracer(a)
     dtype = promote_types(*(v for v in (a, a_min, a_max) if v is not None))
-    result = lax.convert(result, dtype)
+    result = lax.fresh(lax.convert(as_tracer(a), dtype))
     if a_min is not None:
         result = apply_ufunc(np.maximum, result, a_min)
     if a_max is not None:

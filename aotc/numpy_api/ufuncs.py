@@ -38,6 +38,10 @@ def as_atom(value: Any, dtype: np.dtype | None = None) -> Atom:
             return Lit(np.array(value, dtype=target), target)
         except OverflowError as err:
             raise current().error(str(err)) from None
+    from .writes import MaskedValue
+
+    if isinstance(value, MaskedValue):
+        value.data_dependent()
     if isinstance(value, np.ndarray):
         raise current().error(
             f"an array constant of shape {value.shape} is used in the kernel",
@@ -163,7 +167,7 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
 # -- ufuncs that are compositions of others ---------------------------------------------
 
 def _identity(x: Any) -> Tracer:
-    return as_tracer(x)
+    return lax.fresh(as_tracer(x))
 
 
 def _scaled(ufunc: np.ufunc, factor: float) -> Callable[[Any], Tracer]:
@@ -177,7 +181,7 @@ def _scaled(ufunc: np.ufunc, factor: float) -> Callable[[Any], Tracer]:
 def _conjugate(x: Any) -> Tracer:
     if dtype_arg(x) in (complex,) or getattr(dtype_arg(x), "kind", "") == "c":
         raise current().error("complex numbers are not supported yet")
-    return as_tracer(x)
+    return lax.fresh(as_tracer(x))
 
 
 def _float_power(x: Any, y: Any) -> Tracer:
@@ -225,7 +229,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__lt__": _binary(np.less), "__le__": _binary(np.less_equal),
     "__gt__": _binary(np.greater), "__ge__": _binary(np.greater_equal),
     "__neg__": lambda self: apply_ufunc(np.negative, self),
-    "__pos__": lambda self: self,
+    "__pos__": lambda self: lax.fresh(self),
     "__abs__": lambda self: apply_ufunc(np.absolute, self),
     "__invert__": lambda self: apply_ufunc(np.invert, self),
 }

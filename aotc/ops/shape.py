@@ -143,7 +143,31 @@ def _concatenate_type(*xs: Any, axis: int):
     return (_atype(first.dtype, shape),)
 
 
-type_rules.update({iota_p: _iota_type, concatenate_p: _concatenate_type})
+update_slice_p = primitive("update_slice")
+
+
+def _update_slice_type(base: Any, update: Any, *, start: tuple[DimExpr, ...],
+                       step: tuple[int, ...]):
+    """A new version of ``base`` with ``base[start + i*step] = update[i]``: a write into a
+    view, represented functionally (buffer planning makes it an in-place store)."""
+    if update.dtype != base.dtype or update.ndim != base.ndim:
+        raise ValueError("update_slice: the update must have the base's dtype and rank")
+    if not (len(start) == len(step) == base.ndim) or 0 in step:
+        raise ValueError("update_slice: one start and nonzero step per axis")
+    return (_atype(base.dtype, base.shape),)
+
+
+def _update_slice_impl(base, update, *, start, step):
+    out = np.array(base, copy=True)
+    index = tuple(np.arange(n) * s + b for b, s, n in zip(start, step, update.shape))
+    if all(len(i) for i in index):
+        out[np.ix_(*index)] = update
+    return (out,)
+
+
+type_rules.update({iota_p: _iota_type, concatenate_p: _concatenate_type,
+                   update_slice_p: _update_slice_type})
+impl_rules[update_slice_p] = _update_slice_impl
 impl_rules.update({
     iota_p: _iota_impl,
     concatenate_p: lambda *xs, axis: (np.concatenate(xs, axis=axis),),

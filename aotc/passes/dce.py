@@ -11,7 +11,8 @@ from ..ops.index import EFFECT
 
 
 def dce(program: Program) -> Program:
-    live: set[Var] = {a for a in program.outputs if isinstance(a, Var)}
+    roots = list(program.outputs) + [a for _, a in program.writebacks]
+    live: set[Var] = {a for a in roots if isinstance(a, Var)}
     kept: list[Eqn] = []
     for eqn in reversed(program.eqns):
         if eqn.prim.has(EFFECT) or any(v in live for v in eqn.outs):

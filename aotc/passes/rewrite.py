@@ -21,4 +21,5 @@ class Renamer:
         return eqn if inputs == eqn.inputs else replace(eqn, inputs=inputs)
 
     def finish(self, program: Program, eqns: list[Eqn]) -> Program:
-        return program.replace(eqns=tuple(eqns), outputs=tuple(self(a) for a in program.outputs))
+        return program.replace(eqns=tuple(eqns), outputs=tuple(self(a) for a in program.outputs),
+                               writebacks=tuple((i, self(a)) for i, a in program.writebacks))
