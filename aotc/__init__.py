@@ -7,6 +7,7 @@ module runs on NumPy as ordinary Python.
 
 from __future__ import annotations
 
+from . import lax
 from .export import ExportInfo, export
 from .types import (
     ArrayType,
@@ -29,7 +30,7 @@ from .types import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArrayType", "ExportInfo", "Signature", "export",
+    "ArrayType", "ExportInfo", "Signature", "export", "lax",
     "bool_", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
     "f32", "f64", "c64", "c128",
 ]

@@ -33,6 +33,7 @@ KERNEL_ERRORS: dict[int, tuple[str, str]] = {
     1: ("ValueError", "Integers to negative integer powers are not allowed."),
     2: ("IndexError", "index out of bounds in take (indices must be in [-n, n))"),
     3: ("ZeroDivisionError", "Weights sum to zero, can't be normalized"),
+    4: ("IndexError", "index out of bounds (a runtime index outside [-n, n))"),
 }
 
 

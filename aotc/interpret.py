@@ -12,6 +12,7 @@ import numpy as np
 
 from .ir import Atom, Lit, Program, Var
 from .ops import impl_rules
+from .ops.control import NESTED
 from .ops.index import KernelError  # noqa: F401  (raised by impl rules, re-exported)
 from .shapes import DimExpr
 
@@ -49,11 +50,19 @@ def concrete_params(value: Any, env: dict[str, int]) -> Any:
     return value
 
 
-def eval_program(program: Program, *args: Any) -> list[np.ndarray]:
-    """Run ``program`` on NumPy arrays and scalars; returns one array per output."""
-    env = bind_dims(program, args)
-    run_checks(program, env)
+def eval_program(program: Program, *args: Any, env: dict[str, int] | None = None
+                 ) -> list[np.ndarray]:
+    """Run ``program`` on NumPy arrays and scalars; returns one array per output.
+
+    A nested program (a loop body) is run with its kernel's size environment ``env``.
+    """
+    if env is None:
+        env = bind_dims(program, args)
+        run_checks(program, env)
     values: dict[Var, Any] = {}
+
+    def run(nested: Program, *nested_args: Any) -> list[np.ndarray]:
+        return eval_program(nested, *nested_args, env=env)
 
     def read(atom: Atom) -> Any:
         return np.asarray(atom.value) if isinstance(atom, Lit) else values[atom]
@@ -62,6 +71,8 @@ def eval_program(program: Program, *args: Any) -> list[np.ndarray]:
         values[var] = np.asarray(arg, dtype=var.type.dtype)
     for eqn in program.eqns:
         params = {k: concrete_params(v, env) for k, v in eqn.params}
+        if eqn.prim.has(NESTED):
+            params.update(run=run, env=env)
         outs = impl_rules[eqn.prim](*(read(a) for a in eqn.inputs), **params)
         for var, out in zip(eqn.outs, outs):
             values[var] = np.asarray(out, dtype=var.type.dtype)

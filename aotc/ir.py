@@ -247,6 +247,10 @@ def verify(program: Program) -> None:
                 f"{eqn.prim.name} at {eqn.loc}: outputs {', '.join(map(str, got))} but the "
                 f"type rule gives {', '.join(map(str, expected))}"
             )
+        for _, value in eqn.params:
+            for nested in value if isinstance(value, tuple) else (value,):
+                if isinstance(nested, Program):
+                    verify(nested)
         for v in eqn.outs:
             if v in defined:
                 raise VerifyError(f"{eqn.prim.name}: {v} defined twice")

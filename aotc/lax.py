@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .ir import Atom
+from .ir import Atom, AType, Var
 from .ops.core import Primitive
 from .ops.elementwise import convert_p, select_p
 from .ops.shape import (
@@ -104,3 +104,156 @@ def _lit(value: int) -> Atom:
     from .ir import Lit
 
     return Lit(value, np.dtype(np.int64))
+
+
+# -- structured control flow (JAX's signatures) ------------------------------------------
+
+def _state(value: Any) -> tuple[list[Tracer], Any]:
+    from .control import as_tracers, flatten
+
+    leaves, structure = flatten(value)
+    return as_tracers(leaves), structure
+
+
+def _index(value: Any, what: str) -> Tracer:
+    from .numpy_api.ufuncs import as_tracer
+
+    t = as_tracer(value)
+    if t.ndim != 0 or t.dtype.kind not in "iub":
+        raise current().error(f"{what} must be an integer scalar")
+    return convert(t, np.dtype(np.int64))
+
+
+def fori_loop(lower: Any, upper: Any, body_fun: Any, init_val: Any) -> Any:
+    """``for i in range(lower, upper): val = body_fun(i, val)``; returns ``val``."""
+    from .control import SCALAR_I64, trace_loop_body, unflatten
+    from .ops.control import for_loop_p
+
+    lo, hi = _index(lower, "fori_loop lower"), _index(upper, "fori_loop upper")
+    init, structure = _state(init_val)
+    counter = Tracer(Var(SCALAR_I64))
+    body, consts, init, _ = trace_loop_body(body_fun, [[counter]], [None], init, structure,
+                                            "fori_loop")
+    outs = bind(for_loop_p, lo.atom, hi.atom, *consts, *(t.atom for t in init),
+                body=body, n_consts=len(consts), step=1)
+    return unflatten(structure, outs)
+
+
+def while_loop(cond_fun: Any, body_fun: Any, init_val: Any) -> Any:
+    """``while cond_fun(val): val = body_fun(val)``; returns ``val``."""
+    from .control import trace_body, trace_loop_body, unflatten
+    from .ops.control import while_loop_p
+
+    init, structure = _state(init_val)
+    body, body_consts, init, _ = trace_loop_body(body_fun, [], [], init, structure,
+                                                 "while_loop")
+    cond, cond_consts, leaves, _ = trace_body(cond_fun, [init], [structure], "while_loop cond")
+    if len(cond.outputs) != 1 or cond.outputs[0].type.shape != ():
+        raise current().error("while_loop: cond_fun must return one scalar")
+    if cond.outputs[0].type.dtype != np.dtype(bool):
+        raise current().error("while_loop: cond_fun must return a bool",
+                              hint="compare explicitly, e.g. err > tol")
+    outs = bind(while_loop_p, *cond_consts, *body_consts, *(t.atom for t in init),
+                cond=cond, body=body, n_cond_consts=len(cond_consts),
+                n_body_consts=len(body_consts))
+    return unflatten(structure, outs)
+
+
+def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any) -> Any:
+    """``true_fun(*operands) if pred else false_fun(*operands)``, both traced."""
+    return switch(convert(_pred(pred), np.dtype(np.int64)), [false_fun, true_fun], *operands)
+
+
+def _pred(pred: Any) -> Tracer:
+    from .numpy_api.ufuncs import as_tracer
+
+    t = as_tracer(pred)
+    if t.ndim != 0:
+        raise current().error("cond: the predicate must be a scalar",
+                              hint="use np.where for elementwise selection")
+    return convert(t, np.dtype(bool))
+
+
+def switch(index: Any, branches: Any, *operands: Any) -> Any:
+    """``branches[clamp(index)](*operands)``."""
+    from .control import trace_body, unflatten
+    from .ops.control import cond_p
+
+    idx = _index(index, "switch index")
+    ops, structure = _state(tuple(operands))
+    traced = [trace_body(lambda args, f=f: f(*args), [ops], [structure], "cond branch")
+              for f in branches]
+    consts: list[Any] = []
+    for _, c, _, _ in traced:
+        consts += [a for a in c if a not in consts]
+    types = [tuple(o.type for o in t[0].outputs) for t in traced]
+    if len(set(types)) != 1:
+        raise current().error(
+            "cond: the branches return different types: "
+            + " vs ".join("(" + ", ".join(map(str, t)) + ")" for t in types),
+            hint="make both branches return the same dtypes and shapes")
+    programs = tuple(_with_consts(p, c, consts) for p, c, _, _ in traced)
+    outs = bind(cond_p, idx.atom, *consts, *(t.atom for t in ops), branches=programs)
+    return unflatten(traced[0][3], outs)
+
+
+def _with_consts(program: Any, own: list[Any], union: list[Any]) -> Any:
+    """Give a branch every branch's consts as inputs, in one shared order."""
+    n_own = len(own)
+    mine = dict(zip(own, program.inputs[:n_own]))
+    inputs = tuple(mine.get(c) or Var(c.type) for c in union) + program.inputs[n_own:]
+    return program.replace(inputs=inputs)
+
+
+def scan(f: Any, init: Any, xs: Any = None, length: Any = None, reverse: bool = False) -> Any:
+    """JAX's scan: ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns
+    ``(carry, stacked ys)``."""
+    from .control import unflatten
+    from .ops.control import scan_p
+
+    carry, structure = _state(init)
+    x_leaves, x_structure = _state(xs) if xs is not None else ([], None)
+    if x_leaves:
+        n = x_leaves[0].aval.shape[0] if x_leaves[0].ndim else None
+        if n is None:
+            raise current().error("scan: xs must be arrays with a leading axis")
+    elif length is None:
+        raise current().error("scan: give xs or length")
+    else:
+        from .numpy_api.shaping import as_dim
+
+        n = as_dim(length, "scan length")
+    slices = [Tracer(Var(AType(x.dtype, x.aval.shape[1:]))) for x in x_leaves]
+    ys_holder: dict[str, Any] = {}
+
+    def body(carry_value: Any, x_value: Any) -> Any:
+        result = f(carry_value, x_value if xs is not None else None)
+        if not isinstance(result, tuple) or len(result) != 2:
+            raise current().error("scan: f must return a pair (carry, y)")
+        new_carry, y = result
+        from .control import flatten
+
+        y_leaves, ys_holder["structure"] = flatten(y)
+        ys_holder["count"] = len(y_leaves)
+        return (new_carry, y)
+
+    program, consts, carry, _ = _scan_body(body, carry, structure, slices, x_structure)
+    n_ys = ys_holder["count"]
+    outs = bind(scan_p, *consts, *(t.atom for t in carry), *(x.atom for x in x_leaves),
+                body=program, n_consts=len(consts), n_carry=len(carry), length=n,
+                reverse=bool(reverse))
+    final = unflatten(structure, outs[:len(carry)])
+    ys = unflatten(ys_holder["structure"], outs[len(carry):]) if n_ys or ys_holder[
+        "structure"] is not None else None
+    return final, ys
+
+
+def _scan_body(body: Any, carry: list[Tracer], structure: Any, slices: list[Tracer],
+               x_structure: Any) -> Any:
+    from .control import match_carry, trace_body
+
+    program, consts, _, _ = trace_body(lambda c, x: body(c, x), [carry, slices],
+                                       [structure, x_structure], "scan")
+    n = len(carry)
+    match_carry(carry, list(program.outputs[:n]), "scan")
+    return program, consts, carry, None

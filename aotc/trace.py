@@ -46,13 +46,30 @@ def user_loc() -> Loc | None:
 
 @dataclass
 class TraceContext:
-    """Collects equations and size checks while one kernel runs."""
+    """Collects equations and size checks while one kernel (or loop body) runs.
+
+    A nested context (a loop body) captures values of enclosing contexts it uses: each
+    becomes an extra input of the body, as a closure does.
+    """
 
     kernel: str
     eqns: list[Eqn] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
+    parent: TraceContext | None = None
+    defined: set[Var] = field(default_factory=set)
+    #: Outer var -> the body's input standing for it, in order of first use.
+    captures: dict[Var, Var] = field(default_factory=dict)
+
+    def local(self, atom: Atom) -> Atom:
+        if not isinstance(atom, Var) or atom in self.defined or self.parent is None:
+            return atom
+        if atom not in self.captures:
+            self.parent.local(atom)  # capture through every enclosing body
+            self.captures[atom] = Var(atom.type)
+        return self.captures[atom]
 
     def emit(self, prim: Primitive, inputs: list[Atom], **params: Any) -> list[Var]:
+        inputs = [self.local(a) for a in inputs]
         try:
             out_types = type_rules[prim](*(a.type for a in inputs), **params)
         except AotcError:
@@ -61,10 +78,16 @@ class TraceContext:
             raise TraceError(str(err), loc=user_loc(), kernel=self.kernel) from None
         outs = [Var(t) for t in out_types]
         self.eqns.append(Eqn(prim, tuple(inputs), Params.of(params), tuple(outs), user_loc()))
+        self.defined.update(outs)
         return outs
 
     def check(self, op: str, lhs: DimExpr, rhs: DimExpr, error: str, message: str) -> None:
-        """Record a runtime size check, unless it is decided at build time."""
+        """Record a runtime size check, unless it is decided at build time.
+
+        Sizes are fixed when the kernel starts, so checks made in loop bodies are
+        recorded on the kernel itself."""
+        if self.parent is not None:
+            return self.parent.check(op, lhs, rhs, error, message)
         diff = lhs - rhs
         if diff.is_const:
             if Check(op, lhs, rhs, error, message).holds(diff.value, 0):
@@ -102,6 +125,8 @@ class Tracer:
         self.seen_version = 0
         #: For a base: how many writes it has seen.
         self.version = 0
+        #: The trace (kernel or loop body) that made this value.
+        self.context = _STACK[-1] if _STACK else None
         #: Weakly typed, like a Python scalar: it takes the other operand's dtype.
         self.weak = weak
         #: For an integer scalar that is a size expression (a shape entry or an
@@ -363,6 +388,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
     _STACK.append(ctx)
     try:
         inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
+        ctx.defined.update(inputs)
         from .numpy_api.creation import patched_numpy
 
         with np.errstate(all="ignore"), patched_numpy():

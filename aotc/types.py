@@ -140,6 +140,8 @@ class Signature:
             return f"({args})"
         if self.returns_tuple:
             return f"({', '.join(str(r) for r in self.results)})({args})"
+        if not self.results:
+            return f"void({args})"
         return f"{self.results[0]}({args})"
 
 

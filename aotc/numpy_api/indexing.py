@@ -77,11 +77,72 @@ def _is_scalar_index(k: Any) -> bool:
     return isinstance(k, Tracer) and k.ndim == 0
 
 
+def _is_runtime_index(item: Any) -> bool:
+    return isinstance(item, Tracer) and item.ndim == 0 and item.dtype.kind in "iub" \
+        and item.dtype != np.bool_
+
+
+def split_runtime_indices(x: Tracer, key: Any) -> tuple[list[Any], dict[int, Tracer]]:
+    """The key with runtime integers replaced by ``:``, and those integers by the axis
+    of the static result they index."""
+    items = _expand_key(key, x.ndim)
+    static: list[Any] = []
+    runtime: dict[int, Tracer] = {}
+    out_axis = 0
+    for item in items:
+        if _is_runtime_index(item):
+            runtime[out_axis] = item
+            static.append(slice(None))
+            out_axis += 1
+        else:
+            static.append(item)
+            if item is None or isinstance(item, slice):
+                out_axis += 1
+    return static, runtime
+
+
+def runtime_starts(v: Tracer, runtime: dict[int, Tracer]) -> list[Tracer]:
+    """Start indices per axis: checked against the size (IndexError), negatives wrapped."""
+    from ..ops.index import raise_if_p
+    from .functions_base import where
+    from .ufuncs import apply_ufunc
+
+    starts = []
+    for axis, n in enumerate(v.aval.shape):
+        if axis not in runtime:
+            starts.append(lax.convert(lax.dim_value(DimExpr.const(0)), np.dtype(np.int64)))
+            continue
+        i = lax.convert(runtime[axis], np.dtype(np.int64))
+        size = lax.dim_value(n)
+        bad = apply_ufunc(np.logical_or, apply_ufunc(np.greater_equal, i, size),
+                          apply_ufunc(np.less, i, apply_ufunc(np.negative, size)))
+        lax.bind(raise_if_p, bad.atom, code=4)
+        starts.append(where(apply_ufunc(np.less, i, 0), apply_ufunc(np.add, i, size), i))
+    return starts
+
+
+def _getitem_runtime(x: Tracer, key: Any) -> Tracer:
+    from ..ops.index import dynamic_slice_p
+    from .writes import layout_view
+
+    static, runtime = split_runtime_indices(x, key)
+    v = getitem(x, tuple(static))
+    starts = runtime_starts(v, runtime)
+    sizes = tuple(ONE if a in runtime else d for a, d in enumerate(v.aval.shape))
+    block = lax.bind1(dynamic_slice_p, v.atom, *(s.atom for s in starts), sizes=sizes)
+    result = lax.reshape(block, tuple(d for a, d in enumerate(sizes) if a not in runtime))
+    # x[i] of a matrix is a view in NumPy: writing through it is refused, not ignored.
+    return result if result.ndim == 0 else layout_view(x, result)
+
+
 def getitem(x: Tracer, key: Any) -> Any:
     if is_mask_key(key):
         from .writes import read_masked
 
         return read_masked(x, key)
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(_is_runtime_index(k) for k in keys):
+        return _getitem_runtime(x, key)
     ctx = current()
     items = _expand_key(key, x.ndim)
     starts: list[DimExpr] = []

@@ -135,6 +135,9 @@ def write(target: Tracer, key: Any, value: Any) -> None:
     ctx = current()
     if is_mask_key(key):
         return write_masked(target, key, value)
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(_runtime(k) for k in keys):
+        return _write_runtime(target, key, value)
     region = getitem(target, key) if key is not Ellipsis else target
     if region.window is None and region.base is not None:
         raise ctx.error("writing through a reshape/ravel/broadcast_to view: NumPy decides "
@@ -152,10 +155,52 @@ def write(target: Tracer, key: Any, value: Any) -> None:
         raise ctx.error(f"could not broadcast a value of shape {new.aval.shape} into "
                         f"a region of shape {region.aval.shape}")
     base = region.base if region.base is not None else region
+    if base.context is not ctx:
+        raise ctx.error("writing into an array from outside this loop body or branch",
+                        hint="pass the array through the loop state (the carry) and "
+                             "return the updated version")
     window = region.window if region.base is not None else Window.identity(base.aval.shape)
     base.set_atom(window.write(base, new).atom)
     base.version += 1
     return None
+
+
+def _runtime(item: Any) -> bool:
+    from .indexing import _is_runtime_index
+
+    return _is_runtime_index(item)
+
+
+def _write_runtime(target: Tracer, key: Any, value: Any) -> None:
+    """``y[i] = v`` with a runtime ``i``: a ``dynamic_update_slice`` of the region."""
+    from ..ops.index import dynamic_update_slice_p
+    from .indexing import getitem, runtime_starts, split_runtime_indices
+    from .ufuncs import as_tracer
+
+    static, runtime = split_runtime_indices(target, key)
+    region = getitem(target, tuple(static))
+    starts = runtime_starts(region, runtime)
+    block_shape = tuple(d for a, d in enumerate(region.aval.shape) if a not in runtime)
+    new = lax.convert(as_tracer(value, None if isinstance(value, Tracer) else region.dtype),
+                      region.dtype)
+    if new.aval.shape != block_shape:
+        new = lax.broadcast_to(new, block_shape) if new.ndim <= len(block_shape) else new
+    if new.aval.shape != block_shape:
+        raise current().error(f"could not broadcast a value of shape {new.aval.shape} into "
+                              f"a region of shape {block_shape}")
+    sizes = tuple(ONE if a in runtime else d for a, d in enumerate(region.aval.shape))
+    block = lax.reshape(new, sizes)
+    updated = lax.bind1(dynamic_update_slice_p, region.atom, block.atom,
+                        *(s.atom for s in starts))
+    if region is target and target.base is None:
+        if target.context is not current():
+            raise current().error("writing into an array from outside this loop body or "
+                                  "branch", hint="pass the array through the loop state "
+                                                 "(the carry) and return the updated version")
+        target.set_atom(updated.atom)
+        target.version += 1
+        return
+    write(region, Ellipsis, updated)
 
 
 def _check_same_kind(value: Tracer, dtype: np.dtype, what: str) -> None:

@@ -17,6 +17,11 @@ from .core import impl_rules, primitive, type_rules
 EFFECT = "effect"
 
 take_p = primitive("take")
+#: ``x[i0:i0+s0, i1:i1+s1, ...]`` with runtime starts (i64 scalars) and static sizes;
+#: tracing checks bounds with ``raise_if`` first, so starts are always in range.
+dynamic_slice_p = primitive("dynamic_slice")
+#: A new version of ``x`` with the block at the runtime starts replaced by ``update``.
+dynamic_update_slice_p = primitive("dynamic_update_slice")
 raise_if_p = primitive("raise_if", EFFECT)
 
 
@@ -61,5 +66,44 @@ def _raise_if_impl(cond: np.ndarray, *, code: int) -> tuple[np.ndarray, ...]:
     return ()
 
 
-type_rules.update({take_p: _take_type, raise_if_p: _raise_if_type})
-impl_rules.update({take_p: _take_impl, raise_if_p: _raise_if_impl})
+def _starts_ok(x: Any, starts: tuple[Any, ...]) -> None:
+    if len(starts) != x.ndim:
+        raise ValueError("one start index per axis")
+    for s in starts:
+        if s.shape != () or s.dtype != np.dtype(np.int64):
+            raise ValueError("start indices must be int64 scalars")
+
+
+def _dynamic_slice_type(x: Any, *starts: Any, sizes: tuple[Any, ...]) -> tuple[Any, ...]:
+    from ..ir import AType
+
+    _starts_ok(x, starts)
+    return (AType(x.dtype, tuple(sizes)),)
+
+
+def _dynamic_slice_impl(x, *starts, sizes):
+    index = tuple(slice(int(s), int(s) + n) for s, n in zip(starts, sizes))
+    return (np.array(x[index]),)
+
+
+def _dynamic_update_slice_type(x: Any, update: Any, *starts: Any) -> tuple[Any, ...]:
+    from ..ir import AType
+
+    _starts_ok(x, starts)
+    if update.dtype != x.dtype or update.ndim != x.ndim:
+        raise ValueError("dynamic_update_slice: update must match the array's dtype and rank")
+    return (AType(x.dtype, x.shape),)
+
+
+def _dynamic_update_slice_impl(x, update, *starts):
+    out = np.array(x, copy=True)
+    out[tuple(slice(int(s), int(s) + n) for s, n in zip(starts, update.shape))] = update
+    return (out,)
+
+
+type_rules.update({take_p: _take_type, raise_if_p: _raise_if_type,
+                   dynamic_slice_p: _dynamic_slice_type,
+                   dynamic_update_slice_p: _dynamic_update_slice_type})
+impl_rules.update({take_p: _take_impl, raise_if_p: _raise_if_impl,
+                   dynamic_slice_p: _dynamic_slice_impl,
+                   dynamic_update_slice_p: _dynamic_update_slice_impl})

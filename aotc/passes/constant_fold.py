@@ -17,7 +17,7 @@ from ..interpret import concrete_params
 from ..ir import Eqn, Lit, Program
 from ..ops import impl_rules
 from ..ops.index import EFFECT
-from .rewrite import Renamer
+from .rewrite import Renamer, map_nested
 
 
 def _foldable(eqn: Eqn) -> bool:
@@ -32,7 +32,7 @@ def constant_fold(program: Program) -> Program:
     rename = Renamer()
     eqns: list[Eqn] = []
     for eqn in program.eqns:
-        eqn = rename.eqn(eqn)
+        eqn = map_nested(rename.eqn(eqn), constant_fold)
         if _foldable(eqn):
             try:
                 params = {k: concrete_params(v, {}) for k, v in eqn.params}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..ir import Eqn, Program, Var
 from ..ops.core import COMMUTATIVE
-from .rewrite import Renamer
+from .rewrite import Renamer, map_nested
 
 
 def cse(program: Program) -> Program:
@@ -22,7 +22,7 @@ def cse(program: Program) -> Program:
     seen: dict[tuple, tuple[Var, ...]] = {}
     eqns: list[Eqn] = []
     for eqn in program.eqns:
-        eqn = rename.eqn(eqn)
+        eqn = map_nested(rename.eqn(eqn), cse)
         inputs = eqn.inputs
         if eqn.prim.has(COMMUTATIVE):
             inputs = tuple(sorted(inputs, key=repr))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..ir import Eqn, Program, Var
 from ..ops.index import EFFECT
+from .rewrite import map_nested
 
 
 def dce(program: Program) -> Program:
@@ -16,7 +17,7 @@ def dce(program: Program) -> Program:
     kept: list[Eqn] = []
     for eqn in reversed(program.eqns):
         if eqn.prim.has(EFFECT) or any(v in live for v in eqn.outs):
-            kept.append(eqn)
+            kept.append(map_nested(eqn, dce))
             live.update(a for a in eqn.inputs if isinstance(a, Var))
     kept.reverse()
     return program.replace(eqns=tuple(kept))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
-from ..ir import Atom, Eqn, Program, Var
+from ..ir import Atom, Eqn, Params, Program, Var
 
 
 class Renamer:
@@ -23,3 +24,16 @@ class Renamer:
     def finish(self, program: Program, eqns: list[Eqn]) -> Program:
         return program.replace(eqns=tuple(eqns), outputs=tuple(self(a) for a in program.outputs),
                                writebacks=tuple((i, self(a)) for i, a in program.writebacks))
+
+
+def map_nested(eqn: Eqn, run: Callable[[Program], Program]) -> Eqn:
+    """Apply a pass to the programs nested in an equation's params (loop bodies)."""
+    changed = False
+    params = []
+    for key, value in eqn.params:
+        if isinstance(value, Program):
+            value, changed = run(value), True
+        elif isinstance(value, tuple) and value and all(isinstance(v, Program) for v in value):
+            value, changed = tuple(run(v) for v in value), True
+        params.append((key, value))
+    return replace(eqn, params=Params(params)) if changed else eqn
