@@ -353,6 +353,7 @@ def _check_results(atoms: list[Atom], sig: Signature, ctx: TraceContext, loc: Lo
 def _call_noting_return(fn: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any, Loc]:
     """Call the kernel and note the line of the ``return`` it left through."""
     code = getattr(fn, "__code__", None)
+    code = code if code is not None else None
     where = Loc(code.co_filename, code.co_firstlineno) if code else Loc("<unknown>", 0)
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
@@ -389,10 +390,11 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
     try:
         inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
         ctx.defined.update(inputs)
+        from .autograph import convert
         from .numpy_api.creation import patched_numpy
 
         with np.errstate(all="ignore"), patched_numpy():
-            result, return_loc = _call_noting_return(fn, tracers)
+            result, return_loc = _call_noting_return(convert(fn), tracers)
         try:
             atoms, kind = _output_atoms(result, ctx)
         except AotcError as err:

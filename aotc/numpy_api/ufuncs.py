@@ -22,7 +22,9 @@ from ..shapes import broadcast_shapes
 from ..trace import Tracer, current
 
 WEAK_TYPES = (bool, int, float, complex)
-_PYTHON_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+# A weak bool behaves exactly as a bool dtype (the lowest kind), and NumPy's
+# ``resolve_dtypes`` only accepts int, float and complex as weak Python types.
+_PYTHON_TYPE = {"b": np.dtype(bool), "i": int, "u": int, "f": float, "c": complex}
 
 
 def as_atom(value: Any, dtype: np.dtype | None = None) -> Atom:
@@ -58,6 +60,8 @@ def dtype_arg(value: Any) -> Any:
     """What ``resolve_dtypes`` expects: a dtype, or the Python type of a weak scalar."""
     if isinstance(value, Tracer):
         return _PYTHON_TYPE[value.dtype.kind] if value.weak else value.dtype
+    if isinstance(value, bool):
+        return np.dtype(bool)
     if isinstance(value, WEAK_TYPES) and not isinstance(value, np.generic):
         return type(value)
     return np.asarray(value).dtype

@@ -1,0 +1,221 @@
+"""What converted kernels call: the control-flow statements and Python builtins.
+
+Each statement decides at trace time, as TensorFlow's AutoGraph does: on build-time
+values it runs as ordinary Python (a loop unrolls, up to :data:`UNROLL_LIMIT`
+iterations); on traced values it becomes a structured primitive from ``aotc.lax``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..trace import Tracer, current
+
+#: Loops with build-time bounds unroll up to this many iterations; longer ones become
+#: structured loops, so a build never blows up silently.
+UNROLL_LIMIT = 64
+
+
+class _Undefined:
+    """A variable that has no value yet where a converted statement starts."""
+
+    def __repr__(self) -> str:
+        return "<undefined>"
+
+
+UNDEFINED = _Undefined()
+
+
+def maybe(read: Callable[[], Any]) -> Any:
+    """The value of a variable, or UNDEFINED when it is not assigned yet."""
+    try:
+        return read()
+    except NameError:
+        return UNDEFINED
+
+
+def _traced(*values: Any) -> bool:
+    return any(isinstance(v, Tracer) for v in values)
+
+
+def _require_defined(state: tuple[Any, ...], names: tuple[str, ...], what: str) -> None:
+    for value, name in zip(state, names):
+        if value is UNDEFINED:
+            raise current().error(
+                f"variable '{name}' is first assigned inside {what} that depends on runtime "
+                "values, so it has no value on the paths that skip it",
+                hint=f"give '{name}' a value before the {what.split()[-1]}",
+            )
+
+
+def for_range(body: Callable[..., tuple[Any, ...]], state: tuple[Any, ...],
+              names: tuple[str, ...], *bounds: Any) -> tuple[Any, ...]:
+    """``for i in range(*bounds)`` with ``state = body(i, state)``."""
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    if isinstance(step, Tracer):
+        raise current().error("a loop step that is a runtime value cannot be compiled",
+                              hint="use a build-time integer step")
+    if step == 0:
+        raise current().error("range() arg 3 must not be zero")
+    if not _traced(start, stop):
+        count = len(range(int(start), int(stop), int(step)))
+        if count <= UNROLL_LIMIT:
+            for i in range(int(start), int(stop), int(step)):
+                state = body(i, state)
+            return state
+    _require_defined(state, names, "a loop")
+    if step < 0:  # count down: iterate k = 0..n-1 with i = start + k * step
+        n = _trip_count(start, stop, step)
+        return lax.fori_loop(0, n, lambda k, s: body(start + k * step, s), state)
+    if step != 1:
+        n = _trip_count(start, stop, step)
+        return lax.fori_loop(0, n, lambda k, s: body(start + k * step, s), state)
+    return lax.fori_loop(start, stop, body, state)
+
+
+def _trip_count(start: Any, stop: Any, step: int) -> Any:
+    """``len(range(start, stop, step))`` on traced integers."""
+    span = np.subtract(stop, start) if step > 0 else np.subtract(start, stop)
+    size = abs(step)
+    return np.maximum(np.floor_divide(np.add(span, size - 1), size), 0)
+
+
+def for_iter(body: Callable[..., tuple[Any, ...]], state: tuple[Any, ...],
+             names: tuple[str, ...], iterable: Any, enumerated: bool) -> tuple[Any, ...]:
+    """``for x in iterable`` (or ``for i, x in enumerate(iterable)``)."""
+    if isinstance(iterable, Tracer):
+        if iterable.ndim == 0:
+            raise current().error("iteration over a 0-d array")
+        n = iterable.shape[0]
+
+        def row(i: Any, s: tuple[Any, ...]) -> tuple[Any, ...]:
+            item = iterable[i]
+            return body((i, item) if enumerated else item, s)
+        return for_range(row, state, names, n)
+    items = builtins.enumerate(iterable) if enumerated else iterable
+    for item in items:
+        state = body(item, state)
+    return state
+
+
+def while_stmt(test: Callable[[tuple[Any, ...]], Any], body: Callable[..., tuple[Any, ...]],
+               state: tuple[Any, ...], names: tuple[str, ...]) -> tuple[Any, ...]:
+    """``while test(state): state = body(state)``."""
+    iterations = 0
+    while True:
+        cond = test(state)
+        if isinstance(cond, Tracer):
+            break
+        if not cond:
+            return state
+        state = body(state)
+        iterations += 1
+        if iterations > 10 * UNROLL_LIMIT:
+            raise current().error(
+                f"a while loop on build-time values ran {iterations} times while tracing",
+                hint="make its condition depend on a runtime value, or use lax.fori_loop",
+            )
+    _require_defined(state, names, "a while loop")
+    return lax.while_loop(lambda s: _as_bool(test(s)), body, state)
+
+
+def _as_bool(value: Any) -> Any:
+    if isinstance(value, Tracer):
+        if value.ndim != 0:
+            raise current().error(
+                "the truth value of an array with more than one element is ambiguous",
+                hint="use np.any(...) or np.all(...)")
+        return lax.convert(value, np.dtype(bool))
+    return bool(value)
+
+
+def if_stmt(test: Any, then: Callable[..., tuple[Any, ...]],
+            orelse: Callable[..., tuple[Any, ...]], state: tuple[Any, ...],
+            names: tuple[str, ...]) -> tuple[Any, ...]:
+    """``if test: then else: orelse``, each taking and returning the state."""
+    if not isinstance(test, Tracer):
+        return then(state) if test else orelse(state)
+    # Variables without a value yet are fine if both branches assign them.
+    known = [i for i, v in enumerate(state) if v is not UNDEFINED]
+
+    def branch(fn: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
+        def run(*values: Any) -> tuple[Any, ...]:
+            full = list(state)
+            for i, v in zip(known, values):
+                full[i] = v
+            out = fn(tuple(full))
+            for value, name in zip(out, names):
+                if value is UNDEFINED:
+                    raise current().error(
+                        f"variable '{name}' is assigned in only one branch of an if on a "
+                        "runtime value, so it has no value after the other",
+                        hint=f"give '{name}' a value before the if, or in both branches")
+            return out
+        return run
+
+    return lax.cond(_as_bool(test), branch(then), branch(orelse), *(state[i] for i in known))
+
+
+# -- Python builtins on traced scalars ------------------------------------------------------
+
+def _min(*args: Any, **kwargs: Any) -> Any:
+    if len(args) < 2 or kwargs or not _traced(*args):
+        return builtins.min(*args, **kwargs)
+    best = args[0]
+    for a in args[1:]:  # Python's rule: keep the first unless a later one is smaller
+        best = np.where(np.less(a, best), a, best)
+    return best
+
+
+def _max(*args: Any, **kwargs: Any) -> Any:
+    if len(args) < 2 or kwargs or not _traced(*args):
+        return builtins.max(*args, **kwargs)
+    best = args[0]
+    for a in args[1:]:
+        best = np.where(np.greater(a, best), a, best)
+    return best
+
+
+def _scalar_conversion(python: type, dtype: Any) -> Callable[..., Any]:
+    def convert(*args: Any) -> Any:
+        if len(args) == 1 and isinstance(args[0], Tracer):
+            x = args[0]
+            if x.ndim != 0:
+                raise current().error(f"{python.__name__}() of an array with more than "
+                                      "one element")
+            if python is bool:
+                return np.not_equal(x, 0)
+            if python is int and x.dtype.kind == "f":
+                x = np.trunc(x)
+            out = lax.convert(x, np.dtype(dtype))
+            out.weak = True  # a Python number, as the builtin returns
+            return out
+        return python(*args)
+    return convert
+
+
+def _round(number: Any, ndigits: Any = None) -> Any:
+    if not isinstance(number, Tracer):
+        return builtins.round(number, ndigits) if ndigits is not None else builtins.round(number)
+    if ndigits is None:
+        return _scalar_conversion(int, np.int64)(np.rint(number))
+    return np.round(number, ndigits)
+
+
+def _len(obj: Any) -> Any:
+    if isinstance(obj, Tracer):
+        return obj.shape[0]
+    return builtins.len(obj)
+
+
+#: Builtins replaced inside converted kernels; each falls back to Python's own.
+BUILTINS: dict[str, Callable[..., Any]] = {
+    "min": _min, "max": _max, "float": _scalar_conversion(float, np.float64),
+    "int": _scalar_conversion(int, np.int64), "bool": _scalar_conversion(bool, np.bool_),
+    "round": _round, "len": _len,
+}

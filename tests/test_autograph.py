@@ -1,0 +1,204 @@
+"""Python control flow on traced values: converted, traced, and compared with running
+the very same kernel as plain Python on NumPy inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aotc import f64, i64
+from aotc.errors import TraceError
+from aotc.interpret import eval_program
+from aotc.ir import verify
+from aotc.passes import optimize
+from aotc.trace import trace_kernel
+from aotc.types import signature_from_annotations
+
+
+def compiled(fn):
+    program = trace_kernel(fn, signature_from_annotations(fn)).program
+    verify(program)
+    return optimize(program, verify_each=True)
+
+
+def check(fn, *args, rtol=0.0):
+    program = compiled(fn)
+    expected = fn(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
+    got = eval_program(program, *args)
+    expected = list(expected) if isinstance(expected, tuple) else [expected]
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=rtol)
+        assert g.dtype == np.asarray(e).dtype
+    return program
+
+
+def prims(program):
+    return [e.prim.name for e in program.eqns]
+
+
+def ema(x: f64[:], alpha: float):
+    y = np.empty_like(x)
+    y[0] = x[0]
+    for i in range(1, x.shape[0]):
+        y[i] = alpha * x[i] + (1 - alpha) * y[i - 1]
+    return y
+
+
+def test_recurrence_over_runtime_range_becomes_one_loop():
+    program = check(ema, np.random.default_rng(0).standard_normal(50), 0.25)
+    assert prims(program).count("for_loop") == 1
+
+
+def newton_sqrt(a: f64):
+    x = a
+    steps = 0
+    while abs(x * x - a) > 1e-12 * a:
+        x = 0.5 * (x + a / x)
+        steps += 1
+    return x, steps
+
+
+def test_while_until_convergence():
+    program = check(newton_sqrt, 10.0)
+    assert "while_loop" in prims(program)
+
+
+def piecewise(x: f64, k: i64):
+    if x > 1.0:
+        y = x * 2
+    elif x < -1.0:
+        y = -x
+    else:
+        y = x + k
+    return y
+
+
+@pytest.mark.parametrize("x", [2.0, -3.0, 0.5])
+def test_if_elif_else_on_traced_scalars(x):
+    program = check(piecewise, x, 3)
+    assert "cond" in prims(program)
+
+
+def row_norms(m: f64[:, :]):
+    out = np.zeros(m.shape[0])
+    for i, row in enumerate(m):
+        out[i] = np.sqrt(np.sum(row * row))
+    total = 0.0
+    for row in m:
+        total += row[0]
+    return out, total
+
+
+def test_enumerate_and_rows():
+    check(row_norms, np.arange(12.0).reshape(4, 3), rtol=1e-15)
+
+
+def unrolled(x: f64[:]):
+    acc = 0.0
+    for k in range(3):
+        acc = acc + x[k] * k
+    return acc
+
+
+def test_build_time_bounds_unroll():
+    program = check(unrolled, np.arange(5.0))
+    assert "for_loop" not in prims(program)
+
+
+def long_static(x: f64[:]):
+    acc = 0.0
+    for k in range(1000):
+        acc = acc + x[k % 4]
+    return acc
+
+
+def test_long_build_time_loops_stay_loops():
+    program = check(long_static, np.arange(4.0))
+    assert prims(program).count("for_loop") == 1
+
+
+def escape_count(c_re: f64, c_im: f64, limit: i64):
+    zr, zi = 0.0, 0.0
+    n = 0
+    while (zr * zr + zi * zi < 4.0) & (n < limit):
+        zr, zi = zr * zr - zi * zi + c_re, 2 * zr * zi + c_im
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("c", [(0.0, 0.0), (0.3, 0.5), (2.0, 2.0), (-0.75, 0.1)])
+def test_mandelbrot_escape(c):
+    check(escape_count, c[0], c[1], 50)
+
+
+def _helper_sum(v):
+    s = 0.0
+    for i in range(v.shape[0]):
+        s += v[i]
+    return s
+
+
+def calls_helper(x: f64[:]):
+    return _helper_sum(x) * 2
+
+
+def test_helpers_from_the_module_are_converted():
+    program = check(calls_helper, np.arange(6.0))
+    assert "for_loop" in prims(program)
+
+
+def builtins_on_scalars(a: f64, b: f64):
+    return max(a, b), min(a, b, 0.5), abs(a - b), float(int(a)), round(b)
+
+
+@pytest.mark.parametrize("a,b", [(1.5, -2.5), (-0.7, 3.2)])
+def test_python_builtins_on_traced_scalars(a, b):
+    program = compiled(builtins_on_scalars)
+    got = [v.item() for v in eval_program(program, a, b)]
+    assert got == [max(a, b), min(a, b, 0.5), abs(a - b), float(int(a)), round(b)]
+
+
+def nested(m: i64, n: i64):
+    total = 0
+    for i in range(m):
+        for j in range(i, n):
+            if (i + j) % 2 == 0:
+                total += i * j
+    return total
+
+
+def test_nested_loops_with_branch():
+    check(nested, 5, 7)
+    check(nested, 0, 3)
+
+
+def test_state_that_changes_dtype_is_a_located_error():
+    def k(x: f64[:]):
+        acc = 0
+        for i in range(x.shape[0]):
+            acc = acc + x[i] > 0
+        return acc
+
+    with pytest.raises(TraceError, match="state value 0 starts as"):
+        compiled(k)
+
+
+def test_variable_first_assigned_in_a_traced_loop():
+    def k(x: f64[:]):
+        for i in range(x.shape[0]):
+            last = x[i]
+        return last
+
+    with pytest.raises(TraceError, match="variable 'last' is first assigned inside a loop"):
+        compiled(k)
+
+
+def test_return_inside_a_traced_loop_is_explained():
+    def k(x: f64[:]):
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                return x[i]
+        return 0.0
+
+    with pytest.raises(TraceError):
+        compiled(k)
