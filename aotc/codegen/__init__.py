@@ -1,0 +1,24 @@
+"""Code generation: IR programs to native object code through llvmlite.
+
+Each program becomes the two C entry points of :mod:`aotc.abi` (``P_shapes`` and ``P``),
+built in :mod:`.entry`. Lowering is per equation and table-driven, one table per family,
+merged into :data:`.entry.EQN_RULES`:
+
+- :mod:`.scalar` — elementwise primitives on one element (with :mod:`.division`,
+  :mod:`.convert`, :mod:`.mathlib` for the cases NumPy defines unusually);
+- :mod:`.views` — index maps without loops; :mod:`.nests` — elementwise loops, ``iota``;
+- :mod:`.reductions`, :mod:`.indexing`, :mod:`.linalg`, :mod:`.control`.
+
+:mod:`.layout` plans where values live (outputs, 64-byte scratch slots), :mod:`.target`
+describes the machine, :mod:`.module` runs LLVM, and :mod:`.jit` calls the same object
+in-process through the C ABI (for tests).
+"""
+
+from __future__ import annotations
+
+from .entry import has_lowering
+from .module import build_llvm_module, compile_object, emit_asm, emit_llvm
+from .target import TargetSpec
+
+__all__ = ["TargetSpec", "build_llvm_module", "compile_object", "emit_asm", "emit_llvm",
+           "has_lowering"]

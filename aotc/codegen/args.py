@@ -1,0 +1,71 @@
+"""Reading the C ABI's ``argv``: array structs, scalar arguments and size symbols.
+
+``argv[i]`` points at ``aotc_array {void *data; const int64_t *shape, *strides;}`` for
+an array parameter, or at the value of a scalar parameter in its dtype (see
+:mod:`aotc.abi`). Both entry points read the size symbols the same way, here.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ..ir import Program, Var
+from .builder import KernelBuilder
+from .convert import convert
+from .dtypes import I64, INT64, PTR, i64
+from .values import Scalar, View, load_memory
+
+#: ``aotc_array`` field indices (each field is one pointer).
+DATA, SHAPE, STRIDES = 0, 1, 2
+ARRAY_STRUCT = ir.LiteralStructType([PTR, PTR, PTR])
+
+
+class Args:
+    """Lazily loaded pieces of ``argv`` (each loaded once, at the top of the function)."""
+
+    def __init__(self, b: KernelBuilder, argv: ir.Value, program: Program) -> None:
+        self.b = b
+        self.argv = argv
+        self.program = program
+        self._ptrs: dict[int, ir.Value] = {}
+        self._fields: dict[tuple[int, int], ir.Value] = {}
+
+    def pointer(self, index: int) -> ir.Value:
+        """``argv[index]``."""
+        if index not in self._ptrs:
+            slot = self.b.gep(self.argv, [i64(index)], source_etype=PTR)
+            self._ptrs[index] = self.b.load(slot, typ=PTR, name=f"arg{index}")
+        return self._ptrs[index]
+
+    def field(self, index: int, field: int) -> ir.Value:
+        """One pointer field of the ``aotc_array`` at ``argv[index]``."""
+        key = (index, field)
+        if key not in self._fields:
+            addr = self.b.gep(self.pointer(index), [i64(0), ir.Constant(ir.IntType(32), field)],
+                              source_etype=ARRAY_STRUCT)
+            self._fields[key] = self.b.load(addr, typ=PTR)
+        return self._fields[key]
+
+    def shape_entry(self, index: int, axis: int, which: int = SHAPE) -> ir.Value:
+        addr = self.b.gep(self.field(index, which), [i64(axis)], source_etype=I64)
+        return self.b.load(addr, typ=I64)
+
+    def scalar(self, index: int) -> Scalar:
+        dtype = self.program.inputs[index].type.dtype
+        return Scalar(load_memory(self.b, self.pointer(index), dtype, dtype.itemsize), dtype)
+
+    def symbols(self) -> dict[str, ir.Value]:
+        """Every size symbol of the program, from its :class:`~aotc.ir.DimSource`."""
+        values: dict[str, ir.Value] = {}
+        for src in self.program.dim_sources:
+            if src.axis is not None:
+                values[src.symbol] = self.shape_entry(src.index, src.axis)
+            else:
+                s = self.scalar(src.index)
+                values[src.symbol] = convert(self.b, s.value, s.dtype, INT64)
+        return values
+
+    def view(self, index: int, var: Var, dims: tuple[ir.Value, ...]) -> View:
+        """Input ``index`` as a View: its dims from the type, its strides from the caller."""
+        strides = tuple(self.shape_entry(index, k, STRIDES) for k in range(var.type.ndim))
+        return View(self.field(index, DATA), dims, strides, var.type.dtype, align=1)

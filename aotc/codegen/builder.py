@@ -1,0 +1,47 @@
+"""The IR builder every lowering rule receives.
+
+It is llvmlite's :class:`~llvmlite.ir.IRBuilder` plus the two things a scalar rule may
+need beyond instructions: the fast-math flags of the target (``fp_flags``) and a way to
+leave the kernel with an error code (``fail_if``), which integer ``pow`` uses for
+negative exponents. Keeping both on the builder keeps every rule's signature
+``rule(builder, dtype, *args)``.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .dtypes import PTR, i64
+
+
+class KernelBuilder(ir.IRBuilder):
+    """An ``IRBuilder`` that knows the fast-math flags and the kernel's error exits."""
+
+    def __init__(self, block: ir.Block, fp_flags: tuple[str, ...] = ()) -> None:
+        super().__init__(block)
+        self.fp_flags = fp_flags
+        self._fail_blocks: dict[int, ir.Block] = {}
+
+    def fail_if(self, cond: ir.Value, code: int) -> None:
+        """Return ``code`` from the function when ``cond`` (i1) holds; continue otherwise."""
+        fail = self._fail_blocks.get(code)
+        if fail is None:
+            fail = self.function.append_basic_block(f"fail.{code}")
+            with self.goto_block(fail):
+                self.ret(i64(code))
+            self._fail_blocks[code] = fail
+        ok = self.function.append_basic_block("ok")
+        self.cbranch(cond, fail, ok)
+        self.position_at_end(ok)
+
+    def entry_alloca(self, ty: ir.Type, name: str = "") -> ir.AllocaInstr:
+        """An ``alloca`` in the entry block, where SROA/mem2reg can promote it."""
+        entry = self.function.entry_basic_block
+        with self.goto_block(entry):
+            if entry.is_terminated:
+                self.position_before(entry.terminator)
+            else:
+                self.position_at_start(entry)
+            slot = self.alloca(ty, name=name)
+        slot.type = PTR  # llvmlite types allocas as typed pointers; we use opaque ones
+        return slot

@@ -1,0 +1,109 @@
+"""The state of lowering one program into its ``P`` function.
+
+Every lowering rule gets a :class:`Lowering`: the builder, the size evaluator, the
+layout, and the environment mapping IR variables to :class:`~.values.Value` s. It is
+the ``read``/``write`` environment of Autodidax's interpreters, plus the few services
+rules share (where a result must be written, and a pointer to a register value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from llvmlite import ir
+
+from ..errors import AotcError, UnsupportedError
+from ..ir import Atom, AType, Lit, Program, Var
+from ..ops.core import Primitive
+from .builder import KernelBuilder
+from .dims import DimEvaluator
+from .dtypes import I8, PTR, constant, i64, mem_type
+from .layout import Home, Layout, OutputHome
+from .values import Scalar, Value, View, contiguous_view, store_memory
+
+
+class Lowering:
+    def __init__(self, b: KernelBuilder, dims: DimEvaluator, layout: Layout,
+                 outv: ir.Value, scratch: ir.Value, rules: Mapping[Primitive, Any]) -> None:
+        self.b = b
+        self.dims = dims
+        self.layout = layout
+        self.outv = outv
+        self.scratch = scratch
+        self.rules = rules
+        self.env: dict[Var, Value] = {}
+
+    def run(self, program: Program, inputs: Sequence[Value]) -> list[Value]:
+        """Lower ``program``'s equations here, with its inputs bound to ``inputs``.
+
+        The same loop serves the kernel and every nested program (loop bodies, branches).
+        """
+        for var, value in zip(program.inputs, inputs):
+            self.write(var, value)
+        for eqn in program.eqns:
+            rule = self.rules.get(eqn.prim)
+            if rule is None:
+                raise UnsupportedError(
+                    f"no code generation rule for primitive '{eqn.prim.name}'", loc=eqn.loc)
+            try:
+                results = rule(self, eqn, [self.read(a) for a in eqn.inputs])
+            except AotcError as error:
+                error.with_context(loc=eqn.loc)
+                raise
+            for var, value in zip(eqn.outs, results):
+                self.write(var, value)
+        return [self.read(a) for a in program.outputs]
+
+    @contextmanager
+    def region(self) -> Iterator[None]:
+        """Lower a nested region (a loop body or a branch): sizes computed inside it stay
+        inside it, so no later code uses a value its block does not dominate."""
+        outer = self.dims
+        self.dims = outer.child()
+        try:
+            yield
+        finally:
+            self.dims = outer
+
+    def read(self, atom: Atom) -> Value:
+        if isinstance(atom, Lit):
+            return Scalar(constant(atom.dtype, atom.value), atom.dtype)
+        return self.env[atom]
+
+    def write(self, var: Var, value: Value) -> None:
+        self.env[var] = value
+
+    def shape(self, var: Var) -> tuple[ir.Value, ...]:
+        """The i64 dims of ``var``'s type (evaluated at the top level)."""
+        return tuple(self.dims(d) for d in var.type.shape)
+
+    def output_pointer(self, index: int) -> ir.Value:
+        slot = self.b.gep(self.outv, [i64(index)], source_etype=PTR)
+        return self.b.load(slot, typ=PTR, name=f"out{index}")
+
+    def home(self, var: Var) -> View:
+        """The C-contiguous buffer ``var`` is materialized into (from the layout)."""
+        return self.buffer(self.layout.homes[var], var.type)
+
+    def buffer(self, where: Home, atype: AType) -> View:
+        """A C-contiguous View of ``atype`` over an output buffer or a scratch slot."""
+        if isinstance(where, OutputHome):
+            data = self.output_pointer(where.index)
+        else:
+            data = self.b.gep(self.scratch, [self.dims(where.offset)], source_etype=I8)
+        return contiguous_view(self.b, data, tuple(self.dims(d) for d in atype.shape),
+                               atype.dtype)
+
+    def pointer_to(self, scalar: Scalar) -> ir.Value:
+        """Memory holding a register value (an entry-block alloca), for rank-0 views."""
+        slot = self.b.entry_alloca(mem_type(scalar.dtype), name="rank0")
+        store_memory(self.b, scalar.value, slot, scalar.dtype, scalar.dtype.itemsize)
+        return slot
+
+    def as_view(self, value: Value) -> View:
+        """A Value as a View (a Scalar becomes a rank-0 View of its alloca)."""
+        if isinstance(value, View):
+            return value
+        return View(self.pointer_to(value), (), (), value.dtype, align=value.dtype.itemsize)

@@ -1,0 +1,124 @@
+"""Data-dependent indexing, block updates, joining, and value-dependent errors.
+
+``take`` checks every index before it reads (NumPy's ``mode='raise'``), so a bad index
+makes ``P`` return the IndexError code instead of reading out of bounds. The updates
+(``update_slice``, ``dynamic_update_slice``) are functional: the base is copied into
+the result's buffer, then the block is written through a strided sub-view of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from llvmlite import ir
+
+from ..ir import Eqn
+from ..ops.core import Primitive
+from ..ops.index import dynamic_update_slice_p, raise_if_p, take_p
+from ..ops.shape import concatenate_p, update_slice_p
+from .context import Lowering
+from .convert import convert
+from .dtypes import I8, INT64, i64
+from .loops import loop_nest
+from .nests import EqnRule, copy_into
+from .values import Scalar, Value, View, load, store
+
+TAKE_INDEX_ERROR = 2  # abi.KERNEL_ERRORS
+
+
+def sub_view(b: ir.IRBuilder, base: View, starts: Sequence[ir.Value], steps: Sequence[int],
+             dims: Sequence[ir.Value]) -> View:
+    """``base[start_k + i*step_k, ...]`` for ``i < dims[k]``, as a View."""
+    offset: ir.Value = i64(0)
+    for start, stride in zip(starts, base.strides):
+        offset = b.add(offset, b.mul(start, stride))
+    strides = tuple(stride if step == 1 else b.mul(stride, i64(step))
+                    for stride, step in zip(base.strides, steps))
+    return View(b.gep(base.data, [offset], source_etype=I8), tuple(dims), strides,
+                base.dtype, base.align)
+
+
+def _checked_index(ctx: Lowering, raw: ir.Value, dtype: np.dtype, n: ir.Value) -> ir.Value:
+    """An index in ``[-n, n)`` made non-negative; anything else fails the kernel."""
+    b = ctx.b
+    i = convert(b, raw, dtype, INT64)
+    if dtype.kind == "u":  # unsigned compare: a huge uint64 is out of range, not negative
+        ok = b.icmp_unsigned("<", i, n)
+    else:
+        ok = b.and_(b.icmp_signed(">=", i, b.neg(n)), b.icmp_signed("<", i, n))
+    b.fail_if(b.not_(ok), TAKE_INDEX_ERROR)
+    return b.select(b.icmp_signed("<", i, i64(0)), b.add(i, n), i)
+
+
+def lower_take(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    x, indices = args
+    assert isinstance(x, View)
+    b, axis, out = ctx.b, eqn.params["axis"], eqn.outs[0]
+    k = eqn.inputs[1].type.ndim
+    index_dtype = eqn.inputs[1].type.dtype
+
+    def element(idx: Sequence[ir.Value]) -> ir.Value:
+        i = _checked_index(ctx, load(b, indices, idx[axis:axis + k]), index_dtype,
+                           x.dims[axis])
+        return load(b, x, [*idx[:axis], i, *idx[axis + k:]])
+
+    if out.type.ndim == 0:
+        return [Scalar(element([]), out.type.dtype)]
+    dest = ctx.home(out)
+    with loop_nest(b, dest.dims, "t") as idx:
+        store(b, dest, idx, element(idx))
+    return [dest]
+
+
+def _update(ctx: Lowering, eqn: Eqn, base: Value, update: Value,
+            starts: Sequence[ir.Value], steps: Sequence[int]) -> list[Value]:
+    if eqn.outs[0].type.ndim == 0:
+        return [update]
+    dest = ctx.home(eqn.outs[0])
+    copy_into(ctx, base, dest)
+    dims = tuple(ctx.dims(d) for d in eqn.inputs[1].type.shape)
+    copy_into(ctx, update, sub_view(ctx.b, dest, starts, steps, dims))
+    return [dest]
+
+
+def lower_update_slice(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    starts = [ctx.dims(s) for s in eqn.params["start"]]
+    return _update(ctx, eqn, args[0], args[1], starts, eqn.params["step"])
+
+
+def lower_dynamic_update_slice(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    starts = [s.value for s in args[2:] if isinstance(s, Scalar)]
+    return _update(ctx, eqn, args[0], args[1], starts, [1] * len(starts))
+
+
+def lower_concatenate(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    b, axis = ctx.b, eqn.params["axis"]
+    dest = ctx.home(eqn.outs[0])
+    offset: ir.Value = i64(0)
+    for atom, value in zip(eqn.inputs, args):
+        dims = tuple(ctx.dims(d) for d in atom.type.shape)
+        starts = [offset if k == axis else i64(0) for k in range(dest.ndim)]
+        copy_into(ctx, value, sub_view(b, dest, starts, [1] * dest.ndim, dims))
+        offset = b.add(offset, dims[axis])
+    return [dest]
+
+
+def lower_raise_if(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """Fail the kernel with ``code`` when any element of the condition is true."""
+    (cond,), code = args, eqn.params["code"]
+    if isinstance(cond, Scalar):
+        ctx.b.fail_if(cond.value, code)
+        return []
+    with loop_nest(ctx.b, cond.dims, "chk") as idx:
+        ctx.b.fail_if(load(ctx.b, cond, idx), code)
+    return []
+
+
+RULES: dict[Primitive, EqnRule] = {
+    take_p: lower_take,
+    update_slice_p: lower_update_slice,
+    dynamic_update_slice_p: lower_dynamic_update_slice,
+    concatenate_p: lower_concatenate,
+    raise_if_p: lower_raise_if,
+}

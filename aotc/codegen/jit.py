@@ -1,0 +1,158 @@
+"""Run compiled kernels in-process, through the same C ABI the Cython wrapper uses.
+
+The object code is exactly what :func:`~aotc.codegen.compile_object` emits for a wheel
+(PIC, explicit CPU); LLVM's ORC JIT links it into this process and resolves libm
+against the running interpreter. :class:`JitKernel.__call__` then follows the wrapper's
+protocol step by step: build ``aotc_array`` structs (any strides), call ``P_shapes``,
+raise the failing check's exception, allocate outputs and aligned scratch, call ``P``,
+map its return code. Tests compare the results with :func:`aotc.interpret.eval_program`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import ctypes
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import llvmlite.binding as llvm
+import numpy as np
+
+from ..abi import INFO_SLOTS, KERNEL_ERRORS, SCRATCH_ALIGN
+from ..interpret import bind_dims
+from ..ir import Program
+from .module import compile_object
+from .target import TargetSpec, jit_target_machine
+
+_ENTRY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_library_ids = itertools.count()
+_sessions: dict[TargetSpec, tuple[Any, Any]] = {}
+
+
+class AotcArray(ctypes.Structure):
+    """``typedef struct { void *data; const int64_t *shape, *strides; } aotc_array;``"""
+
+    _fields_ = [("data", ctypes.c_void_p), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64))]
+
+
+def _session(target: TargetSpec) -> Any:
+    """One LLJIT per target for the whole process (it owns its target machine)."""
+    if target not in _sessions:
+        tm = jit_target_machine(target)
+        _sessions[target] = (llvm.create_lljit_compiler(tm), tm)
+    return _sessions[target][0]
+
+
+class JitLibrary:
+    """Several programs compiled into one object and linked once (fast for tests)."""
+
+    def __init__(self, programs: Sequence[Program], target: TargetSpec | None = None) -> None:
+        target = target or TargetSpec.parse("native")
+        lib = next(_library_ids)
+        names = [f"aotc_jit{lib}_{k}" for k in range(len(programs))]
+        obj = compile_object(list(zip(names, programs)), target)
+        builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
+        for name in names:
+            builder.export_symbol(name).export_symbol(f"{name}_shapes")
+        self._tracker = builder.link(_session(target), f"aotc_jit_library_{lib}")
+        self.kernels = [JitKernel._linked(p, self._tracker[f"{n}_shapes"], self._tracker[n], self)
+                        for p, n in zip(programs, names)]
+
+
+class JitKernel:
+    """``JitKernel(program)(*args) -> list[np.ndarray]``, compiled for ``target``."""
+
+    program: Program
+
+    def __init__(self, program: Program, target: TargetSpec | None = None) -> None:
+        other = JitLibrary([program], target).kernels[0]
+        self.__dict__.update(other.__dict__)
+
+    @classmethod
+    def _linked(cls, program: Program, shapes_addr: int, kernel_addr: int,
+                owner: JitLibrary) -> JitKernel:
+        self = cls.__new__(cls)
+        self.program = program
+        self._shapes = _ENTRY(shapes_addr)
+        self._kernel = _ENTRY(kernel_addr)
+        self._owner = owner  # keeps the linked code alive
+        return self
+
+    def __call__(self, *args: Any) -> list[np.ndarray]:
+        program = self.program
+        if len(args) != len(program.inputs):
+            raise TypeError(f"{program.name}() takes {len(program.inputs)} arguments, "
+                            f"got {len(args)}")
+        values = [_argument(k, var.type.dtype, var.type.ndim, a)
+                  for k, (var, a) in enumerate(zip(program.inputs, args))]
+        self._check_shapes(values)
+        keep: list[Any] = []
+        argv = (ctypes.c_void_p * max(len(values), 1))()
+        for k, value in enumerate(values):
+            argv[k] = _pass(value, keep)
+        ranks = [a.type.ndim for a in program.outputs]
+        out_dims = (ctypes.c_int64 * max(sum(ranks), 1))()
+        info = (ctypes.c_int64 * INFO_SLOTS)()
+        failed = self._shapes(ctypes.addressof(argv), ctypes.addressof(out_dims),
+                              ctypes.addressof(info))
+        if failed:
+            check = program.checks[failed - 1]
+            raise getattr(builtins, check.error)(
+                check.message.format(lhs=info[1], rhs=info[2]))
+        outputs, start = [], 0
+        for atom, rank in zip(program.outputs, ranks):
+            outputs.append(np.empty(tuple(out_dims[start:start + rank]), atom.type.dtype))
+            start += rank
+        outv = (ctypes.c_void_p * max(len(outputs), 1))(*(o.ctypes.data for o in outputs))
+        scratch, scratch_addr = _scratch(info[0])
+        code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv), scratch_addr)
+        del scratch, keep
+        if code:
+            name, message = KERNEL_ERRORS.get(code, ("RuntimeError", f"kernel error {code}"))
+            raise getattr(builtins, name)(message)
+        return outputs
+
+    def _check_shapes(self, values: list[np.ndarray]) -> None:
+        """What the wrapper checks before calling: every input's dims match its type."""
+        env = bind_dims(self.program, tuple(values))
+        for k, (var, value) in enumerate(zip(self.program.inputs, values)):
+            for axis, dim in enumerate(var.type.shape):
+                if dim.symbols() <= env.keys() and dim.evaluate(env) != value.shape[axis]:
+                    raise ValueError(f"argument {k}: axis {axis} has size {value.shape[axis]}, "
+                                     f"expected {dim} = {dim.evaluate(env)}")
+
+
+def _argument(k: int, dtype: np.dtype, ndim: int, arg: Any) -> np.ndarray:
+    if ndim == 0:
+        value = np.array(arg, dtype=dtype)
+        if value.ndim:
+            raise TypeError(f"argument {k}: expected a scalar, got shape {value.shape}")
+        return value
+    value = arg if isinstance(arg, np.ndarray) else np.asarray(arg, dtype=dtype)
+    if value.dtype != dtype or value.ndim != ndim:
+        raise TypeError(f"argument {k}: expected a {ndim}-d {dtype} array, got a "
+                        f"{value.ndim}-d {value.dtype} array")
+    return value
+
+
+def _pass(value: np.ndarray, keep: list[Any]) -> int:
+    """The ``argv`` entry for ``value``: the scalar's address or an ``aotc_array``'s."""
+    if value.ndim == 0:
+        keep.append(value)
+        return value.ctypes.data
+    shape = (ctypes.c_int64 * value.ndim)(*value.shape)
+    strides = (ctypes.c_int64 * value.ndim)(*value.strides)
+    struct = AotcArray(value.ctypes.data, shape, strides)
+    keep.extend((value, shape, strides, struct))
+    return ctypes.addressof(struct)
+
+
+def _scratch(nbytes: int) -> tuple[np.ndarray | None, int | None]:
+    """``nbytes`` of scratch aligned to ``SCRATCH_ALIGN`` (NULL when 0)."""
+    if nbytes <= 0:
+        return None, None
+    buffer = np.empty(nbytes + SCRATCH_ALIGN, np.uint8)
+    addr = buffer.ctypes.data
+    return buffer, (addr + SCRATCH_ALIGN - 1) // SCRATCH_ALIGN * SCRATCH_ALIGN

@@ -1,0 +1,64 @@
+"""From programs to an LLVM module, and from the module to object code or text.
+
+``build_llvm_module`` is pure construction with ``llvmlite.ir`` (deterministic text:
+names come from the entry names and fixed labels, never from ids). The other functions
+run LLVM: parse, verify, optimize with the new pass manager, emit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from ..ir import Program
+from .entry import emit_kernel, emit_shapes
+from .layout import plan_layout
+from .target import TargetSpec, target_machine
+
+Entries = Sequence[tuple[str, Program]]
+
+
+def build_llvm_module(entries: Entries, target: TargetSpec) -> ir.Module:
+    """Unoptimized IR defining ``P_shapes`` and ``P`` for each ``(P, program)``."""
+    tm = target_machine(target)
+    module = ir.Module(name="aotc")
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    for name, program in entries:
+        layout = plan_layout(program)
+        emit_shapes(module, f"{name}_shapes", program, layout)
+        emit_kernel(module, name, program, layout, target.fp_flags)
+    return module
+
+
+def optimized_module(entries: Entries, target: TargetSpec, optimize: bool = True
+                     ) -> llvm.ModuleRef:
+    """Parse and verify the module, then run the ``-O<opt_level>`` pipeline."""
+    tm = target_machine(target)
+    mod = llvm.parse_assembly(str(build_llvm_module(entries, target)))
+    mod.verify()
+    if optimize:
+        pto = llvm.create_pipeline_tuning_options(speed_level=target.opt_level)
+        pto.loop_vectorization = True
+        pto.slp_vectorization = True
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+    return mod
+
+
+def compile_object(entries: Entries, target: TargetSpec) -> bytes:
+    """A relocatable (PIC) object file defining every entry point."""
+    return target_machine(target).emit_object(optimized_module(entries, target))
+
+
+def emit_llvm(entries: Entries, target: TargetSpec, optimized: bool = True) -> str:
+    """LLVM IR text, after optimization unless ``optimized=False``."""
+    return str(optimized_module(entries, target, optimize=optimized))
+
+
+def emit_asm(entries: Entries, target: TargetSpec, optimized: bool = True) -> str:
+    """Target assembly text."""
+    return target_machine(target).emit_assembly(
+        optimized_module(entries, target, optimize=optimized))

@@ -1,0 +1,89 @@
+"""Loop nests that materialize values: elementwise maps, ``iota`` and copies.
+
+Each rule takes the :class:`~.context.Lowering`, the equation and its operand values,
+and returns the result values. A rank-0 result is computed straight into a register;
+anything else is written into its home (see :mod:`.layout`) by a loop nest over the
+output's dims, so a later fusion pass can hand several equations to one nest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from llvmlite import ir
+
+from ..ir import Eqn
+from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
+from ..ops.shape import dim_value_p, iota_p
+from .context import Lowering
+from .convert import convert
+from .dtypes import INT64, i64
+from .loops import loop_nest
+from .scalar import scalar_rule
+from .values import Scalar, Value, View, load, store
+
+EqnRule = Callable[[Lowering, Eqn, Sequence[Value]], list[Value]]
+
+
+def merge_index(ndim: int, *groups: tuple[Sequence[int], Sequence[ir.Value]]) -> list[ir.Value]:
+    """Merge loop indices into one index per axis (axes listed per group)."""
+    idx: list[ir.Value] = [i64(0)] * ndim
+    for axes, values in groups:
+        for k, v in zip(axes, values):
+            idx[k] = v
+    return idx
+
+
+class Accumulator:
+    """A register-allocated running value (an entry-block alloca)."""
+
+    def __init__(self, ctx: Lowering, ty: ir.Type, name: str) -> None:
+        self.b = ctx.b
+        self.slot = ctx.b.entry_alloca(ty, name=name)
+        self.ty = ty
+
+    def get(self) -> ir.Value:
+        return self.b.load(self.slot, typ=self.ty)
+
+    def set(self, value: ir.Value) -> None:
+        self.b.store(value, self.slot)
+
+
+def copy_into(ctx: Lowering, src: Value, dest: View) -> None:
+    """``dest[...] = src`` (a Scalar source is broadcast)."""
+    with loop_nest(ctx.b, dest.dims, "c") as idx:
+        store(ctx.b, dest, idx, load(ctx.b, src, idx))
+
+
+def lower_elementwise(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    rule = scalar_rule(eqn.prim)
+    # The operand dtype: the last input's (select's condition comes first).
+    dtype = eqn.inputs[-1].type.dtype
+    params = dict(eqn.params)
+    out = eqn.outs[0]
+    if out.type.ndim == 0:
+        values = [a.value for a in args if isinstance(a, Scalar)]
+        return [Scalar(rule(ctx.b, dtype, *values, **params), out.type.dtype)]
+    dest = ctx.home(out)
+    with loop_nest(ctx.b, dest.dims, "e") as idx:
+        values = [load(ctx.b, a, idx) for a in args]
+        store(ctx.b, dest, idx, rule(ctx.b, dtype, *values, **params))
+    return [dest]
+
+
+def lower_dim_value(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    return [Scalar(ctx.dims(eqn.params["expr"]), INT64)]
+
+
+def lower_iota(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """Each element's index along ``dimension``, converted to the result dtype."""
+    out = eqn.outs[0]
+    dest = ctx.home(out)
+    axis = eqn.params["dimension"]
+    with loop_nest(ctx.b, dest.dims, "e") as idx:
+        store(ctx.b, dest, idx, convert(ctx.b, idx[axis], INT64, out.type.dtype))
+    return [dest]
+
+
+RULES: dict[Primitive, EqnRule] = {dim_value_p: lower_dim_value, iota_p: lower_iota}
+RULES.update({p: lower_elementwise for p in ALL_PRIMITIVES.values() if p.has(ELEMENTWISE)})

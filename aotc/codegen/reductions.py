@@ -1,0 +1,144 @@
+"""Reductions, index reductions and cumulative scans: loops with a register accumulator.
+
+The kept axes are the outer loops and the reduced axis or axes the inner ones. The
+accumulator is an entry-block alloca that SROA turns into phis, so the IR stays simple
+and the result is an ordinary register loop. The combining step is the elementwise
+scalar rule of the matching primitive (``add`` for sums, NaN-propagating ``max``…), so
+dtype semantics (bool sums are ``or``, integer wrap-around) come from one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from llvmlite import ir
+
+from ..ir import Eqn
+from ..ops.core import ALL_PRIMITIVES, Primitive
+from ..ops.reduce import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
+from .context import Lowering
+from .dtypes import I64, constant, i64, int_max, int_min, reg_type
+from .loops import for_range, loop_nest
+from .nests import Accumulator, EqnRule, copy_into, merge_index
+from .scalar import scalar_rule
+from .values import Scalar, Value, View, load, store
+
+
+def _lowest(dtype: np.dtype) -> object:
+    return -np.inf if dtype.kind == "f" else False if dtype.kind == "b" else int_min(dtype)
+
+
+def _highest(dtype: np.dtype) -> object:
+    return np.inf if dtype.kind == "f" else True if dtype.kind == "b" else int_max(dtype)
+
+
+#: reduction -> (elementwise primitive that combines, identity for a dtype).
+#: max/min use NumPy's NaN-propagating ``maximum``/``minimum``; the identity of an empty
+#: max/min is never observed (the tracer adds a check), but it must not crash.
+REDUCERS: dict[str, tuple[str, Callable[[np.dtype], object]]] = {
+    "reduce_sum": ("add", lambda dtype: 0),
+    "reduce_prod": ("mul", lambda dtype: 1),
+    "reduce_max": ("max", _lowest),
+    "reduce_min": ("min", _highest),
+    "reduce_and": ("logical_and", lambda dtype: 1),
+    "reduce_or": ("logical_or", lambda dtype: 0),
+}
+
+
+def lower_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """``reduce_*`` over ``axes``; sums accumulate sequentially from +0.0 (for now)."""
+    (x,), out = args, eqn.outs[0]
+    axes = sorted(eqn.params["axes"])
+    if not axes:  # NumPy copies; ``0 + x`` would lose the sign of -0.0
+        if isinstance(x, Scalar):
+            return [x]
+        dest = ctx.home(out)
+        copy_into(ctx, x, dest)
+        return [dest]
+    assert isinstance(x, View)
+    b, dtype = ctx.b, x.dtype
+    combine_name, identity = REDUCERS[eqn.prim.name]
+    combine = scalar_rule(ALL_PRIMITIVES[combine_name])
+    kept = [k for k in range(x.ndim) if k not in axes]
+    acc = Accumulator(ctx, reg_type(dtype), "acc")
+
+    def reduce_at(kept_idx: Sequence[ir.Value]) -> ir.Value:
+        acc.set(constant(dtype, identity(dtype)))
+        with loop_nest(b, [x.dims[k] for k in axes], "r") as red_idx:
+            item = load(b, x, merge_index(x.ndim, (kept, kept_idx), (axes, red_idx)))
+            acc.set(combine(b, dtype, acc.get(), item))
+        return acc.get()
+
+    if out.type.ndim == 0:
+        return [Scalar(reduce_at([]), dtype)]
+    dest = ctx.home(out)
+    with loop_nest(b, dest.dims, "k") as kept_idx:
+        store(b, dest, kept_idx, reduce_at(kept_idx))
+    return [dest]
+
+
+def lower_arg_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """``argmax``/``argmin`` along ``axis``: the first extreme; a NaN is the extreme.
+
+    Starting from the identity (-inf for argmax) with index 0 gives the first occurrence
+    without reading element 0 up front, so an empty axis cannot read out of bounds.
+    """
+    (x,), out = args, eqn.outs[0]
+    assert isinstance(x, View)
+    b, dtype, axis = ctx.b, x.dtype, eqn.params["axis"]
+    is_max = eqn.prim.name == "argmax"
+    better = scalar_rule(ALL_PRIMITIVES["gt" if is_max else "lt"])
+    isnan = scalar_rule(ALL_PRIMITIVES["isnan"])
+    kept = [k for k in range(x.ndim) if k != axis]
+    best = Accumulator(ctx, reg_type(dtype), "best")
+    where = Accumulator(ctx, I64, "where")
+
+    def arg_at(kept_idx: Sequence[ir.Value]) -> ir.Value:
+        best.set(constant(dtype, (_lowest if is_max else _highest)(dtype)))
+        where.set(i64(0))
+        with for_range(b, x.dims[axis], "a") as i:
+            item = load(b, x, merge_index(x.ndim, (kept, kept_idx), ([axis], [i])))
+            current = best.get()
+            first_nan = b.and_(isnan(b, dtype, item), b.not_(isnan(b, dtype, current)))
+            take = b.or_(better(b, dtype, item, current), first_nan)
+            best.set(b.select(take, item, current))
+            where.set(b.select(take, i, where.get()))
+        return where.get()
+
+    if out.type.ndim == 0:
+        return [Scalar(arg_at([]), out.type.dtype)]
+    dest = ctx.home(out)
+    with loop_nest(b, dest.dims, "k") as kept_idx:
+        store(b, dest, kept_idx, arg_at(kept_idx))
+    return [dest]
+
+
+def lower_cumulative(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """``cumsum``/``cumprod`` along ``axis``, sequential as NumPy's ``accumulate``.
+
+    The running sum starts at -0.0 (``-0.0 + x == x`` for every x), so the first
+    element is copied exactly, as NumPy does.
+    """
+    (x,), out = args, eqn.outs[0]
+    b, dtype, axis = ctx.b, out.type.dtype, eqn.params["axis"]
+    is_sum = eqn.prim.name == "cumsum"
+    combine = scalar_rule(ALL_PRIMITIVES["add" if is_sum else "mul"])
+    start = constant(dtype, (-0.0 if dtype.kind == "f" else 0) if is_sum else 1)
+    dest = ctx.home(out)
+    kept = [k for k in range(dest.ndim) if k != axis]
+    acc = Accumulator(ctx, reg_type(dtype), "acc")
+    with loop_nest(b, [dest.dims[k] for k in kept], "k") as kept_idx:
+        acc.set(start)
+        with for_range(b, dest.dims[axis], "s") as i:
+            idx = merge_index(dest.ndim, (kept, kept_idx), ([axis], [i]))
+            acc.set(combine(b, dtype, acc.get(), load(b, x, idx)))
+            store(b, dest, idx, acc.get())
+    return [dest]
+
+
+RULES: dict[Primitive, EqnRule] = {
+    **{p: lower_reduction for p in REDUCTIONS.values()},
+    **{p: lower_arg_reduction for p in ARG_REDUCTIONS.values()},
+    **{p: lower_cumulative for p in CUMULATIVE.values()},
+}

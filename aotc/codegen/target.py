@@ -1,0 +1,130 @@
+"""What machine code is generated for: CPU, features, optimization level, fast math.
+
+A :class:`TargetSpec` is plain frozen data so it can be hashed, compared, printed in
+build logs and read from ``[tool.aotc]``. The LLVM target machine made from it uses the
+AOT settings (``reloc="pic"``, ``codemodel="default"``, explicit CPU and features), never
+the JIT defaults, so the in-process JIT tests run the very object code a wheel ships.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+_CPU_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+#: Targets known to be valid 64-bit x86 CPUs: no need to try them first.
+_KNOWN_GOOD = frozenset({"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"})
+_PROBE = r"""
+import sys
+import llvmlite.binding as llvm
+llvm.initialize_native_target()
+llvm.initialize_native_asmprinter()
+target = llvm.Target.from_triple(llvm.get_process_triple())
+tm = target.create_target_machine(cpu=sys.argv[1], features=sys.argv[2], reloc="pic",
+                                  codemodel="default")
+tm.emit_object(llvm.parse_assembly("define i64 @f(i64 %x) {\n  ret i64 %x\n}"))
+"""
+
+
+@functools.cache
+def initialize_llvm() -> None:
+    """Initialize the native target once (``llvm.initialize()`` is deprecated in 0.50)."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """A code generation target; ``features`` is LLVM's ``+avx2,-fma`` syntax."""
+
+    cpu: str = "x86-64-v2"
+    features: str = ""
+    opt_level: int = 3
+    fast_math: bool = False
+
+    def __post_init__(self) -> None:
+        if not _CPU_NAME.match(self.cpu):
+            raise ValueError(f"target cpu {self.cpu!r} is not a CPU name")
+        if self.opt_level not in (0, 1, 2, 3):
+            raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
+
+    @classmethod
+    def parse(cls, name: str, *, opt_level: int = 3, fast_math: bool = False) -> TargetSpec:
+        """``"native"`` (this host's CPU and features) or a CPU name like ``"x86-64-v3"``.
+
+        Raises ``ValueError`` for a name LLVM does not know as a 64-bit CPU.
+        """
+        if name == "native":
+            initialize_llvm()
+            return cls(llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(),
+                       opt_level, fast_math)
+        spec = cls(name, "", opt_level, fast_math)
+        check_target(spec)
+        return spec
+
+    @property
+    def fp_flags(self) -> tuple[str, ...]:
+        """LLVM fast-math flags for float arithmetic.
+
+        ``fast_math`` allows reassociation (vectorized sums), contraction (FMA),
+        reciprocals and ignoring the sign of zero, but never ``nnan``/``ninf``: NaN and
+        inf still behave, so ``isnan`` and NaN-propagating ``max`` keep their meaning.
+        """
+        if not self.fast_math:
+            return ()
+        return ("reassoc", "nsz", "arcp", "contract", "afn")
+
+
+def check_target(spec: TargetSpec) -> None:
+    """Raise ``ValueError`` unless LLVM can generate 64-bit code for ``spec``."""
+    error = _probe(spec.cpu, spec.features)
+    if error:
+        raise ValueError(error)
+
+
+@functools.cache
+def _probe(cpu: str, features: str) -> str | None:
+    """Try the CPU in a child process: LLVM only warns about an unknown CPU name, then
+    *aborts the process* when it generates code for it ("64-bit code requested on a
+    subtarget that doesn't support it"), and a 32-bit CPU aborts the same way."""
+    if cpu in _KNOWN_GOOD and not features:
+        return None
+    initialize_llvm()
+    if cpu == llvm.get_host_cpu_name() and features == llvm.get_host_cpu_features().flatten():
+        return None  # "native"
+    done = subprocess.run([sys.executable, "-c", _PROBE, cpu, features],
+                          capture_output=True, text=True, timeout=120)
+    if "not a recognized processor" in done.stderr:
+        return f"LLVM does not know the CPU {cpu!r}"
+    if done.returncode != 0:
+        lines = (done.stderr.strip() or "it crashed").splitlines()
+        return f"LLVM cannot generate 64-bit code for CPU {cpu!r}: {lines[-1]}"
+    return None
+
+
+@functools.cache
+def target_machine(spec: TargetSpec) -> llvm.TargetMachine:
+    """The LLVM target machine for ``spec`` (cached: specs are hashable).
+
+    The spec is checked first, so a bad CPU is a ``ValueError``, not a dead process.
+    """
+    check_target(spec)
+    return _new_target_machine(spec)
+
+
+def _new_target_machine(spec: TargetSpec) -> llvm.TargetMachine:
+    initialize_llvm()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(cpu=spec.cpu, features=spec.features,
+                                        opt=spec.opt_level, reloc="pic",
+                                        codemodel="default")
+
+
+def jit_target_machine(spec: TargetSpec) -> llvm.TargetMachine:
+    """A fresh target machine to hand to an LLJIT session (which may take it over)."""
+    return _new_target_machine(spec)

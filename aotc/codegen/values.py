@@ -1,0 +1,104 @@
+"""The two kinds of runtime value in a kernel: a Scalar in a register, or a strided View.
+
+Rank-0 results and literals are :class:`Scalar` s (an SSA value; no memory at all).
+Everything of rank >= 1 is a :class:`View`: a data pointer, i64 dims and i64 byte
+strides, NumPy's own representation, so transposes, slices and broadcasts are new
+Views over the same bytes, never loops. Element ``idx`` lives at
+``data + sum(idx[k] * strides[k])``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+
+from .builder import KernelBuilder
+from .dtypes import BOOL, I1, I8, i64, mem_type
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A rank-0 value held in a register (register type of ``dtype``)."""
+
+    value: ir.Value
+    dtype: np.dtype
+
+
+@dataclass(frozen=True)
+class View:
+    """A strided array: ``data`` (ptr), ``dims`` and byte ``strides`` (i64 values).
+
+    ``align`` is the alignment every element address is known to have: the natural
+    alignment for buffers we allocate, 1 for caller arrays (NumPy allows unaligned ones).
+    """
+
+    data: ir.Value
+    dims: tuple[ir.Value, ...]
+    strides: tuple[ir.Value, ...]
+    dtype: np.dtype
+    align: int = 1
+
+    @property
+    def ndim(self) -> int:
+        return len(self.dims)
+
+
+Value = Scalar | View
+
+
+def load_memory(b: KernelBuilder, ptr: ir.Value, dtype: np.dtype, align: int) -> ir.Value:
+    """Load one element as its register value (bool: any nonzero byte is True)."""
+    raw = b.load(ptr, typ=mem_type(dtype), align=align)
+    if dtype == BOOL:
+        return b.icmp_unsigned("!=", raw, ir.Constant(I8, 0))
+    return raw
+
+
+def store_memory(b: KernelBuilder, value: ir.Value, ptr: ir.Value, dtype: np.dtype,
+                 align: int) -> None:
+    """Store a register value (bool is written as the byte 0 or 1)."""
+    if dtype == BOOL and value.type == I1:
+        value = b.zext(value, I8)
+    b.store(value, ptr, align=align)
+
+
+def element_ptr(b: KernelBuilder, view: View, idx: Sequence[ir.Value]) -> ir.Value:
+    """The address of ``view[idx]``: ``data + sum(idx[k] * strides[k])`` in bytes."""
+    offset: ir.Value | None = None
+    for i, stride in zip(idx, view.strides):
+        term = b.mul(i, stride)
+        offset = term if offset is None else b.add(offset, term)
+    if offset is None:
+        return view.data
+    return b.gep(view.data, [offset], source_etype=I8)
+
+
+def load(b: KernelBuilder, value: Value, idx: Sequence[ir.Value]) -> ir.Value:
+    """Read ``value`` at ``idx``; a Scalar is the same at every index (broadcast)."""
+    if isinstance(value, Scalar):
+        return value.value
+    return load_memory(b, element_ptr(b, value, idx), value.dtype, value.align)
+
+
+def store(b: KernelBuilder, view: View, idx: Sequence[ir.Value], value: ir.Value) -> None:
+    store_memory(b, value, element_ptr(b, view, idx), view.dtype, view.align)
+
+
+def c_strides(b: KernelBuilder, dims: Sequence[ir.Value], itemsize: int) -> tuple[ir.Value, ...]:
+    """Byte strides of a C-contiguous array with these dims."""
+    strides: list[ir.Value] = []
+    step: ir.Value = i64(itemsize)
+    for d in reversed(dims):
+        strides.append(step)
+        step = b.mul(step, d)
+    return tuple(reversed(strides))
+
+
+def contiguous_view(b: KernelBuilder, data: ir.Value, dims: Sequence[ir.Value],
+                    dtype: np.dtype) -> View:
+    """A C-contiguous, naturally aligned View over a buffer we allocated."""
+    return View(data, tuple(dims), c_strides(b, dims, dtype.itemsize), dtype,
+                align=dtype.itemsize)

@@ -1,0 +1,113 @@
+"""View primitives: a new index map over the same bytes, computed without a loop.
+
+``VIEW_RULES[prim](ctx, eqn, x, *more) -> Value``. Each rule only derives a data pointer,
+dims and byte strides from its operand's, like NumPy's own view machinery. The one
+exception is a ``reshape`` that the layout decided cannot be a view (a non-contiguous
+operand whose non-unit dims change): it copies into its home first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ..ir import Eqn
+from ..ops.core import Primitive
+from ..ops.index import dynamic_slice_p
+from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
+from ..shapes import DimExpr
+from .context import Lowering
+from .dtypes import I8, i64
+from .nests import copy_into
+from .values import Scalar, Value, View, c_strides, contiguous_view, load
+
+ViewRule = Callable[..., Value]  # (ctx, eqn, *operands) -> Value
+
+
+def _is_unit(d: DimExpr) -> bool:
+    return d.is_const and d.value == 1
+
+
+def _broadcast_in_dim(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
+    out = eqn.outs[0]
+    if out.type.ndim == 0:
+        return x
+    v = ctx.as_view(x)
+    strides: list[ir.Value] = [i64(0)] * out.type.ndim  # new and stretched axes
+    in_shape = eqn.inputs[0].type.shape
+    for i, axis in enumerate(eqn.params["broadcast_dimensions"]):
+        if not _is_unit(in_shape[i]):
+            strides[axis] = v.strides[i]
+    return View(v.data, ctx.shape(out), tuple(strides), v.dtype, v.align)
+
+
+def _transpose(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
+    if isinstance(x, Scalar):
+        return x
+    perm = eqn.params["permutation"]
+    return View(x.data, tuple(x.dims[p] for p in perm), tuple(x.strides[p] for p in perm),
+                x.dtype, x.align)
+
+
+def _slice(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
+    if isinstance(x, Scalar):
+        return x
+    b = ctx.b
+    offset: ir.Value = i64(0)
+    strides = []
+    for start, step, stride in zip(eqn.params["start"], eqn.params["step"], x.strides):
+        offset = b.add(offset, b.mul(ctx.dims(start), stride))
+        strides.append(b.mul(stride, i64(step)))
+    data = b.gep(x.data, [offset], source_etype=I8)
+    return View(data, ctx.shape(eqn.outs[0]), tuple(strides), x.dtype, x.align)
+
+
+def _refine_shape(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
+    """The same data; a check proved the new (symbolic) sizes equal the old ones."""
+    if isinstance(x, Scalar):
+        return x
+    return View(x.data, ctx.shape(eqn.outs[0]), x.strides, x.dtype, x.align)
+
+
+def _dynamic_slice(ctx: Lowering, eqn: Eqn, x: Value, *starts: Value) -> Value:
+    """``x[s0:s0+n0, ...]`` with runtime starts (tracing checked they are in range)."""
+    if isinstance(x, Scalar):
+        return x
+    b = ctx.b
+    offset: ir.Value = i64(0)
+    for start, stride in zip(starts, x.strides):
+        assert isinstance(start, Scalar)
+        offset = b.add(offset, b.mul(start.value, stride))
+    data = b.gep(x.data, [offset], source_etype=I8)
+    return View(data, ctx.shape(eqn.outs[0]), x.strides, x.dtype, x.align)
+
+
+def _reshape(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
+    (xvar,), (out,) = eqn.inputs, eqn.outs
+    b = ctx.b
+    if out in ctx.layout.homes:  # not expressible as a view: copy in C order
+        dest = ctx.home(out)
+        copy_into(ctx, x, View(dest.data, x.dims, c_strides(b, x.dims, x.dtype.itemsize),
+                               x.dtype, dest.align))
+        return dest
+    if out.type.ndim == 0:
+        return Scalar(load(b, x, [i64(0)] * xvar.type.ndim), xvar.type.dtype)
+    v = ctx.as_view(x)
+    if xvar.type.ndim == 0 or xvar in ctx.layout.contiguous:
+        view = contiguous_view(b, v.data, ctx.shape(out), v.dtype)
+        return View(view.data, view.dims, view.strides, v.dtype, v.align)
+    # Only size-1 axes are added or dropped: the other axes keep their strides in order.
+    kept = [s for s, d in zip(v.strides, xvar.type.shape) if not _is_unit(d)]
+    strides = [i64(0) if _is_unit(d) else kept.pop(0) for d in out.type.shape]
+    return View(v.data, ctx.shape(out), tuple(strides), v.dtype, v.align)
+
+
+VIEW_RULES: dict[Primitive, ViewRule] = {
+    broadcast_in_dim_p: _broadcast_in_dim,
+    transpose_p: _transpose,
+    slice_p: _slice,
+    reshape_p: _reshape,
+    refine_shape_p: _refine_shape,
+    dynamic_slice_p: _dynamic_slice,
+}

@@ -1,0 +1,1 @@
+"""Code generation tests: programs compiled in-process and compared with NumPy."""

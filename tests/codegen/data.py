@@ -1,0 +1,112 @@
+"""Test inputs with the edge cases that break code generators, and result comparison."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from aotc.ops.core import ALL_PRIMITIVES
+from aotc.ops.elementwise import UFUNC_OF
+
+BOOL = np.dtype(bool)
+INTS = [np.dtype(c) for c in ("i1", "i2", "i4", "i8")]
+UINTS = [np.dtype(c) for c in ("u1", "u2", "u4", "u8")]
+FLOATS = [np.dtype("f4"), np.dtype("f8")]
+DTYPES = [BOOL, *INTS, *UINTS, *FLOATS]
+
+
+def edge_values(dtype: np.dtype) -> np.ndarray:
+    """0, ±1, small values, shift counts around the bit width, MIN/MAX, NaN, ±inf, -0.0…"""
+    if dtype == BOOL:
+        return np.array([False, True])
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        bits = 8 * dtype.itemsize
+        values = [0, 1, 2, 3, 5, 7, 100, bits - 1, bits, bits + 1, info.max, info.max - 1,
+                  info.max // 2 + 1]
+        if dtype.kind == "i":
+            values += [-1, -2, -3, -7, -100, -bits, info.min, info.min + 1]
+        return np.array([v for v in values if info.min <= v <= info.max], dtype)
+    info = np.finfo(dtype)
+    return np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.0, -7.0, 0.1, 100.0,
+                     1e10, -1e10, 1e30, info.tiny, info.smallest_subnormal, info.max, -info.max,
+                     np.inf, -np.inf, np.nan], dtype)
+
+
+def pairs(dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Every ordered pair of edge values, as two 1-d arrays."""
+    v = edge_values(dtype)
+    x, y = np.meshgrid(v, v, indexing="ij")
+    return x.ravel(), y.ravel()
+
+
+def has_numpy_loop(prim: str, dtype: np.dtype) -> bool:
+    """NumPy's ufunc has a loop taking exactly this dtype (no casting)."""
+    ufunc = UFUNC_OF.get(ALL_PRIMITIVES[prim])
+    if ufunc is None:
+        return True
+    want = dtype.char * ufunc.nin
+    return any(t.split("->")[0] == want for t in ufunc.types)
+
+
+def assert_same(got: Any, want: Any, *, rtol: float = 0.0, signed_zero: bool = True,
+                what: str = "") -> None:
+    """Equal dtype and shape; floats equal (or within ``rtol``) with NaN where NaN is.
+
+    ``signed_zero`` also demands the sign of every zero agree (NumPy's -0.0 results).
+    """
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    if got.dtype.kind != "f":
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{what}: NaNs")
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)],
+                                  err_msg=f"{what}: infinities")
+    if rtol:
+        tiny = np.finfo(want.dtype).tiny
+        np.testing.assert_allclose(got[finite], want[finite], rtol=rtol, atol=tiny,
+                                   err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+    if signed_zero and not rtol:
+        zeros = want == 0
+        np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]),
+                                      err_msg=f"{what}: sign of zero")
+
+
+def layouts(x: np.ndarray) -> dict[str, np.ndarray]:
+    """``x`` (or, for 'broadcast', an array of its shape) in several memory layouts.
+
+    C order, Fortran order (transposed strides), every axis reversed (negative strides),
+    every other element of a larger buffer (non-unit strides), and a zero-stride
+    broadcast of the first row.
+    """
+    out = {"c": np.ascontiguousarray(x), "fortran": np.asfortranarray(x),
+           "reversed": np.flip(np.flip(x).copy())}
+    if x.ndim:
+        big = np.zeros(x.shape[:-1] + (2 * x.shape[-1],), x.dtype)
+        big[..., ::2] = x
+        out["strided"] = big[..., ::2]
+        if x.shape[0]:
+            out["broadcast"] = np.broadcast_to(x[:1], x.shape)
+    return out
+
+
+def random_values(dtype: np.dtype, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    """Random values of ``dtype`` mixing small numbers with edge values."""
+    rng = np.random.default_rng(seed)
+    size = int(np.prod(shape))
+    if dtype == BOOL:
+        return rng.random(shape) < 0.7
+    edges = edge_values(dtype)
+    if dtype.kind == "f":
+        small = rng.standard_normal(size) * 4
+    else:
+        info = np.iinfo(dtype)
+        small = rng.integers(max(info.min, -9), min(info.max, 9), size, endpoint=True)
+    values = np.where(rng.random(size) < 0.15, rng.choice(edges, size), small.astype(dtype))
+    return values.astype(dtype).reshape(shape)

@@ -1,0 +1,115 @@
+"""The public API: targets, deterministic IR text, object code, assembly, fast math."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aotc.codegen import (
+    TargetSpec,
+    build_llvm_module,
+    compile_object,
+    emit_asm,
+    emit_llvm,
+    has_lowering,
+)
+from aotc.codegen.jit import JitKernel, JitLibrary
+from aotc.ops import ALL_PRIMITIVES
+
+from .programs import ProgramBuilder
+
+
+def saxpy():
+    """A fresh program each call: new Var ids, same structure."""
+    pb = ProgramBuilder("saxpy")
+    a, x, y = pb.scalar("f4"), pb.array("f4", "n"), pb.array("f4", "n")
+    s = pb.apply("add", pb.apply("mul", a, x), y)
+    return pb.build(s, pb.apply("reduce_max", s, axes=(0,)), pb.apply("sin", a))
+
+
+def test_target_spec_parse():
+    native = TargetSpec.parse("native")
+    assert native.cpu and native.cpu != "native" and native.features.startswith(("+", "-"))
+    v3 = TargetSpec.parse("x86-64-v3", opt_level=2, fast_math=True)
+    assert v3 == TargetSpec("x86-64-v3", "", 2, True)
+    assert TargetSpec() == TargetSpec("x86-64-v2", "", 3, False)
+    with pytest.raises(ValueError):
+        TargetSpec.parse("not a cpu; rm -rf")
+    # LLVM would abort the process on these when emitting code: they must be errors.
+    with pytest.raises(ValueError, match="does not know the CPU 'skylake-foo'"):
+        TargetSpec.parse("skylake-foo")
+    with pytest.raises(ValueError, match="64-bit"):
+        TargetSpec.parse("pentium4")
+    with pytest.raises(ValueError):
+        compile_object([("k", saxpy())], TargetSpec("i486"))
+    with pytest.raises(ValueError):
+        TargetSpec(opt_level=7)
+
+
+def test_llvm_text_is_deterministic():
+    """Same program structure -> byte-identical IR, whatever the Var ids or run."""
+    first = str(build_llvm_module([("aotc_m_saxpy_0", saxpy())], TargetSpec()))
+    second = str(build_llvm_module([("aotc_m_saxpy_0", saxpy())], TargetSpec()))
+    assert first == second
+    assert "Var" not in first and "0x7f" not in first
+    assert 'define i64 @"aotc_m_saxpy_0_shapes"(ptr %"argv"' in first
+    assert 'define i64 @"aotc_m_saxpy_0"(ptr %"argv", ptr %"outv", ptr %"scratch")' in first
+    assert "i64*" not in first and "float*" not in first  # opaque pointers only
+
+
+def test_object_code_for_several_targets():
+    entries = [("aotc_m_saxpy_0", saxpy()), ("aotc_m_saxpy_1", saxpy())]
+    for target in (TargetSpec(), TargetSpec("x86-64-v3"), TargetSpec("skylake", opt_level=1)):
+        obj = compile_object(entries, target)
+        assert obj[:4] == b"\x7fELF"
+        for name in (b"aotc_m_saxpy_0", b"aotc_m_saxpy_0_shapes", b"aotc_m_saxpy_1"):
+            assert name in obj
+    assert compile_object(entries, TargetSpec()) == compile_object(entries, TargetSpec())
+
+
+def test_text_outputs():
+    entries = [("k", saxpy())]
+    optimized = emit_llvm(entries, TargetSpec("x86-64-v3"))
+    assert "define" in optimized and "sinf" in optimized
+    assert "alloca" not in optimized  # accumulators were promoted to registers
+    raw = emit_llvm(entries, TargetSpec(), optimized=False)
+    assert "alloca" in raw
+    asm = emit_asm(entries, TargetSpec("x86-64-v3"))
+    assert "k_shapes:" in asm and "ymm" in asm  # AVX2 vector code for x86-64-v3
+
+
+@pytest.mark.parametrize("target", [TargetSpec(opt_level=0), TargetSpec(fast_math=True),
+                                    TargetSpec("x86-64-v3")], ids=["O0", "fast", "v3"])
+def test_other_targets_run(target):
+    """-O0 and fast math still give NumPy's results (fast math keeps NaN semantics)."""
+    kernel = JitKernel(saxpy(), target)
+    x = np.array([1.0, np.nan, -2.0, np.inf], np.float32)
+    y = np.array([0.5, 1.0, np.nan, 1.0], np.float32)
+    s, top, sine = kernel(np.float32(2.0), x, y)
+    np.testing.assert_array_equal(s, np.float32(2.0) * x + y)
+    assert np.isnan(top)
+    assert sine == pytest.approx(np.sin(np.float32(2.0)), rel=1e-6)
+
+
+def test_every_primitive_has_a_lowering():
+    missing = [name for name, p in ALL_PRIMITIVES.items() if not has_lowering(p)]
+    assert not missing
+
+
+def test_many_kernels_share_one_library():
+    library = JitLibrary([saxpy() for _ in range(3)])
+    x = np.arange(4, dtype=np.float32)
+    results = [k(np.float32(1.0), x, x)[0] for k in library.kernels]
+    for r in results:
+        np.testing.assert_array_equal(r, 2 * x)
+
+
+def test_wrong_arguments_are_rejected_before_the_call():
+    kernel = JitKernel(saxpy())
+    x = np.zeros(3, np.float32)
+    with pytest.raises(TypeError):
+        kernel(np.float32(1.0), x.astype(np.float64), x)
+    with pytest.raises(TypeError):
+        kernel(np.float32(1.0), x)
+    with pytest.raises(ValueError, match="axis 0"):
+        kernel(np.float32(1.0), x, np.zeros(4, np.float32))
