@@ -1,0 +1,370 @@
+"""Module -> exported kernels -> one object + a Cython wrapper -> a setuptools Extension.
+
+:func:`compile_module` is the whole compiler driver for one kernel module. The rest of
+this file is aotc's only contact with setuptools: :func:`finalize_distribution_options`
+(an entry point setuptools calls for every build; it does nothing unless the project's
+pyproject.toml has ``[tool.aotc]``) adds one ordinary ``Extension`` per configured
+module, and :class:`AotcBuildExt` renders and compiles the kernels lazily when
+``build_ext`` runs, so building an sdist or wheel metadata never traces anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import os
+import sys
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, NoReturn
+
+from setuptools import Extension
+from setuptools.command.build_ext import build_ext
+
+from . import abi, config, wrapper
+from .errors import AotcError, BuildError, ConfigError, Loc, render
+
+# -- the compiler driver -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuiltModule:
+    """What :func:`compile_module` wrote for one kernel module (paths under build-dir)."""
+
+    name: str
+    source: Path  #: the kernel module's ``.py``
+    pyx: Path
+    header: Path
+    obj: Path
+    pyi: str  #: stub text; the build writes it next to the extension
+    functions: tuple[str, ...]
+
+
+def source_path(module_name: str, project_root: Path) -> Path:
+    """The ``.py`` of a kernel module, in a flat or a ``src/`` layout."""
+    rel = Path(*module_name.split("."))
+    for base in (project_root, project_root / "src"):
+        if (base / rel.with_suffix(".py")).is_file():
+            return base / rel.with_suffix(".py")
+        if (base / rel / "__init__.py").is_file():
+            raise BuildError(f"kernel module '{module_name}' is a package",
+                             hint=f"move the kernels into a module such as '{module_name}."
+                                  "kernels'; an extension cannot replace a package")
+    raise BuildError(
+        f"kernel module '{module_name}' not found: expected {rel.with_suffix('.py')} under "
+        f"{project_root} or {project_root / 'src'}",
+        hint="check 'modules' in [tool.aotc] of pyproject.toml",
+    )
+
+
+def _import_root(path: Path, module_name: str) -> Path:
+    return path.parents[len(module_name.split(".")) - 1]
+
+
+@contextlib.contextmanager
+def _first_on_path(directory: Path) -> Iterator[None]:
+    sys.path.insert(0, str(directory))
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        sys.path.remove(str(directory))
+
+
+@contextlib.contextmanager
+def _chdir(directory: Path) -> Iterator[None]:
+    """``contextlib.chdir`` for Python 3.10."""
+    previous = os.getcwd()
+    os.chdir(directory)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def _user_loc(exc: BaseException, file: Path) -> Loc | None:
+    """The innermost traceback frame in the user's file: where their code failed."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if f.filename and Path(f.filename).resolve() == file.resolve()]
+    return Loc(str(file), frames[-1].lineno or 0) if frames else None
+
+
+def load_module(module_name: str, project_root: Path) -> ModuleType:
+    """Run the kernel module's Python source (never a built extension shadowing it)."""
+    path = source_path(module_name, project_root)
+    parent, _, _ = module_name.rpartition(".")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    previous = sys.modules.get(module_name)
+    with _first_on_path(_import_root(path, module_name)):
+        try:
+            if parent:
+                importlib.import_module(parent)
+            sys.modules[module_name] = module
+            spec.loader.exec_module(module)
+        except AotcError:
+            raise
+        except Exception as exc:
+            raise BuildError(f"importing '{module_name}' failed: {type(exc).__name__}: {exc}",
+                             loc=_user_loc(exc, path)) from exc
+        finally:
+            if previous is None:
+                sys.modules.pop(module_name, None)
+            else:
+                sys.modules[module_name] = previous
+    return module
+
+
+def exported_functions(module: ModuleType) -> list[tuple[str, Any]]:
+    """Functions defined in ``module`` and marked ``@aotc.export``, in source order."""
+    return [
+        (name, obj) for name, obj in vars(module).items()
+        if getattr(obj, "__aotc_export__", None) is not None
+        and getattr(obj, "__module__", None) == module.__name__
+        and getattr(obj, "__name__", None) == name
+    ]
+
+
+def _trace_function(module_name: str, name: str, fn: Any,
+                    entries: list[tuple[str, Any]]) -> wrapper.Function:
+    from .passes import optimize
+    from .trace import trace_kernel
+
+    info = fn.__aotc_export__
+    overloads, param_names = [], None
+    for k, signature in enumerate(info.signatures):
+        try:
+            traced = trace_kernel(fn, signature, name=name)
+            program = optimize(traced.program)
+        except AotcError as err:
+            raise err.with_context(loc=info.loc, kernel=name) from None
+        except Exception as exc:
+            file = Path(fn.__code__.co_filename)
+            raise BuildError(f"tracing failed: {type(exc).__name__}: {exc}", kernel=name,
+                             loc=_user_loc(exc, file) or info.loc) from exc
+        if param_names is not None and traced.param_names != param_names:
+            raise BuildError(f"overloads take different parameters: {param_names} and "
+                             f"{traced.param_names}", kernel=name, loc=info.loc)
+        param_names = traced.param_names
+        prefix = abi.symbol_prefix(module_name, name, k)
+        entries.append((prefix, program))
+        overloads.append(wrapper.Overload(prefix, traced.signature, program, traced.result_kind))
+    return wrapper.Function(name, tuple(param_names or ()), fn.__doc__, tuple(overloads))
+
+
+def target_spec(cfg: config.Config) -> Any:
+    """The codegen target for a config: its CPU, with opt-level and fast-math applied."""
+    from .codegen import TargetSpec
+
+    try:
+        return TargetSpec.parse(cfg.target, opt_level=cfg.opt_level, fast_math=cfg.fast_math)
+    except ValueError as err:
+        raise ConfigError(f"[tool.aotc] target = {cfg.target!r}: {err}",
+                          hint="use a CPU name such as 'x86-64-v2', 'x86-64-v3', 'skylake', "
+                               "or 'native'") from None
+
+
+def _culprit(entries: list[tuple[str, Any]], spec: Any) -> str | None:
+    """Which entry a module-wide codegen error came from (compiles each one alone)."""
+    from .codegen import compile_object
+
+    for prefix, program in entries:
+        try:
+            compile_object([(prefix, program)], spec)
+        except AotcError:
+            return prefix
+    return None
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write only when the content changed, so unchanged kernels do not relink."""
+    if path.is_file() and path.read_bytes() == data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _log(cfg: config.Config, message: str) -> None:
+    if cfg.verbose:
+        print(f"aotc: {message}", file=sys.stderr)
+
+
+def compile_module(module_name: str, project_root: str | os.PathLike[str],
+                   cfg: config.Config) -> BuiltModule:
+    """Trace, optimize and compile every export of one module; render its wrapper.
+
+    Writes ``<build-dir>/<pkg path>/<mod>.pyx``, ``<mod>.h`` and ``_aotc_<mod>.o``
+    (paths relative to ``project_root`` when build-dir is) and returns them.
+    """
+    root = Path(project_root)
+    _log(cfg, f"importing {module_name}")
+    module = load_module(module_name, root)
+    exports = exported_functions(module)
+    if not exports:
+        raise BuildError(f"module '{module_name}' exports no kernels",
+                         hint="mark functions with @aotc.export, or remove the module from "
+                              "[tool.aotc] modules")
+    entries: list[tuple[str, Any]] = []
+    functions = []
+    kernels: dict[str, str] = {}  # symbol prefix -> kernel name, for error messages
+    for name, fn in exports:
+        _log(cfg, f"tracing {module_name}.{name} ({len(fn.__aotc_export__.signatures)} "
+                  "signature(s))")
+        functions.append(_trace_function(module_name, name, fn, entries))
+        kernels.update((ov.prefix, name) for ov in functions[-1].overloads)
+    _log(cfg, f"compiling {len(entries)} entry point(s) for target {cfg.target}")
+    from .codegen import compile_object
+
+    spec = target_spec(cfg)
+    try:
+        obj = compile_object(entries, spec)
+    except AotcError as err:
+        culprit = _culprit(entries, spec)
+        if culprit is not None:
+            name = kernels[culprit]
+            err.with_context(kernel=name, loc=dict(exports)[name].__aotc_export__.loc)
+        raise err from None
+    except Exception as exc:
+        raise BuildError(f"code generation for '{module_name}' failed: "
+                         f"{type(exc).__name__}: {exc}") from exc
+
+    *package, leaf = module_name.split(".")
+    out_dir = Path(cfg.build_dir, *package)
+    if not out_dir.is_absolute():
+        out_dir = root / out_dir
+    source = source_path(module_name, root).relative_to(root).as_posix()
+    pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
+    objfile = out_dir / f"_aotc_{leaf}.o"
+    rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
+                                     object_name=objfile.name, doc=module.__doc__)
+    _write(objfile, obj)
+    _write(header, rendered.header.encode())
+    _write(pyx, rendered.pyx.encode())
+    _write(out_dir / f"{leaf}.pyi", rendered.pyi.encode())  # kept for inspection
+    return BuiltModule(module_name, root / source, pyx, header, objfile, rendered.pyi,
+                       tuple(fn.name for fn in functions))
+
+
+def report(err: AotcError) -> NoReturn:
+    """Show a build error the way a compiler does, without a Python traceback."""
+    print(f"aotc: error: {render(err)}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+# -- setuptools: one Extension per module, one build_ext --------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What finalize_distribution_options decided; kept on the Distribution."""
+
+    root: Path
+    config: config.Config
+
+
+def _relative(path: Path, root: Path) -> str:
+    """Paths as setuptools sees them: relative to the project when possible."""
+    with contextlib.suppress(ValueError):
+        return path.relative_to(root).as_posix()
+    return str(path)
+
+
+class AotcBuildExt(build_ext):
+    """``build_ext`` that renders and compiles the kernels first, then builds as usual."""
+
+    def _plan(self) -> Plan | None:
+        return getattr(self.distribution, "aotc_plan", None)
+
+    def _ours(self) -> list[Extension]:
+        plan = self._plan()
+        return [e for e in self.extensions if plan and e.name in plan.config.modules]
+
+    def run(self) -> None:
+        plan = self._plan()
+        built: dict[str, BuiltModule] = {}
+        try:
+            for ext in self._ours():
+                built[ext.name] = self._prepare(ext, plan)
+        except AotcError as err:
+            report(err)
+        super().run()
+        for name, mod in built.items():
+            stem = name.rpartition(".")[2]
+            if self.inplace:  # setuptools copied the .so to the source tree; the stub follows
+                _write(mod.source.with_name(stem + ".pyi"), mod.pyi.encode())
+            else:  # the wheel holds the extension only, not the Python source it replaces
+                py = Path(self.get_ext_fullpath(name)).with_name(stem + ".py").resolve()
+                if py.is_relative_to(Path(self.build_lib).resolve()) and py != mod.source.resolve():
+                    py.unlink(missing_ok=True)
+
+    def _prepare(self, ext: Extension, plan: Plan) -> BuiltModule:
+        import numpy
+        from Cython.Build import cythonize
+        from Cython.Compiler.Errors import CompileError
+
+        root = plan.root
+        mod = compile_module(ext.name, root, plan.config)
+        ext.sources = [_relative(mod.pyx, root)]
+        _log(plan.config, f"cythonizing {ext.sources[0]}")
+        with _chdir(root):
+            try:
+                (cythonized,) = cythonize([ext], quiet=not plan.config.verbose,
+                                          force=self.force,
+                                          compiler_directives={"language_level": 3})
+            except CompileError as exc:
+                raise BuildError(f"Cython could not compile the generated {ext.sources[0]} "
+                                 "(a bug in aotc: please report it with that file)") from exc
+        ext.sources = cythonized.sources
+        ext.extra_objects = [_relative(mod.obj, root)]
+        ext.depends = [_relative(mod.obj, root), _relative(mod.header, root)]
+        ext.include_dirs = [numpy.get_include(), _relative(mod.header.parent, root)]
+        ext.libraries = ["m"]
+        # Small, path-free binaries: no debug info, and file names relative to the project.
+        ext.extra_compile_args = ["-g0", f"-ffile-prefix-map={root.resolve()}=.",
+                                  f"-ffile-prefix-map={Path(numpy.__file__).parent}=numpy",
+                                  "-Wno-unused-function", "-Wno-unreachable-code"]
+        ext.aotc_built = mod
+        return mod
+
+    def build_extension(self, ext: Extension) -> None:
+        super().build_extension(ext)
+        mod = getattr(ext, "aotc_built", None)
+        if mod is not None:  # the stub goes into the wheel next to the extension
+            stub = Path(self.get_ext_fullpath(ext.name)).with_name(mod.name.rpartition(".")[2]
+                                                                   + ".pyi")
+            _write(stub, mod.pyi.encode())
+
+    def get_source_files(self) -> list[str]:
+        """For the sdist: the kernel sources, not the (not yet rendered) wrappers."""
+        plan = self._plan()
+        ours = {e.name for e in self._ours()}
+        files = [s for e in self.extensions if e.name not in ours for s in e.sources]
+        if plan:
+            try:
+                files += [_relative(source_path(m, plan.root), plan.root) for m in sorted(ours)]
+            except AotcError as err:
+                report(err)
+        return files
+
+
+def finalize_distribution_options(dist: Any) -> None:
+    """setuptools entry point: add the kernel modules of ``[tool.aotc]`` as extensions."""
+    if getattr(dist, "aotc_plan", None) is not None:
+        return
+    root = Path.cwd()
+    try:
+        cfg = config.load(root)
+    except AotcError as err:
+        report(err)
+    if cfg is None:
+        return
+    dist.aotc_plan = Plan(root, cfg)
+    pyx = {m: Path(cfg.build_dir, *m.split(".")).with_suffix(".pyx") for m in cfg.modules}
+    ours = [Extension(m, sources=[pyx[m].as_posix()], language="c") for m in sorted(cfg.modules)]
+    dist.ext_modules = [*(dist.ext_modules or []), *ours]
+    dist.cmdclass["build_ext"] = AotcBuildExt

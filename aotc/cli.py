@@ -1,0 +1,171 @@
+"""``python -m aotc``: build extensions in place, or look inside the compiler.
+
+    python -m aotc build [PROJECT]          compile [tool.aotc] modules next to their sources
+    python -m aotc inspect MOD:FN [--ir] [--passes] [--llvm] [--asm]
+
+``inspect`` takes ``package.module:function`` (importable from the current directory or
+its ``src/``) or ``path/to/file.py:function``. Every error is printed as
+``aotc: error: …`` with exit status 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import build, config
+from .errors import AotcError, ConfigError, render
+
+EXIT_ERROR = 2
+
+
+def _fail(message: str) -> int:
+    print(f"aotc: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+# -- build ---------------------------------------------------------------------------------
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    given = {"target": args.target, "opt-level": args.opt_level,
+             "verbose": True if args.verbose else None}
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Run setuptools' ``build_ext --inplace`` with aotc's extensions, in this process."""
+    from setuptools.dist import Distribution
+    from setuptools.errors import BaseError, CCompilerError
+
+    root = Path(args.project).resolve()
+    if not (root / "pyproject.toml").is_file():
+        return _fail(f"{root} has no pyproject.toml")
+    previous = os.getcwd()
+    os.chdir(root)
+    try:
+        with config.config_settings_scope(_overrides(args)):
+            if config.load(root) is None:
+                return _fail(f"{root / 'pyproject.toml'} has no [tool.aotc] table")
+            quiet = [] if args.verbose else ["-q"]
+            dist = Distribution({"script_name": "aotc",
+                                 "script_args": [*quiet, "build_ext", "--inplace"]})
+            dist.parse_config_files()
+            build.finalize_distribution_options(dist)  # no-op if the entry point ran
+            dist.parse_command_line()
+            dist.run_commands()
+    except (BaseError, CCompilerError) as exc:
+        return _fail(str(exc))
+    except SystemExit as exc:  # build.report() already printed the error
+        if exc.code in (0, None):
+            return 0
+        return _fail(exc.code) if isinstance(exc.code, str) else EXIT_ERROR
+    finally:
+        os.chdir(previous)
+    print(f"aotc: built {', '.join(dist.aotc_plan.config.modules)} in {root}")
+    return 0
+
+
+# -- inspect -------------------------------------------------------------------------------
+
+def _load_function(spec: str) -> tuple[str, Any]:
+    module_part, sep, name = spec.rpartition(":")
+    if not sep or not module_part or not name:
+        raise ConfigError(f"'{spec}' is not module:function", hint="for example "
+                          "'python -m aotc inspect mypkg.kernels:rosen --ir'")
+    if module_part.endswith(".py"):
+        path = Path(module_part).resolve()
+        if not path.is_file():
+            raise ConfigError(f"{module_part}: no such file")
+        module = build.load_module(path.stem, path.parent)
+    else:
+        module = build.load_module(module_part, Path.cwd())
+    fn = getattr(module, name, None)
+    if fn is None or getattr(fn, "__aotc_export__", None) is None:
+        exported = ", ".join(n for n, _ in build.exported_functions(module)) or "none"
+        raise ConfigError(f"'{name}' is not an @aotc.export function of {module.__name__} "
+                          f"(exported: {exported})")
+    return module.__name__, fn
+
+
+def _section(title: str, text: str) -> None:
+    print(f";; ---- {title} " + "-" * max(4, 72 - len(title)))
+    print(text.rstrip("\n"))
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from .abi import symbol_prefix
+    from .passes import optimize
+    from .trace import trace_kernel
+
+    module_name, fn = _load_function(args.function)
+    table = config.read_pyproject(Path.cwd()) or {"modules": [module_name]}
+    cfg = config.parse(table, settings=_overrides(args))
+    wanted = [flag for flag in ("ir", "passes", "llvm", "asm") if getattr(args, flag)] or ["ir"]
+    entries = []
+    for k, signature in enumerate(fn.__aotc_export__.signatures):
+        traced = trace_kernel(fn, signature, name=fn.__name__)
+        label = f"{fn.__name__} :: {signature}"
+        if "ir" in wanted or "passes" in wanted:
+            _section(f"{label}: traced", str(traced.program))
+        show: Callable[[str, Any], None] | None = None
+        if "passes" in wanted:
+            def show(name: str, program: Any, label: str = label) -> None:
+                _section(f"{label}: after {name}", str(program))
+        program = optimize(traced.program, trace=show)
+        if "ir" in wanted and "passes" not in wanted:
+            _section(f"{label}: optimized", str(program))
+        entries.append((symbol_prefix(module_name, fn.__name__, k), program))
+    if "llvm" in wanted or "asm" in wanted:
+        from . import codegen
+
+        target = build.target_spec(cfg)
+        if "llvm" in wanted:
+            _section(f"LLVM IR ({cfg.target})", codegen.emit_llvm(entries, target))
+        if "asm" in wanted:
+            _section(f"assembly ({cfg.target})", codegen.emit_asm(entries, target))
+    return 0
+
+
+# -- main ----------------------------------------------------------------------------------
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m aotc", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    b = sub.add_parser("build", help="build the [tool.aotc] extensions in place")
+    b.add_argument("project", nargs="?", default=".", help="project directory (default: .)")
+    b.set_defaults(run=cmd_build)
+
+    i = sub.add_parser("inspect", help="show a kernel's IR, passes, LLVM IR or assembly")
+    i.add_argument("function", help="package.module:function or path/to/file.py:function")
+    i.add_argument("--ir", action="store_true", help="IR after tracing and optimization")
+    i.add_argument("--passes", action="store_true", help="IR after tracing and each pass")
+    i.add_argument("--llvm", action="store_true", help="optimized LLVM IR")
+    i.add_argument("--asm", action="store_true", help="assembly")
+    i.set_defaults(run=cmd_inspect)
+
+    for p in (b, i):
+        p.add_argument("--target", help="CPU to compile for (default: [tool.aotc] target)")
+        p.add_argument("--opt-level", type=int, choices=range(4), help="LLVM -O level")
+        p.add_argument("-v", "--verbose", action="store_true", help="print each build step")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except AotcError as err:
+        return _fail(render(err))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug in aotc: short message, traceback with -v
+        if getattr(args, "verbose", False):
+            traceback.print_exc()
+        return _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the "
+                     "traceback)")

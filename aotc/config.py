@@ -1,0 +1,266 @@
+"""The ``[tool.aotc]`` table: one typed, validated :class:`Config`.
+
+Each key can be set in three places; the first that sets it wins::
+
+    -C key=value / --config-settings   (PEP 517 config settings, see build_backend)
+    AOTC_<KEY> environment variables   (AOTC_OPT_LEVEL=0, AOTC_TARGET=native, ...)
+    [tool.aotc] in pyproject.toml
+
+Unknown keys are errors with a did-you-mean, so a typo never silently builds with the
+defaults. Config settings reach this module through :func:`config_settings_scope`, the
+one place the build backend hands them over.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import difflib
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+DEFAULT_TARGET = "x86-64-v2"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Build options of one project, after precedence and validation."""
+
+    modules: tuple[str, ...]
+    """Dotted names of the kernel modules to compile (``["mypkg.kernels"]``); required.
+    Each becomes one extension module holding that module's exported functions."""
+
+    target: str = DEFAULT_TARGET
+    """CPU to compile for: an LLVM CPU name (``"x86-64-v3"``, ``"skylake"``) or
+    ``"native"`` for the build machine. The default is a portable baseline, so wheels run
+    on any x86-64 machine from the last decade. A list of several targets (compiled side
+    by side, chosen at import) is accepted by the schema but not supported yet."""
+
+    opt_level: int = 3
+    """LLVM optimization level, 0 to 3. 0 compiles fastest and is easiest to read in
+    ``python -m aotc inspect --asm``."""
+
+    fast_math: bool = False
+    """Let LLVM reassociate floating-point math (vectorized reductions, FMA contraction).
+    Results may differ from NumPy in the last bits, and NaN/inf handling is not kept."""
+
+    parallel: bool = False
+    """Reserved for multi-threaded kernels. Accepted so projects can opt in early; it
+    has no effect yet."""
+
+    build_dir: str = ".aotc-build"
+    """Where rendered ``.pyx``, headers, objects and logs are kept, relative to the
+    project root. Kept between builds so intermediates can be inspected."""
+
+    verbose: bool = False
+    """Print each step of the build (tracing, passes, codegen, Cython) to stderr."""
+
+
+#: TOML spelling of each field (``opt-level``) -> field name (``opt_level``).
+KEYS: dict[str, str] = {f.name.replace("_", "-"): f.name for f in fields(Config)}
+
+
+def _fail(key: str, expected: str, value: Any) -> ConfigError:
+    """``key`` names the setting where the user wrote it: ``[tool.aotc] opt-level``."""
+    return ConfigError(f"{key} must be {expected}, got {value!r}")
+
+
+def _parse_bool(key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _BOOL_WORDS:
+        return _BOOL_WORDS[value.strip().lower()]
+    raise _fail(key, "true or false", value)
+
+
+_BOOL_WORDS = {"1": True, "true": True, "yes": True, "on": True,
+               "0": False, "false": False, "no": False, "off": False}
+
+
+def _parse_opt_level(key: str, value: Any) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
+        raise _fail(key, "an integer from 0 to 3", value)
+    return value
+
+
+def _parse_str(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(key, "a non-empty string", value)
+    return value.strip()
+
+
+def _parse_modules(key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):  # from -C or the environment: comma-separated
+        value = [v for v in value.split(",") if v.strip()]
+    if not isinstance(value, list | tuple) or not value:
+        raise _fail(key, "a non-empty list of module names", value)
+    names = []
+    for name in value:
+        if not isinstance(name, str) or not all(p.isidentifier() for p in name.strip().split(".")):
+            raise _fail(key, "a list of dotted module names such as 'mypkg.kernels'", name)
+        names.append(name.strip())
+    if len(set(names)) != len(names):
+        raise _fail(key, "a list without duplicates", value)
+    return tuple(names)
+
+
+def _parse_target(key: str, value: Any) -> str:
+    if isinstance(value, str) and "," in value:
+        value = [v for v in value.split(",") if v.strip()]
+    if isinstance(value, list | tuple):
+        if len(value) == 1:
+            return _parse_str(key, value[0])
+        raise ConfigError(
+            f"{key} = {value!r}: several targets in one wheel are not supported yet",
+            hint=f"pick one target, for example target = {DEFAULT_TARGET!r} (portable) or "
+                 "'native' (this machine only)",
+        )
+    return _parse_str(key, value)
+
+
+#: How to read and validate each field, whatever the source of the value.
+PARSERS: dict[str, Callable[[str, Any], Any]] = {
+    "modules": _parse_modules,
+    "target": _parse_target,
+    "opt_level": _parse_opt_level,
+    "fast_math": _parse_bool,
+    "parallel": _parse_bool,
+    "build_dir": _parse_str,
+    "verbose": _parse_bool,
+}
+
+
+def _field_name(key: str, source: str) -> str:
+    name = KEYS.get(key) or KEYS.get(key.replace("_", "-"))
+    if name is None:
+        close = difflib.get_close_matches(key.replace("_", "-"), KEYS, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(KEYS)}"
+        raise ConfigError(f"unknown {source} key '{key}'", hint=hint)
+    return name
+
+
+# -- the three layers -------------------------------------------------------------------
+
+def read_pyproject(project_root: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The raw ``[tool.aotc]`` table, or None when the project does not use aotc."""
+    path = Path(project_root) / "pyproject.toml"
+    if not path.is_file():
+        return None
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: {err}") from None
+    table = data.get("tool", {}).get("aotc")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.aotc] must be a table")
+    return table
+
+
+def env_settings(environ: Mapping[str, str]) -> dict[str, str]:
+    """``AOTC_<KEY>`` variables as settings (``AOTC_OPT_LEVEL`` -> ``opt-level``)."""
+    return {
+        key: environ[var]
+        for key in KEYS
+        if (var := "AOTC_" + key.upper().replace("-", "_")) in environ
+    }
+
+
+#: PEP 517 config settings of the running build hook; set only by config_settings_scope.
+_CONFIG_SETTINGS: ContextVar[Mapping[str, Any] | None] = ContextVar(
+    "aotc_config_settings", default=None)
+
+
+@contextlib.contextmanager
+def config_settings_scope(settings: Mapping[str, Any] | None) -> Iterator[None]:
+    """Make ``-C`` settings visible to :func:`load` while a build hook runs."""
+    token = _CONFIG_SETTINGS.set(dict(settings or {}))
+    try:
+        yield
+    finally:
+        _CONFIG_SETTINGS.reset(token)
+
+
+def split_config_settings(
+    settings: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split ``-C`` settings into aotc's keys and the rest (setuptools reads those).
+
+    A key spelled ``aotc.<key>`` is always aotc's. A key that is neither aotc's nor one
+    setuptools knows, but close to one of aotc's (``opt_levle``), is an error rather than
+    a silently ignored setting.
+    """
+    ours: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for key, value in (settings or {}).items():
+        bare = key.removeprefix("aotc.")
+        if bare.replace("_", "-") in KEYS:
+            ours[bare] = value
+        elif key.startswith("aotc.") or (
+            key not in SETUPTOOLS_SETTINGS and not key.startswith("-")
+            and difflib.get_close_matches(key.replace("_", "-"), KEYS, n=1)
+        ):
+            _field_name(bare, "config setting")  # raises with a did-you-mean
+        else:
+            rest[key] = value
+    return ours, rest
+
+
+#: Config settings setuptools.build_meta reads itself; passed through untouched.
+SETUPTOOLS_SETTINGS = frozenset({"verbose", "quiet", "editable-mode", "editable_mode",
+                                 "tag-date", "tag-build"})
+
+
+def parse(
+    table: Mapping[str, Any],
+    *,
+    environ: Mapping[str, str] | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> Config:
+    """Validate ``[tool.aotc]`` and apply the environment and ``-C`` layers on top."""
+    values: dict[str, Any] = {}
+    if environ is None:
+        environ = os.environ
+    if settings is None:
+        settings = _CONFIG_SETTINGS.get() or {}
+    layers = (
+        ("[tool.aotc]", "[tool.aotc] {}", table),
+        ("AOTC_* environment", "AOTC_{}", env_settings(environ)),
+        ("config setting", "-C {}", settings),
+    )
+    for source, label, layer in layers:
+        for key, value in layer.items():
+            name = _field_name(key, source)
+            shown = name.upper() if label.startswith("AOTC_") else name.replace("_", "-")
+            values[name] = PARSERS[name](label.format(shown), value)
+    if "modules" not in values:
+        raise ConfigError("[tool.aotc] needs 'modules', for example modules = ['mypkg.kernels']")
+    return Config(**values)
+
+
+def load(project_root: str | os.PathLike[str]) -> Config | None:
+    """The project's config, or None when its pyproject.toml has no ``[tool.aotc]``."""
+    table = read_pyproject(project_root)
+    if table is None:
+        return None
+    return parse(table)
+
+
+def replace(config: Config, **changes: Any) -> Config:
+    """A copy of ``config`` with fields changed (validated like any other source)."""
+    checked = {k: PARSERS[k](k.replace("_", "-"), v) for k, v in changes.items()}
+    return dataclasses.replace(config, **checked)

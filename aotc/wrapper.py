@@ -1,0 +1,385 @@
+"""Render a module's Cython wrapper, C header and ``.pyi`` stub from its traced kernels.
+
+The wrapper is the only code between a Python call and the object code, so it is built
+for call overhead: each exported function is a ``def`` with the kernel's own parameter
+names (keywords work) that tries its overloads in order with NumPy C-API checks (type
+number, rank, fixed dims; no Python calls on the happy path), builds ``aotc_array``
+structs on the stack, and calls the entry points of :mod:`aotc.abi`.
+
+All text lives in ``templates/`` as :class:`string.Template` files; this module only
+computes the values that fill them. ``render_module`` is the entry point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from string import Template
+
+import numpy as np
+
+from . import abi
+from .errors import BuildError
+from .ir import Program
+from .types import SHORT_NAMES, ArrayType, Signature
+
+
+@dataclass(frozen=True)
+class DTypeInfo:
+    """How one dtype appears in the wrapper, the header and the stub."""
+
+    npy: str  #: NumPy C type number (a ``cnp`` constant)
+    ctype: str  #: Cython type of a scalar argument held on the stack
+    kind: int  #: which Python scalars a parameter accepts: 0 bool, 1 int, 2 float, 3 complex
+    py: str  #: ``.pyi`` type of a scalar parameter
+    scalar: str  #: ``.pyi`` NumPy scalar type (results and array elements)
+
+
+_BOOL, _INT, _FLOAT, _COMPLEX = range(4)
+
+DTYPES: dict[np.dtype, DTypeInfo] = {
+    np.dtype(code): DTypeInfo(npy, ctype, kind, py, scalar)
+    for code, npy, ctype, kind, py, scalar in [
+        ("?", "NPY_BOOL", "uint8_t", _BOOL, "bool", "np.bool_"),
+        ("i1", "NPY_INT8", "int8_t", _INT, "int", "np.int8"),
+        ("i2", "NPY_INT16", "int16_t", _INT, "int", "np.int16"),
+        ("i4", "NPY_INT32", "int32_t", _INT, "int", "np.int32"),
+        ("i8", "NPY_INT64", "int64_t", _INT, "int", "np.int64"),
+        ("u1", "NPY_UINT8", "uint8_t", _INT, "int", "np.uint8"),
+        ("u2", "NPY_UINT16", "uint16_t", _INT, "int", "np.uint16"),
+        ("u4", "NPY_UINT32", "uint32_t", _INT, "int", "np.uint32"),
+        ("u8", "NPY_UINT64", "uint64_t", _INT, "int", "np.uint64"),
+        ("f4", "NPY_FLOAT32", "float", _FLOAT, "float", "np.float32"),
+        ("f8", "NPY_FLOAT64", "double", _FLOAT, "float", "np.float64"),
+        ("c8", "NPY_COMPLEX64", "float complex", _COMPLEX, "complex", "np.complex64"),
+        ("c16", "NPY_COMPLEX128", "double complex", _COMPLEX, "complex", "np.complex128"),
+    ]
+}
+
+#: Exceptions a size check or a kernel error code may raise, by the name the IR uses.
+EXCEPTIONS = frozenset({"ValueError", "IndexError", "TypeError", "OverflowError",
+                        "ZeroDivisionError", "MemoryError"})
+
+#: Scalar-argument conversion for a kind; bool is normalized to one byte 0/1 (the ABI).
+_CONVERT = {_BOOL: "1 if {arg} else 0", _INT: "{arg}", _FLOAT: "{arg}", _COMPLEX: "{arg}"}
+
+RESULT_KINDS = ("single", "tuple", "none")
+
+#: Valid Python parameter names that Cython reads as C types or keywords in a ``def``.
+CYTHON_RESERVED = frozenset({
+    "NULL", "bint", "char", "const", "cdef", "cimport", "cpdef", "ctypedef", "DEF", "double",
+    "float", "IF", "include", "int", "long", "Py_hash_t", "Py_ssize_t", "Py_UCS4", "short",
+    "signed", "size_t", "sizeof", "ssize_t", "unsigned", "void", "volatile",
+})
+
+
+@dataclass(frozen=True)
+class Overload:
+    """One compiled signature of an exported function."""
+
+    prefix: str  #: C symbol prefix, :func:`aotc.abi.symbol_prefix`
+    signature: Signature
+    #: The program exactly as compiled: its checks are what ``P_shapes`` numbers.
+    program: Program
+    result_kind: str  #: "single", "tuple" or "none"
+
+
+@dataclass(frozen=True)
+class Function:
+    """An exported function: its Python face and its overloads, tried in order."""
+
+    name: str
+    param_names: tuple[str, ...]
+    doc: str | None
+    overloads: tuple[Overload, ...]
+
+
+@dataclass(frozen=True)
+class Rendered:
+    pyx: str
+    header: str
+    pyi: str
+
+
+# -- templates ---------------------------------------------------------------------------
+
+def template_dir() -> Path:
+    """``aotc/templates`` in an installed wheel, ``templates/`` in a source checkout."""
+    installed = Path(__file__).parent / "templates"
+    return installed if installed.is_dir() else Path(__file__).parent.parent / "templates"
+
+
+@cache
+def _template(name: str) -> Template:
+    return Template((template_dir() / name).read_text(encoding="utf-8"))
+
+
+def _fill(template: str, /, **values: object) -> str:
+    return _template(template).substitute({k: str(v) for k, v in values.items()})
+
+
+# -- types as text -------------------------------------------------------------------------
+
+def _dtype(dtype: np.dtype, where: str) -> DTypeInfo:
+    info = DTYPES.get(np.dtype(dtype))
+    if info is None:
+        raise BuildError(f"{where}: dtype {dtype} cannot cross the C boundary")
+    return info
+
+
+def _rank_text(dtype: np.dtype, ndim: int) -> str:
+    name = SHORT_NAMES[np.dtype(dtype)]
+    return f"{name}[{', '.join([':'] * ndim)}]" if ndim else name
+
+
+def _result_types(ov: Overload) -> list[str]:
+    declared = ov.signature.results
+    if declared:
+        return [str(t) for t in declared]
+    return [_rank_text(out.type.dtype, out.type.ndim) for out in ov.program.outputs]
+
+
+def _param_text(t: ArrayType) -> str:
+    """``f64[:]``, ``f32``, or ``float`` for a weakly typed Python scalar parameter."""
+    return _dtype(t.dtype, str(t)).py if getattr(t, "weak", False) else str(t)
+
+
+def signature_text(fn: Function, ov: Overload) -> str:
+    """``scale(x: f64[:], a: f64) -> f64[:]``: how errors and docs show an overload."""
+    params = ", ".join(f"{n}: {_param_text(t)}"
+                       for n, t in zip(fn.param_names, ov.signature.params))
+    results = _result_types(ov)
+    shown = {"single": results[0] if results else "None",
+             "tuple": f"({', '.join(results)})", "none": "None"}[ov.result_kind]
+    return f"{fn.name}({params}) -> {shown}"
+
+
+# -- the Cython wrapper ------------------------------------------------------------------
+
+def _match_expr(ov: Overload) -> str:
+    tests: list[str] = []
+    for i, p in enumerate(ov.signature.params):
+        info = _dtype(p.dtype, f"parameter {i}")
+        if p.is_scalar:
+            low = "" if info.kind == _BOOL else "0 <= "
+            op = "==" if info.kind == _BOOL else "<="
+            tests.append(f"{low}_scalar_kind(a{i}) {op} {info.kind}")
+            continue
+        tests.append(f"_array_is(a{i}, cnp.{info.npy}, {p.ndim})")
+        tests += [f"cnp.PyArray_DIMS(<cnp.ndarray>a{i})[{axis}] == {d}"
+                  for axis, d in enumerate(p.dims) if isinstance(d, int)]
+    return "\n        and ".join(tests) or "1"
+
+
+def _argument_lines(ov: Overload) -> str:
+    parts = []
+    for i, p in enumerate(ov.signature.params):
+        if p.is_scalar:
+            info = _dtype(p.dtype, f"parameter {i}")
+            parts.append(_fill("arg_scalar.pyx.in", i=i, ctype=info.ctype,
+                               convert=_CONVERT[info.kind].format(arg=f"a{i}")))
+        else:
+            parts.append(_fill("arg_array.pyx.in", i=i, var=f"a{i}"))
+    return "".join(parts).rstrip("\n")
+
+
+def _output_lines(ov: Overload) -> tuple[str, list[str], int]:
+    """Allocation code, the Python value of each output, and the dims slots used."""
+    parts, values, offset = [], [], 0
+    for j, out in enumerate(ov.program.outputs):
+        info = _dtype(out.type.dtype, f"output {j}")
+        ndim = out.type.ndim
+        if ndim:
+            parts.append(_fill("out_array.pyx.in", j=j, ndim=ndim, offset=offset,
+                               typenum=f"cnp.{info.npy}"))
+            values.append(f"_o{j}")
+        else:
+            parts.append(_fill("out_scalar.pyx.in", j=j))
+            values.append(f"PyArray_Scalar(_o{j}, cnp.PyArray_DescrFromType(cnp.{info.npy}), None)")
+        offset += ndim
+    return "".join(parts).rstrip("\n"), values, offset
+
+
+def _result_expr(fn: Function, ov: Overload, values: list[str]) -> str:
+    if ov.result_kind not in RESULT_KINDS:
+        raise BuildError(f"kernel '{fn.name}': unknown result kind {ov.result_kind!r}")
+    if ov.result_kind == "single" and len(values) != 1:
+        raise BuildError(f"kernel '{fn.name}': a single result but {len(values)} outputs")
+    return {"single": values[0] if values else "None",
+            "tuple": f"({', '.join(values)}{',' if len(values) == 1 else ''})",
+            "none": "None"}[ov.result_kind]
+
+
+def _exception(name: str, where: str) -> str:
+    if name not in EXCEPTIONS:
+        raise BuildError(f"{where}: runtime error type {name!r} is not one of "
+                         f"{', '.join(sorted(EXCEPTIONS))}")
+    return name
+
+
+def _checks_literal(fn: Function, ov: Overload) -> str:
+    items = [f"({_exception(c.error, f'kernel {fn.name!r}')}, {c.message!r})"
+             for c in ov.program.checks]
+    return "(" + "".join(f"{item}, " for item in items).rstrip(" ") + ")"
+
+
+def _render_overload(fn: Function, k: int, ov: Overload) -> str:
+    params = ", ".join(f"object a{i}" for i in range(len(ov.signature.params)))
+    outputs, values, ndims = _output_lines(ov)
+    return _fill(
+        "overload.pyx.in", fn=fn.name, k=k, prefix=ov.prefix, params=params,
+        signature=signature_text(fn, ov), match=_match_expr(ov), checks=_checks_literal(fn, ov),
+        nargs=max(1, len(ov.signature.params)), nouts=max(1, len(values)),
+        ndims=max(1, ndims), arguments=_argument_lines(ov), outputs=outputs,
+        result=_result_expr(fn, ov, values),
+    )
+
+
+def _render_function(fn: Function) -> str:
+    args = ", ".join(fn.param_names)
+    dispatch = "".join(_fill("dispatch.pyx.in", fn=fn.name, k=k, args=args)
+                       for k in range(len(fn.overloads)))
+    names = tuple(fn.param_names)
+    body = _fill(
+        "function.pyx.in", name=fn.name, params=args, args=args + ("," if len(names) == 1 else ""),
+        docstring=repr(fn.doc) if fn.doc else "", dispatch=dispatch.rstrip("\n"),
+        names=repr(names), signatures=repr(tuple(signature_text(fn, ov) for ov in fn.overloads)),
+    )
+    return "".join(_render_overload(fn, k, ov) for k, ov in enumerate(fn.overloads)) + body
+
+
+#: Module-level names of the wrapper template that an exported function must not replace.
+TEMPLATE_NAMES = CYTHON_RESERVED | {
+    "np", "cnp", "free", "posix_memalign", "PyArray_Scalar", "aotc_array", "PyBool_Check",
+    "PyComplex_Check", "PyFloat_Check", "PyLong_Check", "int8_t", "int16_t", "int32_t",
+    "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+}
+
+
+def _check(functions: Sequence[Function]) -> None:
+    for fn in functions:
+        if not fn.overloads:
+            raise BuildError(f"kernel '{fn.name}' has no signature")
+        if fn.name in TEMPLATE_NAMES or fn.name.startswith("_"):
+            raise BuildError(f"'{fn.name}' cannot be the name of an exported kernel",
+                             kernel=fn.name, hint="rename the function; names starting with "
+                             "'_' are private and are not exported")
+        reserved = [n for n in fn.param_names if n in CYTHON_RESERVED]
+        if reserved:
+            raise BuildError(f"parameter '{reserved[0]}' cannot be a parameter name of a "
+                             "compiled kernel (Cython reads it as a C type or keyword)",
+                             kernel=fn.name, hint=f"rename '{reserved[0]}'")
+        for ov in fn.overloads:
+            if len(ov.signature.params) != len(fn.param_names):
+                raise BuildError(
+                    f"kernel '{fn.name}': signature {ov.signature} has "
+                    f"{len(ov.signature.params)} parameters but the function takes "
+                    f"{len(fn.param_names)} ({', '.join(fn.param_names)})"
+                )
+
+
+def render_pyx(module: str, functions: Sequence[Function], *, source: str, header: str,
+               doc: str | None = None) -> str:
+    """The Cython source of the extension module ``module``."""
+    _check(functions)
+    externs = "".join(_fill("extern.pyx.in", prefix=ov.prefix)
+                      for fn in functions for ov in fn.overloads)
+    short = {dt.str: name for dt, name in SHORT_NAMES.items()}
+    errors = {code: (_exception(exc, "abi.KERNEL_ERRORS"), message)
+              for code, (exc, message) in sorted(abi.KERNEL_ERRORS.items())}
+    errors_text = "{" + ", ".join(f"{c}: ({e}, {m!r})" for c, (e, m) in errors.items()) + "}"
+    return _fill(
+        "module.pyx.in", source=source, docstring=repr(doc) if doc else "",
+        header=header, externs=externs.rstrip("\n"), short_names=repr(short),
+        kernel_errors=errors_text, scratch_align=abi.SCRATCH_ALIGN,
+        functions="".join(_render_function(fn) for fn in functions),
+        all=repr([fn.name for fn in functions]),
+    )
+
+
+# -- the C header ------------------------------------------------------------------------
+
+def _c_comment(text: str) -> str:
+    return text.replace("*/", "* /")
+
+
+def _entry_doc(fn: Function, ov: Overload) -> str:
+    lines = []
+    for i, (name, p) in enumerate(zip(fn.param_names, ov.signature.params)):
+        c = "aotc_array" if not p.is_scalar else _dtype(p.dtype, name).ctype
+        lines.append(f"argv[{i}]  {name}: {p}  ({c})")
+    for j, out in enumerate(ov.program.outputs):
+        elem = _dtype(out.type.dtype, f"output {j}").ctype
+        lines.append(f"outv[{j}]  {_rank_text(out.type.dtype, out.type.ndim)}  ({elem} elements)")
+    for n, c in enumerate(ov.program.checks, 1):
+        lines.append(f"check {n}: {c.lhs} {c.op} {c.rhs} else {c.error}: {c.message}")
+    return "\n".join(" *   " + _c_comment(line) for line in lines)
+
+
+def render_header(module: str, functions: Sequence[Function], *, source: str,
+                  object_name: str) -> str:
+    """The C header declaring ``aotc_array`` and every entry point of the module."""
+    entries = "".join(
+        _fill("entry.h.in", prefix=ov.prefix, signature=_c_comment(signature_text(fn, ov)),
+              doc=_entry_doc(fn, ov), nargs=len(ov.signature.params),
+              nouts=len(ov.program.outputs),
+              ndims=sum(out.type.ndim for out in ov.program.outputs))
+        for fn in functions for ov in fn.overloads
+    )
+    guard = "AOTC_" + "".join(c if c.isalnum() else "_" for c in module.upper()) + "_H"
+    return _fill("module.h.in", source=source, module=module, object=object_name, guard=guard,
+                 scratch_align=abi.SCRATCH_ALIGN, entries=entries)
+
+
+# -- the .pyi stub -----------------------------------------------------------------------
+
+def _doc_literal(doc: str) -> str:
+    """A docstring as it was written (triple quotes) when that is exact, else ``repr``."""
+    if '"""' in doc or "\\" in doc or doc.endswith('"'):
+        return repr(doc)
+    return f'"""{doc}"""'
+
+
+def _pyi_type(t: ArrayType) -> str:
+    info = _dtype(t.dtype, str(t))
+    return info.py if t.is_scalar else f"NDArray[{info.scalar}]"
+
+
+def _pyi_result(ov: Overload) -> str:
+    outs = [(o.type.dtype, o.type.ndim) for o in ov.program.outputs]
+    types = [_dtype(d, "result").scalar if n == 0 else f"NDArray[{_dtype(d, 'result').scalar}]"
+             for d, n in outs]
+    return {"single": types[0] if types else "None",
+            "tuple": f"tuple[{', '.join(types)}]" if types else "tuple[()]",
+            "none": "None"}[ov.result_kind]
+
+
+def render_pyi(module: str, functions: Sequence[Function], *, source: str,
+               doc: str | None = None) -> str:
+    """A typed stub: one ``def`` per distinct Python-level signature, with docstrings."""
+    parts = []
+    for fn in functions:
+        stubs: dict[tuple[str, str], None] = {}
+        for ov in fn.overloads:
+            params = ", ".join(f"{n}: {_pyi_type(t)}"
+                               for n, t in zip(fn.param_names, ov.signature.params))
+            stubs[(params, _pyi_result(ov))] = None
+        decorator = "@overload\n" if len(stubs) > 1 else ""
+        for params, result in stubs:
+            parts.append(_fill("function.pyi.in", decorator=decorator, name=fn.name,
+                               params=params, result=result,
+                               body=_doc_literal(fn.doc) if fn.doc else "..."))
+    return _fill("module.pyi.in", source=source, docstring=_doc_literal(doc) if doc else "",
+                 all=repr([fn.name for fn in functions]), functions="".join(parts))
+
+
+def render_module(module: str, functions: Sequence[Function], *, source: str, header: str,
+                  object_name: str, doc: str | None = None) -> Rendered:
+    """Everything the build writes for one module: ``.pyx``, ``.h`` and ``.pyi`` text."""
+    return Rendered(
+        pyx=render_pyx(module, functions, source=source, header=header, doc=doc),
+        header=render_header(module, functions, source=source, object_name=object_name),
+        pyi=render_pyi(module, functions, source=source, doc=doc),
+    )

@@ -1,0 +1,162 @@
+"""``python -m aotc`` and the build backend's error paths: messages, not tracebacks.
+
+Everything here stops before a C compiler runs, so it is quick: tracing and LLVM are
+in-process, and the failing builds fail while tracing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+GOOD = '''
+import numpy as np
+import aotc
+from aotc import f64
+
+
+@aotc.export
+def rosen(x: f64["n"]) -> f64:
+    """Rosenbrock."""
+    t0 = 100 * (x[1:] - x[:-1] ** 2) ** 2
+    return np.sum(t0 + (1 - x[:-1]) ** 2)
+'''
+
+BAD = '''
+import numpy as np
+import aotc
+from aotc import f64
+
+
+@aotc.export
+def clip(x: f64[:]) -> f64[:]:
+    if x[0] > 0:
+        return x
+    return -x
+'''
+
+
+def _aotc(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aotc", *args], cwd=cwd, capture_output=True,
+                          text=True)
+
+
+def _project(root: Path, kernels: str, extra: str = "") -> Path:
+    (root / "cli_pkg").mkdir(parents=True)
+    (root / "cli_pkg" / "__init__.py").write_text("")
+    (root / "cli_pkg" / "kernels.py").write_text(kernels)
+    (root / "pyproject.toml").write_text(textwrap.dedent("""
+        [project]
+        name = "cli-pkg"
+        version = "0.1"
+        [tool.setuptools]
+        packages = ["cli_pkg"]
+        [tool.aotc]
+        modules = ["cli_pkg.kernels"]
+    """) + extra)
+    return root
+
+
+def test_inspect_ir_and_passes(tmp_path):
+    _project(tmp_path, GOOD)
+    done = _aotc("inspect", "cli_pkg.kernels:rosen", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert ";; ---- rosen :: f64(f64['n']): traced" in done.stdout
+    assert ";; ---- rosen :: f64(f64['n']): optimized" in done.stdout
+    assert "reduce_sum" in done.stdout and "kernels.py:11" in done.stdout
+    done = _aotc("inspect", "cli_pkg/kernels.py:rosen", "--passes", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for name in ("constant_fold", "cse", "dce"):
+        assert f": after {name} " in done.stdout
+
+
+def test_inspect_llvm_and_asm(tmp_path):
+    _project(tmp_path, GOOD)
+    done = _aotc("inspect", "cli_pkg.kernels:rosen", "--llvm", "--asm", "--target",
+                 "x86-64-v3", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "define" in done.stdout and "aotc_cli_pkg_kernels_rosen_0_shapes" in done.stdout
+    assert ";; ---- assembly (x86-64-v3)" in done.stdout and "ret" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["inspect", "cli_pkg.kernels"], "is not module:function"),
+    (["inspect", "cli_pkg.kernels:nope"], "'nope' is not an @aotc.export function"),
+    (["inspect", "no_such.module:f"], "kernel module 'no_such.module' not found"),
+    (["inspect", "missing.py:f"], "missing.py: no such file"),
+    (["build", "does-not-exist"], "has no pyproject.toml"),
+])
+def test_usage_errors(tmp_path, args, message):
+    _project(tmp_path, GOOD)
+    done = _aotc(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("aotc: error: ") and message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_build_error_is_located(tmp_path):
+    _project(tmp_path, BAD)
+    done = _aotc("build", ".", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "aotc: error: " in done.stderr
+    assert "kernels.py:9" in done.stderr and "in kernel 'clip'" in done.stderr
+    assert "    if x[0] > 0:" in done.stderr and "^" in done.stderr
+
+
+def test_bad_config_is_reported(tmp_path):
+    _project(tmp_path, GOOD, "opt-levle = 1\n")
+    done = _aotc("build", ".", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "unknown [tool.aotc] key 'opt-levle'" in done.stderr
+    assert "did you mean 'opt-level'?" in done.stderr
+
+
+# -- the PEP 517 backend, called the way a frontend calls it ----------------------------------
+
+def _hook(project: Path, code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "import build_backend as b\n" + code],
+                          cwd=project, capture_output=True, text=True)
+
+
+def test_metadata_and_sdist_do_not_trace(tmp_path):
+    # Importing these kernels fails: the hooks must not import them at all.
+    _project(tmp_path, "raise RuntimeError('imported at metadata time')\n")
+    (tmp_path / "out").mkdir()
+    done = _hook(tmp_path, "print(b.get_requires_for_build_wheel())\n"
+                           "print(b.prepare_metadata_for_build_wheel('out'))\n"
+                           "print(b.build_sdist('out'))\n")
+    assert done.returncode == 0, done.stderr
+    assert "cli_pkg-0.1.dist-info" in done.stdout and "cli_pkg-0.1.tar.gz" in done.stdout
+
+
+def test_backend_build_error_has_no_traceback(tmp_path):
+    _project(tmp_path, BAD)
+    done = _hook(tmp_path, "b.build_wheel('out')")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "aotc: error: " in done.stderr and "in kernel 'clip'" in done.stderr
+
+
+def test_backend_config_settings_override_pyproject(tmp_path):
+    _project(tmp_path, GOOD)
+    done = _hook(tmp_path, "b.build_wheel('out', {'opt-level': '7'})")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "aotc: error: -C opt-level must be an integer from 0 to 3, got 7" in done.stderr
+    done = _hook(tmp_path, "b.build_wheel('out', {'opt-levl': '1'})")
+    assert done.returncode == 1 and "did you mean 'opt-level'?" in done.stderr
+
+
+def test_backend_builds_a_wheel(tmp_path):
+    _project(tmp_path, GOOD)
+    done = _hook(tmp_path, "print(b.build_wheel('out', {'target': 'x86-64'}))")
+    assert done.returncode == 0, done.stderr
+    wheel = tmp_path / "out" / done.stdout.split()[-1]
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("cli_pkg/kernels.cpython-") for n in names)
+    assert "cli_pkg/kernels.pyi" in names and "cli_pkg/kernels.py" not in names

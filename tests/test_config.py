@@ -1,0 +1,154 @@
+"""``[tool.aotc]``: schema, validation, did-you-mean, and -C > environment > pyproject."""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+
+import pytest
+
+from aotc import config
+from aotc.config import Config, parse
+from aotc.errors import ConfigError
+
+
+def _parse(table, environ=None, settings=None):
+    return parse(table, environ=environ or {}, settings=settings or {})
+
+
+def test_defaults():
+    cfg = _parse({"modules": ["pkg.kernels"]})
+    assert cfg == Config(modules=("pkg.kernels",))
+    assert (cfg.target, cfg.opt_level, cfg.fast_math, cfg.parallel, cfg.build_dir,
+            cfg.verbose) == ("x86-64-v2", 3, False, False, ".aotc-build", False)
+
+
+def test_every_field_has_a_docstring_and_a_parser():
+    source = config.__loader__.get_source(config.__name__)
+    for field in dataclasses.fields(Config):
+        assert field.name in config.PARSERS
+        declaration = source.index(f"    {field.name}: ")
+        assert source[declaration:].split("\n", 2)[1].strip().startswith('"""'), field.name
+
+
+def test_all_keys():
+    cfg = _parse({"modules": ["a.b", "c"], "target": "native", "opt-level": 1,
+                  "fast-math": True, "parallel": True, "build-dir": "out", "verbose": True})
+    assert cfg == Config(("a.b", "c"), "native", 1, True, True, "out", True)
+
+
+@pytest.mark.parametrize("table, message", [
+    ({}, "needs 'modules'"),
+    ({"modules": []}, "non-empty list"),
+    ({"modules": "pkg.kernels"}, None),  # a string is accepted (comma-separated)
+    ({"modules": ["pkg.kernels", "pkg.kernels"]}, "without duplicates"),
+    ({"modules": ["pkg/kernels.py"]}, "dotted module names"),
+    ({"modules": [3]}, "dotted module names"),
+    ({"modules": ["m"], "opt-level": 4}, "0 to 3"),
+    ({"modules": ["m"], "opt-level": True}, "0 to 3"),
+    ({"modules": ["m"], "opt-level": "fast"}, "0 to 3"),
+    ({"modules": ["m"], "fast-math": "maybe"}, "true or false"),
+    ({"modules": ["m"], "parallel": 1}, "true or false"),
+    ({"modules": ["m"], "target": ""}, "non-empty string"),
+    ({"modules": ["m"], "target": 3}, "non-empty string"),
+    ({"modules": ["m"], "build-dir": None}, "non-empty string"),
+])
+def test_validation(table, message):
+    if message is None:
+        assert _parse(table).modules == ("pkg.kernels",)
+        return
+    with pytest.raises(ConfigError, match=message):
+        _parse(table)
+
+
+def test_target_lists():
+    assert _parse({"modules": ["m"], "target": ["x86-64-v3"]}).target == "x86-64-v3"
+    with pytest.raises(ConfigError, match="not supported yet") as err:
+        _parse({"modules": ["m"], "target": ["x86-64-v2", "x86-64-v3"]})
+    assert "pick one target" in str(err.value)
+
+
+@pytest.mark.parametrize("key, suggestion", [
+    ("opt_level", None),  # underscores are accepted as dashes
+    ("opt-levle", "opt-level"),
+    ("fastmath", "fast-math"),
+    ("module", "modules"),
+    ("targets", "target"),
+    ("zzz", None),
+])
+def test_unknown_keys_suggest(key, suggestion):
+    table = {"modules": ["m"], key: 1 if "opt" in key else True}
+    if key == "opt_level":
+        assert _parse(table).opt_level == 1
+        return
+    with pytest.raises(ConfigError, match=f"unknown \\[tool.aotc\\] key '{key}'") as err:
+        _parse(table)
+    if suggestion:
+        assert f"did you mean '{suggestion}'?" in str(err.value)
+    else:
+        assert "known keys: modules, target" in str(err.value)
+
+
+def test_precedence_settings_over_environment_over_pyproject():
+    table = {"modules": ["m"], "opt-level": 1, "target": "x86-64", "fast-math": False}
+    environ = {"AOTC_OPT_LEVEL": "2", "AOTC_TARGET": "skylake", "AOTC_FAST_MATH": "yes",
+               "AOTC_UNRELATED": "x", "OTHER": "y"}
+    cfg = _parse(table, environ, {"opt-level": "0"})
+    assert (cfg.opt_level, cfg.target, cfg.fast_math) == (0, "skylake", True)
+    assert _parse(table, environ).opt_level == 2
+    assert _parse(table).opt_level == 1
+
+
+def test_environment_values_are_validated():
+    with pytest.raises(ConfigError, match="AOTC_OPT_LEVEL must be an integer from 0 to 3"):
+        _parse({"modules": ["m"]}, {"AOTC_OPT_LEVEL": "9"})
+    with pytest.raises(ConfigError, match="-C fast-math must be true or false"):
+        _parse({"modules": ["m"]}, settings={"fast_math": "perhaps"})
+    cfg = _parse({"modules": ["m"]}, {"AOTC_MODULES": "a.b, c", "AOTC_VERBOSE": "off"})
+    assert cfg.modules == ("a.b", "c") and cfg.verbose is False
+
+
+def test_config_settings_scope_is_the_default_settings_layer():
+    with config.config_settings_scope({"target": "native"}):
+        assert parse({"modules": ["m"]}, environ={}).target == "native"
+    assert parse({"modules": ["m"]}, environ={}).target == "x86-64-v2"
+
+
+def test_split_config_settings():
+    ours, rest = config.split_config_settings({
+        "opt-level": "0", "aotc.target": "native", "verbose": "1",
+        "--build-option": "--foo", "editable-mode": "strict",
+    })
+    assert ours == {"opt-level": "0", "target": "native", "verbose": "1"}
+    assert rest == {"--build-option": "--foo", "editable-mode": "strict"}
+    with pytest.raises(ConfigError, match="did you mean 'opt-level'"):
+        config.split_config_settings({"opt-levl": "0"})
+    with pytest.raises(ConfigError, match="unknown config setting key 'nonsense'"):
+        config.split_config_settings({"aotc.nonsense": "0"})
+
+
+def test_load_reads_pyproject(tmp_path):
+    assert config.load(tmp_path) is None  # no pyproject.toml
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert config.load(tmp_path) is None  # no [tool.aotc]
+    (tmp_path / "pyproject.toml").write_text(textwrap.dedent("""
+        [tool.aotc]
+        modules = ["pkg.kernels"]
+        opt-level = 2
+    """))
+    with config.config_settings_scope({}):
+        cfg = config.load(tmp_path)
+    assert cfg is not None and cfg.modules == ("pkg.kernels",)
+    (tmp_path / "pyproject.toml").write_text("[tool.aotc\n")
+    with pytest.raises(ConfigError, match="pyproject.toml"):
+        config.load(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool]\naotc = 3\n")
+    with pytest.raises(ConfigError, match="must be a table"):
+        config.load(tmp_path)
+
+
+def test_replace_validates():
+    cfg = _parse({"modules": ["m"]})
+    assert config.replace(cfg, opt_level="1").opt_level == 1
+    with pytest.raises(ConfigError):
+        config.replace(cfg, opt_level=7)
