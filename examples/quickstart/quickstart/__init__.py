@@ -1,0 +1,1 @@
+"""quickstart: a downstream project whose kernels aotc compiles into its wheel."""

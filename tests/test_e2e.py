@@ -1,0 +1,192 @@
+"""The whole story: ``python -m build examples/quickstart`` -> a wheel that needs only NumPy.
+
+aotc's own wheel is built once into a temporary directory and offered to the isolated
+build environment through ``PIP_FIND_LINKS`` (next to the links pip is configured with).
+The quickstart wheel is installed with ``--no-deps`` into a fresh virtual environment
+holding only NumPy, where aotc, llvmlite and Cython must not be importable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tarfile
+import textwrap
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICKSTART = ROOT / "examples" / "quickstart"
+EPOCH = "1700000000"
+TAG = f"cp{sys.version_info.major}{sys.version_info.minor}"
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None and shutil.which("cc") is None,
+                                reason="needs a C compiler")
+
+
+def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    assert done.returncode == 0, f"{cmd} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+    return done
+
+
+def _find_links(extra: Path) -> str:
+    existing = os.environ.get("PIP_FIND_LINKS")
+    if existing is None:
+        done = subprocess.run([sys.executable, "-m", "pip", "config", "get",
+                               "global.find-links"], capture_output=True, text=True)
+        existing = done.stdout.strip() if done.returncode == 0 else ""
+    return " ".join(filter(None, [str(extra), existing]))
+
+
+@pytest.fixture(scope="session")
+def build_env(tmp_path_factory) -> dict[str, str]:
+    """Environment for ``python -m build``: aotc's fresh wheel on the find-links path."""
+    wheels = tmp_path_factory.mktemp("aotc-wheel")
+    _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(wheels), str(ROOT)])
+    assert len(list(wheels.glob("aotc-*.whl"))) == 1
+    return {**os.environ, "PIP_FIND_LINKS": _find_links(wheels), "SOURCE_DATE_EPOCH": EPOCH}
+
+
+def _copy_project(dest: Path) -> Path:
+    ignore = shutil.ignore_patterns("build", "dist", ".aotc-build", "*.egg-info", "*.so",
+                                    "*.pyi", "__pycache__")
+    shutil.copytree(QUICKSTART, dest, ignore=ignore)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def dists(tmp_path_factory, build_env) -> tuple[Path, Path]:
+    """The quickstart sdist and the wheel built from it (python -m build's default)."""
+    project = _copy_project(tmp_path_factory.mktemp("src") / "quickstart")
+    out = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "build", "--outdir", str(out), str(project)], env=build_env)
+    (sdist,) = out.glob("quickstart-*.tar.gz")
+    (wheel,) = out.glob("quickstart-*.whl")
+    return sdist, wheel
+
+
+@pytest.fixture(scope="session")
+def runtime(tmp_path_factory, dists) -> Path:
+    """A fresh venv with only NumPy and the quickstart wheel: its python."""
+    venv = tmp_path_factory.mktemp("runtime") / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)])
+    python = venv / "bin" / "python"
+    _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+          f"numpy=={np.__version__}"])
+    _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+          "--no-deps", str(dists[1])])
+    return python
+
+
+def test_wheel_is_a_platform_wheel(dists):
+    _, wheel = dists
+    machine = platform.machine()
+    assert wheel.name == f"quickstart-0.1.0-{TAG}-{TAG}-linux_{machine}.whl"
+    names = set(zipfile.ZipFile(wheel).namelist())
+    (so,) = [n for n in names if n.endswith(".so")]
+    assert so.startswith("quickstart/kernels.cpython-")
+    assert "quickstart/kernels.pyi" in names
+    assert "quickstart/kernels.py" not in names  # the extension replaces the source
+    assert "quickstart/demo.py" in names and "quickstart/__init__.py" in names
+    wheel_meta = zipfile.ZipFile(wheel).read("quickstart-0.1.0.dist-info/WHEEL").decode()
+    assert "Root-Is-Purelib: false" in wheel_meta
+
+
+def test_sdist_holds_the_sources_only(dists):
+    sdist, _ = dists
+    names = tarfile.open(sdist).getnames()
+    assert "quickstart-0.1.0/pyproject.toml" in names
+    assert "quickstart-0.1.0/quickstart/kernels.py" in names
+    assert not [n for n in names if ".aotc-build" in n or n.endswith((".so", ".o", ".pyx"))]
+
+
+def test_runtime_has_no_compiler_stack(runtime):
+    for module in ("aotc", "llvmlite", "Cython"):
+        done = subprocess.run([str(runtime), "-c", f"import {module}"], capture_output=True,
+                              cwd="/")  # not the repository, where aotc/ is importable
+        assert done.returncode != 0, f"{module} is importable in the runtime venv"
+
+
+RUN_KERNELS = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    from quickstart import kernels
+    assert kernels.__file__.endswith(".so"), kernels.__file__
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(9)
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    w = rng.standard_normal(5).astype(np.float32)
+    p = rng.integers(-50, 50, size=(6, 3))
+    out = {
+        "rosen": kernels.rosen(x), "rosen_view": kernels.rosen(x[::-2]),
+        "scale64": kernels.scale(x, 1.5), "scale32": kernels.scale(x.astype(np.float32), 1.5),
+        "row_norms": kernels.row_norms(a), "weighted_rows": kernels.weighted_rows(a, w),
+        "centroid": kernels.centroid(p), "mean_std": kernels.mean_std(x),
+    }
+    out = {k: [str(np.asarray(v).dtype), np.asarray(v).tolist()] for k, v in out.items()}
+    try:
+        kernels.weighted_rows(a, w[:3])
+    except ValueError as err:
+        out["mismatch"] = str(err)
+    out["doc"] = kernels.rosen.__doc__
+    json.dump(out, sys.stdout)
+""")
+
+
+def test_kernels_match_numpy_in_the_runtime(runtime):
+    got = json.loads(_run([str(runtime), "-c", RUN_KERNELS], cwd="/").stdout)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(9)
+    a = rng.standard_normal((4, 5)).astype(np.float32)
+    w = rng.standard_normal(5).astype(np.float32)
+    p = rng.integers(-50, 50, size=(6, 3))
+
+    def rosen(v):
+        return np.sum(100 * (v[1:] - v[:-1] ** 2) ** 2 + (1 - v[:-1]) ** 2)
+
+    expected = {
+        "rosen": rosen(x), "rosen_view": rosen(x[::-2]),
+        "scale64": 1.5 * x, "scale32": np.float32(1.5) * x.astype(np.float32),
+        "row_norms": np.sqrt(np.sum(a * a, axis=1)),
+        "weighted_rows": np.sum(a * w, axis=1),
+        "centroid": np.mean(p, axis=0), "mean_std": [np.mean(x), np.std(x)],
+    }
+    for name, value in expected.items():
+        dtype, result = got[name]
+        if name != "mean_std":
+            assert dtype == str(np.asarray(value).dtype), name
+        tol = 1e-5 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(result, value, rtol=tol, atol=tol, err_msg=name)
+    assert "'w' axis 0 has size 3" in got["mismatch"]
+    assert got["doc"] == "The Rosenbrock function of a vector."
+
+
+def test_demo_runs(runtime):
+    done = _run([str(runtime), "-m", "quickstart.demo"], cwd="/")
+    assert "all results agree with NumPy" in done.stdout
+    assert "MISMATCH" not in done.stdout
+
+
+def test_wheel_is_reproducible(tmp_path, dists, build_env):
+    """The sdist unpacked elsewhere and built again gives the same wheel, byte for byte."""
+    sdist, wheel = dists
+    with tarfile.open(sdist) as tar:
+        tar.extractall(tmp_path / "again", filter="data")
+    project = tmp_path / "again" / sdist.name.removesuffix(".tar.gz")
+    out = tmp_path / "out"
+    _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out),
+          str(project)], env=build_env)
+    (again,) = out.glob("*.whl")
+    first, second = zipfile.ZipFile(wheel), zipfile.ZipFile(again)
+    assert first.namelist() == second.namelist()
+    for name in first.namelist():
+        assert first.read(name) == second.read(name), name
+    assert wheel.read_bytes() == again.read_bytes()
