@@ -179,3 +179,25 @@ def _write_cases() -> list[Case]:
 
 
 EXTENDED_CASES += _write_cases()
+
+
+def _size_bound_cases() -> list[Case]:
+    def harris(image):
+        m, n = image.shape
+        dx = (image[1:, :] - image[:m - 1, :])[:, 1:]
+        dy = (image[:, 1:] - image[:, :n - 1])[1:, :]
+        return dx * dy - 0.05 * (dx + dy) ** 2
+
+    def bounds(x, k):
+        n = x.shape[0]
+        return x[:n - 2], x[k:], x[: k + 1], x[n // 2:], x[1:n:2]
+
+    return [
+        Case("slice_bounds_from_shapes", harris, "(f8[:, :])",
+             [(M,), (M[:1],), (M[:0],), (M.T[::-1],)], 0, {"extended"}),
+        Case("slice_bounds_from_arguments", bounds, "(f8[:], i8)",
+             [(V, np.int64(3)), (V[:1], np.int64(0)), (V[:0], np.int64(5))], 0, {"extended"}),
+    ]
+
+
+EXTENDED_CASES += _size_bound_cases()

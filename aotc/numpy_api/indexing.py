@@ -33,23 +33,52 @@ def _static_int(value: Any, what: str) -> int | None:
     raise current().error(f"{what} {value!r} must be an integer")
 
 
+def _bound(value: Any, n: DimExpr, what: str) -> tuple[DimExpr | None, bool]:
+    """A slice bound and whether it counts from the end (Python's negative indices).
+
+    A bound may be a size expression (``x[:m - 1]`` with ``m = x.shape[0]``). Its sign must
+    be known to apply Python's rule; ``n - 1`` and ``n - 2`` on an axis of size ``n`` are
+    exact either way, and any other bound of unknown sign is checked at run time.
+    """
+    if value is None:
+        return None, False
+    if isinstance(value, Tracer) and value.dim is not None and value.ndim == 0:
+        b = value.dim
+        if b.is_nonneg():
+            return b, False
+        if (-b - 1).is_nonneg():
+            return b, True
+        offset = b - n
+        if offset.is_const and offset.value in (-1, -2):
+            return offset, True
+        current().check(">=", b, DimExpr.const(0), "ValueError",
+                        f"the {what} is {{lhs}} at run time; negative slice bounds computed "
+                        "from sizes are not supported")
+        return b, False
+    v = _static_int(value, what)
+    assert v is not None
+    return DimExpr.const(v), v < 0
+
+
 def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, int, DimExpr]:
     """(start, step, length) of ``s`` on an axis of size ``n``, clamped like Python."""
     step = _static_int(s.step, "slice step")
     step = 1 if step is None else step
     if step == 0:
         raise current().error("slice step cannot be zero")
-    start, stop = _static_int(s.start, "slice start"), _static_int(s.stop, "slice stop")
+    start, from_end_start = _bound(s.start, n, "slice start")
+    stop, from_end_stop = _bound(s.stop, n, "slice stop")
     if step > 0:
         lo = DimExpr.const(0) if start is None else (
-            relu(n + start) if start < 0 else minimum(start, n))
-        hi = n if stop is None else (relu(n + stop) if stop < 0 else minimum(stop, n))
+            relu(n + start) if from_end_start else minimum(start, n))
+        hi = n if stop is None else (relu(n + stop) if from_end_stop else minimum(stop, n))
         return lo, step, ceil_div(relu(hi - lo), step)
     last = n - 1
     # Clamped into [-1, n - 1]; -1 means "before the first element".
-    lo = last if start is None else (maximum(n + start, -1) if start < 0 else minimum(start, last))
+    lo = last if start is None else (
+        maximum(n + start, -1) if from_end_start else minimum(start, last))
     hi = DimExpr.const(-1) if stop is None else (
-        maximum(n + stop, -1) if stop < 0 else minimum(stop, last))
+        maximum(n + stop, -1) if from_end_stop else minimum(stop, last))
     return lo, step, ceil_div(relu(lo - hi), -step)
 
 

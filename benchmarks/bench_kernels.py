@@ -1,0 +1,150 @@
+"""The benchmark kernels, in plain NumPy: compiled by aotc, and run as they are by NumPy,
+Numba, JAX and numexpr for comparison (see run.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import aotc
+from aotc import f32, f64, i64
+
+
+@aotc.export
+def triad(b: f64["n"], c: f64["n"], s: float) -> f64[:]:
+    """STREAM triad: the machine's memory bandwidth."""
+    return b + s * c
+
+
+@aotc.export
+def axpy_sum(x: f64["n"], y: f64["n"], z: f64["n"]) -> f64:
+    return np.sum(x + y * z)
+
+
+@aotc.export
+def selu(x: f32[:]) -> f32[:]:
+    alpha, scale = 1.6732632, 1.0507010
+    return scale * np.where(x > 0, x, alpha * (np.exp(x) - 1))
+
+
+@aotc.export
+def black_scholes(s: f64["n"], k: f64["n"], t: f64["n"], r: float, v: float):
+    """Call and put prices; the normal CDF is the Abramowitz-Stegun polynomial used by the
+    Numba and Pythran versions of this benchmark."""
+    d1 = (np.log(s / k) + (r + 0.5 * v * v) * t) / (v * np.sqrt(t))
+    d2 = d1 - v * np.sqrt(t)
+    discount = np.exp(-r * t)
+    call = s * cnd(d1) - k * discount * cnd(d2)
+    put = k * discount * cnd(-d2) - s * cnd(-d1)
+    return call, put
+
+
+def cnd(d):
+    a1, a2, a3, a4, a5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
+    rsqrt2pi = 0.39894228040143267793994605993438
+    kk = 1.0 / (1.0 + 0.2316419 * np.abs(d))
+    ret = rsqrt2pi * np.exp(-0.5 * d * d) * (kk * (a1 + kk * (a2 + kk * (a3 + kk * (a4 + kk * a5)))))
+    return np.where(d > 0, 1.0 - ret, ret)
+
+
+@aotc.export
+def softmax(x: f32[:, :]) -> f32[:, :]:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@aotc.export
+def layernorm(x: f32[:, "d"], g: f32["d"], b: f32["d"]) -> f32[:, :]:
+    mu = x.mean(axis=1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+@aotc.export
+def rosen(x: f64[:]) -> f64:
+    return np.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+@aotc.export
+def arc_distance(theta_1: f64["n"], phi_1: f64["n"], theta_2: f64["n"], phi_2: f64["n"]):
+    temp = (np.sin((theta_2 - theta_1) / 2) ** 2
+            + np.cos(theta_1) * np.cos(theta_2) * np.sin((phi_2 - phi_1) / 2) ** 2)
+    return 2 * np.arctan2(np.sqrt(temp), np.sqrt(1 - temp))
+
+
+@aotc.export
+def harris(image: f64[:, :]) -> f64[:, :]:
+    m, n = image.shape
+    dx = (image[1:, :] - image[:m - 1, :])[:, 1:]
+    dy = (image[:, 1:] - image[:, :n - 1])[1:, :]
+    a, b, c = dx * dx, dy * dy, dx * dy
+    trace = a + b
+    return a * b - c * c - 0.05 * trace * trace
+
+
+@aotc.export
+def pairwise(points: f64[:, 3]) -> f64[:, :]:
+    diff = points[:, None, :] - points[None, :, :]
+    return np.sqrt((diff ** 2).sum(axis=-1))
+
+
+@aotc.export
+def log_likelihood(data: f64[:], mean: float, sigma: float) -> f64:
+    s = (data - mean) ** 2 / (2 * sigma ** 2)
+    pdfs = np.exp(-s) / (np.sqrt(2 * np.pi) * sigma)
+    return np.log(pdfs).sum()
+
+
+@aotc.export
+def tiny(x: f64[:]) -> f64[:]:
+    """Call overhead: x + 1.0 on a handful of elements."""
+    return x + 1.0
+
+
+# -- loops (issue 5): written as Python loops, compiled to structured loops ----------------
+
+@aotc.export
+def ema(x: f64[:], alpha: float) -> f64[:]:
+    y = np.empty_like(x)
+    y[0] = x[0]
+    for i in range(1, x.shape[0]):
+        y[i] = alpha * x[i] + (1 - alpha) * y[i - 1]
+    return y
+
+
+@aotc.export
+def mandelbrot(re: f64["n"], im: f64["n"], limit: i64) -> i64[:]:
+    counts = np.zeros(re.shape[0], dtype=np.int64)
+    for p in range(re.shape[0]):
+        zr, zi = 0.0, 0.0
+        c_re, c_im = re[p], im[p]
+        n = 0
+        while (zr * zr + zi * zi < 4.0) & (n < limit):
+            zr, zi = zr * zr - zi * zi + c_re, 2 * zr * zi + c_im
+            n += 1
+        counts[p] = n
+    return counts
+
+
+@aotc.export
+def gray_scott(u: f64[:, :], v: f64[:, :], steps: i64):
+    du, dv, f, k = 0.16, 0.08, 0.035, 0.065
+    for _ in range(steps):
+        uc, vc = u[1:-1, 1:-1], v[1:-1, 1:-1]
+        lu = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * uc
+        lv = v[:-2, 1:-1] + v[2:, 1:-1] + v[1:-1, :-2] + v[1:-1, 2:] - 4 * vc
+        uvv = uc * vc * vc
+        u[1:-1, 1:-1] = uc + du * lu - uvv + f * (1 - uc)
+        v[1:-1, 1:-1] = vc + dv * lv + uvv - (f + k) * vc
+    return u, v
+
+
+@aotc.export
+def newton(a: f64[:]) -> f64[:]:
+    """Square roots by Newton's iteration, elementwise, until converged."""
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        x = a[i]
+        while abs(x * x - a[i]) > 1e-12 * a[i]:
+            x = 0.5 * (x + a[i] / x)
+        out[i] = x
+    return out
