@@ -18,11 +18,12 @@ from aotc.trace import trace_kernel
 from aotc.types import parse_signature_string
 
 
+@pytest.mark.parametrize("fuse", [False, True], ids=["unfused", "fused"])
 @pytest.mark.parametrize("case", CASES + EXTENDED_CASES, ids=lambda c: c.name)
-def test_trace_matches_numpy(case):
+def test_trace_matches_numpy(case, fuse):
     traced = trace_kernel(case.fn, parse_signature_string(case.signature), name=case.name)
     verify(traced.program)
-    program = optimize(traced.program, verify_each=True)
+    program = optimize(traced.program, verify_each=True, fuse=fuse)
     for args in case.inputs:
         mine, theirs = copy_args(args), copy_args(args)
         with np.errstate(all="ignore"):

@@ -12,6 +12,7 @@ from ..ir import Program, verify
 from .constant_fold import constant_fold
 from .cse import cse
 from .dce import dce
+from .fusion import fusion
 
 Pass = Callable[[Program], Program]
 
@@ -19,13 +20,22 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("constant_fold", constant_fold),
     ("cse", cse),
     ("dce", dce),
+    ("fusion", fusion),
+    ("dce_after_fusion", dce),
 ]
+#: Passes that only reorganize loops; without them every equation is its own loop.
+FUSION_PASSES = {"fusion", "dce_after_fusion"}
 
 
-def optimize(program: Program, *, verify_each: bool = False,
+def optimize(program: Program, *, verify_each: bool = False, fuse: bool = False,
              trace: Callable[[str, Program], None] | None = None) -> Program:
-    """Run the pipeline; ``trace(name, program)`` sees the program after each pass."""
+    """Run the pipeline; ``trace(name, program)`` sees the program after each pass.
+
+    ``fuse=False`` is the unfused baseline the benchmarks compare against.
+    """
     for name, run in PIPELINE:
+        if not fuse and name in FUSION_PASSES:
+            continue
         program = run(program)
         if verify_each:
             verify(program)
@@ -34,4 +44,4 @@ def optimize(program: Program, *, verify_each: bool = False,
     return program
 
 
-__all__ = ["PIPELINE", "constant_fold", "cse", "dce", "optimize"]
+__all__ = ["PIPELINE", "constant_fold", "cse", "dce", "fusion", "optimize"]

@@ -1,0 +1,264 @@
+"""Fusion: group elementwise and view equations, and the reductions consuming them,
+into ``fusion`` equations that each become one loop nest.
+
+Before::                                    After::
+
+    b:f64[n] = mul y z                          d:f64[] = fusion[shape=(n,) axes=(0,)] x y z
+    c:f64[n] = add x b                            { lambda e f g . h = mul f g
+    d:f64[] = reduce_sum[axes=(0,)] c                                i = add e h
+                                                                     j = reduce_sum i
+                                                                  in (j) }
+
+so ``np.sum(x + y * z)`` reads each input once and writes nothing. Groups grow from a
+root (an elementwise equation or a reduction) backwards through producers whose every
+use is inside the group. View equations (slices, transposes, broadcasts) are index
+maps, so they are absorbed even when shared: the copy left outside serves the other
+users. Reductions over the same iteration space that do not depend on each other are
+merged into one pass (a mean and a mean of squares read the data once). Loop bodies
+are fused too.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..ir import Eqn, Params, Program, Var
+from ..ops.core import ELEMENTWISE, REDUCTION
+from ..ops.fusion import fusion_p
+from ..ops.reduce import REDUCTIONS
+from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
+from ..shapes import DimExpr
+from .rewrite import Renamer, map_nested
+
+_INDEX_MAPS = {broadcast_in_dim_p, transpose_p, slice_p, refine_shape_p}
+_REDUCTIONS = set(REDUCTIONS.values())
+ONE = DimExpr.const(1)
+
+
+def _is_view(eqn: Eqn) -> bool:
+    if eqn.prim in _INDEX_MAPS:
+        return True
+    if eqn.prim is reshape_p:  # only inserting or dropping unit axes is an index map
+        before = [d for d in eqn.inputs[0].type.shape if d != ONE]
+        after = [d for d in eqn.outs[0].type.shape if d != ONE]
+        return before == after
+    return False
+
+
+def _is_elementwise(eqn: Eqn) -> bool:
+    return eqn.prim.has(ELEMENTWISE) and len(eqn.outs) == 1
+
+
+def _is_reduction(eqn: Eqn) -> bool:
+    return eqn.prim in _REDUCTIONS and eqn.prim.has(REDUCTION)
+
+
+@dataclass
+class _Group:
+    root: int
+    shape: tuple[DimExpr, ...]
+    axes: tuple[int, ...]
+    members: set[int] = field(default_factory=set)
+
+    def heavy(self, eqns: tuple[Eqn, ...]) -> int:
+        return sum(1 for i in self.members if not _is_view(eqns[i]))
+
+
+def _consumers(program: Program) -> dict[Var, list[int]]:
+    uses: dict[Var, list[int]] = defaultdict(list)
+    for i, eqn in enumerate(program.eqns):
+        for a in eqn.inputs:
+            if isinstance(a, Var):
+                uses[a].append(i)
+    return uses
+
+
+def _grow(group: _Group, eqns: tuple[Eqn, ...], producer: dict[Var, int],
+          uses: dict[Var, list[int]], escaping: set[Var], taken: dict[int, _Group],
+          duplicated: set[int]) -> None:
+    """Absorb producers of the group's inputs while that keeps intermediates internal."""
+    pending = [a for a in eqns[group.root].inputs if isinstance(a, Var)]
+    while pending:
+        var = pending.pop()
+        p = producer.get(var)
+        if p is None or p in group.members or p in taken:
+            continue
+        eqn = eqns[p]
+        if _is_view(eqn):
+            if var in escaping or any(u not in group.members for u in uses[var]):
+                duplicated.add(p)  # shared index map: the original stays for the others
+        elif _is_elementwise(eqn):
+            internal = var not in escaping and all(
+                u in group.members and u not in duplicated for u in uses[var])
+            # Used outside too: still worth it when the group can write it as an extra
+            # output at its own loop index (multi-output fusion), never by recomputing.
+            if not internal and (eqn.outs[0].type.shape != group.shape
+                                 or any(u < group.root for u in uses[var])):
+                continue
+        else:
+            continue
+        group.members.add(p)
+        pending.extend(a for a in eqn.inputs if isinstance(a, Var))
+
+
+def _groups(program: Program) -> list[_Group]:
+    eqns = program.eqns
+    producer = {v: i for i, e in enumerate(eqns) for v in e.outs}
+    uses = _consumers(program)
+    escaping = {a for a in program.outputs if isinstance(a, Var)}
+    escaping |= {a for _, a in program.writebacks if isinstance(a, Var)}
+    taken: dict[int, _Group] = {}
+    duplicated: set[int] = set()
+    groups = []
+    for i in reversed(range(len(eqns))):
+        eqn = eqns[i]
+        if i in taken:
+            continue
+        if _is_reduction(eqn):
+            group = _Group(i, eqn.inputs[0].type.shape, tuple(eqn.params["axes"]), {i})
+        elif _is_elementwise(eqn) and eqn.outs[0].type.shape != ():
+            group = _Group(i, eqn.outs[0].type.shape, (), {i})
+        else:
+            continue
+        _grow(group, eqns, producer, uses, escaping, taken, duplicated)
+        if group.heavy(eqns) < 2 and not _is_reduction(eqn):
+            continue  # one operation: its own loop already
+        for m in group.members:
+            if m not in duplicated:
+                taken[m] = group
+        groups.append(group)
+    # A lone reduction is kept only if it finds a sibling to share its pass with.
+    return [g for g in _merge_siblings(groups, eqns, producer) if g.heavy(eqns) >= 2]
+
+
+def _depends(later: _Group, earlier: _Group, eqns: tuple[Eqn, ...],
+             producer: dict[Var, int]) -> bool:
+    """Does ``later`` read (transitively) anything ``earlier`` computes?"""
+    targets = earlier.members
+    seen: set[int] = set()
+    stack = [a for m in later.members for a in eqns[m].inputs if isinstance(a, Var)]
+    while stack:
+        p = producer.get(stack.pop())
+        if p is None or p in seen:
+            continue
+        if p in targets:
+            return True
+        seen.add(p)
+        stack.extend(a for a in eqns[p].inputs if isinstance(a, Var))
+    return False
+
+
+def _merge_siblings(groups: list[_Group], eqns: tuple[Eqn, ...],
+                    producer: dict[Var, int]) -> list[_Group]:
+    """One pass for independent reductions over the same iteration space."""
+    merged: list[_Group] = []
+    for group in sorted(groups, key=lambda g: g.root):
+        partner = next((m for m in merged if m.axes and group.axes == m.axes
+                        and m.shape == group.shape
+                        and not _depends(group, m, eqns, producer)
+                        and _inputs_ready(group, m.root, eqns, producer)), None)
+        if partner is None:
+            merged.append(group)
+        else:
+            partner.members |= group.members
+    return merged
+
+
+def _inputs_ready(group: _Group, position: int, eqns: tuple[Eqn, ...],
+                  producer: dict[Var, int]) -> bool:
+    """Are the group's outside inputs all computed before ``position``?"""
+    for m in group.members:
+        for a in eqns[m].inputs:
+            if isinstance(a, Var) and producer.get(a, -1) not in group.members \
+                    and producer.get(a, -1) >= position:
+                return False
+    return True
+
+
+def _build(group: _Group, program: Program, uses: dict[Var, list[int]],
+           escaping: set[Var]) -> tuple[Eqn, list[Var]]:
+    eqns = program.eqns
+    members = sorted(group.members)
+    inside = {v for m in members for v in eqns[m].outs}
+    externals: list[Var] = []
+    for m in members:
+        for a in eqns[m].inputs:
+            if isinstance(a, Var) and a not in inside and a not in externals:
+                externals.append(a)
+    outputs = [v for m in members for v in eqns[m].outs
+               if v in escaping or any(u not in group.members for u in uses[v])
+               or m == group.root]
+    outputs = [v for v in outputs if not _is_view(eqns[_def(v, eqns, members)])]
+    params = {v: Var(v.type) for v in externals}
+    body_eqns = []
+    rename = Renamer()
+    rename.env.update(params)
+    for m in members:
+        body_eqns.append(rename.eqn(eqns[m]))
+    body = Program(tuple(params[v] for v in externals), tuple(body_eqns),
+                   tuple(rename(v) for v in outputs), name="fusion")
+    outs = [Var(v.type) for v in outputs]
+    eqn = Eqn(fusion_p, tuple(externals),
+              Params.of({"body": body, "shape": group.shape, "axes": group.axes}),
+              tuple(outs), eqns[group.root].loc)
+    return eqn, outputs
+
+
+def _keep_view_chains(removed: set[int], program: Program) -> set[int]:
+    """Views kept outside still need the views they read: keep those too."""
+    producer = {v: i for i, e in enumerate(program.eqns) for v in e.outs}
+    removed = set(removed)
+    changed = True
+    while changed:
+        changed = False
+        for i, eqn in enumerate(program.eqns):
+            if i in removed:
+                continue
+            for a in eqn.inputs:
+                p = producer.get(a) if isinstance(a, Var) else None
+                if p in removed and _is_view(program.eqns[p]):
+                    removed.discard(p)
+                    changed = True
+    return removed
+
+
+def _shared_view(m: int, group: _Group, program: Program, uses: dict[Var, list[int]],
+                 escaping: set[Var]) -> bool:
+    """A view member also used outside the group: its original stays in place."""
+    eqn = program.eqns[m]
+    return _is_view(eqn) and any(v in escaping or any(u not in group.members for u in uses[v])
+                                 for v in eqn.outs)
+
+
+def _def(v: Var, eqns: tuple[Eqn, ...], members: list[int]) -> int:
+    return next(m for m in members if v in eqns[m].outs)
+
+
+def fusion(program: Program) -> Program:
+    program = program.replace(eqns=tuple(map_nested(e, fusion) for e in program.eqns))
+    groups = _groups(program)
+    if not groups:
+        return program
+    uses = _consumers(program)
+    escaping = {a for a in program.outputs if isinstance(a, Var)}
+    escaping |= {a for _, a in program.writebacks if isinstance(a, Var)}
+    at: dict[int, tuple[Eqn, list[Var]]] = {}
+    members: set[int] = set()
+    for group in groups:  # at its root: the last member, or the first root of merged ones
+        at[group.root] = _build(group, program, uses, escaping)
+        members |= {m for m in group.members if not _shared_view(m, group, program, uses,
+                                                                 escaping)}
+    members = _keep_view_chains(members, program)
+    rename = Renamer()
+    out: list[Eqn] = []
+    for i, eqn in enumerate(program.eqns):
+        if i in at:
+            fused, replaced = at[i]
+            fused = rename.eqn(fused)
+            out.append(fused)
+            rename.env.update(zip(replaced, fused.outs))
+        if i in members:
+            continue
+        out.append(rename.eqn(eqn))
+    return rename.finish(program, out)
