@@ -68,15 +68,28 @@ def test_data_dependent_shapes_say_what_to_write_instead():
     assert f":{_line_of(masked, 'return x[x > 0]')}:" in str(info.value)
 
 
-def test_array_constants_are_rejected_with_a_hint():
-    table = np.arange(3.0)
+def test_large_array_constants_are_rejected_with_a_hint():
+    table = np.arange(1000.0)
 
-    def k(x: f64[3]):
+    def k(x: f64[1000]):
         return x * table
 
-    with pytest.raises(TraceError, match="array constant of shape \\(3,\\)") as info:
+    with pytest.raises(TraceError, match="array constant of shape \\(1000,\\)") as info:
         _trace(k)
     assert "pass the array as a parameter" in str(info.value)
+
+
+def test_small_array_constants_and_np_array_are_embedded():
+    from aotc.interpret import eval_program
+
+    weights = np.array([0.5, 2.0, -1.0])
+
+    def k(x: f64[3], a: f64):
+        return x * weights + np.array([a, 2 * a, 0.0]) + np.asarray(x)
+
+    got = eval_program(_trace(k).program, np.arange(3.0), 1.5)[0]
+    np.testing.assert_array_equal(got, np.arange(3.0) * weights + [1.5, 3.0, 0.0] +
+                                  np.arange(3.0))
 
 
 def test_writes_through_layout_dependent_views_are_rejected():

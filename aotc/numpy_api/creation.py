@@ -156,9 +156,52 @@ def identity(n: Any, dtype: Any = float, **kwargs: Any) -> Tracer:
     return eye(n, dtype=dtype, **kwargs)
 
 
+def array(obj: Any, dtype: Any = None, *, copy: Any = True, **kwargs: Any) -> Tracer:
+    """``np.array``/``np.asarray`` of tracers, scalars and (nested) lists of them."""
+    from .ufuncs import as_tracer as scalar_tracer
+
+    _no_extra("array", {k: v for k, v in kwargs.items() if k not in ("order", "ndmin")})
+    if isinstance(obj, (list, tuple)):
+        from .joining import stack
+
+        if not obj:
+            raise current().error("np.array of an empty list: give the size with np.zeros")
+        items = [array(o, None, copy=copy) for o in obj]
+        value = stack(items)
+    else:
+        value = constant_array(obj) if isinstance(obj, np.ndarray) else scalar_tracer(obj)
+    if dtype is not None and value.dtype != np.dtype(dtype):
+        return lax.convert(value, np.dtype(dtype))
+    return lax.fresh(value) if copy and value is obj else value
+
+
+def asarray(obj: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
+    return array(obj, dtype, copy=False, **kwargs)
+
+
+#: Largest array constant embedded in a kernel (element by element).
+MAX_CONSTANT = 256
+
+
+def constant_array(value: np.ndarray) -> Tracer:
+    """A small NumPy array used in a kernel, embedded as data."""
+    from .ufuncs import as_tracer as scalar_tracer
+
+    if value.size > MAX_CONSTANT:
+        raise current().error(
+            f"an array constant of shape {value.shape} is used in the kernel",
+            hint=f"pass the array as a parameter; constants up to {MAX_CONSTANT} elements "
+                 "are embedded")
+    if value.ndim == 0:
+        return scalar_tracer(value[()])
+    return array([constant_array(v) for v in value], copy=False) if value.shape[0] else \
+        full_from_dims(tuple(DimExpr.const(d) for d in value.shape), 0, value.dtype)
+
+
 #: Functions swapped into ``numpy`` while a kernel is traced.
 CREATION = {"zeros": zeros, "ones": ones, "empty": zeros, "full": full, "arange": arange,
-            "linspace": linspace, "eye": eye, "identity": identity}
+            "linspace": linspace, "eye": eye, "identity": identity, "array": array,
+            "asarray": asarray, "ascontiguousarray": asarray, "asanyarray": asarray}
 LIKE = {np.zeros_like: _like(0), np.ones_like: _like(1), np.empty_like: _like(0),
         np.full_like: _like(None)}
 

@@ -19,7 +19,7 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Tracer:
         )
     dtype = promote_types(x, y)
     cond = lax.convert(as_tracer(condition), np.dtype(bool))
-    a = lax.convert(as_tracer(x, dtype), dtype)
-    b = lax.convert(as_tracer(y, dtype), dtype)
+    a = lax.convert(as_tracer(x, dtype, wrap=True), dtype)  # NumPy casts scalars unsafely
+    b = lax.convert(as_tracer(y, dtype, wrap=True), dtype)
     cond, a, b = broadcast_all([cond, a, b])
     return lax.select(cond, a.atom, b.atom)

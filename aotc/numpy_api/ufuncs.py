@@ -17,9 +17,11 @@ import numpy as np
 from .. import lax
 from ..errors import TraceError
 from ..ir import Atom, Lit
+from ..ops.core import COMPARISON
 from ..ops.elementwise import PRIM_OF_UFUNC
 from ..shapes import broadcast_shapes
 from ..trace import Tracer, current
+from ..types import SHORT_NAMES
 
 WEAK_TYPES = (bool, int, float, complex)
 # A weak bool behaves exactly as a bool dtype (the lowest kind), and NumPy's
@@ -27,8 +29,11 @@ WEAK_TYPES = (bool, int, float, complex)
 _PYTHON_TYPE = {"b": np.dtype(bool), "i": int, "u": int, "f": float, "c": complex}
 
 
-def as_atom(value: Any, dtype: np.dtype | None = None) -> Atom:
-    """An IR atom for a tracer or a constant scalar (converted to ``dtype`` if given)."""
+def as_atom(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> Atom:
+    """An IR atom for a tracer or a constant scalar (converted to ``dtype`` if given).
+
+    Python integers that do not fit ``dtype`` raise OverflowError as in NumPy's ufuncs,
+    or wrap around with ``wrap=True`` (what ``np.where`` does)."""
     if isinstance(value, Tracer):
         return value.atom
     if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:
@@ -36,6 +41,9 @@ def as_atom(value: Any, dtype: np.dtype | None = None) -> Atom:
         return Lit(value, dtype or value.dtype)
     if isinstance(value, WEAK_TYPES):
         target = np.dtype(dtype) if dtype is not None else np.asarray(value).dtype
+        if wrap:
+            with np.errstate(all="ignore"):
+                return Lit(np.array(value).astype(target), target)
         try:
             return Lit(np.array(value, dtype=target), target)
         except OverflowError as err:
@@ -45,15 +53,14 @@ def as_atom(value: Any, dtype: np.dtype | None = None) -> Atom:
     if isinstance(value, MaskedValue):
         value.data_dependent()
     if isinstance(value, np.ndarray):
-        raise current().error(
-            f"an array constant of shape {value.shape} is used in the kernel",
-            hint="pass the array as a parameter; only scalar constants are embedded",
-        )
+        from .creation import constant_array
+
+        return constant_array(value).atom
     raise current().error(f"{type(value).__name__} values cannot be used in a kernel")
 
 
-def as_tracer(value: Any, dtype: np.dtype | None = None) -> Tracer:
-    return value if isinstance(value, Tracer) else Tracer(as_atom(value, dtype))
+def as_tracer(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> Tracer:
+    return value if isinstance(value, Tracer) else Tracer(as_atom(value, dtype, wrap))
 
 
 def dtype_arg(value: Any) -> Any:
@@ -110,11 +117,33 @@ def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
     if prim is None:
         raise unsupported_ufunc(ufunc)
     loop = loop_dtypes(ufunc, operands)
+    unsupported = [d for d in loop if d not in SHORT_NAMES]
+    if unsupported:
+        raise current().error(
+            f"np.{ufunc.__name__} here computes in {unsupported[0]}, which aotc does not "
+            "support", hint="convert the input first, e.g. x.astype(np.float32)")
+    if prim.has(COMPARISON):
+        loop = _comparison_loop(loop, operands)
     ins = [lax.convert(as_tracer(o, dt), dt) for o, dt in zip(operands, loop)]
     ins = broadcast_all(ins)
     out = lax.convert(lax.bind1(prim, *(t.atom for t in ins)), loop[ufunc.nin])
     out.dim = size_arithmetic(ufunc, operands)
     return out
+
+
+def _comparison_loop(loop: tuple[np.dtype, ...], operands: tuple[Any, ...]
+                     ) -> tuple[np.dtype, ...]:
+    """NumPy compares an integer array with any Python int exactly (``u8 < -1`` is False):
+    widen the loop when a Python int does not fit the array's dtype."""
+    ints = [o for o in operands if isinstance(o, int) and not isinstance(o, bool)]
+    if not ints or loop[0].kind not in "iu":
+        return loop
+    info = np.iinfo(loop[0])
+    if all(info.min <= v <= info.max for v in ints):
+        return loop
+    wide = np.dtype(np.int64) if all(-2**63 <= v < 2**63 for v in ints) and \
+        loop[0] != np.uint64 else np.dtype(np.float64)
+    return (wide, wide) + loop[2:]
 
 
 def size_arithmetic(ufunc: np.ufunc, operands: tuple[Any, ...]) -> Any:
