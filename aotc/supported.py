@@ -55,7 +55,8 @@ def markdown() -> str:
         "`while_loop`, `cond`, `switch`, `scan` |",
         "| builtins on traced scalars | `abs`, `min`, `max`, `float`, `int`, `bool`, `round`, "
         "`len` |",
-        f"| data-dependent shapes (build error with advice) | {_row(list(DATA_DEPENDENT.values()))} |",
+        "| data-dependent shapes (build error with advice) | "
+        f"{_row(list(DATA_DEPENDENT.values()))} |",
         "",
     ]
     return "\n".join(lines)
