@@ -51,11 +51,14 @@ def as_tracers(leaves: list[Any]) -> list[Tracer]:
 
 
 def trace_body(fn: Callable[..., Any], arg_tracers: list[list[Tracer]], structures: list[Tree],
-               what: str) -> tuple[Program, list[Atom], list[Any], Tree]:
+               what: str, identity: list[int | None] | None = None
+               ) -> tuple[Program, list[Atom], list[Any], Tree]:
     """Trace ``fn(*args)`` where each argument is rebuilt from ``arg_tracers``' types.
 
     Returns the body program (inputs: consts, then the arguments' leaves), the outer
-    atoms to pass as consts, the body's output leaves and their structure.
+    atoms to pass as consts, the body's output leaves and their structure. If given,
+    ``identity`` is filled with, per output leaf, the index of the argument leaf that is
+    the very same object (an array the body updated in place), or None.
     """
     outer = current()
     ctx = TraceContext(outer.kernel, parent=outer)
@@ -63,16 +66,21 @@ def trace_body(fn: Callable[..., Any], arg_tracers: list[list[Tracer]], structur
     try:
         params: list[Var] = []
         args = []
+        every: list[Tracer] = []
         for tracers, structure in zip(arg_tracers, structures):
             inner = []
             for t in tracers:
                 var = Var(t.aval)
                 params.append(var)
                 inner.append(Tracer(var, weak=t.weak))
+            every += inner
             args.append(None if structure is None and not inner else unflatten(structure, inner))
         ctx.defined.update(params)
         result = fn(*args)
         leaves, out_structure = flatten(result)
+        if identity is not None:
+            identity[:] = [next((j for j, t in enumerate(every) if t is leaf), None)
+                           for leaf in leaves]
         outs = [ctx.local(t.atom) for t in as_tracers(leaves)]
     except AotcError:
         raise
@@ -101,7 +109,8 @@ def match_carry(before: list[Tracer], after: list[Any], what: str) -> None:
 
 
 def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_structures: list[Tree],
-                    init: list[Tracer], structure: Tree, what: str
+                    init: list[Tracer], structure: Tree, what: str,
+                    identity: list[int | None] | None = None
                     ) -> tuple[Program, list[Atom], list[Tracer], Tree]:
     """Trace a body taking ``(*lead, state)`` and returning the state.
 
@@ -112,7 +121,7 @@ def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_struc
 
     for _ in range(2):
         program, consts, leaves, out_structure = trace_body(
-            fn, lead + [init], lead_structures + [structure], what)
+            fn, lead + [init], lead_structures + [structure], what, identity)
         outs = [o.type for o in program.outputs]
         promoted = [lax.convert(t, o.dtype) if t.weak and t.ndim == 0 and o.dtype != t.dtype
                     else t for t, o in zip(init, outs)]
@@ -121,6 +130,27 @@ def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_struc
         init = promoted
     match_carry(init, list(program.outputs), what)
     return program, consts, init, out_structure
+
+
+def keep_identity(before: list[Any], after: list[Tracer], identity: list[int | None],
+                  offset: int = 0) -> list[Any]:
+    """Arrays the body updated in place are the caller's same arrays after the loop.
+
+    In NumPy, ``u[1:] = ...`` inside a loop mutates the array object ``u`` names, so an
+    array passed in (or a view of one) must see the final value; a name rebound to a new
+    array (``u = u + 1``) must not change the old one.
+    """
+    from .numpy_api.writes import write
+
+    out = list(after)
+    for k, j in enumerate(identity):
+        if j is None or j < offset:
+            continue
+        original = before[j - offset]
+        if isinstance(original, Tracer) and original.ndim > 0:
+            write(original, Ellipsis, after[k])
+            out[k] = original
+    return out
 
 
 I64 = np.dtype(np.int64)

@@ -124,29 +124,48 @@ def _index(value: Any, what: str) -> Tracer:
     return convert(t, np.dtype(np.int64))
 
 
+def _eager() -> bool:
+    """Outside a trace the source runs as plain Python on NumPy, as JAX's lax does."""
+    from .trace import _STACK
+
+    return not _STACK
+
+
 def fori_loop(lower: Any, upper: Any, body_fun: Any, init_val: Any) -> Any:
     """``for i in range(lower, upper): val = body_fun(i, val)``; returns ``val``."""
-    from .control import SCALAR_I64, trace_loop_body, unflatten
+    if _eager():
+        val = init_val
+        for i in range(int(lower), int(upper)):
+            val = body_fun(i, val)
+        return val
+    from .control import SCALAR_I64, keep_identity, trace_loop_body, unflatten
     from .ops.control import for_loop_p
 
     lo, hi = _index(lower, "fori_loop lower"), _index(upper, "fori_loop upper")
-    init, structure = _state(init_val)
+    original, structure = _state(init_val)
     counter = Tracer(Var(SCALAR_I64))
-    body, consts, init, _ = trace_loop_body(body_fun, [[counter]], [None], init, structure,
-                                            "fori_loop")
+    identity: list[int | None] = []
+    body, consts, init, _ = trace_loop_body(body_fun, [[counter]], [None], original, structure,
+                                            "fori_loop", identity)
     outs = bind(for_loop_p, lo.atom, hi.atom, *consts, *(t.atom for t in init),
                 body=body, n_consts=len(consts), step=1)
-    return unflatten(structure, outs)
+    return unflatten(structure, keep_identity(original, outs, identity, offset=1))
 
 
 def while_loop(cond_fun: Any, body_fun: Any, init_val: Any) -> Any:
     """``while cond_fun(val): val = body_fun(val)``; returns ``val``."""
-    from .control import trace_body, trace_loop_body, unflatten
+    if _eager():
+        val = init_val
+        while cond_fun(val):
+            val = body_fun(val)
+        return val
+    from .control import keep_identity, trace_body, trace_loop_body, unflatten
     from .ops.control import while_loop_p
 
-    init, structure = _state(init_val)
-    body, body_consts, init, _ = trace_loop_body(body_fun, [], [], init, structure,
-                                                 "while_loop")
+    original, structure = _state(init_val)
+    identity: list[int | None] = []
+    body, body_consts, init, _ = trace_loop_body(body_fun, [], [], original, structure,
+                                                 "while_loop", identity)
     cond, cond_consts, leaves, _ = trace_body(cond_fun, [init], [structure], "while_loop cond")
     if len(cond.outputs) != 1 or cond.outputs[0].type.shape != ():
         raise current().error("while_loop: cond_fun must return one scalar")
@@ -156,11 +175,13 @@ def while_loop(cond_fun: Any, body_fun: Any, init_val: Any) -> Any:
     outs = bind(while_loop_p, *cond_consts, *body_consts, *(t.atom for t in init),
                 cond=cond, body=body, n_cond_consts=len(cond_consts),
                 n_body_consts=len(body_consts))
-    return unflatten(structure, outs)
+    return unflatten(structure, keep_identity(original, outs, identity))
 
 
 def cond(pred: Any, true_fun: Any, false_fun: Any, *operands: Any) -> Any:
     """``true_fun(*operands) if pred else false_fun(*operands)``, both traced."""
+    if _eager():
+        return true_fun(*operands) if pred else false_fun(*operands)
     return switch(convert(_pred(pred), np.dtype(np.int64)), [false_fun, true_fun], *operands)
 
 
@@ -176,13 +197,16 @@ def _pred(pred: Any) -> Tracer:
 
 def switch(index: Any, branches: Any, *operands: Any) -> Any:
     """``branches[clamp(index)](*operands)``."""
-    from .control import trace_body, unflatten
+    if _eager():
+        return branches[min(max(int(index), 0), len(branches) - 1)](*operands)
+    from .control import keep_identity, trace_body, unflatten
     from .ops.control import cond_p
 
     idx = _index(index, "switch index")
     ops, structure = _state(tuple(operands))
-    traced = [trace_body(lambda args, f=f: f(*args), [ops], [structure], "cond branch")
-              for f in branches]
+    identities: list[list[int | None]] = [[] for _ in branches]
+    traced = [trace_body(lambda args, f=f: f(*args), [ops], [structure], "cond branch", ident)
+              for f, ident in zip(branches, identities)]
     consts: list[Any] = []
     for _, c, _, _ in traced:
         consts += [a for a in c if a not in consts]
@@ -194,7 +218,9 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
             hint="make both branches return the same dtypes and shapes")
     programs = tuple(_with_consts(p, c, consts) for p, c, _, _ in traced)
     outs = bind(cond_p, idx.atom, *consts, *(t.atom for t in ops), branches=programs)
-    return unflatten(traced[0][3], outs)
+    same = [i if all(ident[k] == i for ident in identities) else None
+            for k, i in enumerate(identities[0])]
+    return unflatten(traced[0][3], keep_identity(ops, outs, same))
 
 
 def _with_consts(program: Any, own: list[Any], union: list[Any]) -> Any:
@@ -208,6 +234,8 @@ def _with_consts(program: Any, own: list[Any], union: list[Any]) -> Any:
 def scan(f: Any, init: Any, xs: Any = None, length: Any = None, reverse: bool = False) -> Any:
     """JAX's scan: ``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns
     ``(carry, stacked ys)``."""
+    if _eager():
+        return _eager_scan(f, init, xs, length, reverse)
     from .control import unflatten
     from .ops.control import scan_p
 
@@ -257,3 +285,23 @@ def _scan_body(body: Any, carry: list[Tracer], structure: Any, slices: list[Trac
     n = len(carry)
     match_carry(carry, list(program.outputs[:n]), "scan")
     return program, consts, carry, None
+
+
+def _eager_scan(f: Any, init: Any, xs: Any, length: Any, reverse: bool) -> Any:
+    from .control import flatten, unflatten
+
+    leaves, structure = flatten(xs) if xs is not None else ([], None)
+    n = len(leaves[0]) if leaves else int(length)
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    carry, ys = init, []
+    for i in order:
+        x = unflatten(structure, [leaf[i] for leaf in leaves]) if leaves else None
+        carry, y = f(carry, x)
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    if not ys:
+        return carry, None
+    y_leaves = [flatten(y)[0] for y in ys]
+    stacked = [np.stack([row[k] for row in y_leaves]) for k in range(len(y_leaves[0]))]
+    return carry, unflatten(flatten(ys[0])[1], stacked)

@@ -187,6 +187,8 @@ def signature_from_annotations(fn: Any) -> Signature:
     if sig.return_annotation is inspect.Signature.empty:
         return Signature(tuple(params))
     ret = sig.return_annotation
+    if ret is None or ret is type(None) or ret == "None":
+        return Signature(tuple(params), ())  # the kernel only writes into its arguments
     if isinstance(ret, tuple):
         return Signature(tuple(params), tuple(annotation_to_type(r) for r in ret), True)
     return Signature(tuple(params), (annotation_to_type(ret),))

@@ -202,3 +202,19 @@ def test_return_inside_a_traced_loop_is_explained():
 
     with pytest.raises(TraceError):
         compiled(k)
+
+
+def inplace_vs_rebind(u: f64[:], v: f64[:], n: i64):
+    for _ in range(n):
+        u[0] += 1.0  # mutates the caller's array, as NumPy does
+        v = v + 1.0  # rebinds the name: the caller's v stays as it was
+    return v
+
+
+def test_loop_mutations_reach_the_caller_but_rebinding_does_not():
+    program = compiled(inplace_vs_rebind)
+    u, v = np.zeros(3), np.zeros(2)
+    (out,) = eval_program(program, u, v, 4)
+    np.testing.assert_array_equal(u, [4.0, 0.0, 0.0])
+    np.testing.assert_array_equal(v, [0.0, 0.0])
+    np.testing.assert_array_equal(out, [4.0, 4.0])

@@ -51,6 +51,11 @@ def _bound(value: Any, n: DimExpr, what: str) -> tuple[DimExpr | None, bool]:
         offset = b - n
         if offset.is_const and offset.value in (-1, -2):
             return offset, True
+        if (-b).is_nonneg():  # x[:-k]: counts from the end unless k is 0
+            current().check(">=", -b, DimExpr.const(1), "ValueError",
+                            f"the {what} -{{lhs}} is -0 at run time, which Python reads as 0; "
+                            "aotc needs it nonzero here")
+            return b, True
         current().check(">=", b, DimExpr.const(0), "ValueError",
                         f"the {what} is {{lhs}} at run time; negative slice bounds computed "
                         "from sizes are not supported")

@@ -166,7 +166,7 @@ def size_arithmetic(ufunc: np.ufunc, operands: tuple[Any, ...]) -> Any:
 
 _SIZE_ARITHMETIC: dict[np.ufunc, Callable[..., Any]] = {
     np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
-    np.floor_divide: operator.floordiv,
+    np.floor_divide: operator.floordiv, np.negative: operator.neg, np.positive: operator.pos,
 }
 
 

@@ -155,6 +155,11 @@ def write(target: Tracer, key: Any, value: Any) -> None:
         raise ctx.error(f"could not broadcast a value of shape {new.aval.shape} into "
                         f"a region of shape {region.aval.shape}")
     base = region.base if region.base is not None else region
+    if region is target and target.base is None and key is Ellipsis \
+            and base.context is ctx:  # a whole new value for a base: no update_slice
+        base.set_atom(new.atom)
+        base.version += 1
+        return None
     if base.context is not ctx:
         raise ctx.error("writing into an array from outside this loop body or branch",
                         hint="pass the array through the loop state (the carry) and "

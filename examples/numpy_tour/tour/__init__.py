@@ -1,0 +1,1 @@
+"""Realistic kernels exercising each part of the NumPy API aotc compiles."""
