@@ -1,7 +1,6 @@
 """The benchmark kernels, in plain NumPy: compiled by aotc, and run as they are by NumPy,
 Numba, JAX and numexpr for comparison (see run.py)."""
 
-from __future__ import annotations
 
 import numpy as np
 
@@ -42,7 +41,8 @@ def cnd(d):
     a1, a2, a3, a4, a5 = 0.31938153, -0.356563782, 1.781477937, -1.821255978, 1.330274429
     rsqrt2pi = 0.39894228040143267793994605993438
     kk = 1.0 / (1.0 + 0.2316419 * np.abs(d))
-    ret = rsqrt2pi * np.exp(-0.5 * d * d) * (kk * (a1 + kk * (a2 + kk * (a3 + kk * (a4 + kk * a5)))))
+    poly = kk * (a1 + kk * (a2 + kk * (a3 + kk * (a4 + kk * a5))))
+    ret = rsqrt2pi * np.exp(-0.5 * d * d) * poly
     return np.where(d > 0, 1.0 - ret, ret)
 
 

@@ -144,7 +144,7 @@ def _numexpr_fn(numexpr: Any, name: str, expr: str, params: Any) -> Callable[...
         def arc(theta_1: Any, phi_1: Any, theta_2: Any, phi_2: Any) -> Any:
             t = numexpr.evaluate("sin((theta_2 - theta_1) / 2) ** 2 + cos(theta_1) * "
                                  "cos(theta_2) * sin((phi_2 - phi_1) / 2) ** 2")
-            return numexpr.evaluate(expr)
+            return numexpr.evaluate(expr, local_dict={"t": t})
         return arc
 
     def run(*args: Any) -> Any:

@@ -33,7 +33,6 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("JAX_ENABLE_X64", "1")
 
 import numpy as np  # noqa: E402  (thread settings first)
-
 from peers import jax_version, numba_version, numexpr_version  # noqa: E402
 
 
@@ -178,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
             except Exception as err:  # a peer that cannot run this kernel
                 row[system] = f"n/a ({type(err).__name__})"
                 continue
-            call = (lambda f=fn: f(*_fresh(inputs))) if bench.mutates else (lambda f=fn: f(*inputs))
+            call = ((lambda f=fn, a=inputs: f(*_fresh(a))) if bench.mutates
+                    else (lambda f=fn, a=inputs: f(*a)))
             seconds = timeit(call, args.repeats, budget=8.0)
             row[system] = seconds if ok else f"WRONG ({seconds:.3g}s)"
         if bench.name == "triad" and isinstance(row.get("aotc"), float):
