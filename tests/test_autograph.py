@@ -218,3 +218,51 @@ def test_loop_mutations_reach_the_caller_but_rebinding_does_not():
     np.testing.assert_array_equal(u, [4.0, 0.0, 0.0])
     np.testing.assert_array_equal(v, [0.0, 0.0])
     np.testing.assert_array_equal(out, [4.0, 4.0])
+
+
+def first_negative(x: f64[:]):
+    index = -1
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            index = i
+            break
+    return index
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0, -3.0, -4.0], [1.0, 2.0], [-1.0]])
+def test_break_in_a_runtime_loop(x):
+    program = check(first_negative, np.array(x))
+    assert "for_loop" in prims(program)
+
+
+def sum_skipping(x: f64[:], limit: float):
+    total = 0.0
+    count = 0
+    i = 0
+    while i < x.shape[0]:
+        v = x[i]
+        i += 1
+        if np.isnan(v):
+            continue
+        if total + v > limit:
+            break
+        total += v
+        count += 1
+    return total, count
+
+
+@pytest.mark.parametrize("x", [[1.0, np.nan, 2.0, 3.0, 10.0], [np.nan], [5.0, 6.0]])
+def test_continue_and_break_in_a_while_loop(x):
+    check(sum_skipping, np.array(x), 7.5)
+
+
+def test_return_inside_a_runtime_loop_explains_what_to_do():
+    def k(x: f64[:]):
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                return x[i]
+        return 0.0
+
+    with pytest.raises(TraceError, match="loop containing return") as info:
+        compiled(k)
+    assert "use break" in str(info.value)

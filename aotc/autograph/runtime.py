@@ -219,3 +219,49 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "int": _scalar_conversion(int, np.int64), "bool": _scalar_conversion(bool, np.bool_),
     "round": _round, "len": _len,
 }
+
+
+# -- helpers for lowered jumps and statements left as Python ------------------------------
+
+def not_any(*flags: Any) -> Any:
+    """``not (a or b ...)`` on Python or traced bools."""
+    if not _traced(*flags):
+        return not builtins.any(flags)
+    result = np.logical_not(flags[0])
+    for f in flags[1:]:
+        result = np.logical_and(result, np.logical_not(f))
+    return result
+
+
+def and_not(test: Any, flag: Any) -> Any:
+    """``test and not flag`` for a while loop that may break."""
+    if not _traced(test, flag):
+        return bool(test) and not flag
+    return np.logical_and(_as_bool(test), np.logical_not(flag))
+
+
+_RETURN_HINT = ("assign the result to a variable and use break, then return after the "
+                "loop (or use np.where for a value chosen per element)")
+
+
+def static_iterable(iterable: Any, what: str) -> Any:
+    """The iterable of a loop left as Python (it contains return)."""
+    if isinstance(iterable, Tracer):
+        raise current().error(f"{what} cannot iterate over a runtime value",
+                              hint=_RETURN_HINT)
+    return iterable
+
+
+def static_test(test: Any, what: str) -> Any:
+    """The test of a while/if left as Python (it contains return)."""
+    if isinstance(test, Tracer):
+        raise current().error(f"{what} cannot depend on a runtime value", hint=_RETURN_HINT)
+    return test
+
+
+def range_(*args: Any) -> Any:
+    """``range`` that explains runtime bounds in loops that must stay Python."""
+    if _traced(*args):
+        raise current().error("range() over runtime values in a loop containing return",
+                              hint=_RETURN_HINT)
+    return builtins.range(*args)

@@ -148,7 +148,9 @@ class _Converter(ast.NodeTransformer):
         return out
 
     def visit_For(self, node: ast.For) -> object:
-        if node.orelse or _escapes(node.body, loop=True) or not isinstance(node.target, ast.Name)\
+        if _escapes(node.body, loop=False):
+            return _static_only(node, "a for loop containing return")
+        if node.orelse or not isinstance(node.target, ast.Name) \
                 and not _is_enumerate_target(node):
             return node
         uid = next(_ids)
@@ -176,7 +178,9 @@ class _Converter(ast.NodeTransformer):
         return self._emit(node, [fn], call, state)
 
     def visit_While(self, node: ast.While) -> object:
-        if node.orelse or _escapes(node.body, loop=True):
+        if _escapes(node.body, loop=False):
+            return _static_only(node, "a while loop containing return")
+        if node.orelse:
             return node
         uid = next(_ids)
         state = self._state([node.body])
@@ -189,7 +193,7 @@ class _Converter(ast.NodeTransformer):
 
     def visit_If(self, node: ast.If) -> object:
         if _escapes(node.body, loop=False) or _escapes(node.orelse, loop=False):
-            return node
+            return _static_only(node, "an if statement containing return")
         uid = next(_ids)
         state = self._state([node.body, node.orelse])
         then = _function(f"__aotc_then_{uid}", [], state, node.body or [ast.Pass()])
@@ -203,6 +207,19 @@ class _Converter(ast.NodeTransformer):
         return node  # nested functions (e.g. lax bodies) are left as written
 
 
+def _static_only(node: ast.For | ast.While | ast.If, what: str) -> ast.stmt:
+    """Leave the statement as Python, but explain the error if it meets a runtime value."""
+    reason = ast.Constant(what)
+    if isinstance(node, ast.For):
+        it = node.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+            it.func = ast.Attribute(ast.Name(RUNTIME, ast.Load()), "range_", ast.Load())
+        node.iter = ast.copy_location(_call("static_iterable", it, reason), it)
+    else:
+        node.test = ast.copy_location(_call("static_test", node.test, reason), node.test)
+    return node
+
+
 def _is_enumerate_target(node: ast.For) -> bool:
     it = node.iter
     return (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
@@ -212,6 +229,9 @@ def _is_enumerate_target(node: ast.For) -> bool:
 
 def convert_function(tree: ast.FunctionDef) -> ast.FunctionDef:
     """Convert the control flow in one function definition (in place) and return it."""
+    from .jumps import lower_jumps
+
+    lower_jumps(tree)
     local_names = _assigned(tree.body) | {a.arg for a in tree.args.args + tree.args.kwonlyargs}
     converter = _Converter(tree, local_names)
     new_body: list[ast.stmt] = []

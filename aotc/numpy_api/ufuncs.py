@@ -102,8 +102,13 @@ def broadcast_all(operands: list[Tracer]) -> list[Tracer]:
 
 
 def loop_dtypes(ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[np.dtype, ...]:
+    kinds = [dtype_arg(o) for o in operands]
+    if all(isinstance(k, type) for k in kinds):
+        # Only weak values (a size and a Python int): NumPy would see Python scalars and
+        # use its default dtypes; a weak tracer already has that dtype.
+        kinds = [o.dtype if isinstance(o, Tracer) else k for o, k in zip(operands, kinds)]
     try:
-        return ufunc.resolve_dtypes(tuple(dtype_arg(o) for o in operands) + (None,) * ufunc.nout)
+        return ufunc.resolve_dtypes(tuple(kinds) + (None,) * ufunc.nout)
     except (TypeError, ValueError):
         kinds = ", ".join(str(dtype_arg(o)) for o in operands)
         raise current().error(f"np.{ufunc.__name__} is not defined for ({kinds})") from None
