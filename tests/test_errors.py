@@ -36,6 +36,7 @@ def test_python_if_on_a_traced_value():
     assert "in kernel 'relu_branch'" in text
     assert "        if x[0] > 0:" not in text and "    if x[0] > 0:" in text
     assert "^" in text and "hint: use np.where" in text
+    assert "if statement containing return cannot depend on a runtime value" in text
 
 
 def test_unsupported_function_names_closest_alternatives():

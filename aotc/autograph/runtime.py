@@ -252,10 +252,15 @@ def static_iterable(iterable: Any, what: str) -> Any:
     return iterable
 
 
+_IF_RETURN_HINT = ("use np.where(cond, a, b), or assign the value in both branches and "
+                   "return it after the if")
+
+
 def static_test(test: Any, what: str) -> Any:
     """The test of a while/if left as Python (it contains return)."""
     if isinstance(test, Tracer):
-        raise current().error(f"{what} cannot depend on a runtime value", hint=_RETURN_HINT)
+        hint = _IF_RETURN_HINT if what.startswith("an if") else _RETURN_HINT
+        raise current().error(f"{what} cannot depend on a runtime value", hint=hint)
     return test
 
 
