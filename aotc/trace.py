@@ -177,9 +177,10 @@ class Tracer:
     # Python control flow and conversions need concrete values.
     def __bool__(self) -> bool:
         raise current().error(
-            "a traced value is used where Python needs a concrete bool (if, while, and, or)",
-            hint="use np.where(cond, a, b) to select values; branches on runtime values "
-                 "are not compiled yet",
+            "a traced value is used where Python needs a concrete bool (and, or, not, "
+            "a conditional expression, or a statement aotc leaves as Python)",
+            hint="combine conditions with & | ~, select values with np.where(cond, a, b), "
+                 "or write an if statement (those compile on runtime values)",
         )
 
     def _concrete(self, what: str) -> Any:
@@ -210,8 +211,9 @@ class Tracer:
 
     def __iter__(self) -> Any:
         raise current().error(
-            "iterating over a traced array",
-            hint="use array operations; loops over runtime sizes are not compiled yet",
+            "iterating over a traced array outside a for statement (in a comprehension, "
+            "unpacking or a call)",
+            hint="write a for loop over it (that compiles), or use array operations",
         )
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
