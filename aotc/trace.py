@@ -285,7 +285,9 @@ def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceConte
     for index, (name, typ) in enumerate(zip(names, types)):
         shape = []
         for axis, dim in enumerate(typ.dims):
-            symbol = f"{name}.{axis}"
+            # A named size is read (and printed) under its name where it first appears.
+            first_named = isinstance(dim, str) and dim not in named and dim not in scalar_ints
+            symbol = dim if first_named else f"{name}.{axis}"
             sources.append(DimSource(symbol, index, axis))
             here = DimExpr.sym(symbol)
             if isinstance(dim, str):

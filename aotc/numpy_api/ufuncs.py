@@ -253,6 +253,18 @@ def _reflected(ufunc: np.ufunc) -> Callable[[Tracer, Any], Tracer]:
     return lambda self, other: apply_ufunc(ufunc, other, self)
 
 
+def _power(base: Any, exponent: Any) -> Tracer:
+    """``base ** exponent`` as NumPy's operator computes it: for float arrays an exact
+    Python int 2 or -1 or float 0.5 uses square, reciprocal or sqrt (its fast path),
+    which can differ from ``np.power`` in the last bit."""
+    fast = {(int, 2): np.square, (int, -1): np.reciprocal, (float, 0.5): np.sqrt}
+    if isinstance(base, Tracer) and base.dtype.kind in "fc" and type(exponent) in (int, float):
+        ufunc = fast.get((type(exponent), exponent))
+        if ufunc is not None:
+            return apply_ufunc(ufunc, base)
+    return apply_ufunc(np.power, base, exponent)
+
+
 _BINARY_OPERATORS = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
     "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
@@ -262,6 +274,7 @@ _BINARY_OPERATORS = {
 #: Python operator methods of :class:`Tracer`, installed by ``aotc.trace``.
 OPERATORS: dict[str, Callable[..., Any]] = {
     **{f"__{n}__": _binary(u) for n, u in _BINARY_OPERATORS.items()},
+    "__pow__": _power,
     **{f"__r{n}__": _reflected(u) for n, u in _BINARY_OPERATORS.items()},
     "__eq__": _binary(np.equal), "__ne__": _binary(np.not_equal),
     "__lt__": _binary(np.less), "__le__": _binary(np.less_equal),
