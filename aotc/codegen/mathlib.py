@@ -1,10 +1,12 @@
-"""Float math: LLVM intrinsics where LLVM has exact ones, the C library otherwise.
+"""Float math: LLVM intrinsics where LLVM has exact ones, vector kernels, then libm.
 
 Intrinsics (``llvm.sqrt``, ``llvm.fabs``, ``llvm.floor``, ``llvm.roundeven``…) are
-correctly rounded and lower to single instructions. Transcendentals call libm by their
-C names (``exp``/``expf``…), so an object file needs nothing beyond ``-lm`` and LLVM's
-library-call knowledge (constant folding, ``sincos`` pairing) still applies. NumPy's own
-SIMD implementations can differ from libm by a few ulp; the tests state the tolerance.
+correctly rounded and lower to single instructions. The transcendentals with a kernel in
+:mod:`.vecmath` (exp, log, expm1, log1p, sin, cos, tan, tanh, arctan, arctan2, power)
+use it: inlined straight-line code the loop vectorizer widens. The rest call libm by
+their C names (``cbrt``/``cbrtf``…), so an object file needs nothing beyond ``-lm``.
+NumPy's own SIMD implementations differ from either by a few ulp; the tests state the
+tolerance.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from llvmlite import ir
 
 from .builder import KernelBuilder
 from .dtypes import reg_type
+from .vecmath import VECMATH_RULES
 
 FloatRule = Callable[..., ir.Value]
 
-#: Primitive name -> C function name (the float64 variant; float32 appends ``f``).
+#: Primitive name -> C function name (the float64 variant; float32 appends ``f``). Every
+#: transcendental is listed, also those :data:`VECMATH_RULES` overrides.
 LIBM_UNARY = {
     "cbrt": "cbrt", "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2",
     "log10": "log10", "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos",
@@ -82,7 +86,8 @@ def copysign(b: KernelBuilder, mag: ir.Value, sign: ir.Value) -> ir.Value:
 
 
 def float_rules() -> dict[str, FloatRule]:
-    """Primitive name -> float rule, for every function this module provides."""
+    """Primitive name -> float rule, for every function this module provides (vector
+    kernels where :mod:`.vecmath` has one)."""
     rules: dict[str, FloatRule] = {}
     tables: Sequence[tuple[dict[str, str], Callable[[str], FloatRule]]] = (
         (LIBM_UNARY, call_libm), (LIBM_BINARY, call_libm),
@@ -91,4 +96,5 @@ def float_rules() -> dict[str, FloatRule]:
     for table, make in tables:
         for prim, fname in table.items():
             rules[prim] = make(fname)
+    rules.update(VECMATH_RULES)
     return rules

@@ -21,6 +21,7 @@ from .context import Lowering
 from .dtypes import I64, constant, i64, int_max, int_min, reg_type
 from .loops import for_range, loop_nest
 from .nests import Accumulator, EqnRule, copy_into, merge_index
+from .pairwise import pairwise_sum
 from .scalar import scalar_rule
 from .values import Scalar, Value, View, load, store
 
@@ -47,7 +48,8 @@ REDUCERS: dict[str, tuple[str, Callable[[np.dtype], object]]] = {
 
 
 def lower_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
-    """``reduce_*`` over ``axes``; sums accumulate sequentially from +0.0 (for now)."""
+    """``reduce_*`` over ``axes``. Float sums are blocked and pairwise (:mod:`.pairwise`);
+    the rest accumulate sequentially (exact for integers, NaN-propagating for max/min)."""
     (x,), out = args, eqn.outs[0]
     axes = sorted(eqn.params["axes"])
     if not axes:  # NumPy copies; ``0 + x`` would lose the sign of -0.0
@@ -64,6 +66,9 @@ def lower_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Valu
     acc = Accumulator(ctx, reg_type(dtype), "acc")
 
     def reduce_at(kept_idx: Sequence[ir.Value]) -> ir.Value:
+        if eqn.prim.name == "reduce_sum" and dtype.kind == "f":
+            return pairwise_sum(b, x, axes, lambda outer, i: merge_index(
+                x.ndim, (kept, kept_idx), (axes[:-1], outer), (axes[-1:], [i])))
         acc.set(constant(dtype, identity(dtype)))
         with loop_nest(b, [x.dims[k] for k in axes], "r") as red_idx:
             item = load(b, x, merge_index(x.ndim, (kept, kept_idx), (axes, red_idx)))

@@ -51,7 +51,7 @@ def test_llvm_text_is_deterministic():
     first = str(build_llvm_module([("aotc_m_saxpy_0", saxpy())], TargetSpec()))
     second = str(build_llvm_module([("aotc_m_saxpy_0", saxpy())], TargetSpec()))
     assert first == second
-    assert "Var" not in first and "0x7f" not in first
+    assert "Var" not in first and " at 0x" not in first  # no reprs of Python objects
     assert 'define i64 @"aotc_m_saxpy_0_shapes"(ptr %"argv"' in first
     assert 'define i64 @"aotc_m_saxpy_0"(ptr %"argv", ptr %"outv", ptr %"scratch")' in first
     assert "i64*" not in first and "float*" not in first  # opaque pointers only
@@ -70,7 +70,8 @@ def test_object_code_for_several_targets():
 def test_text_outputs():
     entries = [("k", saxpy())]
     optimized = emit_llvm(entries, TargetSpec("x86-64-v3"))
-    assert "define" in optimized and "sinf" in optimized
+    # sin is an inlined vector kernel; only its huge-argument fallback calls libm
+    assert "define" in optimized and "aotc.vecmath.libm.sin" in optimized
     assert "alloca" not in optimized  # accumulators were promoted to registers
     raw = emit_llvm(entries, TargetSpec(), optimized=False)
     assert "alloca" in raw
