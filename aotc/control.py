@@ -133,7 +133,7 @@ def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_struc
 
 
 def keep_identity(before: list[Any], after: list[Tracer], identity: list[int | None],
-                  offset: int = 0) -> list[Any]:
+                  offset: int = 0, loop: bool = True) -> list[Any]:
     """Arrays the body updated in place are the caller's same arrays after the loop.
 
     In NumPy, ``u[1:] = ...`` inside a loop mutates the array object ``u`` names, so an
@@ -144,7 +144,9 @@ def keep_identity(before: list[Any], after: list[Tracer], identity: list[int | N
 
     out = list(after)
     for k, j in enumerate(identity):
-        if j is None or j < offset:
+        # In a loop only a slot that hands back its own array is a fixed point over any
+        # number of iterations; a swap (x, y = y, x) moves names, not contents.
+        if j is None or j < offset or (loop and j - offset != k):
             continue
         original = before[j - offset]
         if isinstance(original, Tracer) and original.ndim > 0:

@@ -76,6 +76,8 @@ def eval_program(program: Program, *args: Any, env: dict[str, int] | None = None
         outs = impl_rules[eqn.prim](*(read(a) for a in eqn.inputs), **params)
         for var, out in zip(eqn.outs, outs):
             values[var] = np.asarray(out, dtype=var.type.dtype)
+    # Results are taken before arguments are written: an output may alias an argument.
+    results = [np.array(read(a), copy=True) for a in program.outputs]
     for index, atom in program.writebacks:  # writes into arguments, as NumPy would
         np.copyto(args[index], read(atom))
-    return [read(a) for a in program.outputs]
+    return results

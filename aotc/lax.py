@@ -220,7 +220,7 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
     outs = bind(cond_p, idx.atom, *consts, *(t.atom for t in ops), branches=programs)
     same = [i if all(ident[k] == i for ident in identities) else None
             for k, i in enumerate(identities[0])]
-    return unflatten(traced[0][3], keep_identity(ops, outs, same))
+    return unflatten(traced[0][3], keep_identity(ops, outs, same, loop=False))
 
 
 def _with_consts(program: Any, own: list[Any], union: list[Any]) -> Any:

@@ -130,7 +130,7 @@ def _write_cases() -> list[Case]:
         return x.sum() + y.sum()
 
     add("element_and_slice_writes", element_writes, "(f8[:], f8[:])",
-        [(V.copy(), V[::-1].copy())])
+        [(V.copy(), V[::-1].copy())], ulps=64)  # summation order
 
     def augmented(x, k):
         x += 1
@@ -201,3 +201,21 @@ def _size_bound_cases() -> list[Case]:
 
 
 EXTENDED_CASES += _size_bound_cases()
+
+
+def _aliasing_write_cases() -> list[Case]:
+    def reversed_self_update(x):
+        x += (x * 2)[::-1]
+        return x
+
+    def shifted_self_update(x):
+        x[1:] += x[:-1] * 0.5
+        return x.sum()
+
+    return [Case("inplace_reads_reversed_self", reversed_self_update, "(f8[:])",
+                 [(np.arange(6.0),), (np.arange(7.0)[::-1].copy(),)], 0, {"writes"}),
+            Case("inplace_reads_shifted_self", shifted_self_update, "(f8[:])",
+                 [(np.arange(6.0),)], 8, {"writes"})]
+
+
+EXTENDED_CASES += _aliasing_write_cases()

@@ -266,3 +266,19 @@ def test_return_inside_a_runtime_loop_explains_what_to_do():
     with pytest.raises(TraceError, match="loop containing return") as info:
         compiled(k)
     assert "use break" in str(info.value)
+
+
+def swap_names(x: f64["m"], y: f64["m"], n: i64):
+    for _ in range(n):
+        x, y = y, x
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_swapping_names_in_a_loop_leaves_both_arrays_alone(n):
+    program = compiled(swap_names)
+    x, y = np.zeros(2), np.ones(2)
+    (out,) = eval_program(program, x, y, n)
+    np.testing.assert_array_equal(out, [float(n % 2)] * 2)
+    np.testing.assert_array_equal(x, [0.0, 0.0])
+    np.testing.assert_array_equal(y, [1.0, 1.0])

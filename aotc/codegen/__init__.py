@@ -9,7 +9,11 @@ merged into :data:`.entry.EQN_RULES`:
 - :mod:`.views` — index maps without loops; :mod:`.nests` — elementwise loops, ``iota``;
 - :mod:`.reductions`, :mod:`.indexing`, :mod:`.linalg`, :mod:`.control`.
 
-:mod:`.layout` plans where values live (outputs, 64-byte scratch slots), :mod:`.target`
+:mod:`.inplace` (with :mod:`.planner`) decides which updates write in place and which
+buffers loops and branches share; :mod:`.layout` turns that into homes (outputs, 64-byte
+scratch slots); :mod:`.overlap` guards in-place writes into caller arrays;
+:mod:`.loops` emits nests with a unit-stride copy of the innermost loop and
+:mod:`.specialize` a C-contiguous copy of kernels with traced loops. :mod:`.target`
 describes the machine, :mod:`.module` runs LLVM, and :mod:`.jit` calls the same object
 in-process through the C ABI (for tests).
 """

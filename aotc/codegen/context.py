@@ -21,7 +21,7 @@ from .builder import KernelBuilder
 from .dims import DimEvaluator
 from .dtypes import I8, PTR, constant, i64, mem_type
 from .layout import Home, Layout, OutputHome
-from .values import Scalar, Value, View, contiguous_view, store_memory
+from .values import Scalar, Value, View, contiguous_view, store_memory, sub_view
 
 
 class Lowering:
@@ -84,7 +84,21 @@ class Lowering:
         return self.b.load(slot, typ=PTR, name=f"out{index}")
 
     def home(self, var: Var) -> View:
-        """The C-contiguous buffer ``var`` is materialized into (from the layout)."""
+        """Where ``var`` is materialized: its C-contiguous buffer (from the layout), or
+        a destination the buffer plan passes it: the block of the update consuming it
+        (``BufferPlan.direct``, a strided sub-view of the update's base), or the buffer
+        of the argument version it takes over (``BufferPlan.overwrite``)."""
+        plan = self.layout.plan
+        if plan is not None and var in plan.overwrite:
+            into = self.read(plan.overwrite[var])
+            assert isinstance(into, View)
+            return into
+        if plan is not None and var in plan.direct:
+            update = plan.direct[var]
+            base = self.read(update.inputs[0])
+            assert isinstance(base, View)
+            starts = [self.dims(s) for s in update.params["start"]]
+            return sub_view(self.b, base, starts, update.params["step"], self.shape(var))
         return self.buffer(self.layout.homes[var], var.type)
 
     def buffer(self, where: Home, atype: AType) -> View:

@@ -2,10 +2,12 @@
 
 A nested program is lowered once, in place, by the same equation loop as the kernel
 (:meth:`Lowering.run`). Loop-carried values live in fixed places for the whole loop: a
-rank-0 carry in a register (an alloca that SROA promotes), an array carry in the home of
-the loop's result. Each iteration reads the carries, runs the body, and then writes the
-new carries back; an array the body returns as a view is staged in scratch first (see
-:mod:`.layout`), so swapping or slicing carries cannot read half-updated data.
+rank-0 carry in a register (an alloca that SROA promotes), an array carry in one buffer
+planned by :mod:`.inplace` (the initial value's own buffer when it dies at the loop,
+else the result's home, filled once). Each iteration reads the carries, runs the body,
+and then moves the new carries back: nothing for a carry the body updated in place,
+a copy otherwise, through scratch when the value may live in a buffer being overwritten
+(a swap, a view of a carry), so the moves cannot read half-updated data.
 """
 
 from __future__ import annotations
@@ -18,41 +20,54 @@ from ..ir import Atom, Eqn, Var
 from ..ops.control import cond_p, for_loop_p, scan_p, while_loop_p
 from ..ops.core import Primitive
 from ..shapes import as_dim
-from .carries import LOOP_CARRIES
+from .carries import LOOP_FORMS
 from .context import Lowering
 from .dtypes import I8, INT64, i64, reg_type
+from .inplace import BufferPlan, Move
 from .loops import for_range
 from .nests import Accumulator, EqnRule, copy_into
 from .values import Scalar, Value, View, load, store
 
 
 class Slots:
-    """Where a group of results lives across blocks: registers or array buffers."""
+    """Where a group of results lives across blocks: registers or array buffers.
 
-    def __init__(self, ctx: Lowering, outs: Sequence[Var]) -> None:
+    An array slot is the buffer the plan gave the result: a fresh home, or the buffer of
+    the operand it takes over (``BufferPlan.reuse``), passed in as ``buffers[k]``.
+    """
+
+    def __init__(self, ctx: Lowering, outs: Sequence[Var],
+                 buffers: Sequence[Value | None] = ()) -> None:
         self.ctx = ctx
-        self.slots: list[Accumulator | View] = [
-            Accumulator(ctx, reg_type(v.type.dtype), "carry") if v.type.ndim == 0
-            else ctx.home(v) for v in outs]
+        self.slots: list[Accumulator | View] = []
+        for k, v in enumerate(outs):
+            given = buffers[k] if k < len(buffers) else None
+            if v.type.ndim == 0:
+                self.slots.append(Accumulator(ctx, reg_type(v.type.dtype), "carry"))
+            else:
+                self.slots.append(given if isinstance(given, View) else ctx.home(v))
         self.dtypes = [v.type.dtype for v in outs]
 
     def current(self) -> list[Value]:
         return [Scalar(s.get(), dtype) if isinstance(s, Accumulator) else s
                 for s, dtype in zip(self.slots, self.dtypes)]
 
-    def set(self, values: Sequence[Value], skip: Sequence[bool] = (),
+    def set(self, values: Sequence[Value], moves: Sequence[Move] = (),
             staging: Sequence[View | None] = ()) -> None:
-        """Store new values; arrays with a staging buffer go through it first."""
+        """Store new values, all at once: arrays already in their slot are skipped,
+        staged ones are copied to their staging buffer before any slot changes."""
         writes: list[tuple[View, Value]] = []
         for k, (slot, value) in enumerate(zip(self.slots, values)):
-            if k < len(skip) and skip[k]:
-                continue
             if isinstance(slot, Accumulator):
                 assert isinstance(value, Scalar)
                 slot.set(value.value)
                 continue
-            stage = staging[k] if k < len(staging) else None
-            if stage is not None:
+            move = moves[k] if k < len(moves) else Move.COPY
+            if move is Move.SKIP:
+                continue
+            if move is Move.STAGE:
+                stage = staging[k]
+                assert stage is not None
                 copy_into(self.ctx, value, stage)
                 value = stage
             writes.append((slot, value))
@@ -60,20 +75,25 @@ class Slots:
             copy_into(self.ctx, value, slot)
 
 
-def _carry_staging(ctx: Lowering, eqn: Eqn, carry_out: Sequence[Atom]) -> list[View | None]:
-    return [ctx.buffer(ctx.layout.staging[(eqn, k)], atom.type)
-            if (eqn, k) in ctx.layout.staging else None for k, atom in enumerate(carry_out)]
+def _staging(ctx: Lowering, key: tuple, atoms: Sequence[Atom]) -> list[View | None]:
+    return [ctx.buffer(ctx.layout.staging[(*key, k)], atom.type)
+            if (*key, k) in ctx.layout.staging else None for k, atom in enumerate(atoms)]
 
 
-def _loop_carries(ctx: Lowering, eqn: Eqn, carries: Sequence[Var], init: Sequence[Value]
-                  ) -> tuple[Slots, list[bool], list[View | None]]:
-    """Carry slots holding ``init``, which carries the body passes through unchanged,
-    and their staging buffers."""
-    slots = Slots(ctx, carries)
-    slots.set(init)
-    _, carry_in, carry_out = LOOP_CARRIES[eqn.prim](eqn)
-    unchanged = [a is v for a, v in zip(carry_out, carry_in)]
-    return slots, unchanged, _carry_staging(ctx, eqn, carry_out)
+def _plan(ctx: Lowering) -> BufferPlan:
+    assert ctx.layout.plan is not None
+    return ctx.layout.plan
+
+
+def _loop_carries(ctx: Lowering, eqn: Eqn, init: Sequence[Value]
+                  ) -> tuple[Slots, tuple[Move, ...], list[View | None]]:
+    """Carry slots holding ``init`` (a carry that takes over its initial value's buffer
+    is not copied), the back edge's moves, and their staging buffers."""
+    plan, form = _plan(ctx), LOOP_FORMS[eqn.prim](eqn)
+    reused = [(eqn, k) in plan.reuse for k in range(len(init))]
+    slots = Slots(ctx, form.results, [v if r else None for v, r in zip(init, reused)])
+    slots.set(init, [Move.SKIP if r else Move.COPY for r in reused])
+    return slots, plan.moves[(eqn,)], _staging(ctx, (eqn,), form.carry_out)
 
 
 def lower_for_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
@@ -83,7 +103,7 @@ def lower_for_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value
     assert isinstance(lower, Scalar) and isinstance(upper, Scalar)
     n, step = params["n_consts"], params["step"]
     consts = args[2:2 + n]
-    slots, unchanged, staging = _loop_carries(ctx, eqn, eqn.outs, args[2 + n:])
+    slots, moves, staging = _loop_carries(ctx, eqn, args[2 + n:])
     counter = Accumulator(ctx, reg_type(INT64), "i")
     counter.set(lower.value)
     head, body, done = (b.function.append_basic_block(f"for.{s}") for s in ("head", "body", "done"))
@@ -94,7 +114,7 @@ def lower_for_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value
     b.position_at_end(body)
     with ctx.region():
         new = ctx.run(params["body"], [*consts, Scalar(i, INT64), *slots.current()])
-        slots.set(new, unchanged, staging)
+        slots.set(new, moves, staging)
     counter.set(b.add(i, i64(step)))
     b.branch(head)
     b.position_at_end(done)
@@ -105,7 +125,7 @@ def lower_while_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
     b, params = ctx.b, eqn.params
     nc, nb = params["n_cond_consts"], params["n_body_consts"]
     cond_consts, body_consts = args[:nc], args[nc:nc + nb]
-    slots, unchanged, staging = _loop_carries(ctx, eqn, eqn.outs, args[nc + nb:])
+    slots, moves, staging = _loop_carries(ctx, eqn, args[nc + nb:])
     head, body, done = (b.function.append_basic_block(f"while.{s}")
                         for s in ("head", "body", "done"))
     b.branch(head)
@@ -116,7 +136,7 @@ def lower_while_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
         b.cbranch(pred.value, body, done)
     b.position_at_end(body)
     with ctx.region():
-        slots.set(ctx.run(params["body"], [*body_consts, *slots.current()]), unchanged, staging)
+        slots.set(ctx.run(params["body"], [*body_consts, *slots.current()]), moves, staging)
     b.branch(head)
     b.position_at_end(done)
     return slots.current()
@@ -136,7 +156,7 @@ def lower_scan(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     b, params = ctx.b, eqn.params
     n, c = params["n_consts"], params["n_carry"]
     consts, xs = args[:n], args[n + c:]
-    slots, unchanged, staging = _loop_carries(ctx, eqn, eqn.outs[:c], args[n:n + c])
+    slots, moves, staging = _loop_carries(ctx, eqn, args[n:n + c])
     ys = [ctx.home(v) for v in eqn.outs[c:]]
     length = ctx.dims(as_dim(params["length"]))
     with for_range(b, length, "scan") as t:
@@ -150,7 +170,7 @@ def lower_scan(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
                     store(b, stacked, [i], y.value)
                 else:
                     copy_into(ctx, y, _row(b, stacked, i))  # type: ignore[arg-type]
-            slots.set(outs[:c], unchanged, staging)
+            slots.set(outs[:c], moves, staging)
     return [*slots.current(), *ys]
 
 
@@ -163,16 +183,19 @@ def lower_cond(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     last = i64(len(branches) - 1)
     chosen = b.select(b.icmp_signed("<", index.value, i64(0)), i64(0), index.value)
     chosen = b.select(b.icmp_signed(">", chosen, last), last, chosen)
-    results = Slots(ctx, eqn.outs)
+    plan = _plan(ctx)
+    results = Slots(ctx, eqn.outs, [args[plan.reuse[(eqn, k)]] if (eqn, k) in plan.reuse
+                                    else None for k in range(len(eqn.outs))])
     blocks = [b.function.append_basic_block(f"cond.{k}") for k in range(len(branches))]
     done = b.function.append_basic_block("cond.done")
     switch = b.switch(chosen, blocks[-1])
     for k, block in enumerate(blocks[:-1]):
         switch.add_case(i64(k), block)
-    for branch, block in zip(branches, blocks):
+    for k, (branch, block) in enumerate(zip(branches, blocks)):
         b.position_at_end(block)
         with ctx.region():
-            results.set(ctx.run(branch, operands))
+            results.set(ctx.run(branch, operands), plan.moves[(eqn, k)],
+                        _staging(ctx, (eqn, k), branch.outputs))
         b.branch(done)
     b.position_at_end(done)
     return results.current()

@@ -2,8 +2,10 @@
 
 ``take`` checks every index before it reads (NumPy's ``mode='raise'``), so a bad index
 makes ``P`` return the IndexError code instead of reading out of bounds. The updates
-(``update_slice``, ``dynamic_update_slice``) are functional: the base is copied into
-the result's buffer, then the block is written through a strided sub-view of it.
+(``update_slice``, ``dynamic_update_slice``) are functional in the IR; the buffer plan
+(:mod:`.inplace`) says whether one writes its block straight into the base's buffer
+(the base is dead afterwards) or first copies the base into the result's own buffer.
+Either way the block is written through a strided sub-view.
 """
 
 from __future__ import annotations
@@ -19,24 +21,13 @@ from ..ops.index import dynamic_update_slice_p, raise_if_p, take_p
 from ..ops.shape import concatenate_p, update_slice_p
 from .context import Lowering
 from .convert import convert
-from .dtypes import I8, INT64, i64
+from .dtypes import INT64, i64
+from .inplace import Update
 from .loops import loop_nest
 from .nests import EqnRule, copy_into
-from .values import Scalar, Value, View, load, store
+from .values import Scalar, Value, View, load, store, sub_view
 
 TAKE_INDEX_ERROR = 2  # abi.KERNEL_ERRORS
-
-
-def sub_view(b: ir.IRBuilder, base: View, starts: Sequence[ir.Value], steps: Sequence[int],
-             dims: Sequence[ir.Value]) -> View:
-    """``base[start_k + i*step_k, ...]`` for ``i < dims[k]``, as a View."""
-    offset: ir.Value = i64(0)
-    for start, stride in zip(starts, base.strides):
-        offset = b.add(offset, b.mul(start, stride))
-    strides = tuple(stride if step == 1 else b.mul(stride, i64(step))
-                    for stride, step in zip(base.strides, steps))
-    return View(b.gep(base.data, [offset], source_etype=I8), tuple(dims), strides,
-                base.dtype, base.align)
 
 
 def _checked_index(ctx: Lowering, raw: ir.Value, dtype: np.dtype, n: ir.Value) -> ir.Value:
@@ -75,8 +66,20 @@ def _update(ctx: Lowering, eqn: Eqn, base: Value, update: Value,
             starts: Sequence[ir.Value], steps: Sequence[int]) -> list[Value]:
     if eqn.outs[0].type.ndim == 0:
         return [update]
-    dest = ctx.home(eqn.outs[0])
-    copy_into(ctx, base, dest)
+    plan = ctx.layout.plan
+    mode = plan.updates.get(eqn) if plan is not None else None
+    if mode is Update.DIRECT:  # the operand was computed into the block (ctx.home)
+        return [base]
+    if mode is None:  # the base is still needed: a copy of it, then the block
+        dest = ctx.home(eqn.outs[0])
+        copy_into(ctx, base, dest)
+    else:
+        assert isinstance(base, View)
+        dest = base
+        if mode is Update.STAGED:  # the block may read the bytes it overwrites
+            staged = ctx.buffer(ctx.layout.staging[(eqn, "operand")], eqn.inputs[1].type)
+            copy_into(ctx, update, staged)
+            update = staged
     dims = tuple(ctx.dims(d) for d in eqn.inputs[1].type.shape)
     copy_into(ctx, update, sub_view(ctx.b, dest, starts, steps, dims))
     return [dest]

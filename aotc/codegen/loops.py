@@ -1,18 +1,35 @@
-"""Counted loops and loop nests with i64 induction variables.
+"""Counted loops, loop nests with i64 induction variables, and strided nests.
 
 Loops are emitted in the plain ``for (i = 0; i < n; i++)`` shape; LLVM's loop rotation
 turns them into the do-while form its vectorizer wants. A nest is loops in order, the
-last one innermost, which is the unit-stride axis of a C-contiguous output.
+last one innermost, which is the unit-stride axis of a C-contiguous output; an axis of
+constant size 1 gets no loop at all (index 0), so a one-element block is one store.
+
+:func:`strided_nest` is the nest for loops that read and write Views. Their strides are
+byte counts, often runtime values (caller arrays), and LLVM's vectorizer cannot prove a
+runtime byte stride equals the element size: it versions on "stride == 1 byte", which
+never holds. So when some innermost stride is only known at run time, the innermost
+loop is emitted twice: a unit-stride copy addressing ``row[i]`` in element units (a GEP
+over the element type, which vectorizes), and the generic byte-stride copy; one test
+before the nest picks the copy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 
 from llvmlite import ir
 
-from .dtypes import I64, i64
+from .builder import KernelBuilder
+from .dtypes import I1, I64, i64, mem_type
+from .values import Scalar, Value, View, element_ptr, load_memory, store_memory
+
+
+def static_int(value: ir.Value) -> int | None:
+    """The value of an i64 constant, else None."""
+    return value.constant if isinstance(value, ir.Constant) and isinstance(
+        value.constant, int) else None
 
 
 @contextmanager
@@ -42,8 +59,97 @@ def for_range(b: ir.IRBuilder, count: ir.Value, name: str = "i") -> Iterator[ir.
 
 
 @contextmanager
+def _maybe_loop(b: ir.IRBuilder, count: ir.Value, name: str) -> Iterator[ir.Value]:
+    if static_int(count) == 1:
+        yield i64(0)
+    else:
+        with for_range(b, count, name) as i:
+            yield i
+
+
+@contextmanager
 def loop_nest(b: ir.IRBuilder, dims: Sequence[ir.Value], name: str = "i"
               ) -> Iterator[list[ir.Value]]:
     """Nested loops over ``dims`` (outermost first); yields the index of each axis."""
     with ExitStack() as stack:
-        yield [stack.enter_context(for_range(b, d, f"{name}{k}")) for k, d in enumerate(dims)]
+        yield [stack.enter_context(_maybe_loop(b, d, f"{name}{k}")) for k, d in enumerate(dims)]
+
+
+class At:
+    """Element access at the current index of a :func:`strided_nest`."""
+
+    def __init__(self, b: KernelBuilder, index: list[ir.Value],
+                 address: Callable[[View], ir.Value]) -> None:
+        self.b = b
+        self.index = index
+        self.address = address
+
+    def load(self, value: Value) -> ir.Value:
+        """``value`` at the index (a Scalar is the same everywhere)."""
+        if isinstance(value, Scalar):
+            return value.value
+        return load_memory(self.b, self.address(value), value.dtype, value.align)
+
+    def store(self, view: View, value: ir.Value) -> None:
+        store_memory(self.b, value, self.address(view), view.dtype, view.align)
+
+
+def _unit_test(b: KernelBuilder, views: Sequence[View]) -> ir.Value | bool:
+    """Whether every innermost stride is the element size (or 0: a broadcast): True or
+    False when known statically, else an i1 over the runtime strides."""
+    test: ir.Value = ir.Constant(I1, 1)
+    runtime = False
+    for view in views:
+        stride, size = view.strides[-1], view.dtype.itemsize
+        known = static_int(stride)
+        if known is None:
+            test = b.and_(test, b.icmp_signed("==", stride, i64(size)))
+            runtime = True
+        elif known not in (0, size):
+            return False
+    return test if runtime else True
+
+
+def strided_nest(b: KernelBuilder, dims: Sequence[ir.Value], views: Sequence[View],
+                 body: Callable[[At], None], name: str = "e") -> None:
+    """Emit ``body(at)`` for every index of ``dims`` (outermost first); ``views`` are
+    every View the body touches, each with one axis per dim (see the module doc)."""
+    views = list(dict.fromkeys(v for v in views if v.ndim))
+    if not dims or not views:
+        with loop_nest(b, dims, name) as idx:
+            body(At(b, idx, lambda v: element_ptr(b, v, idx)))
+        return
+    unit = _unit_test(b, views)
+    if unit is True:
+        _unit_nest(b, dims, views, body, name)
+    elif unit is False:
+        _generic_nest(b, dims, body, name)
+    else:
+        with b.if_else(unit, likely=True) as (then, otherwise):
+            with then:
+                _unit_nest(b, dims, views, body, name)
+            with otherwise:
+                _generic_nest(b, dims, body, name)
+
+
+def _generic_nest(b: KernelBuilder, dims: Sequence[ir.Value], body: Callable[[At], None],
+                  name: str) -> None:
+    with loop_nest(b, dims, name) as idx:
+        body(At(b, idx, lambda v: element_ptr(b, v, idx)))
+
+
+def _unit_nest(b: KernelBuilder, dims: Sequence[ir.Value], views: Sequence[View],
+               body: Callable[[At], None], name: str) -> None:
+    """The outer loops compute each View's row pointer; the innermost loop indexes it
+    in element units (a zero stride stays on the row's element)."""
+    with loop_nest(b, dims[:-1], name) as outer:
+        rows = {v: element_ptr(b, v, [*outer, i64(0)]) for v in views}
+        with _maybe_loop(b, dims[-1], f"{name}.unit") as i:
+            def address(v: View) -> ir.Value:
+                if not v.ndim:
+                    return v.data
+                if static_int(v.strides[-1]) == 0:
+                    return rows[v]
+                return b.gep(rows[v], [i], source_etype=mem_type(v.dtype), inbounds=True)
+
+            body(At(b, [*outer, i], address))

@@ -3,7 +3,8 @@
 Each rule takes the :class:`~.context.Lowering`, the equation and its operand values,
 and returns the result values. A rank-0 result is computed straight into a register;
 anything else is written into its home (see :mod:`.layout`) by a loop nest over the
-output's dims, so a later fusion pass can hand several equations to one nest.
+output's dims (a :func:`~.loops.strided_nest`, so loops over caller arrays get a
+unit-stride copy that vectorizes).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from ..ops.shape import dim_value_p, iota_p
 from .context import Lowering
 from .convert import convert
 from .dtypes import INT64, i64
-from .loops import loop_nest
+from .loops import At, loop_nest, strided_nest
 from .scalar import scalar_rule
-from .values import Scalar, Value, View, load, store
+from .values import Scalar, Value, View, store
 
 EqnRule = Callable[[Lowering, Eqn, Sequence[Value]], list[Value]]
 
@@ -51,8 +52,8 @@ class Accumulator:
 
 def copy_into(ctx: Lowering, src: Value, dest: View) -> None:
     """``dest[...] = src`` (a Scalar source is broadcast)."""
-    with loop_nest(ctx.b, dest.dims, "c") as idx:
-        store(ctx.b, dest, idx, load(ctx.b, src, idx))
+    views = [dest, src] if isinstance(src, View) else [dest]
+    strided_nest(ctx.b, dest.dims, views, lambda at: at.store(dest, at.load(src)), "c")
 
 
 def lower_elementwise(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
@@ -65,9 +66,11 @@ def lower_elementwise(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Va
         values = [a.value for a in args if isinstance(a, Scalar)]
         return [Scalar(rule(ctx.b, dtype, *values, **params), out.type.dtype)]
     dest = ctx.home(out)
-    with loop_nest(ctx.b, dest.dims, "e") as idx:
-        values = [load(ctx.b, a, idx) for a in args]
-        store(ctx.b, dest, idx, rule(ctx.b, dtype, *values, **params))
+
+    def body(at: At) -> None:
+        at.store(dest, rule(ctx.b, dtype, *(at.load(a) for a in args), **params))
+
+    strided_nest(ctx.b, dest.dims, [dest, *(a for a in args if isinstance(a, View))], body)
     return [dest]
 
 

@@ -102,3 +102,22 @@ def contiguous_view(b: KernelBuilder, data: ir.Value, dims: Sequence[ir.Value],
     """A C-contiguous, naturally aligned View over a buffer we allocated."""
     return View(data, tuple(dims), c_strides(b, dims, dtype.itemsize), dtype,
                 align=dtype.itemsize)
+
+
+def sub_view(b: KernelBuilder, base: View, starts: Sequence[ir.Value], steps: Sequence[int],
+             dims: Sequence[ir.Value]) -> View:
+    """``base[start_k + i*step_k, ...]`` for ``i < dims[k]``, as a View."""
+    offset: ir.Value = i64(0)
+    for start, stride in zip(starts, base.strides):
+        offset = b.add(offset, b.mul(start, stride))
+    strides = tuple(stride if step == 1 else _times(b, stride, step)
+                    for stride, step in zip(base.strides, steps))
+    return View(b.gep(base.data, [offset], source_etype=I8), tuple(dims), strides,
+                base.dtype, base.align)
+
+
+def _times(b: KernelBuilder, x: ir.Value, k: int) -> ir.Value:
+    """``x * k``, folded for a constant ``x`` (so unit strides stay recognizable)."""
+    if isinstance(x, ir.Constant):
+        return i64(x.constant * k)
+    return b.mul(x, i64(k))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import numpy as np
@@ -110,3 +111,48 @@ def random_values(dtype: np.dtype, shape: tuple[int, ...], seed: int = 0) -> np.
         small = rng.integers(max(info.min, -9), min(info.max, 9), size, endpoint=True)
     values = np.where(rng.random(size) < 0.15, rng.choice(edges, size), small.astype(dtype))
     return values.astype(dtype).reshape(shape)
+
+
+def copy_layout(a: Any) -> Any:
+    """A private copy of ``a`` with the very same strides (negative, zero, gaps), so a
+    kernel can write into it without touching the caller's data or the reference's."""
+    if not isinstance(a, np.ndarray):
+        return a
+    if a.ndim == 0 or a.size == 0:
+        return a.copy()
+    lo = sum(min(0, s * (n - 1)) for s, n in zip(a.strides, a.shape))
+    hi = sum(max(0, s * (n - 1)) for s, n in zip(a.strides, a.shape)) + a.itemsize
+    raw = np.frombuffer((ctypes.c_uint8 * (hi - lo)).from_address(a.ctypes.data + lo),
+                        np.uint8).copy()
+    return np.ndarray(a.shape, a.dtype, buffer=raw, offset=-lo, strides=a.strides)
+
+
+def overlaps_itself(a: Any) -> bool:
+    """Whether two elements of ``a`` share memory (a zero stride over a real axis)."""
+    return isinstance(a, np.ndarray) and any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
+
+
+def check_call(kernel: Any, *args: Any, rtol: float = 0.0) -> list[np.ndarray]:
+    """Run ``kernel`` on same-layout copies of ``args`` and the reference interpreter on
+    plain copies; compare every output and every argument the kernel may write into
+    (the interpreter writes into its arguments as NumPy would)."""
+    from aotc.interpret import eval_program
+
+    def plain() -> list[Any]:
+        return [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
+
+    mine, theirs = [copy_layout(a) for a in args], plain()
+    got = kernel(*mine)
+    # Outputs from a run without the writes into arguments: the interpreter performs
+    # them before reading outputs, and an output may be the argument object itself.
+    want = eval_program(kernel.program.replace(writebacks=()), *plain())
+    eval_program(kernel.program, *theirs)
+    name = kernel.program.name
+    assert len(got) == len(want)
+    for j, (g, w) in enumerate(zip(got, want)):
+        assert_same(g, w, rtol=rtol, what=f"{name} output {j}")
+    for index, _ in kernel.program.writebacks:
+        if not overlaps_itself(args[index]):  # writing into such an array has no meaning
+            assert_same(np.asarray(mine[index]), theirs[index], rtol=rtol,
+                        what=f"{name} argument {index} after the call")
+    return got

@@ -9,14 +9,13 @@ import pytest
 
 from aotc import f64, i64, lax
 from aotc.codegen.jit import JitLibrary
-from aotc.interpret import eval_program
 from aotc.ir import AType, Eqn, Lit, Params, Program, Var
 from aotc.ops.control import for_loop_p
 from aotc.passes import optimize
 from aotc.trace import trace_kernel
 from aotc.types import signature_from_annotations
 
-from .data import assert_same, layouts
+from .data import check_call, layouts
 
 
 def swap_carries(x: f64[5], y: f64[5], n: i64):
@@ -118,12 +117,8 @@ def kernels():
     return dict(zip(programs, library.kernels))
 
 
-def _check(kernel, *args):
-    got, want = kernel(*args), eval_program(kernel.program, *args)
-    assert len(got) == len(want)
-    for j, (g, w) in enumerate(zip(got, want)):
-        assert_same(g, w, what=f"{kernel.program.name} output {j}")
-    return got
+def _check(kernel, *args, rtol: float = 0.0):
+    return check_call(kernel, *args, rtol=rtol)
 
 
 def test_swapped_array_carries(kernels):
