@@ -130,8 +130,8 @@ def exported_functions(module: ModuleType) -> list[tuple[str, Any]]:
     ]
 
 
-def _trace_function(module_name: str, name: str, fn: Any,
-                    entries: list[tuple[str, Any]]) -> wrapper.Function:
+def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[str, Any]],
+                    fuse: bool = True) -> wrapper.Function:
     from .passes import optimize
     from .trace import trace_kernel
 
@@ -140,7 +140,7 @@ def _trace_function(module_name: str, name: str, fn: Any,
     for k, signature in enumerate(info.signatures):
         try:
             traced = trace_kernel(fn, signature, name=name)
-            program = optimize(traced.program)
+            program = optimize(traced.program, fuse=fuse)
         except AotcError as err:
             raise err.with_context(loc=info.loc, kernel=name) from None
         except Exception as exc:
@@ -215,7 +215,7 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
     for name, fn in exports:
         _log(cfg, f"tracing {module_name}.{name} ({len(fn.__aotc_export__.signatures)} "
                   "signature(s))")
-        functions.append(_trace_function(module_name, name, fn, entries))
+        functions.append(_trace_function(module_name, name, fn, entries, cfg.fusion))
         kernels.update((ov.prefix, name) for ov in functions[-1].overloads)
     _log(cfg, f"compiling {len(entries)} entry point(s) for target {cfg.target}")
     from .codegen import compile_object

@@ -33,7 +33,8 @@ def _fail(message: str) -> int:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     given = {"target": args.target, "opt-level": args.opt_level,
-             "verbose": True if args.verbose else None}
+             "verbose": True if args.verbose else None,
+             "fusion": False if args.no_fusion else None}
     return {k: v for k, v in given.items() if v is not None}
 
 
@@ -116,7 +117,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         if "passes" in wanted:
             def show(name: str, program: Any, label: str = label) -> None:
                 _section(f"{label}: after {name}", str(program))
-        program = optimize(traced.program, trace=show)
+        program = optimize(traced.program, fuse=cfg.fusion, trace=show)
         if "ir" in wanted and "passes" not in wanted:
             _section(f"{label}: optimized", str(program))
         entries.append((symbol_prefix(module_name, fn.__name__, k), program))
@@ -152,6 +153,8 @@ def _parser() -> argparse.ArgumentParser:
     for p in (b, i):
         p.add_argument("--target", help="CPU to compile for (default: [tool.aotc] target)")
         p.add_argument("--opt-level", type=int, choices=range(4), help="LLVM -O level")
+        p.add_argument("--no-fusion", action="store_true",
+                       help="every operation its own loop (the unfused baseline)")
         p.add_argument("-v", "--verbose", action="store_true", help="print each build step")
     return parser
 

@@ -67,6 +67,11 @@ class Config:
     verbose: bool = False
     """Print each step of the build (tracing, passes, codegen, Cython) to stderr."""
 
+    fusion: bool = True
+    """Fuse elementwise operations, views and the reductions consuming them into one loop
+    nest each. ``false`` compiles every operation as its own loop: the unfused baseline,
+    for comparison and for bisecting a suspected fusion bug."""
+
 
 #: TOML spelling of each field (``opt-level``) -> field name (``opt_level``).
 KEYS: dict[str, str] = {f.name.replace("_", "-"): f.name for f in fields(Config)}
@@ -141,6 +146,7 @@ PARSERS: dict[str, Callable[[str, Any], Any]] = {
     "parallel": _parse_bool,
     "build_dir": _parse_str,
     "verbose": _parse_bool,
+    "fusion": _parse_bool,
 }
 
 

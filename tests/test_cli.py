@@ -71,8 +71,22 @@ def test_inspect_ir_and_passes(tmp_path):
     assert "reduce_sum" in done.stdout and "kernels.py:11" in done.stdout
     done = _aotc("inspect", "cli_pkg/kernels.py:rosen", "--passes", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    for name in ("constant_fold", "cse", "dce"):
+    for name in ("constant_fold", "cse", "dce", "fusion"):
         assert f": after {name} " in done.stdout
+    optimized = done.stdout.split(": after dce_after_fusion ")[1]
+    assert "fusion[axes=(0,)" in optimized  # the whole kernel is one fused loop
+
+
+def test_inspect_without_fusion_shows_the_unfused_baseline(tmp_path):
+    _project(tmp_path, GOOD)
+    done = _aotc("inspect", "cli_pkg.kernels:rosen", "--no-fusion", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "= fusion[" not in done.stdout.split(": optimized")[1]
+    (tmp_path / "pyproject.toml").write_text(
+        (tmp_path / "pyproject.toml").read_text() + "fusion = false\n")
+    done = _aotc("inspect", "cli_pkg.kernels:rosen", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "= fusion[" not in done.stdout.split(": optimized")[1]
 
 
 def test_inspect_llvm_and_asm(tmp_path):

@@ -23,6 +23,13 @@ def test_defaults():
             cfg.verbose) == ("x86-64-v2", 3, False, False, ".aotc-build", False)
 
 
+def test_fusion_is_on_by_default_and_can_be_switched_off():
+    assert _parse({"modules": ["m"]}).fusion is True
+    assert _parse({"modules": ["m"], "fusion": False}).fusion is False
+    assert _parse({"modules": ["m"]}, environ={"AOTC_FUSION": "0"}).fusion is False
+    assert _parse({"modules": ["m"]}, settings={"fusion": "false"}).fusion is False
+
+
 def test_every_field_has_a_docstring_and_a_parser():
     source = config.__loader__.get_source(config.__name__)
     for field in dataclasses.fields(Config):

@@ -4,7 +4,7 @@
 ``P`` is the same short loop as the reference interpreter (:meth:`Lowering.run`): read
 the operands, apply the equation's rule from :data:`EQN_RULES`, write the results; then
 copy every output that was not computed in place into its buffer, and perform the
-writes into arguments.
+writes into arguments that the buffer plan did not already do in place.
 """
 
 from __future__ import annotations
@@ -15,15 +15,18 @@ from llvmlite import ir
 from ..errors import AotcError
 from ..ir import Program, Var
 from ..ops.core import Primitive
-from . import control, indexing, linalg, nests, reductions
+from . import control, fusion, indexing, linalg, nests, reductions
 from .args import Args
 from .builder import KernelBuilder
 from .context import Lowering
 from .dims import DimEvaluator
 from .dtypes import I64, PTR, i64
+from .inplace import Move
 from .layout import Layout, OutputHome
 from .nests import EqnRule, copy_into
-from .values import Scalar, View, contiguous_view, store_memory
+from .overlap import choose, private_array
+from .specialize import as_contiguous, contiguous, has_loops
+from .values import Scalar, Value, View, contiguous_view, store_memory
 from .views import VIEW_RULES
 
 _ENTRY_TYPE = ir.FunctionType(I64, [PTR, PTR, PTR])
@@ -34,7 +37,8 @@ def _eqn_rules() -> dict[Primitive, EqnRule]:
     rules: dict[Primitive, EqnRule] = {}
     for prim, view_rule in VIEW_RULES.items():
         rules[prim] = lambda ctx, eqn, args, r=view_rule: [r(ctx, eqn, *args)]
-    for table in (nests.RULES, reductions.RULES, indexing.RULES, linalg.RULES, control.RULES):
+    for table in (nests.RULES, reductions.RULES, indexing.RULES, linalg.RULES, control.RULES,
+                  fusion.RULES):
         rules.update(table)
     return rules
 
@@ -101,46 +105,113 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
 
 def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
                 fp_flags: tuple[str, ...]) -> None:
-    """``int64_t name(void *const *argv, void *const *outv, void *scratch)``."""
+    """``int64_t name(void *const *argv, void *const *outv, void *scratch)``.
+
+    A kernel with traced loops gets its body twice: once for C-contiguous arguments
+    (constant strides, see :mod:`.specialize`), once generic.
+    """
     fn = _declare(module, name, ("argv", "outv", "scratch"))
     argv, outv, scratch = fn.args
     b = _start(fn, fp_flags)
     args = Args(b, argv, program)
-    ctx = Lowering(b, DimEvaluator(b, args.symbols()), layout, outv, scratch, EQN_RULES)
-    inputs = [args.scalar(index) if var.type.ndim == 0 else args.view(index, var, ctx.shape(var))
-              for index, var in enumerate(program.inputs)]
+    dims = DimEvaluator(b, args.symbols())
+    ctx = Lowering(b, dims, layout, outv, scratch, EQN_RULES)
+    inputs: list[Scalar | View] = []
+    private: dict[int, tuple[ir.Value, View]] = {}
+    for index, var in enumerate(program.inputs):
+        if var.type.ndim == 0:
+            inputs.append(args.scalar(index))
+        elif layout.plan is not None and index in layout.plan.inplace_args:
+            view, private[index] = _own_argument(ctx, args, program, index)
+            inputs.append(view)
+        else:
+            inputs.append(args.view(index, var, ctx.shape(var)))
+    callers = {index: args.view(index, var, ctx.shape(var))
+               for index, var in enumerate(program.inputs) if var.type.ndim}
+
+    def body(values: list[Scalar | View], dests: dict[int, View]) -> None:
+        version = Lowering(b, dims.child(), layout, outv, scratch, EQN_RULES)
+        _emit_body(version, program, values, dests, private)
+
+    fast = contiguous(b, [*inputs, *callers.values()]) if has_loops(program) else None
+    if fast is None:
+        body(inputs, callers)
+    else:
+        with b.if_else(fast, likely=True) as (then, otherwise):
+            with then:
+                body([as_contiguous(b, v) for v in inputs],
+                     {k: as_contiguous(b, v) for k, v in callers.items()})  # type: ignore[misc]
+            with otherwise:
+                body(inputs, callers)
+    _finish(b)
+
+
+def _emit_body(ctx: Lowering, program: Program, inputs: list[Scalar | View],
+               dests: dict[int, View], private: dict[int, tuple[ir.Value, View]]) -> None:
+    """The equations, then the output copies, then the writes into arguments."""
     try:
         ctx.run(program, inputs)
     except AotcError as error:
         error.with_context(kernel=program.name)
         raise
     for j, atom in enumerate(program.outputs):
-        if isinstance(atom, Var) and layout.homes.get(atom) == OutputHome(j):
+        if isinstance(atom, Var) and ctx.layout.homes.get(atom) == OutputHome(j):
             continue  # computed in place
         _copy_output(ctx, j, atom.type.dtype, ctx.read(atom))
-    _write_back(ctx, args, program)
-    _finish(b)
+    _write_back(ctx, dests, program, private)
 
 
-def _write_back(ctx: Lowering, args: Args, program: Program) -> None:
+def _own_argument(ctx: Lowering, args: Args, program: Program, index: int
+                  ) -> tuple[View, tuple[ir.Value, View]]:
+    """Input ``index``, whose updates the plan writes in place: the caller's array when
+    that is private (see :mod:`.overlap`), else a copy of it in its fallback slot.
+    Returns the View the kernel uses, and (private?, fallback slot)."""
+    b, var = ctx.b, program.inputs[index]
+    view = args.view(index, var, ctx.shape(var))
+    others = [args.view(j, v, ctx.shape(v)) for j, v in enumerate(program.inputs)
+              if j != index and v.type.ndim]
+    fallback = ctx.buffer(ctx.layout.staging[("argument", index)], var.type)
+    ok = private_array(b, view, others)
+    with b.if_then(b.not_(ok)):
+        copy_into(ctx, view, fallback)
+    return choose(b, ok, view, fallback), (ok, fallback)
+
+
+def _write_back(ctx: Lowering, dests: dict[int, View], program: Program,
+                private: dict[int, tuple[ir.Value, View]]) -> None:
     """Writes into arguments, after the outputs are copied (they read the old values).
 
-    Sources that could read an argument are staged in scratch first (see the layout),
-    so the writes cannot affect each other.
+    A write the plan already did in place (``Move.SKIP``) only copies back from the
+    fallback slot when the argument was not private. Sources that could read an
+    argument are staged in scratch first (see the layout), so the writes cannot affect
+    each other.
     """
-    writes = []
-    for k, (index, atom) in enumerate(program.writebacks):
+    assert ctx.layout.plan is not None
+    b = ctx.b
+    writes: list[tuple[View, Value, ir.Value | None]] = []
+    moves = ctx.layout.plan.moves[("writeback",)]
+    for k, ((index, atom), move) in enumerate(zip(program.writebacks, moves)):
         var = program.inputs[index]
-        if var.type.ndim == 0 or atom is var:
-            continue  # a scalar argument is passed by value; x = x is nothing to do
+        if var.type.ndim == 0:
+            continue  # a scalar argument is passed by value
+        dest = dests[index]
+        if move is Move.SKIP:
+            if index in private:
+                ok, fallback = private[index]
+                writes.append((dest, fallback, b.not_(ok)))
+            continue
         value = ctx.read(atom)
-        if ("writeback", k) in ctx.layout.staging:
+        if move is Move.STAGE:
             staged = ctx.buffer(ctx.layout.staging[("writeback", k)], atom.type)
             copy_into(ctx, value, staged)
             value = staged
-        writes.append((args.view(index, var, ctx.shape(var)), value))
-    for dest, value in writes:
-        copy_into(ctx, value, dest)
+        writes.append((dest, value, None))
+    for dest, value, when in writes:
+        if when is None:
+            copy_into(ctx, value, dest)
+        else:
+            with b.if_then(when):
+                copy_into(ctx, value, dest)
 
 
 def _copy_output(ctx: Lowering, j: int, dtype: np.dtype, value: Scalar | View) -> None:

@@ -27,11 +27,12 @@ PIPELINE: list[tuple[str, Pass]] = [
 FUSION_PASSES = {"fusion", "dce_after_fusion"}
 
 
-def optimize(program: Program, *, verify_each: bool = False, fuse: bool = False,
+def optimize(program: Program, *, verify_each: bool = False, fuse: bool = True,
              trace: Callable[[str, Program], None] | None = None) -> Program:
     """Run the pipeline; ``trace(name, program)`` sees the program after each pass.
 
-    ``fuse=False`` is the unfused baseline the benchmarks compare against.
+    ``fuse=False`` (``[tool.aotc] fusion = false``) skips the fusion passes: every
+    equation is its own loop, the unfused baseline the benchmarks compare against.
     """
     for name, run in PIPELINE:
         if not fuse and name in FUSION_PASSES:

@@ -77,29 +77,58 @@ def _consumers(program: Program) -> dict[Var, list[int]]:
 def _grow(group: _Group, eqns: tuple[Eqn, ...], producer: dict[Var, int],
           uses: dict[Var, list[int]], escaping: set[Var], taken: dict[int, _Group],
           duplicated: set[int]) -> None:
-    """Absorb producers of the group's inputs while that keeps intermediates internal."""
+    """Absorb producers of the group's inputs while that keeps intermediates internal.
+
+    Whether a value stays internal depends on consumers the group may absorb later (in
+    harris, ``dx`` feeds two products reached one after the other), so a producer that
+    does not qualify yet waits until nothing else can grow. Only then does the group
+    settle for less, one producer at a time: a view with outside users is duplicated,
+    an elementwise value used outside becomes an extra output at the loop index.
+    """
     pending = [a for a in eqns[group.root].inputs if isinstance(a, Var)]
-    while pending:
-        var = pending.pop()
+    waiting: list[Var] = []
+
+    def absorb(var: Var, settle: bool) -> bool | None:
+        """True: absorbed; False: never; None: not yet."""
         p = producer.get(var)
         if p is None or p in group.members or p in taken:
-            continue
+            return False
         eqn = eqns[p]
+        outside = var in escaping or any(u not in group.members for u in uses[var])
         if _is_view(eqn):
-            if var in escaping or any(u not in group.members for u in uses[var]):
+            if outside:
+                if not settle:
+                    return None
                 duplicated.add(p)  # shared index map: the original stays for the others
         elif _is_elementwise(eqn):
-            internal = var not in escaping and all(
-                u in group.members and u not in duplicated for u in uses[var])
-            # Used outside too: still worth it when the group can write it as an extra
-            # output at its own loop index (multi-output fusion), never by recomputing.
-            if not internal and (eqn.outs[0].type.shape != group.shape
-                                 or any(u < group.root for u in uses[var])):
-                continue
+            if outside or any(u in duplicated for u in uses[var]):
+                if not settle:
+                    return None
+                # Used outside too: worth it only as an extra output at the group's own
+                # loop index (multi-output fusion), never by recomputing.
+                if eqn.outs[0].type.shape != group.shape or any(u < group.root
+                                                                for u in uses[var]):
+                    return False
         else:
-            continue
+            return False
         group.members.add(p)
         pending.extend(a for a in eqn.inputs if isinstance(a, Var))
+        return True
+
+    while pending or waiting:
+        while pending:
+            var = pending.pop()
+            if absorb(var, settle=False) is None:
+                waiting.append(var)
+        retry, waiting = waiting, []
+        for var in retry:
+            if absorb(var, settle=False) is None:
+                waiting.append(var)
+        if pending or not waiting or len(waiting) < len(retry):
+            continue
+        # Nothing grows as it is: settle one waiting producer (views first, they are free).
+        waiting.sort(key=lambda v: not _is_view(eqns[producer[v]]))
+        absorb(waiting.pop(0), settle=True)
 
 
 def _groups(program: Program) -> list[_Group]:
@@ -128,8 +157,10 @@ def _groups(program: Program) -> list[_Group]:
             if m not in duplicated:
                 taken[m] = group
         groups.append(group)
-    # A lone reduction is kept only if it finds a sibling to share its pass with.
-    return [g for g in _merge_siblings(groups, eqns, producer) if g.heavy(eqns) >= 2]
+    # A lone reduction is fused too: the fused lowering vectorizes reductions (several
+    # accumulators, pairwise float sums) where the standalone one is a scalar loop.
+    return [g for g in _merge_siblings(groups, eqns, producer)
+            if g.heavy(eqns) >= 2 or _is_reduction(eqns[g.root])]
 
 
 def _depends(later: _Group, earlier: _Group, eqns: tuple[Eqn, ...],

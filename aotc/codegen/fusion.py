@@ -1,0 +1,312 @@
+"""Lowering of ``fusion``: a whole group of equations as one loop nest.
+
+:func:`~.fusion_plan.plan_fusion` says what the body computes (nodes at symbolic
+indices) and in which loop order. Each node is emitted once, in the outermost loop where
+its index is known (a row statistic is read once per row), and the innermost nodes once
+per iteration. Loop-shaped outputs are stored at every index into their C-contiguous
+homes. Reductions run the kept axes outside and the reduced axes inside, accumulate in
+registers (entry-block allocas that SROA promotes) and are stored once per kept index;
+when the last axis is kept (``x.sum(axis=0)``) it stays innermost instead and each
+reduction updates its output row in place, as NumPy does. Either way they combine with
+the standalone reduction's rules (:data:`.reductions.REDUCERS`), so NaN propagation and
+integer semantics agree.
+
+Two things make the innermost loop vectorize:
+
+- *Unit strides.* Caller strides are runtime values, which LLVM's vectorizer cannot
+  prove consecutive. When every access is unit-stride along the innermost loop, a second
+  copy of that loop addresses elements as ``row[i]`` (a GEP in element units); the
+  byte-stride copy serves every other layout. One runtime test picks the copy.
+- *Float reductions* may not be reassociated by LLVM without fast-math, so the loop
+  runs in chunks of one 64-byte register (8 float64s, 16 float32s): item ``k`` of a chunk
+  goes to lane ``k`` of a vector accumulator, which SLP turns into vector instructions.
+  Float sums also close a block every ``BLOCK`` items and add block sums pairwise, as the
+  standalone sum does (:mod:`.fusion_reduce`, :mod:`.pairwise`); the result is as
+  accurate as NumPy's and the same for every input layout.
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+
+from ..ir import Eqn, Lit, Var
+from ..ops.core import Primitive
+from ..ops.fusion import fusion_p
+from .context import Lowering
+from .dtypes import I8, constant, i64, mem_type
+from .fusion_plan import ZERO, Affine, FusionPlan, Index, Node, plan_fusion
+from .fusion_reduce import REST, FusedReduction
+from .loops import for_range
+from .nests import EqnRule
+from .pairwise import BLOCK, lanes_for
+from .scalar import scalar_rule
+from .values import Scalar, Value, View, load_memory, store_memory
+
+_NUW = ("nuw", "nsw")
+#: Inside the innermost loop: its axis, the index there, and whether this copy of the
+#: loop is the unit-stride one.
+Inner = tuple[int, ir.Value, bool]
+
+
+@dataclass(frozen=True)
+class _Access:
+    """Addressing of one strided operand: ``base`` (its element at the index's starts),
+    byte steps per iteration axis, and the element type."""
+
+    base: ir.Value
+    steps: Mapping[int, ir.Value]
+    dtype: np.dtype
+    align: int
+
+
+def _times(b: ir.IRBuilder, x: ir.Value, k: int) -> ir.Value:
+    """``x * k``, folded when ``x`` is a constant (so unit strides stay recognizable)."""
+    if isinstance(x, ir.Constant):
+        return i64(x.constant * k)
+    return x if k == 1 else b.mul(x, i64(k))
+
+
+def _access(ctx: Lowering, view: View, index: Index) -> _Access:
+    """Precompute (outside every loop) how ``view[index]`` is addressed."""
+    b = ctx.b
+    offset: ir.Value | None = None
+    steps: dict[int, ir.Value] = {}
+    for comp, stride in zip(index, view.strides):
+        if comp.start != ZERO:
+            term = b.mul(ctx.dims(comp.start), stride)
+            offset = term if offset is None else b.add(offset, term)
+        if comp.axis is not None:
+            steps[comp.axis] = _times(b, stride, comp.step)
+    base = view.data if offset is None else b.gep(view.data, [offset], source_etype=I8,
+                                                  inbounds=True)
+    return _Access(base, steps, view.dtype, view.align)
+
+
+class _Nest:
+    """Emits one fusion equation's loop nest; ``run`` returns the outputs' values."""
+
+    def __init__(self, ctx: Lowering, plan: FusionPlan, inputs: Mapping[Var, Value],
+                 outs: Sequence[Var], shape: Sequence[ir.Value]) -> None:
+        self.ctx, self.b, self.plan = ctx, ctx.b, plan
+        self.inputs = inputs
+        self.shape = shape
+        self.idx: dict[int, ir.Value] = {}
+        self.values: dict[Node, ir.Value] = {}  # nodes computed outside the innermost loop
+        self.inner_depth = len(plan.order) - 1
+        self.inner_nodes = plan.at_depth(self.inner_depth) if plan.order else []
+        self.loads = {n: _access(ctx, v, n.index) for n in plan.nodes
+                      if isinstance(n.source, Var) and isinstance(v := inputs[n.source], View)
+                      and v.ndim}
+        kept = tuple(Affine(a) for a in plan.kept)
+        full = tuple(Affine(a) for a in range(len(shape)))
+        self.homes = [ctx.home(v) if v.type.ndim else None for v in outs]
+        self.stores = [_access(ctx, home, full if out.reduction is None else kept)
+                       if home is not None else None
+                       for out, home in zip(plan.outputs, self.homes)]
+        floats = [lanes_for(o.dtype) for o in plan.outputs if o.reduction and o.dtype.kind == "f"]
+        reassoc = "reassoc" in self.b.fp_flags
+        self.lanes = max(floats) if floats and not reassoc and not plan.rows else 1
+        self.reductions = [FusedReduction(ctx, o.reduction, o.dtype, self.lanes)
+                           if o.reduction else None for o in plan.outputs]
+        self.results: list[Value | None] = list(self.homes)
+
+    # -- values ---------------------------------------------------------------------------
+    def _address(self, access: _Access, inner: Inner | None) -> ir.Value:
+        """The element's address at the current index; ``inner`` is the innermost
+        (axis, index, unit-stride copy) when emitting inside the innermost loop."""
+        b = self.b
+        offset: ir.Value | None = None
+        for axis, step in access.steps.items():
+            if inner is None or axis != inner[0]:
+                term = b.mul(self.idx[axis], step)
+                offset = term if offset is None else b.add(offset, term)
+        ptr = access.base if offset is None else b.gep(access.base, [offset], source_etype=I8,
+                                                       inbounds=True)
+        if inner is None or inner[0] not in access.steps:
+            return ptr
+        axis, i, unit = inner
+        if unit:
+            return b.gep(ptr, [i], source_etype=mem_type(access.dtype), inbounds=True)
+        return b.gep(ptr, [b.mul(i, access.steps[axis])], source_etype=I8, inbounds=True)
+
+    def _compute(self, node: Node, env: Mapping[Node, ir.Value],
+                 inner: Inner | None) -> ir.Value:
+        b, source = self.b, node.source
+        if isinstance(source, Lit):
+            return constant(source.dtype, source.value)
+        if isinstance(source, Var):
+            value = self.inputs[source]
+            if isinstance(value, Scalar):
+                return value.value
+            if node in self.loads:
+                access = self.loads[node]
+                return load_memory(b, self._address(access, inner), access.dtype, access.align)
+            return load_memory(b, value.data, value.dtype, value.align)  # a rank-0 View
+        assert isinstance(source, Eqn)
+        # The operand dtype is the last input's (select's condition comes first).
+        dtype = source.inputs[-1].type.dtype
+        return scalar_rule(source.prim)(b, dtype, *(env[a] for a in node.args),
+                                        **dict(source.params))
+
+    def _emit_depth(self, depth: int) -> None:
+        for node in self.plan.at_depth(depth):
+            self.values[node] = self._compute(node, self.values, None)
+
+    # -- the nest -------------------------------------------------------------------------
+    def run(self) -> list[Value]:
+        self._emit_depth(-1)
+        self._level(0)
+        assert all(r is not None for r in self.results)
+        return list(self.results)  # type: ignore[arg-type]
+
+    def _level(self, d: int) -> None:
+        """Inside loops ``order[:d]``: open the next loop, or emit the body."""
+        order = self.plan.order
+        if d == self.plan.start:
+            self._start_reductions()
+        if d == len(order):  # no loops at all (a rank-0 iteration space)
+            self._body(None, 0)
+        elif d == len(order) - 1:
+            self._innermost(order[d])
+        else:
+            with for_range(self.b, self.shape[order[d]], f"fuse{d}") as i:
+                self.idx[order[d]] = i
+                self._emit_depth(d)
+                self._level(d + 1)
+        if d == self.plan.start:
+            self._finish_reductions()
+
+    def _innermost(self, axis: int) -> None:
+        """The innermost loop, in a unit-stride copy and a strided copy when both can run."""
+        b = self.b
+        tests = [(a.steps[axis], a.dtype.itemsize) for a in self._inner_accesses(axis)]
+        if all(isinstance(s, ir.Constant) and s.constant == size for s, size in tests):
+            self._inner_loop(axis, True)
+            return
+        if any(isinstance(s, ir.Constant) and s.constant != size for s, size in tests):
+            self._inner_loop(axis, False)
+            return
+        unit = ir.Constant(ir.IntType(1), 1)
+        for step, size in tests:
+            unit = b.and_(unit, b.icmp_signed("==", step, i64(size)))
+        with b.if_else(unit) as (then, otherwise):
+            with then:
+                self._inner_loop(axis, True)
+            with otherwise:
+                self._inner_loop(axis, False)
+
+    def _inner_accesses(self, axis: int) -> list[_Access]:
+        loads = [self.loads[n] for n in self.inner_nodes if n in self.loads]
+        stores = [s for s, o in zip(self.stores, self.plan.outputs)
+                  if s is not None and (o.reduction is None or self.plan.rows)]
+        return [a for a in loads + stores if axis in a.steps]
+
+    def _inner_loop(self, axis: int, unit: bool) -> None:
+        """``for i in range(n)``; with lanes, chunks of ``lanes`` items in blocks of
+        ``BLOCK``, then the rest one by one (see :mod:`.fusion_reduce`)."""
+        b, n, lanes = self.b, self.shape[axis], self.lanes
+        if lanes == 1:
+            with for_range(b, n, "fuse.i") as i:
+                self._body((axis, i, unit), 0)
+            return
+        reductions = [r for r in self.reductions if r is not None]
+        for r in reductions:
+            r.row_start()
+        shift, per_block = lanes.bit_length() - 1, BLOCK // lanes
+        chunks = b.lshr(n, i64(shift))
+        blocks = b.udiv(b.add(chunks, i64(per_block - 1)), i64(per_block))
+        with for_range(b, blocks, "fuse.block") as block:
+            first = b.mul(block, i64(per_block), flags=_NUW)
+            left = b.sub(chunks, first)
+            count = b.select(b.icmp_signed("<", left, i64(per_block)), left, i64(per_block))
+            with for_range(b, count, "fuse.chunk") as j:
+                start = b.shl(b.add(first, j, flags=_NUW), i64(shift), flags=_NUW)
+                self._chunk([((axis, b.add(start, i64(lane), flags=_NUW), unit), lane)
+                             for lane in range(lanes)])
+            for r in reductions:
+                r.block_end()
+        done = b.shl(chunks, i64(shift), flags=_NUW)
+        with for_range(b, b.sub(n, done), "fuse.rest") as t:
+            self._body((axis, b.add(done, t, flags=_NUW), unit), REST)
+        for r in reductions:
+            r.row_end()
+
+    def _body(self, inner: Inner | None, lane: int) -> None:
+        self._chunk([(inner, lane)])
+
+    def _chunk(self, items: Sequence[tuple[Inner | None, int]]) -> None:
+        """Iterations ``(inner index, lane)`` side by side: every value first, then every
+        store, then every reduction update. All loads of a chunk come before its stores,
+        so SLP can bundle them without proving that outputs and inputs do not overlap
+        (an output element only ever aliases an input element at its own index)."""
+        envs: list[Mapping[Node, ir.Value]] = []
+        for inner, _ in items:
+            env: ChainMap[Node, ir.Value] = ChainMap({}, self.values)
+            if inner is not None:
+                for node in self.inner_nodes:
+                    env[node] = self._compute(node, env, inner)
+            envs.append(env)
+        for (inner, _), env in zip(items, envs):
+            for k, out in enumerate(self.plan.outputs):
+                if out.reduction is not None:
+                    continue
+                if self.stores[k] is None:  # a rank-0 iteration space
+                    self.results[k] = Scalar(env[out.node], out.dtype)
+                else:
+                    store_memory(self.b, env[out.node], self._address(self.stores[k], inner),
+                                 out.dtype, self.homes[k].align)
+        for (inner, lane), env in zip(items, envs):
+            for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions)):
+                if reduction is None:
+                    continue
+                if not self.plan.rows:
+                    reduction.update(lane, env[out.node])
+                    continue
+                ptr = self._address(self.stores[k], inner)  # this row's running result
+                acc = load_memory(self.b, ptr, out.dtype, self.homes[k].align)
+                store_memory(self.b, reduction.combine(acc, env[out.node]), ptr, out.dtype,
+                             self.homes[k].align)
+
+    def _start_reductions(self) -> None:
+        """Reset the running results: registers, or the output row (``plan.rows``)."""
+        if not self.plan.rows:
+            for reduction in self.reductions:
+                if reduction is not None:
+                    reduction.start()
+            return
+        last = self.plan.kept[-1]
+        with for_range(self.b, self.shape[last], "fuse.row") as j:
+            self.idx[last] = j
+            for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions)):
+                if reduction is not None:
+                    store_memory(self.b, reduction.identity, self._address(self.stores[k], None),
+                                 out.dtype, self.homes[k].align)
+        del self.idx[last]
+
+    def _finish_reductions(self) -> None:
+        """Each reduction's result, stored at the kept index (or kept as a Scalar)."""
+        for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions)):
+            if reduction is None or self.plan.rows:  # rows are stored as they go
+                continue
+            value = reduction.result()
+            if self.stores[k] is None:
+                self.results[k] = Scalar(value, out.dtype)
+            else:
+                store_memory(self.b, value, self._address(self.stores[k], None), out.dtype,
+                             self.homes[k].align)
+
+
+def lower_fusion(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """``fusion[body, shape, axes](*inputs)`` as one loop nest (see the module doc)."""
+    body, shape, axes = eqn.params["body"], eqn.params["shape"], eqn.params["axes"]
+    plan = plan_fusion(body, tuple(shape), tuple(axes))
+    dims = tuple(ctx.dims(d) for d in shape)
+    return _Nest(ctx, plan, dict(zip(body.inputs, args)), eqn.outs, dims).run()
+
+
+RULES: dict[Primitive, EqnRule] = {fusion_p: lower_fusion}

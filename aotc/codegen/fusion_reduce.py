@@ -1,0 +1,113 @@
+"""Reductions inside a fused loop nest: where the partial results live between iterations.
+
+A fused reduction cannot call the standalone lowering (its items are computed by the
+loop body, not loaded from an array), but it uses the same pieces, so both agree: the
+combining rules and identities of :data:`.reductions.REDUCERS`, and for float sums the
+block structure of :mod:`.pairwise` (lanes of a 64-byte register, blocks of ``BLOCK``
+elements, block sums added pairwise through a :class:`~.pairwise.Cascade`).
+
+With ``lanes > 1`` the innermost loop hands each item to lane ``k`` of a vector
+accumulator (one lane per element of a chunk; SLP turns the chunk into vector
+instructions), or to :data:`REST` for the few items after the last whole chunk. The
+loop calls :meth:`FusedReduction.block_end` every ``BLOCK`` items and
+:meth:`FusedReduction.row_end` after each run of the innermost loop. Other reductions
+ignore the blocks: max/min/prod lanes run through to the end and are combined pairwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from llvmlite import ir
+
+from ..ops.core import ALL_PRIMITIVES
+from .context import Lowering
+from .dtypes import constant, reg_type
+from .nests import Accumulator
+from .pairwise import Cascade
+from .reductions import REDUCERS
+from .scalar import scalar_rule
+
+#: The lane of items after the last whole chunk of the innermost loop.
+REST = -1
+
+
+def _lane(k: int) -> ir.Constant:
+    return ir.Constant(ir.IntType(32), k)
+
+
+class FusedReduction:
+    """One reduction's running state, in registers (allocas that SROA promotes)."""
+
+    def __init__(self, ctx: Lowering, reduction: str, dtype: np.dtype, lanes: int) -> None:
+        combine, identity = REDUCERS[reduction]
+        self.b, self.dtype, self.lanes = ctx.b, dtype, lanes
+        self.rule = scalar_rule(ALL_PRIMITIVES[combine])
+        self.identity = constant(dtype, identity(dtype))
+        ty = reg_type(dtype)
+        # One vector, not ``lanes`` scalars: SLP bundles a vector's lanes reliably.
+        self.acc = Accumulator(ctx, ir.VectorType(ty, lanes) if lanes > 1 else ty, "acc")
+        self.pairwise = lanes > 1 and reduction == "reduce_sum" and dtype.kind == "f"
+        if self.pairwise:
+            self.rest = Accumulator(ctx, ty, "rest")
+            self.cascade = Cascade(ctx.b, ty)
+
+    def combine(self, acc: ir.Value, item: ir.Value) -> ir.Value:
+        return self.rule(self.b, self.dtype, acc, item)
+
+    def _reset_lanes(self) -> None:
+        lanes = self.lanes
+        self.acc.set(ir.Constant(self.acc.ty, [self.identity] * lanes) if lanes > 1
+                     else self.identity)
+
+    def start(self) -> None:
+        """Before the reduced loops, at each kept index."""
+        self._reset_lanes()
+        if self.pairwise:
+            self.cascade.reset()
+
+    def row_start(self) -> None:
+        if self.pairwise:
+            self.rest.set(self.identity)
+
+    def update(self, lane: int, item: ir.Value) -> None:
+        if self.lanes == 1:
+            self.acc.set(self.combine(self.acc.get(), item))
+        elif lane == REST and self.pairwise:
+            self.rest.set(self.combine(self.rest.get(), item))
+        else:
+            self._update_lane(max(lane, 0), lambda acc: self.combine(acc, item))
+
+    def _update_lane(self, lane: int, fn: Callable[[ir.Value], ir.Value]) -> None:
+        vector = self.acc.get()
+        item = self.b.extract_element(vector, _lane(lane))
+        self.acc.set(self.b.insert_element(vector, fn(item), _lane(lane)))
+
+    def block_end(self) -> None:
+        if self.pairwise:
+            self.cascade.push(self._tree())
+            self._reset_lanes()
+
+    def row_end(self) -> None:
+        if self.pairwise:
+            self.cascade.push(self.combine(self._tree(), self.rest.get()))
+            self._reset_lanes()
+
+    def result(self) -> ir.Value:
+        """After the reduced loops: the reduction at this kept index."""
+        if self.pairwise:
+            return self.cascade.total(self.identity)
+        return self._tree()
+
+    def _tree(self) -> ir.Value:
+        """The lanes combined pairwise, lane k with lane k + width/2 (as a register
+        is reduced, and as :mod:`.pairwise` adds its lanes)."""
+        vector = self.acc.get()
+        if self.lanes == 1:
+            return vector
+        values = [self.b.extract_element(vector, _lane(k)) for k in range(self.lanes)]
+        while len(values) > 1:
+            half = len(values) // 2
+            values = [self.combine(values[k], values[k + half]) for k in range(half)]
+        return values[0]
