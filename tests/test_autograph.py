@@ -268,7 +268,10 @@ def test_return_inside_a_runtime_loop_explains_what_to_do():
     assert "use break" in str(info.value)
 
 
-def swap_names(x: f64["m"], y: f64["m"], n: i64):
+SAME_SIZE = f64["m"]  # both arrays share the size m
+
+
+def swap_names(x: SAME_SIZE, y: SAME_SIZE, n: i64):
     for _ in range(n):
         x, y = y, x
     return x
