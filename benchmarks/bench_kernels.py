@@ -5,7 +5,7 @@ Numba, JAX and numexpr for comparison (see run.py)."""
 import numpy as np
 
 import aotc
-from aotc import f32, f64, i64
+from aotc import f32, f64
 
 
 @aotc.export
@@ -98,53 +98,3 @@ def log_likelihood(data: f64[:], mean: float, sigma: float) -> f64:
 def tiny(x: f64[:]) -> f64[:]:
     """Call overhead: x + 1.0 on a handful of elements."""
     return x + 1.0
-
-
-# -- loops (issue 5): written as Python loops, compiled to structured loops ----------------
-
-@aotc.export
-def ema(x: f64[:], alpha: float) -> f64[:]:
-    y = np.empty_like(x)
-    y[0] = x[0]
-    for i in range(1, x.shape[0]):
-        y[i] = alpha * x[i] + (1 - alpha) * y[i - 1]
-    return y
-
-
-@aotc.export
-def mandelbrot(re: f64["n"], im: f64["n"], limit: i64) -> i64[:]:
-    counts = np.zeros(re.shape[0], dtype=np.int64)
-    for p in range(re.shape[0]):
-        zr, zi = 0.0, 0.0
-        c_re, c_im = re[p], im[p]
-        n = 0
-        while (zr * zr + zi * zi < 4.0) & (n < limit):
-            zr, zi = zr * zr - zi * zi + c_re, 2 * zr * zi + c_im
-            n += 1
-        counts[p] = n
-    return counts
-
-
-@aotc.export
-def gray_scott(u: f64[:, :], v: f64[:, :], steps: i64):
-    du, dv, f, k = 0.16, 0.08, 0.035, 0.065
-    for _ in range(steps):
-        uc, vc = u[1:-1, 1:-1], v[1:-1, 1:-1]
-        lu = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * uc
-        lv = v[:-2, 1:-1] + v[2:, 1:-1] + v[1:-1, :-2] + v[1:-1, 2:] - 4 * vc
-        uvv = uc * vc * vc
-        u[1:-1, 1:-1] = uc + du * lu - uvv + f * (1 - uc)
-        v[1:-1, 1:-1] = vc + dv * lv + uvv - (f + k) * vc
-    return u, v
-
-
-@aotc.export
-def newton(a: f64[:]) -> f64[:]:
-    """Square roots by Newton's iteration, elementwise, until converged."""
-    out = np.empty_like(a)
-    for i in range(a.shape[0]):
-        x = a[i]
-        while abs(x * x - a[i]) > 1e-12 * a[i]:
-            x = 0.5 * (x + a[i] / x)
-        out[i] = x
-    return out

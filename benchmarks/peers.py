@@ -99,19 +99,22 @@ def _numba_loops(numba: Any) -> dict[str, Callable[..., Any]]:
     return {"softmax": softmax, "layernorm": layernorm, "pairwise": pairwise}
 
 
-def make_peers(source: Any) -> dict[str, dict[str, Callable[..., Any]]]:
+LOOP_KERNELS = ["ema", "mandelbrot", "gray_scott", "isqrt_newton"]
+
+
+def make_peers(sources: dict[str, Any]) -> dict[str, dict[str, Callable[..., Any]]]:
     """``{kernel: {system: callable}}`` for every installed peer."""
+    arrays, loops = sources["bench_kernels"], sources["tour.loops"]
     peers: dict[str, dict[str, Callable[..., Any]]] = {}
     try:
         import numba
     except ImportError:
         numba = None
     if numba is not None:
-        loops = _numba_loops(numba)
-        for name in ["triad", "axpy_sum", "selu", "black_scholes", "softmax", "layernorm",
-                     "rosen", "arc_distance", "harris", "pairwise", "log_likelihood", "tiny",
-                     "ema", "mandelbrot", "gray_scott", "newton"]:
-            fn = loops.get(name)
+        numba_loops = _numba_loops(numba)
+        for name in JAX_KERNELS + LOOP_KERNELS:
+            source = loops if name in LOOP_KERNELS else arrays
+            fn = numba_loops.get(name)
             if fn is None:
                 scope_fn = _rebind(getattr(source, name))
                 if "cnd" in scope_fn.__globals__:
@@ -125,7 +128,7 @@ def make_peers(source: Any) -> dict[str, dict[str, Callable[..., Any]]]:
         jax = None
     if jax is not None:
         for name in JAX_KERNELS:
-            jitted = jax.jit(_rebind(getattr(source, name), np=jnp))
+            jitted = jax.jit(_rebind(getattr(arrays, name), np=jnp))
             peers.setdefault(name, {})["jax"] = (
                 lambda *a, f=jitted: jax.block_until_ready(f(*a)))
     try:

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+#: The loop benchmarks are the numpy_tour example's loop kernels (one source for both).
+TOUR = HERE.parent / "examples" / "numpy_tour"
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
             "NUMBA_NUM_THREADS"):
     os.environ[var] = "1"
@@ -46,6 +48,8 @@ class Bench:
     numexpr: str | None = None
     #: Kernels with in-place loops are timed on fresh copies of the inputs each call.
     mutates: bool = False
+    #: Where the kernel lives: this folder's bench_kernels, or the tour's loops module.
+    module: str = "bench_kernels"
     results: dict[str, float] = field(default_factory=dict)
 
 
@@ -87,13 +91,16 @@ def benches() -> list[Bench]:
         Bench("log_likelihood", lambda s: (rng.standard_normal(_size(s, 5_000_000)), 0.1, 1.3),
               rtol=1e-9),
         Bench("tiny", lambda s: (np.arange(8, dtype=f8),)),
-        Bench("ema", lambda s: (rng.standard_normal(_size(s, 10_000_000)), 0.1), rtol=1e-9),
+        Bench("ema", lambda s: (rng.standard_normal(_size(s, 10_000_000)), 0.1), rtol=1e-9,
+              module="tour.loops"),
         Bench("mandelbrot", lambda s: (rng.uniform(-2, 1, _size(s, 200_000)),
-                                       rng.uniform(-1.5, 1.5, _size(s, 200_000)), 200)),
+                                       rng.uniform(-1.5, 1.5, _size(s, 200_000)), 200),
+              module="tour.loops"),
         Bench("gray_scott", lambda s: (np.ones((_size(s, 256), 256)),
                                        np.zeros((_size(s, 256), 256)) + 0.25, 20), rtol=1e-9,
-              mutates=True),
-        Bench("newton", lambda s: (rng.uniform(1, 1000, _size(s, 1_000_000)),), rtol=1e-12),
+              mutates=True, module="tour.loops"),
+        Bench("isqrt_newton", lambda s: (rng.uniform(1, 1000, _size(s, 1_000_000)),),
+              rtol=1e-12, module="tour.loops"),
     ]
 
 
@@ -135,6 +142,8 @@ def build() -> None:
     print("building the benchmark kernels with aotc (target native) ...", flush=True)
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "aotc", "build", str(HERE)], check=True)
+    subprocess.run([sys.executable, "-m", "aotc", "build", str(TOUR), "--target", "native"],
+                   check=True)
     print(f"built in {time.perf_counter() - t0:.1f} s", flush=True)
 
 
@@ -147,15 +156,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.no_build:
         build()
-    sys.path.insert(0, str(HERE))
-    compiled = importlib.import_module("bench_kernels")
-    if not compiled.__file__.endswith(".so"):
-        print("error: bench_kernels is not compiled; run without --no-build", file=sys.stderr)
-        return 2
-    source = _source_module()
+    sys.path[:0] = [str(HERE), str(TOUR)]
+    compiled = {name: importlib.import_module(name) for name in ("bench_kernels", "tour.loops")}
+    for module in compiled.values():
+        if not module.__file__.endswith(".so"):
+            print(f"error: {module.__name__} is not compiled; run without --no-build",
+                  file=sys.stderr)
+            return 2
+    sources = {"bench_kernels": _source_module(HERE / "bench_kernels.py"),
+               "tour.loops": _source_module(TOUR / "tour" / "loops.py")}
     from peers import make_peers
 
-    peers = make_peers(source)
+    peers = make_peers(sources)
     scale = 0.1 if args.quick else 1.0
     only = {n for n in args.only.split(",") if n}
     print(f"numpy {np.__version__}; numba {numba_version()}; jax {jax_version()}; "
@@ -166,8 +178,9 @@ def main(argv: list[str] | None = None) -> int:
         if only and bench.name not in only:
             continue
         inputs = bench.make_inputs(scale)
-        systems: dict[str, Callable[..., Any]] = {"numpy": getattr(source, bench.name),
-                                                  "aotc": getattr(compiled, bench.name)}
+        systems: dict[str, Callable[..., Any]] = {
+            "numpy": getattr(sources[bench.module], bench.name),
+            "aotc": getattr(compiled[bench.module], bench.name)}
         systems.update(peers.get(bench.name, {}))
         reference = systems["numpy"](*_fresh(inputs))
         row = {"name": bench.name}
@@ -196,11 +209,11 @@ def _fresh(inputs: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in inputs)
 
 
-def _source_module() -> Any:
-    """The kernels as plain Python (NumPy), loaded from source beside the extension."""
+def _source_module(path: Path) -> Any:
+    """Kernels as plain Python (NumPy), loaded from the source beside the extension."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_kernels_numpy", HERE / "bench_kernels.py")
+    spec = importlib.util.spec_from_file_location(f"{path.stem}_numpy_source", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
