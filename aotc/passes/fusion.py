@@ -105,7 +105,8 @@ def _grow(group: _Group, eqns: tuple[Eqn, ...], producer: dict[Var, int],
                 if not settle:
                     return None
                 # Used outside too: worth it only as an extra output at the group's own
-                # loop index (multi-output fusion), never by recomputing.
+                # loop index (multi-output fusion). Recomputing cheap values instead
+                # (layernorm's x - mean) measured no faster here, so it is not done.
                 if eqn.outs[0].type.shape != group.shape or any(u < group.root
                                                                 for u in uses[var]):
                     return False
@@ -131,7 +132,7 @@ def _grow(group: _Group, eqns: tuple[Eqn, ...], producer: dict[Var, int],
         absorb(waiting.pop(0), settle=True)
 
 
-def _groups(program: Program) -> list[_Group]:
+def _groups(program: Program) -> tuple[list[_Group], set[int]]:
     eqns = program.eqns
     producer = {v: i for i, e in enumerate(eqns) for v in e.outs}
     uses = _consumers(program)
@@ -159,8 +160,9 @@ def _groups(program: Program) -> list[_Group]:
         groups.append(group)
     # A lone reduction is fused too: the fused lowering vectorizes reductions (several
     # accumulators, pairwise float sums) where the standalone one is a scalar loop.
-    return [g for g in _merge_siblings(groups, eqns, producer)
+    kept = [g for g in _merge_siblings(groups, eqns, producer)
             if g.heavy(eqns) >= 2 or _is_reduction(eqns[g.root])]
+    return kept, duplicated
 
 
 def _depends(later: _Group, earlier: _Group, eqns: tuple[Eqn, ...],
@@ -208,7 +210,7 @@ def _inputs_ready(group: _Group, position: int, eqns: tuple[Eqn, ...],
 
 
 def _build(group: _Group, program: Program, uses: dict[Var, list[int]],
-           escaping: set[Var]) -> tuple[Eqn, list[Var]]:
+           escaping: set[Var], duplicated: set[int]) -> tuple[Eqn, list[Var]]:
     eqns = program.eqns
     members = sorted(group.members)
     inside = {v for m in members for v in eqns[m].outs}
@@ -220,7 +222,8 @@ def _build(group: _Group, program: Program, uses: dict[Var, list[int]],
     outputs = [v for m in members for v in eqns[m].outs
                if v in escaping or any(u not in group.members for u in uses[v])
                or m == group.root]
-    outputs = [v for v in outputs if not _is_view(eqns[_def(v, eqns, members)])]
+    outputs = [v for v in outputs if not _is_view(eqns[_def(v, eqns, members)])
+               and _def(v, eqns, members) not in duplicated]  # the original serves them
     params = {v: Var(v.type) for v in externals}
     body_eqns = []
     rename = Renamer()
@@ -236,8 +239,9 @@ def _build(group: _Group, program: Program, uses: dict[Var, list[int]],
     return eqn, outputs
 
 
-def _keep_view_chains(removed: set[int], program: Program) -> set[int]:
-    """Views kept outside still need the views they read: keep those too."""
+def _keep_producers(removed: set[int], program: Program, renamed: set[Var]) -> set[int]:
+    """Equations left outside (shared views, recomputed values) still need what they
+    read: keep those producers too, unless their value is now a fused output."""
     producer = {v: i for i, e in enumerate(program.eqns) for v in e.outs}
     removed = set(removed)
     changed = True
@@ -247,19 +251,11 @@ def _keep_view_chains(removed: set[int], program: Program) -> set[int]:
             if i in removed:
                 continue
             for a in eqn.inputs:
-                p = producer.get(a) if isinstance(a, Var) else None
-                if p in removed and _is_view(program.eqns[p]):
+                p = producer.get(a) if isinstance(a, Var) and a not in renamed else None
+                if p in removed:
                     removed.discard(p)
                     changed = True
     return removed
-
-
-def _shared_view(m: int, group: _Group, program: Program, uses: dict[Var, list[int]],
-                 escaping: set[Var]) -> bool:
-    """A view member also used outside the group: its original stays in place."""
-    eqn = program.eqns[m]
-    return _is_view(eqn) and any(v in escaping or any(u not in group.members for u in uses[v])
-                                 for v in eqn.outs)
 
 
 def _def(v: Var, eqns: tuple[Eqn, ...], members: list[int]) -> int:
@@ -268,7 +264,7 @@ def _def(v: Var, eqns: tuple[Eqn, ...], members: list[int]) -> int:
 
 def fusion(program: Program) -> Program:
     program = program.replace(eqns=tuple(map_nested(e, fusion) for e in program.eqns))
-    groups = _groups(program)
+    groups, duplicated = _groups(program)
     if not groups:
         return program
     uses = _consumers(program)
@@ -276,11 +272,12 @@ def fusion(program: Program) -> Program:
     escaping |= {a for _, a in program.writebacks if isinstance(a, Var)}
     at: dict[int, tuple[Eqn, list[Var]]] = {}
     members: set[int] = set()
+    renamed: set[Var] = set()
     for group in groups:  # at its root: the last member, or the first root of merged ones
-        at[group.root] = _build(group, program, uses, escaping)
-        members |= {m for m in group.members if not _shared_view(m, group, program, uses,
-                                                                 escaping)}
-    members = _keep_view_chains(members, program)
+        at[group.root] = _build(group, program, uses, escaping, duplicated)
+        renamed.update(at[group.root][1])
+        members |= {m for m in group.members if m not in duplicated}
+    members = _keep_producers(members, program, renamed)
     rename = Renamer()
     out: list[Eqn] = []
     for i, eqn in enumerate(program.eqns):

@@ -91,3 +91,4 @@ def test_a_shared_view_waits_for_its_other_users():
     (only,) = program.eqns
     assert only.prim.name == "fusion" and only.inputs == program.inputs
     assert len(only.outs) == 1 and body_prims(only).count("sub") == 4
+
