@@ -231,5 +231,21 @@ def copy_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def check_against_numpy(case: Case, run: Callable[..., list[Any]], args: tuple[Any, ...],
+                        copy: bool = True) -> None:
+    """Run ``case`` on ``args`` through NumPy and through ``run``; compare the results
+    and the arguments afterwards (writes into arguments must match NumPy's)."""
+    mine, theirs = (copy_args(args), copy_args(args)) if copy else (args, args)
+    with np.errstate(all="ignore"):
+        expected = outputs_of(case.fn(*theirs))
+    got = run(*mine)
+    assert len(got) == len(expected)
+    where = f"{case.name}{[np.shape(a) for a in args]}"
+    for g, e in zip(got, expected):
+        assert_same(g, np.asarray(e), case.ulps, where)
+    for m, t in zip(mine, theirs):
+        assert_same(m, t, case.ulps, where + " (argument after the call)")
+
+
 def outputs_of(result: Any) -> list[Any]:
     return list(result) if isinstance(result, tuple) else [result]

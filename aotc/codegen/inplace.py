@@ -46,7 +46,7 @@ from ..ops.fusion import fusion_p
 from ..ops.index import dynamic_update_slice_p
 from ..ops.linalg import dot_general_p
 from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, update_slice_p
-from .argwrites import overwrites_argument, targets
+from .argwrites import chain_start, overwrites_argument, targets
 from .carries import LOOP_FORMS, LoopForm, nested_programs
 from .planner import BufferPlan, Input, Move, Planner, Rule, Scope, Update, Value
 from .viewkinds import VIEW_PRIMITIVES, reshape_is_view, view_keeps_contiguity
@@ -222,23 +222,8 @@ def _body_inputs(planner: Planner, form: LoopForm) -> list[Input | None]:
 
 def _trace_back(program: Program, atom: Atom) -> int | None:
     """The input of ``program`` whose update chain ends in ``atom``, if any."""
-    made = {out: eqn for eqn in program.eqns for out in eqn.outs}
-    while isinstance(atom, Var):
-        if atom in program.inputs:
-            return program.inputs.index(atom)
-        eqn = made.get(atom)
-        if eqn is None:
-            return None
-        if eqn.prim in UPDATES:
-            atom = eqn.inputs[0]
-        elif eqn.prim in LOOP_FORMS:
-            form = LOOP_FORMS[eqn.prim](eqn)
-            if atom not in form.results:
-                return None
-            atom = form.init[form.results.index(atom)]
-        else:
-            return None
-    return None
+    start = chain_start(program, atom, UPDATES)
+    return program.inputs.index(start) if start in program.inputs else None
 
 
 def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
