@@ -22,7 +22,7 @@ def test_relu_simplifies_provable_signs():
     assert relu(1 - n) == relu(n - 1) - (n - 1)
 
 
-@pytest.mark.parametrize("nv,mv", itertools.product(range(0, 5), range(0, 5)))
+@pytest.mark.parametrize("nv,mv", list(itertools.product(range(0, 5), range(0, 5))))
 def test_max_min_ceil_div_evaluate_like_python(nv, mv):
     env = {"n": nv, "m": mv}
     assert maximum(n, m).evaluate(env) == max(nv, mv)
