@@ -531,3 +531,9 @@ def test_render_rejects_parameter_names_cython_cannot_take():
                    "inc")
     with pytest.raises(BuildError, match="parameter 'double' cannot be a parameter name"):
         _render(fn)
+
+
+def test_module_holds_exactly_the_exported_functions(k):
+    public = {n for n in dir(k) if not n.startswith("_")}
+    assert "np" not in public and "cnp" not in public
+    assert all(callable(getattr(k, n)) for n in public)
