@@ -217,7 +217,8 @@ def _scaled(ufunc: np.ufunc, factor: float) -> Callable[[Any], Tracer]:
 
 
 def _conjugate(x: Any) -> Tracer:
-    if dtype_arg(x) in (complex,) or getattr(dtype_arg(x), "kind", "") == "c":
+    kind = x.dtype.kind if isinstance(x, Tracer) else np.asarray(x).dtype.kind
+    if kind == "c":
         raise current().error("complex numbers are not supported yet")
     return lax.fresh(as_tracer(x))
 
