@@ -24,8 +24,8 @@ from .convert import convert
 from .dtypes import INT64, i64
 from .inplace import Update
 from .loops import loop_nest
-from .nests import EqnRule, copy_into
-from .values import Scalar, Value, View, load, store, sub_view
+from .nests import EqnRule, copy_into, materialize
+from .values import Scalar, Value, View, load, sub_view
 
 TAKE_INDEX_ERROR = 2  # abi.KERNEL_ERRORS
 
@@ -54,12 +54,7 @@ def lower_take(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
                            x.dims[axis])
         return load(b, x, [*idx[:axis], i, *idx[axis + k:]])
 
-    if out.type.ndim == 0:
-        return [Scalar(element([]), out.type.dtype)]
-    dest = ctx.home(out)
-    with loop_nest(b, dest.dims, "t") as idx:
-        store(b, dest, idx, element(idx))
-    return [dest]
+    return materialize(ctx, out, element, "t")
 
 
 def _update(ctx: Lowering, eqn: Eqn, base: Value, update: Value,

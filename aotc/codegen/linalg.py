@@ -27,9 +27,9 @@ from ..ops.linalg import dot_general_p
 from .context import Lowering
 from .dtypes import constant, i64, reg_type
 from .loops import At, loop_nest, strided_nest
-from .nests import Accumulator, EqnRule, copy_into, merge_index
+from .nests import Accumulator, EqnRule, copy_into, materialize, merge_index
 from .scalar import scalar_rule
-from .values import Scalar, Value, View, element_ptr, load, store
+from .values import Scalar, Value, View, element_ptr, load
 
 _ADD, _MUL = ALL_PRIMITIVES["add"], ALL_PRIMITIVES["mul"]
 
@@ -104,12 +104,7 @@ def _dot_per_element(ctx: Lowering, eqn: Eqn, lhs: Value, rhs: Value, lfree: lis
             acc.set(add(b, dtype, acc.get(), mul(b, dtype, x, y)))
         return acc.get()
 
-    if out.type.ndim == 0:
-        return [Scalar(dot_at([]), dtype)]
-    dest = ctx.home(out)
-    with loop_nest(b, dest.dims, "o") as idx:
-        store(b, dest, idx, dot_at(idx))
-    return [dest]
+    return materialize(ctx, out, dot_at, "o")
 
 
 RULES: dict[Primitive, EqnRule] = {dot_general_p: lower_dot_general}

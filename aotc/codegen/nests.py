@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from llvmlite import ir
 
-from ..ir import Eqn
+from ..ir import Eqn, Var
 from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ..ops.shape import dim_value_p, iota_p
 from .context import Lowering
@@ -50,6 +50,18 @@ class Accumulator:
         self.b.store(value, self.slot)
 
 
+def materialize(ctx: Lowering, out: Var, value_at: Callable[[Sequence[ir.Value]], ir.Value],
+                name: str) -> list[Value]:
+    """A result computed one output index at a time: straight into a register when it
+    is rank 0, else by a loop nest storing into its home."""
+    if out.type.ndim == 0:
+        return [Scalar(value_at([]), out.type.dtype)]
+    dest = ctx.home(out)
+    with loop_nest(ctx.b, dest.dims, name) as idx:
+        store(ctx.b, dest, idx, value_at(idx))
+    return [dest]
+
+
 def copy_into(ctx: Lowering, src: Value, dest: View) -> None:
     """``dest[...] = src`` (a Scalar source is broadcast)."""
     views = [dest, src] if isinstance(src, View) else [dest]
@@ -80,12 +92,9 @@ def lower_dim_value(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Valu
 
 def lower_iota(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     """Each element's index along ``dimension``, converted to the result dtype."""
-    out = eqn.outs[0]
-    dest = ctx.home(out)
-    axis = eqn.params["dimension"]
-    with loop_nest(ctx.b, dest.dims, "e") as idx:
-        store(ctx.b, dest, idx, convert(ctx.b, idx[axis], INT64, out.type.dtype))
-    return [dest]
+    out, axis = eqn.outs[0], eqn.params["dimension"]
+    return materialize(ctx, out, lambda idx: convert(ctx.b, idx[axis], INT64, out.type.dtype),
+                       "e")
 
 
 RULES: dict[Primitive, EqnRule] = {dim_value_p: lower_dim_value, iota_p: lower_iota}

@@ -20,7 +20,7 @@ from ..ops.reduce import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from .context import Lowering
 from .dtypes import I64, constant, i64, int_max, int_min, reg_type
 from .loops import for_range, loop_nest
-from .nests import Accumulator, EqnRule, copy_into, merge_index
+from .nests import Accumulator, EqnRule, copy_into, materialize, merge_index
 from .pairwise import pairwise_sum
 from .scalar import scalar_rule
 from .values import Scalar, Value, View, load, store
@@ -75,12 +75,7 @@ def lower_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Valu
             acc.set(combine(b, dtype, acc.get(), item))
         return acc.get()
 
-    if out.type.ndim == 0:
-        return [Scalar(reduce_at([]), dtype)]
-    dest = ctx.home(out)
-    with loop_nest(b, dest.dims, "k") as kept_idx:
-        store(b, dest, kept_idx, reduce_at(kept_idx))
-    return [dest]
+    return materialize(ctx, out, reduce_at, "k")
 
 
 def lower_arg_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
@@ -111,12 +106,7 @@ def lower_arg_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[
             where.set(b.select(take, i, where.get()))
         return where.get()
 
-    if out.type.ndim == 0:
-        return [Scalar(arg_at([]), out.type.dtype)]
-    dest = ctx.home(out)
-    with loop_nest(b, dest.dims, "k") as kept_idx:
-        store(b, dest, kept_idx, arg_at(kept_idx))
-    return [dest]
+    return materialize(ctx, out, arg_at, "k")
 
 
 def lower_cumulative(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
