@@ -21,10 +21,13 @@ from .. import lax
 from ..ops.shape import iota_p
 from ..shapes import DimExpr, ceil_div, relu
 from ..trace import Tracer, current
+from .functions_base import reject_unsupported
 from .shaping import as_dim
 from .ufuncs import apply_ufunc, as_tracer, promote_types
 
 I64 = np.dtype(np.int64)
+#: Keyword arguments about memory layout, meaningless for kernel values.
+LAYOUT = ("order", "like")
 F64 = np.dtype(np.float64)
 
 
@@ -34,7 +37,7 @@ def _shape(shape: Any) -> tuple[DimExpr, ...]:
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
-    _no_extra("full", kwargs)
+    reject_unsupported("full", kwargs, LAYOUT)
     dtype = np.dtype(dtype) if dtype is not None else promote_types(fill_value)
     value = lax.convert(as_tracer(fill_value, dtype if not isinstance(fill_value, Tracer)
                                   else None), dtype)
@@ -54,7 +57,7 @@ def _like(fill: int | None) -> Any:
     def like(a: Any, *args: Any, dtype: Any = None, shape: Any = None, **kwargs: Any) -> Tracer:
         x = as_tracer(a)
         value = fill if fill is not None else (args[0] if args else kwargs.pop("fill_value"))
-        _no_extra("full_like", {k: v for k, v in kwargs.items() if k != "subok"})
+        reject_unsupported("full_like", kwargs, LAYOUT + ("subok",))
         dims = x.aval.shape if shape is None else _shape(shape)
         return full_from_dims(dims, value, np.dtype(dtype) if dtype is not None else x.dtype)
     return like
@@ -63,12 +66,6 @@ def _like(fill: int | None) -> Any:
 def full_from_dims(dims: tuple[DimExpr, ...], value: Any, dtype: np.dtype) -> Tracer:
     v = lax.convert(as_tracer(value, None if isinstance(value, Tracer) else dtype), dtype)
     return lax.broadcast_in_dim(v, tuple(dims), ())
-
-
-def _no_extra(name: str, kwargs: dict[str, Any]) -> None:
-    bad = sorted(k for k, v in kwargs.items() if v is not None and k not in ("order", "like"))
-    if bad:
-        raise current().error(f"np.{name}: argument(s) {', '.join(bad)} are not supported")
 
 
 def iota(dtype: np.dtype, shape: tuple[DimExpr, ...], dimension: int) -> Tracer:
@@ -81,7 +78,7 @@ def _is_size(value: Any) -> bool:
 
 
 def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
-    _no_extra("arange", kwargs)
+    reject_unsupported("arange", kwargs, LAYOUT)
     if not 1 <= len(args) <= 3:
         raise current().error("np.arange takes 1 to 3 positional arguments")
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
@@ -142,7 +139,7 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
 
 
 def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = float, **kwargs: Any) -> Tracer:
-    _no_extra("eye", kwargs)
+    reject_unsupported("eye", kwargs, LAYOUT)
     from .functions import where
 
     shape = (as_dim(N), as_dim(N if M is None else M))
@@ -160,7 +157,7 @@ def array(obj: Any, dtype: Any = None, *, copy: Any = True, **kwargs: Any) -> Tr
     """``np.array``/``np.asarray`` of tracers, scalars and (nested) lists of them."""
     from .ufuncs import as_tracer as scalar_tracer
 
-    _no_extra("array", {k: v for k, v in kwargs.items() if k not in ("order", "ndmin")})
+    reject_unsupported("array", kwargs, LAYOUT + ("ndmin",))
     if isinstance(obj, (list, tuple)):
         from .joining import stack
 

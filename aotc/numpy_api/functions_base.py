@@ -1,4 +1,5 @@
-"""``np.where``: the select every other decomposition builds on."""
+"""``np.where`` (the select other decompositions build on) and the check for arguments
+that NumPy functions take but kernels cannot."""
 
 from __future__ import annotations
 
@@ -23,3 +24,14 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Tracer:
     b = lax.convert(as_tracer(y, dtype, wrap=True), dtype)
     cond, a, b = broadcast_all([cond, a, b])
     return lax.select(cond, a.atom, b.atom)
+
+
+def reject_unsupported(name: str, kwargs: dict[str, Any], allowed: tuple[str, ...] = ()) -> None:
+    """A build error naming the keyword arguments given that aotc does not compile
+    (``out=``, ``initial=``...); unset ones (None, NumPy's ``_NoValue``, ``where=True``)
+    and the ``allowed`` layout hints are fine."""
+    bad = sorted(k for k, v in kwargs.items()
+                 if v is not None and v is not np._NoValue and not (k == "where" and v is True)
+                 and k not in allowed)
+    if bad:
+        raise current().error(f"np.{name}: the argument(s) {', '.join(bad)} are not supported")

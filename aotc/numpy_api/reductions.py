@@ -16,6 +16,7 @@ from .. import lax
 from ..ops.reduce import REDUCTIONS
 from ..shapes import DimExpr, size
 from ..trace import Tracer, current
+from .functions_base import reject_unsupported
 from .ufuncs import apply_ufunc, as_tracer
 
 BOOL = np.dtype(bool)
@@ -44,20 +45,13 @@ def _keep(x: Tracer, result: Tracer, axes: tuple[int, ...], keepdims: bool) -> T
     return lax.reshape(result, shape)
 
 
-def _reject_extra(name: str, extra: dict[str, Any]) -> None:
-    bad = sorted(k for k, v in extra.items() if v is not None and not (k == "where" and v is True)
-                 and v is not np._NoValue)
-    if bad:
-        raise current().error(f"np.{name}: the argument(s) {', '.join(bad)} are not supported")
-
-
 def _make(name: str, prim_name: str, result_dtype: Callable[[np.dtype, Any], np.dtype],
           needs_nonempty: bool = False) -> Callable[..., Tracer]:
     prim = REDUCTIONS[prim_name]
 
     def reduction(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
                   keepdims: Any = False, **extra: Any) -> Tracer:
-        _reject_extra(name, {"out": out, **extra})
+        reject_unsupported(name, {"out": out, **extra})
         x = as_tracer(a)
         axes = normalize_axes(axis, x.ndim)
         if needs_nonempty:
@@ -88,7 +82,7 @@ all_ = _make("all", "reduce_and", lambda d, r: BOOL)
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: Any = False, **extra: Any) -> Tracer:
-    _reject_extra("mean", {"out": out, **extra})
+    reject_unsupported("mean", {"out": out, **extra})
     x = as_tracer(a)
     axes = normalize_axes(axis, x.ndim)
     result_dtype = np.mean(np.zeros(1, x.dtype), dtype=dtype).dtype

@@ -17,8 +17,8 @@ from ..ops.index import raise_if_p
 from ..ops.reduce import ARG_REDUCTIONS
 from ..shapes import DimExpr, relu, size
 from ..trace import Tracer, current
-from .functions_base import where
-from .reductions import _keep, _reject_extra, any_, max_, mean, min_, normalize_axes, sum_
+from .functions_base import reject_unsupported, where
+from .reductions import _keep, any_, max_, mean, min_, normalize_axes, sum_
 from .shaping import ravel
 from .ufuncs import apply_ufunc, as_tracer, promote_types
 
@@ -27,7 +27,7 @@ I64 = np.dtype(np.int64)
 
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
         keepdims: bool = False, **extra: Any) -> Tracer:
-    _reject_extra("var", {"out": out, **extra})
+    reject_unsupported("var", {"out": out, **extra})
     x = as_tracer(a)
     axes = normalize_axes(axis, x.ndim)
     result_dtype = np.var(np.zeros(1, x.dtype), dtype=dtype).dtype
@@ -75,7 +75,7 @@ def _arg(name: str) -> Any:
     prim = ARG_REDUCTIONS[name]
 
     def arg_reduction(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Tracer:
-        _reject_extra(name, {"out": out})
+        reject_unsupported(name, {"out": out})
         x = as_tracer(a)
         if axis is None:
             x, ax = ravel(x), 0
@@ -99,7 +99,7 @@ def count_nonzero(a: Any, axis: Any = None, keepdims: bool = False) -> Tracer:
 
 
 def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> Tracer:
-    _reject_extra("clip", {"out": out})
+    reject_unsupported("clip", {"out": out})
     a_min = kwargs.pop("min", a_min)
     a_max = kwargs.pop("max", a_max)
     dtype = promote_types(*(v for v in (a, a_min, a_max) if v is not None))
