@@ -12,7 +12,6 @@ Every consumer is the same short loop over ``program.eqns`` with an environment.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -215,14 +214,7 @@ def print_program(program: Program, names: _Names | None = None, indent: str = "
     return "\n".join(lines)
 
 
-# -- traversal -----------------------------------------------------------------------------
-
-def used_vars(eqns: Iterable[Eqn]) -> Iterator[Var]:
-    for eqn in eqns:
-        for a in eqn.inputs:
-            if isinstance(a, Var):
-                yield a
-
+# -- checking ----------------------------------------------------------------------------
 
 class VerifyError(Exception):
     """The IR is malformed: a pass has a bug."""

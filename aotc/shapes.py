@@ -227,10 +227,6 @@ def ceil_div(a: DimLike, k: int) -> DimExpr:
 Shape = tuple[DimExpr, ...]
 
 
-def shape_of(dims: tuple[DimLike, ...]) -> Shape:
-    return tuple(as_dim(d) for d in dims)
-
-
 def shape_str(shape: Shape) -> str:
     return ",".join(str(d) for d in shape)
 
