@@ -156,5 +156,4 @@ def keep_identity(before: list[Any], after: list[Tracer], identity: list[int | N
 
 
 I64 = np.dtype(np.int64)
-BOOL = np.dtype(bool)
 SCALAR_I64 = AType(I64, ())
