@@ -357,7 +357,6 @@ def _check_results(atoms: list[Atom], sig: Signature, ctx: TraceContext, loc: Lo
 def _call_noting_return(fn: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any, Loc]:
     """Call the kernel and note the line of the ``return`` it left through."""
     code = getattr(fn, "__code__", None)
-    code = code if code is not None else None
     where = Loc(code.co_filename, code.co_firstlineno) if code else Loc("<unknown>", 0)
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
