@@ -67,7 +67,7 @@ def trace_body(fn: Callable[..., Any], arg_tracers: list[list[Tracer]], structur
         params: list[Var] = []
         args = []
         every: list[Tracer] = []
-        for tracers, structure in zip(arg_tracers, structures):
+        for tracers, structure in zip(arg_tracers, structures, strict=True):
             inner = []
             for t in tracers:
                 var = Var(t.aval)
@@ -86,7 +86,7 @@ def trace_body(fn: Callable[..., Any], arg_tracers: list[list[Tracer]], structur
         raise
     finally:
         _STACK.pop()
-    consts = list(ctx.captures)
+    consts: list[Atom] = list(ctx.captures)
     program = Program(tuple(ctx.captures.values()) + tuple(params), tuple(ctx.eqns),
                       tuple(outs), name=what)
     return program, consts, leaves, out_structure
@@ -98,7 +98,7 @@ def match_carry(before: list[Tracer], after: list[Any], what: str) -> None:
     if len(before) != len(after):
         raise ctx.error(f"{what}: the body returns {len(after)} state values but the loop "
                         f"started with {len(before)}")
-    for i, (b, a) in enumerate(zip(before, after)):
+    for i, (b, a) in enumerate(zip(before, after, strict=True)):
         got = a.type if hasattr(a, "type") else a
         if b.aval != got:
             raise ctx.error(
@@ -123,9 +123,11 @@ def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_struc
         program, consts, leaves, out_structure = trace_body(
             fn, lead + [init], lead_structures + [structure], what, identity)
         outs = [o.type for o in program.outputs]
+        if len(outs) != len(init):
+            break  # match_carry reports it
         promoted = [lax.convert(t, o.dtype) if t.weak and t.ndim == 0 and o.dtype != t.dtype
-                    else t for t, o in zip(init, outs)]
-        if len(outs) != len(init) or all(p is t for p, t in zip(promoted, init)):
+                    else t for t, o in zip(init, outs, strict=True)]
+        if all(p is t for p, t in zip(promoted, init, strict=True)):
             break
         init = promoted
     match_carry(init, list(program.outputs), what)

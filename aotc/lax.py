@@ -206,7 +206,7 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
     ops, structure = _state(tuple(operands))
     identities: list[list[int | None]] = [[] for _ in branches]
     traced = [trace_body(lambda args, f=f: f(*args), [ops], [structure], "cond branch", ident)
-              for f, ident in zip(branches, identities)]
+              for f, ident in zip(branches, identities, strict=True)]
     consts: list[Any] = []
     for _, c, _, _ in traced:
         consts += [a for a in c if a not in consts]
@@ -226,7 +226,7 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
 def _with_consts(program: Any, own: list[Any], union: list[Any]) -> Any:
     """Give a branch every branch's consts as inputs, in one shared order."""
     n_own = len(own)
-    mine = dict(zip(own, program.inputs[:n_own]))
+    mine = dict(zip(own, program.inputs[:n_own], strict=True))
     inputs = tuple(mine.get(c) or Var(c.type) for c in union) + program.inputs[n_own:]
     return program.replace(inputs=inputs)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .errors import SignatureError
 
@@ -53,7 +54,7 @@ def _dim_text(dim: DimSpec) -> str:
 class DTypeAnnotation:
     """``f64`` and friends: a scalar type that subscripts into an array type."""
 
-    def __init__(self, name: str, dtype: np.dtype) -> None:
+    def __init__(self, name: str, dtype: DTypeLike) -> None:
         self.name = name
         self.dtype = np.dtype(dtype)
 
@@ -210,6 +211,7 @@ class _Tokens:
             m = _TOKEN.match(text, pos)
             if not m:
                 raise SignatureError(f"cannot read signature {text!r} at {text[pos:]!r}")
+            assert m.lastgroup is not None  # every alternative is a named group
             self.items.append(m.group(m.lastgroup))
             pos = m.end()
         self.pos = 0

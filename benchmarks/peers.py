@@ -151,6 +151,6 @@ def _numexpr_fn(numexpr: Any, name: str, expr: str, params: Any) -> Callable[...
         return arc
 
     def run(*args: Any) -> Any:
-        result = numexpr.evaluate(expr, local_dict=dict(zip(params, args)))
+        result = numexpr.evaluate(expr, local_dict=dict(zip(params, args, strict=True)))
         return result[()] if result.ndim == 0 else result
     return run

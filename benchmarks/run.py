@@ -135,7 +135,7 @@ def _close(got: Any, expected: Any, rtol: float) -> bool:
     gs, es = _outputs(got), _outputs(expected)
     return len(gs) == len(es) and all(
         g.shape == e.shape and np.allclose(g, e, rtol=rtol, atol=rtol * np.abs(e).max(initial=0))
-        for g, e in zip(gs, es))
+        for g, e in zip(gs, es, strict=True))
 
 
 def build() -> None:

@@ -73,7 +73,7 @@ def _cases() -> list[Case]:
                                      np.diff(x), np.diff(x, n=2)),
         "(f8[:])", [(v,) for v in VECS if v.size > 2])
     add("roll_2d", lambda x: (np.roll(x, 1, axis=0), np.roll(x, (1, -2), axis=(0, 1)),
-                              np.roll(x, 3), np.flip(x, axis=1)),
+                              np.roll(x, 3), np.flip(x, axis=1), np.roll(x, 1, axis=(0, 1))),
         "(f8[:, :])", [(m,) for m in MATS])
     add("cumsum_cumprod", lambda x: (np.cumsum(x), np.cumsum(x, axis=0), x.cumprod(axis=1)),
         "(f8[:, :])", [(m,) for m in MATS], ulps=16)

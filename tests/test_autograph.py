@@ -26,7 +26,7 @@ def check(fn, *args, rtol=0.0):
     expected = fn(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
     got = eval_program(program, *args)
     expected = list(expected) if isinstance(expected, tuple) else [expected]
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=rtol)
         assert g.dtype == np.asarray(e).dtype
     return program

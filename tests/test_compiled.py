@@ -55,7 +55,8 @@ class Kernels:
                 self.built[(case.name, fuse)] = error
         try:
             library = jit.JitLibrary(list(programs.values()))
-            self.built.update({(name, fuse): k for name, k in zip(programs, library.kernels)})
+            self.built.update({(name, fuse): k
+                               for name, k in zip(programs, library.kernels, strict=True)})
         except Exception:
             for name, program in programs.items():
                 try:

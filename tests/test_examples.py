@@ -89,13 +89,14 @@ def test_example_kernel_matches_numpy(built: dict[str, tuple[Any, Any]], name: s
             got, want = compiled(*mine), plain(*theirs)
         gots = got if isinstance(got, tuple) else (got,)
         wants = want if isinstance(want, tuple) else (want,)
-        for g, w in zip(gots, wants):
+        for g, w in zip(gots, wants, strict=True):
             if w is None:
                 assert g is None
                 continue
             np.testing.assert_allclose(g, w, rtol=RTOL.get(name, 1e-15), atol=0)
             assert np.asarray(g).dtype == np.asarray(w).dtype
-        for m, t in zip(mine, theirs):  # arrays written by the kernel, as NumPy writes them
+        # arrays written by the kernel, as NumPy writes them
+        for m, t in zip(mine, theirs, strict=True):
             if isinstance(m, np.ndarray):
                 np.testing.assert_allclose(m, t, rtol=RTOL.get(name, 1e-15), atol=0)
 

@@ -57,7 +57,7 @@ def _is_unit(d: DimExpr) -> bool:
 def _broadcast_in_dim(eqn: Eqn, index: Index) -> Index:
     shape = eqn.inputs[0].type.shape
     return tuple(CONSTANT if _is_unit(d) else index[axis]
-                 for d, axis in zip(shape, eqn.params["broadcast_dimensions"]))
+                 for d, axis in zip(shape, eqn.params["broadcast_dimensions"], strict=True))
 
 
 def _transpose(eqn: Eqn, index: Index) -> Index:
@@ -69,7 +69,8 @@ def _transpose(eqn: Eqn, index: Index) -> Index:
 
 def _slice(eqn: Eqn, index: Index) -> Index:
     return tuple(Affine(c.axis, start + step * c.start, step * c.step)
-                 for c, start, step in zip(index, eqn.params["start"], eqn.params["step"]))
+                 for c, start, step in zip(index, eqn.params["start"], eqn.params["step"],
+                                           strict=True))
 
 
 def _reshape(eqn: Eqn, index: Index) -> Index:
@@ -77,7 +78,7 @@ def _reshape(eqn: Eqn, index: Index) -> Index:
     before, after = eqn.inputs[0].type.shape, eqn.outs[0].type.shape
     if [d for d in before if not _is_unit(d)] != [d for d in after if not _is_unit(d)]:
         raise UnsupportedError("fusion: a reshape that is not an index map")
-    kept = [c for c, d in zip(index, after) if not _is_unit(d)]
+    kept = [c for c, d in zip(index, after, strict=True) if not _is_unit(d)]
     return tuple(CONSTANT if _is_unit(d) else kept.pop(0) for d in before)
 
 

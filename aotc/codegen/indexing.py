@@ -94,7 +94,7 @@ def lower_concatenate(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Va
     b, axis = ctx.b, eqn.params["axis"]
     dest = ctx.home(eqn.outs[0])
     offset: ir.Value = i64(0)
-    for atom, value in zip(eqn.inputs, args):
+    for atom, value in zip(eqn.inputs, args, strict=True):
         dims = tuple(ctx.dims(d) for d in atom.type.shape)
         starts = [offset if k == axis else i64(0) for k in range(dest.ndim)]
         copy_into(ctx, value, sub_view(b, dest, starts, [1] * dest.ndim, dims))

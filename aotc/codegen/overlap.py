@@ -67,7 +67,7 @@ def _byte_range(b: KernelBuilder, view: View) -> tuple[ir.Value, ir.Value]:
     """[lo, hi) of the bytes ``view`` touches, as integers (empty when it has none)."""
     start = b.ptrtoint(view.data, I64)
     lo, hi = start, b.add(start, i64(view.dtype.itemsize))
-    for n, stride in zip(view.dims, view.strides):
+    for n, stride in zip(view.dims, view.strides, strict=True):
         span = b.mul(stride, b.sub(n, i64(1)))
         negative = b.icmp_signed("<", span, i64(0))
         lo = b.add(lo, b.select(negative, span, i64(0)))
@@ -93,6 +93,6 @@ def private_array(b: KernelBuilder, view: View, others: Sequence[View]) -> ir.Va
 
 def choose(b: KernelBuilder, ok: ir.Value, view: View, scratch: View) -> View:
     """``view`` when ``ok`` holds, else ``scratch`` (same dims), as one View."""
-    strides = tuple(b.select(ok, s, t) for s, t in zip(view.strides, scratch.strides))
+    strides = tuple(b.select(ok, s, t) for s, t in zip(view.strides, scratch.strides, strict=True))
     return View(b.select(ok, view.data, scratch.data), view.dims, strides, view.dtype,
                 min(view.align, scratch.align))

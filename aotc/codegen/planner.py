@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import TypeGuard
 
 from ..ir import Atom, Eqn, Program, Var
 from ..ops.core import Primitive
@@ -142,7 +143,7 @@ class Planner:
         """``newer`` lives in ``older``'s buffer (the older representative stays)."""
         self.parent[self.find(newer)] = self.find(older)
 
-    def is_version(self, atom: Atom) -> bool:
+    def is_version(self, atom: Atom) -> TypeGuard[Var]:
         """A whole buffer version (not a view of one)."""
         return isinstance(atom, Var) and self.values.get(atom, Value(frozenset())).roots == {atom}
 
@@ -194,7 +195,7 @@ class Planner:
 
     def program(self, program: Program, inputs: Sequence[Input | None]) -> None:
         scope = Scope(program)
-        for var, spec in zip(program.inputs, inputs):
+        for var, spec in zip(program.inputs, inputs, strict=True):
             if var.type.ndim:
                 self.bind(scope, var, spec or Input())
         for p, eqn in enumerate(program.eqns):
@@ -204,10 +205,11 @@ class Planner:
         """Moves that assign ``values[k]`` to the buffer of ``slots[k]``, all at once."""
         skip = [v is s or (bool(s.type.ndim) and self.is_version(v)
                            and self.find(v) is self.find(s))  # type: ignore[arg-type]
-                for v, s in zip(values, slots)]
-        overwritten = {self.find(s) for s, sk in zip(slots, skip) if s.type.ndim and not sk}
+                for v, s in zip(values, slots, strict=True)]
+        overwritten = {self.find(s) for s, sk in zip(slots, skip, strict=True)
+                       if s.type.ndim and not sk}
         moves = []
-        for value, sk in zip(values, skip):
+        for value, sk in zip(values, skip, strict=True):
             if sk:
                 moves.append(Move.SKIP)
             elif any(self.find(r) in overwritten for r in self.roots(value)):

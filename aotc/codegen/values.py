@@ -67,8 +67,10 @@ def store_memory(b: KernelBuilder, value: ir.Value, ptr: ir.Value, dtype: np.dty
 
 def element_ptr(b: KernelBuilder, view: View, idx: Sequence[ir.Value]) -> ir.Value:
     """The address of ``view[idx]``: ``data + sum(idx[k] * strides[k])`` in bytes."""
+    if not view.ndim:
+        return view.data  # a rank-0 View (of a Scalar) is its one element at any index
     offset: ir.Value | None = None
-    for i, stride in zip(idx, view.strides):
+    for i, stride in zip(idx, view.strides, strict=True):
         term = b.mul(i, stride)
         offset = term if offset is None else b.add(offset, term)
     if offset is None:
@@ -108,10 +110,10 @@ def sub_view(b: KernelBuilder, base: View, starts: Sequence[ir.Value], steps: Se
              dims: Sequence[ir.Value]) -> View:
     """``base[start_k + i*step_k, ...]`` for ``i < dims[k]``, as a View."""
     offset: ir.Value = i64(0)
-    for start, stride in zip(starts, base.strides):
+    for start, stride in zip(starts, base.strides, strict=True):
         offset = b.add(offset, b.mul(start, stride))
     strides = tuple(stride if step == 1 else _times(b, stride, step)
-                    for stride, step in zip(base.strides, steps))
+                    for stride, step in zip(base.strides, steps, strict=True))
     return View(b.gep(base.data, [offset], source_etype=I8), tuple(dims), strides,
                 base.dtype, base.align)
 

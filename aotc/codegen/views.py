@@ -56,7 +56,7 @@ def _slice(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
     b = ctx.b
     offset: ir.Value = i64(0)
     strides = []
-    for start, step, stride in zip(eqn.params["start"], eqn.params["step"], x.strides):
+    for start, step, stride in zip(eqn.params["start"], eqn.params["step"], x.strides, strict=True):
         offset = b.add(offset, b.mul(ctx.dims(start), stride))
         strides.append(b.mul(stride, i64(step)))
     data = b.gep(x.data, [offset], source_etype=I8)
@@ -76,7 +76,7 @@ def _dynamic_slice(ctx: Lowering, eqn: Eqn, x: Value, *starts: Value) -> Value:
         return x
     b = ctx.b
     offset: ir.Value = i64(0)
-    for start, stride in zip(starts, x.strides):
+    for start, stride in zip(starts, x.strides, strict=True):
         assert isinstance(start, Scalar)
         offset = b.add(offset, b.mul(start.value, stride))
     data = b.gep(x.data, [offset], source_etype=I8)
@@ -87,6 +87,7 @@ def _reshape(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
     (xvar,), (out,) = eqn.inputs, eqn.outs
     b = ctx.b
     if out in ctx.layout.homes:  # not expressible as a view: copy in C order
+        assert isinstance(x, View)  # a 0-d operand always reshapes as a view
         dest = ctx.home(out)
         copy_into(ctx, x, View(dest.data, x.dims, c_strides(b, x.dims, x.dtype.itemsize),
                                x.dtype, dest.align))
@@ -98,7 +99,7 @@ def _reshape(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
         view = contiguous_view(b, v.data, ctx.shape(out), v.dtype)
         return View(view.data, view.dims, view.strides, v.dtype, v.align)
     # Only size-1 axes are added or dropped: the other axes keep their strides in order.
-    kept = [s for s, d in zip(v.strides, xvar.type.shape) if not _is_unit(d)]
+    kept = [s for s, d in zip(v.strides, xvar.type.shape, strict=True) if not _is_unit(d)]
     strides = [i64(0) if _is_unit(d) else kept.pop(0) for d in out.type.shape]
     return View(v.data, ctx.shape(out), tuple(strides), v.dtype, v.align)
 

@@ -91,7 +91,7 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     return lax.convert(apply_ufunc(np.true_divide, total, count), result_dtype)
 
 
-_UFUNC_REDUCTIONS = {
+_UFUNC_REDUCTIONS: dict[np.ufunc, Callable[..., Tracer]] = {
     np.add: sum_, np.multiply: prod, np.maximum: max_, np.minimum: min_,
     np.logical_or: any_, np.logical_and: all_,
 }

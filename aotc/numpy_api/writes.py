@@ -65,7 +65,7 @@ class Window:
         new_real = [i for i, d in enumerate(new_shape) if d != ONE]
         if [self.view_shape[i] for i in old_real] != [new_shape[i] for i in new_real]:
             return None
-        moved = dict(zip(old_real, new_real))
+        moved = dict(zip(old_real, new_real, strict=True))
         return replace(self, axis_of=tuple(moved.get(a) if a is not None else None
                                            for a in self.axis_of),
                        view_shape=tuple(new_shape))
@@ -79,18 +79,19 @@ class Window:
 
     def read(self, base: Tracer) -> Tracer:
         mapped = self._mapped()
+        axes = [a for a in self.axis_of if a is not None]  # the view axis of each mapped one
         x = lax.slice_(base, self.start, self.step, self._sizes())
         x = lax.reshape(x, tuple(x.aval.shape[r] for r in mapped))
-        order = sorted(range(len(mapped)), key=lambda k: self.axis_of[mapped[k]])
+        order = sorted(range(len(mapped)), key=lambda k: axes[k])
         x = lax.transpose(x, tuple(order))
         return lax.reshape(x, self.view_shape)
 
     def write(self, base: Tracer, value: Tracer) -> Tracer:
-        mapped = self._mapped()
-        view_axes = sorted(self.axis_of[r] for r in mapped)
+        axes = [a for a in self.axis_of if a is not None]  # the view axis of each mapped one
+        view_axes = sorted(axes)
         v = lax.reshape(value, tuple(self.view_shape[a] for a in view_axes))
         position = {a: k for k, a in enumerate(view_axes)}
-        v = lax.transpose(v, tuple(position[self.axis_of[r]] for r in mapped))
+        v = lax.transpose(v, tuple(position[a] for a in axes))
         v = lax.reshape(v, self._sizes())
         return lax.bind1(update_slice_p, base.atom, v.atom, start=self.start, step=self.step)
 
@@ -258,6 +259,9 @@ class MaskedValue:
         args = (other, self.full) if reflected else (self.full, other)
         return MaskedValue(apply_ufunc(ufunc, *args), self.mask)
 
+    def __neg__(self) -> MaskedValue:
+        return self._combine(np.multiply, -1)
+
     def __getattr__(self, name: str) -> Any:
         self.data_dependent()
 
@@ -280,7 +284,6 @@ def _masked_operators() -> None:
         setattr(MaskedValue, f"__{name}__", lambda s, o, u=ufunc: s._combine(u, o))
         setattr(MaskedValue, f"__r{name}__", lambda s, o, u=ufunc: s._combine(u, o, True))
         setattr(MaskedValue, f"__i{name}__", lambda s, o, u=ufunc: s._combine(u, o))
-    MaskedValue.__neg__ = lambda s: s._combine(np.multiply, -1)  # type: ignore[attr-defined]
 
 
 _masked_operators()

@@ -82,7 +82,7 @@ def _dynamic_slice_type(x: Any, *starts: Any, sizes: tuple[Any, ...]) -> tuple[A
 
 
 def _dynamic_slice_impl(x, *starts, sizes):
-    index = tuple(slice(int(s), int(s) + n) for s, n in zip(starts, sizes))
+    index = tuple(slice(int(s), int(s) + n) for s, n in zip(starts, sizes, strict=True))
     return (np.array(x[index]),)
 
 
@@ -97,7 +97,8 @@ def _dynamic_update_slice_type(x: Any, update: Any, *starts: Any) -> tuple[Any, 
 
 def _dynamic_update_slice_impl(x, update, *starts):
     out = np.array(x, copy=True)
-    out[tuple(slice(int(s), int(s) + n) for s, n in zip(starts, update.shape))] = update
+    index = tuple(slice(int(s), int(s) + n) for s, n in zip(starts, update.shape, strict=True))
+    out[index] = update
     return (out,)
 
 

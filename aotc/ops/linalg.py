@@ -29,7 +29,7 @@ def _dot_general_type(lhs: Any, rhs: Any, *, contracting: tuple[tuple[int, ...],
         raise ValueError("dot_general: inputs must share a dtype")
     if len(lc) != len(rc) or len(lb) != len(rb):
         raise ValueError("dot_general: unpaired dimensions")
-    for a, b in list(zip(lc, rc)) + list(zip(lb, rb)):
+    for a, b in list(zip(lc, rc, strict=True)) + list(zip(lb, rb, strict=True)):
         da, db = lhs.shape[a], rhs.shape[b]
         if da != db and da.is_const and db.is_const:
             raise ValueError(f"dot_general: sizes {da} and {db} do not match")
@@ -44,7 +44,7 @@ def _dot_general_impl(lhs: np.ndarray, rhs: np.ndarray, *, contracting, batch):
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     lsub = [next(letters) for _ in range(lhs.ndim)]
     rsub = [next(letters) for _ in range(rhs.ndim)]
-    for a, b in list(zip(lc, rc)) + list(zip(lb, rb)):
+    for a, b in list(zip(lc, rc, strict=True)) + list(zip(lb, rb, strict=True)):
         rsub[b] = lsub[a]
     out = ([lsub[i] for i in lb] + [lsub[i] for i in _free(lhs.ndim, lc, lb)]
            + [rsub[i] for i in _free(rhs.ndim, rc, rb)])

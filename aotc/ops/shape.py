@@ -74,13 +74,13 @@ def _slice_type(x: Any, *, start: tuple[DimExpr, ...], step: tuple[int, ...], sh
 
 
 def _slice_impl(x, *, start, step, shape):
-    index = tuple(np.arange(n) * s + b for b, s, n in zip(start, step, shape))
+    index = tuple(np.arange(n) * s + b for b, s, n in zip(start, step, shape, strict=True))
     return (x[np.ix_(*index)] if index else x,)
 
 
 def _refine_shape_type(x: Any, *, shape: Shape):
     if len(shape) != x.ndim or any(a != b and a.is_const and b.is_const
-                                   for a, b in zip(x.shape, shape)):
+                                   for a, b in zip(x.shape, shape, strict=True)):
         raise ValueError(f"refine_shape: {shape} cannot refine {x.shape}")
     return (_atype(x.dtype, shape),)
 
@@ -133,7 +133,7 @@ def _concatenate_type(*xs: Any, axis: int):
     for x in xs[1:]:
         if x.dtype != first.dtype or x.ndim != first.ndim:
             raise ValueError("concatenate: inputs must share dtype and rank")
-        for i, (a, b) in enumerate(zip(x.shape, first.shape)):
+        for i, (a, b) in enumerate(zip(x.shape, first.shape, strict=True)):
             if i != axis and a != b and a.is_const and b.is_const:
                 raise ValueError(f"concatenate: sizes differ on axis {i}: {a} and {b}")
     total = xs[0].shape[axis]
@@ -159,7 +159,7 @@ def _update_slice_type(base: Any, update: Any, *, start: tuple[DimExpr, ...],
 
 def _update_slice_impl(base, update, *, start, step):
     out = np.array(base, copy=True)
-    index = tuple(np.arange(n) * s + b for b, s, n in zip(start, step, update.shape))
+    index = tuple(np.arange(n) * s + b for b, s, n in zip(start, step, update.shape, strict=True))
     if all(len(i) for i in index):
         out[np.ix_(*index)] = update
     return (out,)

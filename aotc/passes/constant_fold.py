@@ -34,14 +34,16 @@ def constant_fold(program: Program) -> Program:
     for eqn in program.eqns:
         eqn = map_nested(rename.eqn(eqn), constant_fold)
         if _foldable(eqn):
+            args = [a.value for a in eqn.inputs if isinstance(a, Lit)]
+            assert len(args) == len(eqn.inputs)  # _foldable: every input is a literal
             try:
                 params = {k: concrete_params(v, {}) for k, v in eqn.params}
                 with np.errstate(all="ignore"):
-                    values = impl_rules[eqn.prim](*(a.value for a in eqn.inputs), **params)
+                    values = impl_rules[eqn.prim](*args, **params)
             except (KeyError, ValueError, ArithmeticError):
                 eqns.append(eqn)  # e.g. a size symbol, or an error kept for run time
                 continue
-            for var, value in zip(eqn.outs, values):
+            for var, value in zip(eqn.outs, values, strict=True):
                 rename.env[var] = Lit(np.asarray(value, var.type.dtype)[()], var.type.dtype)
             continue
         eqns.append(eqn)

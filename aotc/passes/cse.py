@@ -28,7 +28,7 @@ def cse(program: Program) -> Program:
             inputs = tuple(sorted(inputs, key=repr))
         key = (eqn.prim, inputs, eqn.params)
         if key in seen:
-            for old, new in zip(eqn.outs, seen[key]):
+            for old, new in zip(eqn.outs, seen[key], strict=True):
                 rename.env[old] = new
             continue
         seen[key] = eqn.outs

@@ -285,7 +285,7 @@ def fusion(program: Program) -> Program:
             fused, replaced = at[i]
             fused = rename.eqn(fused)
             out.append(fused)
-            rename.env.update(zip(replaced, fused.outs))
+            rename.env.update(zip(replaced, fused.outs, strict=True))
         if i in members:
             continue
         out.append(rename.eqn(eqn))

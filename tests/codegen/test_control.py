@@ -114,7 +114,7 @@ def kernels():
     programs = {f.__name__: _program(f) for f in KERNELS}
     programs.update({f"step{s}": stepped_loop(s) for s in (1, 3, -1, -2)})
     library = JitLibrary(list(programs.values()))
-    return dict(zip(programs, library.kernels))
+    return dict(zip(programs, library.kernels, strict=True))
 
 
 def _check(kernel, *args, rtol: float = 0.0):

@@ -35,7 +35,7 @@ def _inputs(src: np.dtype) -> np.ndarray:
 @pytest.fixture(scope="module")
 def kernels():
     library = JitLibrary([unary("convert", s, dtype=d) for s, d in PAIRS])
-    return dict(zip(PAIRS, library.kernels))
+    return dict(zip(PAIRS, library.kernels, strict=True))
 
 
 @pytest.mark.parametrize(("src", "dst"), PAIRS, ids=[f"{s}->{d}" for s, d in PAIRS])

@@ -53,7 +53,7 @@ def _program(prim: str, dtype: np.dtype):
 def kernels():
     programs = [_program(p, d) for p, d in CASES]
     library = JitLibrary(programs)
-    return dict(zip(CASES, library.kernels))
+    return dict(zip(CASES, library.kernels, strict=True))
 
 
 def _operands(prim: str, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
@@ -79,13 +79,14 @@ def test_matches_numpy(kernels, prim, dtype):
         for k in picks[:2] + [len(x) - 1]:
             args = (x, x[k])
             for j, (got, want) in enumerate(zip(kernel(*args), eval_program(kernel.program,
-                                                                             *args))):
+                                                                             *args), strict=True)):
                 assert_same(got, want, rtol=rtol, signed_zero=signed_zero,
                             what=f"{prim} output {j}")
         return
     for k in picks:
         args = (x, y, x[k], y[k])
-        for j, (got, want) in enumerate(zip(kernel(*args), eval_program(kernel.program, *args))):
+        for j, (got, want) in enumerate(zip(kernel(*args), eval_program(kernel.program, *args),
+                                            strict=True)):
             assert_same(got, want, rtol=rtol, signed_zero=signed_zero,
                         what=f"{prim} output {j} scalar {x[k]!r},{y[k]!r}")
 

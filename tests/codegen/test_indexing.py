@@ -102,7 +102,7 @@ PROGRAMS = {p.name: p for p in [
 @pytest.fixture(scope="module")
 def kernels():
     library = JitLibrary(list(PROGRAMS.values()))
-    return dict(zip(PROGRAMS, library.kernels))
+    return dict(zip(PROGRAMS, library.kernels, strict=True))
 
 
 def _check(kernel, *args, rtol: float = 0.0):

@@ -135,7 +135,7 @@ def programs():
 @pytest.fixture(scope="module")
 def kernels(programs):
     library = JitLibrary(list(programs.values()))
-    return dict(zip(programs, library.kernels))
+    return dict(zip(programs, library.kernels, strict=True))
 
 
 # -- plans -------------------------------------------------------------------------------
@@ -247,7 +247,7 @@ def test_destination_passing_compiled(fuse):
     fns = [interior_from_other, increment, shift_subtract]
     library = JitLibrary([_program(f, fuse) for f in fns])
     x = np.random.default_rng(5).standard_normal(12)
-    for fn, kernel in zip(fns, library.kernels):
+    for fn, kernel in zip(fns, library.kernels, strict=True):
         args = (x, 1.5) if fn is increment else (x,)
         for xl in layouts(x).values():
             if xl.strides[0] != 0:
@@ -264,9 +264,9 @@ def _numpy_check(kernel, fn, *args, rtol=0.0):
     got = kernel(*mine)
     want = fn(*theirs)
     want = list(want) if isinstance(want, tuple) else [want]
-    for j, (g, w) in enumerate(zip(got, want)):
+    for j, (g, w) in enumerate(zip(got, want, strict=True)):
         assert_same(g, np.asarray(w), rtol=rtol, what=f"{fn.__name__} output {j}")
-    for k, (m, t) in enumerate(zip(mine, theirs)):
+    for k, (m, t) in enumerate(zip(mine, theirs, strict=True)):
         if isinstance(t, np.ndarray):
             assert_same(np.asarray(m), t, rtol=rtol, what=f"{fn.__name__} argument {k}")
 
@@ -299,7 +299,7 @@ def test_nested_and_while_loops_and_branches(kernels):
     x = np.array([100.0, 3.0, -2.0])
     for xl in layouts(x).values():
         want = eval_program(kernels["halve_until"].program, np.array(xl))
-        for g, w in zip(kernels["halve_until"](xl), want):
+        for g, w in zip(kernels["halve_until"](xl), want, strict=True):
             assert_same(g, w, what="halve_until")
         for k in (-1, 0, 1):
             want = eval_program(kernels["branch_writes"].program, np.array(xl), k)
@@ -420,8 +420,8 @@ def test_write_cases_compiled(case, fuse):
                 expected = outputs_of(case.fn(*theirs))
             got = kernel(*mine)
             where = f"{case.name}{[getattr(a, 'strides', None) for a in args]}"
-            for g, e in zip(got, expected):
+            for g, e in zip(got, expected, strict=True):
                 assert_ulps(g, np.asarray(e), max(case.ulps, 4), where)
-            for m, t in zip(mine, theirs):
+            for m, t in zip(mine, theirs, strict=True):
                 if isinstance(t, np.ndarray):
                     assert_ulps(m, t, 0, where + " (argument after the call)")

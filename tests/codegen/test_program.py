@@ -87,7 +87,7 @@ PROGRAMS = {f.__name__: f for f in (affine, mixed_int, outputs, sizes, checked,
 @pytest.fixture(scope="module")
 def kernels():
     library = JitLibrary([p() for p in PROGRAMS.values()])
-    return dict(zip(PROGRAMS, library.kernels))
+    return dict(zip(PROGRAMS, library.kernels, strict=True))
 
 
 def _check(kernel, *args, rtol: float = 0.0):

@@ -123,7 +123,7 @@ def _args(name: str, rng: np.random.Generator):
 @pytest.fixture(scope="module")
 def kernels():
     library = JitLibrary(list(p() for p in PROGRAMS.values()))
-    return dict(zip(PROGRAMS, library.kernels))
+    return dict(zip(PROGRAMS, library.kernels, strict=True))
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
@@ -136,7 +136,7 @@ def test_view_matches_numpy(kernels, name):
                 variants += [args[:k] + (v,) + args[k + 1:] for v in layouts(a).values()]
         for variant in variants:
             got, want = kernel(*variant), eval_program(kernel.program, *variant)
-            for j, (g, w) in enumerate(zip(got, want)):
+            for j, (g, w) in enumerate(zip(got, want, strict=True)):
                 assert_same(g, w, what=f"{name} output {j}")
 
 

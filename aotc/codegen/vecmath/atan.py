@@ -20,7 +20,7 @@ import math
 from fractions import Fraction
 
 from . import coeffs
-from .core import F64, Math, Val, split_constant
+from .core import F64, Body, Math, Val, split_constant
 from .explog import expm1_core
 
 PI_DIGITS = "3.141592653589793238462643383279502884197169399375105820974944592307816"
@@ -94,4 +94,4 @@ def tanh_kernel(m: Math, x: Val) -> Val:
 
 
 #: primitive -> kernel body, in the operand's own format
-KERNELS = {"arctan": atan_kernel, "arctan2": atan2_kernel, "tanh": tanh_kernel}
+KERNELS: dict[str, Body] = {"arctan": atan_kernel, "arctan2": atan2_kernel, "tanh": tanh_kernel}

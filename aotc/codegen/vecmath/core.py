@@ -21,11 +21,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeAlias
 
 import numpy as np
 from llvmlite import ir
 
-Val = ir.Value
+Val: TypeAlias = ir.Value
 
 
 @dataclass(frozen=True)

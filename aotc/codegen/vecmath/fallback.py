@@ -70,7 +70,7 @@ def _define_wrapper(module: ir.Module, name: str, ty: ir.Type) -> list[ir.Functi
     variants = [_masked_variant(module, target, wrapper_name, ty, lanes)
                 for lanes in VARIANT_LANES]
     mappings = ",".join(f"_ZGV_LLVM_M{lanes}v_{wrapper_name}({v.name})"
-                        for lanes, v in zip(VARIANT_LANES, variants))
+                        for lanes, v in zip(VARIANT_LANES, variants, strict=True))
     wrapper = ir.Function(module, ir.FunctionType(ty, [ty]), wrapper_name)
     wrapper.linkage = "internal"
     wrapper.attributes = _Attributes(f'"{MAPPINGS_ATTRIBUTE}"="{mappings}"')
