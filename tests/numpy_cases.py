@@ -9,7 +9,7 @@ size-1 arrays, and non-contiguous, reversed and transposed views.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,9 @@ TRANSCENDENTAL = {"exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin"
                   "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
                   "arccosh", "arctanh", "cbrt", "pow", "arctan2", "hypot"}
 TRANSCENDENTAL_ULPS = 8
+#: NumPy's own fmax/fmin loops return either operand for fmax(0.0, -0.0) (the SIMD body
+#: and the scalar tail differ), so the sign of a zero result is not compared for them.
+ZERO_SIGN_UNSPECIFIED = {"fmax", "fmin"}
 
 
 @dataclass
@@ -37,8 +40,8 @@ class Case:
     fn: Callable[..., Any]
     signature: str
     inputs: list[tuple[Any, ...]]
-    ulps: int = 0  # 0: results must be identical (NaN equal to NaN)
-    tags: set[str] = field(default_factory=set)
+    ulps: int = 0  # 0: results must be bit-identical (NaN equal to NaN, -0.0 to -0.0)
+    tags: set[str] = field(default_factory=set)  # "zero_sign_unspecified": ±0 compare equal
 
 
 def edge_values(dtype: np.dtype, rng: np.random.Generator, n: int = 24) -> np.ndarray:
@@ -89,10 +92,15 @@ def _ufunc_cases() -> list[Case]:
                     b = np.roll(edge_values(dtype, rng), 3)[: len(a)]
                     if name in ("left_shift", "right_shift", "pow") and dtype.kind in "iu":
                         b = np.abs(b % 70).astype(dtype)  # keep NumPy itself defined
-                    inputs = [(x, y) for x, y in zip(_layouts(a), _layouts(b))]
+                    if dtype.kind == "f":  # every pair of signed zeros: -0.0 + 0.0 ...
+                        a = np.concatenate([a, np.array([0.0, -0.0, 0.0, -0.0], dtype)])
+                        b = np.concatenate([b, np.array([0.0, 0.0, -0.0, -0.0], dtype)])
+                    inputs = [(x, y) for x, y in zip(_layouts(a), _layouts(b), strict=True)]
                     sig = f"({code}[:], {code}[:])"
                 ulps = TRANSCENDENTAL_ULPS if name in TRANSCENDENTAL and dtype.kind == "f" else 0
-                cases.append(Case(f"{name}_{code}", fn, sig, inputs, ulps, {"ufunc"}))
+                tags = {"ufunc"} | ({"zero_sign_unspecified"} if name in ZERO_SIGN_UNSPECIFIED
+                                    else set())
+                cases.append(Case(f"{name}_{code}", fn, sig, inputs, ulps, tags))
     return cases
 
 
@@ -183,6 +191,16 @@ def _composite_cases() -> list[Case]:
     add("int_scalar_ops", lambda a, b: (a // b, a % b, a ** 2), "(i8, i8)",
         [tuple(map(np.int64, p)) for p in
          [(7, 2), (-7, 2), (7, -2), (5, 0), (np.iinfo("i8").min, -1)]])
+    # np.power with a zero-stride (rank-0) exponent takes x * x for 2.0 and sqrt for 0.5
+    # (sqrt(-0.0) = -0.0, sqrt(-inf) = NaN); NumPy scalars' ``**`` is C pow throughout.
+    for code in ("f8", "f4"):
+        xs = edge_values(np.dtype(code), rng)
+        add(f"power_rank0_exponent_{code}",
+            lambda x, y: (np.power(x, 0.5), np.power(x, 2.0), x ** y, np.power(x, y), x ** 0.5,
+                          y ** 0.5, np.power(y, 0.5), y ** y, np.power(y, y)),
+            f"({code}[:], {code})",
+            [(xs, np.dtype(code).type(y)) for y in (0.5, 2.0, 3.0, -1.0, -0.0, -np.inf)]
+            + [(xs[::-3], np.dtype(code).type(0.5))], ulps=TRANSCENDENTAL_ULPS)
     add("deg2rad_int", lambda x: np.deg2rad(x), "(i4[:])", [(np.arange(-3, 4, dtype="i4"),)],
         ulps=1)
     add("float_to_int_convert", lambda x: x.astype(np.int32), "(f8[:])",
@@ -200,22 +218,82 @@ def _reduction(name: str, axis: Any, keepdims: bool) -> Callable[[Any], Any]:
 CASES: list[Case] = _ufunc_cases() + _composite_cases()
 
 
-def assert_same(actual: Any, expected: Any, ulps: int = 0, context: str = "") -> None:
-    """Equal dtype, shape and values; within ``ulps`` units in the last place if given."""
+def _float_view(a: np.ndarray) -> np.ndarray:
+    """A float array's values as real floats (complex: real and imaginary parts)."""
+    a = np.ascontiguousarray(a)
+    return a.view(a.real.dtype).reshape(a.shape + (2,)) if a.dtype.kind == "c" else a
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
+def _show(a: np.ndarray, bad: np.ndarray) -> str:
+    index = np.argwhere(bad)[:5]
+    values = ", ".join(f"{tuple(map(int, i))}: {a[tuple(i)]!r}" for i in index)
+    return f"[{values}{', ...' if bad.sum() > 5 else ''}]"
+
+
+def assert_same(actual: Any, expected: Any, ulps: int = 0, what: str = "", *,
+                rtol: float = 0.0, signed_zero: bool = True) -> None:
+    """Equal dtype and shape, and equal values as NumPy defines them.
+
+    Without a tolerance (``ulps == 0`` and ``rtol == 0``) float results must be
+    bit-identical: NaN where NaN is (payloads may differ) and the same bit pattern
+    everywhere else, so the sign of every zero counts. A tolerance, ``ulps`` units in
+    the last place or a relative ``rtol``, admits rounding differences between finite
+    values, never between infinities, NaN and numbers, nor the sign of a zero where both
+    results are zero (unless ``signed_zero=False``: only for operations whose zero sign
+    NumPy itself leaves unspecified). Everything else compares exactly.
+
+    This is the one comparison of the test suite (``tests/codegen/data.py`` imports it).
+    """
     actual, expected = np.asarray(actual), np.asarray(expected)
-    assert actual.dtype == expected.dtype, f"{context}: dtype {actual.dtype} != {expected.dtype}"
-    assert actual.shape == expected.shape, f"{context}: shape {actual.shape} != {expected.shape}"
-    if ulps == 0 or actual.dtype.kind not in "fc":
-        np.testing.assert_array_equal(actual, expected, err_msg=context, strict=True)
+    where = f"{what}: " if what else ""
+    assert actual.dtype == expected.dtype, f"{where}dtype {actual.dtype} != {expected.dtype}"
+    assert actual.shape == expected.shape, f"{where}shape {actual.shape} != {expected.shape}"
+    if actual.dtype.kind not in "fc":
+        np.testing.assert_array_equal(actual, expected, err_msg=what, strict=True)
         return
-    both_nan = np.isnan(actual) & np.isnan(expected)
-    same = (actual == expected) | both_nan
+    a, e = _float_view(actual), _float_view(expected)
+    nan_a, nan_e = np.isnan(a), np.isnan(e)
+    bad = nan_a != nan_e
+    assert not bad.any(), (f"{where}NaN positions differ at {bad.sum()} values: "
+                           f"got {_show(a, bad)}, expected {_show(e, bad)}")
+    identical = (_bits(a) == _bits(e)) | nan_a
+    if ulps == 0 and rtol == 0:
+        if not signed_zero:
+            identical |= (a == 0) & (e == 0)
+        bad = ~identical
+        assert not bad.any(), (f"{where}{bad.sum()} values differ (bit-exact comparison; "
+                               f"the sign of zero counts): got {_show(a, bad)}, "
+                               f"expected {_show(e, bad)}")
+        return
+    finite = np.isfinite(a) & np.isfinite(e)
     with np.errstate(all="ignore"):
-        spacing = np.spacing(np.maximum(np.abs(actual), np.abs(expected)).astype(actual.dtype))
-        close = np.abs(actual.astype("f8") - expected.astype("f8")) <= ulps * np.abs(spacing)
-    bad = ~(same | close)
-    assert not bad.any(), (f"{context}: {bad.sum()} values differ by more than {ulps} ulp: "
-                           f"got {actual[bad][:5]}, expected {expected[bad][:5]}")
+        diff = np.abs(a.astype("f8") - e.astype("f8"))
+        if ulps:
+            spacing = np.spacing(np.maximum(np.abs(a), np.abs(e)))
+            close = diff <= ulps * np.abs(spacing).astype("f8")
+        else:
+            close = diff <= rtol * np.abs(e.astype("f8")) + float(np.finfo(e.dtype).tiny)
+    zeros = (a == 0) & (e == 0)
+    same_zero = zeros & ((np.signbit(a) == np.signbit(e)) | (not signed_zero))
+    bad = ~(identical | same_zero | (finite & close & ~zeros))
+    tolerance = f"{ulps} ulp" if ulps else f"rtol {rtol:g}"
+    assert not bad.any(), (f"{where}{bad.sum()} values differ by more than {tolerance} "
+                           f"(or in an infinity or the sign of a zero): got {_show(a, bad)}, "
+                           f"expected {_show(e, bad)}")
+
+
+def assert_all_same(actual: Sequence[Any], expected: Sequence[Any], ulps: int = 0,
+                    what: str = "", *, rtol: float = 0.0, signed_zero: bool = True,
+                    label: str = "output") -> None:
+    """:func:`assert_same` for each of several results, which must be as many."""
+    assert len(actual) == len(expected), (f"{what}: {len(actual)} {label}s, expected "
+                                          f"{len(expected)}")
+    for j, (a, e) in enumerate(zip(actual, expected, strict=True)):
+        assert_same(a, e, ulps, f"{what} {label} {j}", rtol=rtol, signed_zero=signed_zero)
 
 
 def copy_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -239,12 +317,12 @@ def check_against_numpy(case: Case, run: Callable[..., list[Any]], args: tuple[A
     with np.errstate(all="ignore"):
         expected = outputs_of(case.fn(*theirs))
     got = run(*mine)
-    assert len(got) == len(expected)
     where = f"{case.name}{[np.shape(a) for a in args]}"
-    for g, e in zip(got, expected):
-        assert_same(g, np.asarray(e), case.ulps, where)
-    for m, t in zip(mine, theirs):
-        assert_same(m, t, case.ulps, where + " (argument after the call)")
+    signed_zero = "zero_sign_unspecified" not in case.tags
+    assert_all_same(got, [np.asarray(e) for e in expected], case.ulps, where,
+                    signed_zero=signed_zero)
+    assert_all_same(mine, theirs, case.ulps, where, signed_zero=signed_zero,
+                    label="argument after the call")
 
 
 def outputs_of(result: Any) -> list[Any]:

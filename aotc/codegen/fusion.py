@@ -44,7 +44,7 @@ from .fusion_reduce import REST, FusedReduction
 from .loops import for_range
 from .nests import EqnRule
 from .pairwise import BLOCK, lanes_for
-from .scalar import scalar_rule
+from .scalar import rule_params, scalar_rule
 from .values import Scalar, Value, View, load_memory, store_memory
 
 _NUW = ("nuw", "nsw")
@@ -76,7 +76,7 @@ def _access(ctx: Lowering, view: View, index: Index) -> _Access:
     b = ctx.b
     offset: ir.Value | None = None
     steps: dict[int, ir.Value] = {}
-    for comp, stride in zip(index, view.strides):
+    for comp, stride in zip(index, view.strides, strict=True):
         if comp.start != ZERO:
             term = b.mul(ctx.dims(comp.start), stride)
             offset = term if offset is None else b.add(offset, term)
@@ -107,7 +107,7 @@ class _Nest:
         self.homes = [ctx.home(v) if v.type.ndim else None for v in outs]
         self.stores = [_access(ctx, home, full if out.reduction is None else kept)
                        if home is not None else None
-                       for out, home in zip(plan.outputs, self.homes)]
+                       for out, home in zip(plan.outputs, self.homes, strict=True)]
         floats = [lanes_for(o.dtype) for o in plan.outputs if o.reduction and o.dtype.kind == "f"]
         reassoc = "reassoc" in self.b.fp_flags
         self.lanes = max(floats) if floats and not reassoc and not plan.rows else 1
@@ -116,6 +116,13 @@ class _Nest:
         self.results: list[Value | None] = list(self.homes)
 
     # -- values ---------------------------------------------------------------------------
+    def _output(self, k: int, inner: Inner | None) -> tuple[ir.Value, int]:
+        """Output ``k``'s element address at the current index and its alignment (only
+        outputs of rank > 0 have one)."""
+        store, home = self.stores[k], self.homes[k]
+        assert store is not None and home is not None
+        return self._address(store, inner), home.align
+
     def _address(self, access: _Access, inner: Inner | None) -> ir.Value:
         """The element's address at the current index; ``inner`` is the innermost
         (axis, index, unit-stride copy) when emitting inside the innermost loop."""
@@ -151,7 +158,7 @@ class _Nest:
         # The operand dtype is the last input's (select's condition comes first).
         dtype = source.inputs[-1].type.dtype
         return scalar_rule(source.prim)(b, dtype, *(env[a] for a in node.args),
-                                        **dict(source.params))
+                                        **rule_params(source))
 
     def _emit_depth(self, depth: int) -> None:
         for node in self.plan.at_depth(depth):
@@ -202,7 +209,7 @@ class _Nest:
 
     def _inner_accesses(self, axis: int) -> list[_Access]:
         loads = [self.loads[n] for n in self.inner_nodes if n in self.loads]
-        stores = [s for s, o in zip(self.stores, self.plan.outputs)
+        stores = [s for s, o in zip(self.stores, self.plan.outputs, strict=True)
                   if s is not None and (o.reduction is None or self.plan.rows)]
         return [a for a in loads + stores if axis in a.steps]
 
@@ -244,33 +251,33 @@ class _Nest:
         store, then every reduction update. All loads of a chunk come before its stores,
         so SLP can bundle them without proving that outputs and inputs do not overlap
         (an output element only ever aliases an input element at its own index)."""
-        envs: list[Mapping[Node, ir.Value]] = []
+        envs: list[ChainMap[Node, ir.Value]] = []
         for inner, _ in items:
             env: ChainMap[Node, ir.Value] = ChainMap({}, self.values)
             if inner is not None:
                 for node in self.inner_nodes:
                     env[node] = self._compute(node, env, inner)
             envs.append(env)
-        for (inner, _), env in zip(items, envs):
+        for (inner, _), env in zip(items, envs, strict=True):
             for k, out in enumerate(self.plan.outputs):
                 if out.reduction is not None:
                     continue
                 if self.stores[k] is None:  # a rank-0 iteration space
                     self.results[k] = Scalar(env[out.node], out.dtype)
                 else:
-                    store_memory(self.b, env[out.node], self._address(self.stores[k], inner),
-                                 out.dtype, self.homes[k].align)
-        for (inner, lane), env in zip(items, envs):
-            for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions)):
+                    ptr, align = self._output(k, inner)
+                    store_memory(self.b, env[out.node], ptr, out.dtype, align)
+        for (inner, lane), env in zip(items, envs, strict=True):
+            for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions,
+                                                     strict=True)):
                 if reduction is None:
                     continue
                 if not self.plan.rows:
                     reduction.update(lane, env[out.node])
                     continue
-                ptr = self._address(self.stores[k], inner)  # this row's running result
-                acc = load_memory(self.b, ptr, out.dtype, self.homes[k].align)
-                store_memory(self.b, reduction.combine(acc, env[out.node]), ptr, out.dtype,
-                             self.homes[k].align)
+                ptr, align = self._output(k, inner)  # this row's running result
+                acc = load_memory(self.b, ptr, out.dtype, align)
+                store_memory(self.b, reduction.combine(acc, env[out.node]), ptr, out.dtype, align)
 
     def _start_reductions(self) -> None:
         """Reset the running results: registers, or the output row (``plan.rows``)."""
@@ -282,23 +289,24 @@ class _Nest:
         last = self.plan.kept[-1]
         with for_range(self.b, self.shape[last], "fuse.row") as j:
             self.idx[last] = j
-            for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions)):
+            for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions,
+                                                     strict=True)):
                 if reduction is not None:
-                    store_memory(self.b, reduction.identity, self._address(self.stores[k], None),
-                                 out.dtype, self.homes[k].align)
+                    ptr, align = self._output(k, None)
+                    store_memory(self.b, reduction.identity, ptr, out.dtype, align)
         del self.idx[last]
 
     def _finish_reductions(self) -> None:
         """Each reduction's result, stored at the kept index (or kept as a Scalar)."""
-        for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions)):
+        for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions, strict=True)):
             if reduction is None or self.plan.rows:  # rows are stored as they go
                 continue
             value = reduction.result()
             if self.stores[k] is None:
                 self.results[k] = Scalar(value, out.dtype)
             else:
-                store_memory(self.b, value, self._address(self.stores[k], None), out.dtype,
-                             self.homes[k].align)
+                ptr, align = self._output(k, None)
+                store_memory(self.b, value, ptr, out.dtype, align)
 
 
 def lower_fusion(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
@@ -306,7 +314,7 @@ def lower_fusion(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     body, shape, axes = eqn.params["body"], eqn.params["shape"], eqn.params["axes"]
     plan = plan_fusion(body, tuple(shape), tuple(axes))
     dims = tuple(ctx.dims(d) for d in shape)
-    return _Nest(ctx, plan, dict(zip(body.inputs, args)), eqn.outs, dims).run()
+    return _Nest(ctx, plan, dict(zip(body.inputs, args, strict=True)), eqn.outs, dims).run()
 
 
 RULES: dict[Primitive, EqnRule] = {fusion_p: lower_fusion}

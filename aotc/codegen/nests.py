@@ -20,7 +20,7 @@ from .context import Lowering
 from .convert import convert
 from .dtypes import INT64, i64
 from .loops import At, loop_nest, strided_nest
-from .scalar import scalar_rule
+from .scalar import rule_params, scalar_rule
 from .values import Scalar, Value, View, store
 
 EqnRule = Callable[[Lowering, Eqn, Sequence[Value]], list[Value]]
@@ -30,7 +30,7 @@ def merge_index(ndim: int, *groups: tuple[Sequence[int], Sequence[ir.Value]]) ->
     """Merge loop indices into one index per axis (axes listed per group)."""
     idx: list[ir.Value] = [i64(0)] * ndim
     for axes, values in groups:
-        for k, v in zip(axes, values):
+        for k, v in zip(axes, values, strict=True):
             idx[k] = v
     return idx
 
@@ -72,7 +72,7 @@ def lower_elementwise(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Va
     rule = scalar_rule(eqn.prim)
     # The operand dtype: the last input's (select's condition comes first).
     dtype = eqn.inputs[-1].type.dtype
-    params = dict(eqn.params)
+    params = rule_params(eqn)
     out = eqn.outs[0]
     if out.type.ndim == 0:
         values = [a.value for a in args if isinstance(a, Scalar)]

@@ -18,6 +18,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..errors import UnsupportedError
+from ..ir import Eqn
 from ..ops.core import ALL_PRIMITIVES, Primitive
 from . import division as dm
 from .builder import KernelBuilder
@@ -182,6 +183,25 @@ def _convert(b: KernelBuilder, src: np.dtype, x: ir.Value, /, *, dtype: np.dtype
     return convert(b, x, src, np.dtype(dtype))
 
 
+def _float_pow(b: KernelBuilder, dtype: np.dtype, x: ir.Value, y: ir.Value, *,
+               scalar_exponent: bool = False) -> ir.Value:
+    """``np.power`` on floats. When the exponent is one value for every element
+    (NumPy's zero-stride exponent), NumPy's loop computes ``x * x`` for 2.0 and
+    ``sqrt(x)`` for 0.5 instead of ``pow``: sqrt(-0.0) is -0.0 and sqrt(-inf) NaN where
+    pow gives +0.0 and +inf, and ``x * x`` is correctly rounded."""
+    result = _F["pow"](b, dtype, x, y)
+    if not scalar_exponent:
+        return result
+    for value, fast in ((0.5, _F["sqrt"](b, dtype, x)), (2.0, _square(b, dtype, x))):
+        result = b.select(b.fcmp_ordered("==", y, constant(dtype, value)), fast, result)
+    return result
+
+
+def _int_pow(b: KernelBuilder, dtype: np.dtype, x: ir.Value, y: ir.Value, *,
+             scalar_exponent: bool = False) -> ir.Value:
+    return dm.int_pow(b, dtype, x, y)
+
+
 _F = float_rules()
 
 _TABLE: dict[str, dict[str, Fn]] = {
@@ -192,7 +212,7 @@ _TABLE: dict[str, dict[str, Fn]] = {
     "div": kinds(f=_fop("fdiv")),
     "floor_divide": kinds(iu=dm.int_floor_divide, f=dm.float_floor_divide),
     "mod": kinds(iu=dm.int_mod, f=dm.float_mod),
-    "pow": kinds(iu=dm.int_pow, f=_F["pow"]),
+    "pow": kinds(iu=_int_pow, f=_float_pow),
     "neg": kinds(iu=_op("neg"), f=_op("fneg")),
     "abs": kinds(b=_identity, i=_int_abs, u=_identity, f=_F["abs"]),
     "sign": kinds(iu=_int_sign, f=_float_sign),
@@ -239,6 +259,18 @@ _TABLE.update({name: kinds(biu=_icmp(op), f=_fcmp(op)) for name, op in (
 SCALAR_RULES: dict[Primitive, ByKind] = {
     ALL_PRIMITIVES[name]: ByKind(name, impls) for name, impls in _TABLE.items()
 }
+
+
+_POW = ALL_PRIMITIVES["pow"]
+
+
+def rule_params(eqn: Eqn) -> dict[str, Any]:
+    """The keyword arguments of ``eqn``'s scalar rule: its params, and what the rule must
+    know of its operands' shapes (``pow``: whether the exponent is rank 0)."""
+    params = dict(eqn.params)
+    if eqn.prim is _POW:
+        params["scalar_exponent"] = eqn.inputs[1].type.ndim == 0
+    return params
 
 
 def scalar_rule(prim: Primitive) -> ByKind:

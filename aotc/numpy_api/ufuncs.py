@@ -19,7 +19,7 @@ from ..errors import TraceError
 from ..ir import Atom, Lit
 from ..ops.core import COMPARISON
 from ..ops.elementwise import PRIM_OF_UFUNC
-from ..shapes import broadcast_shapes
+from ..shapes import DimExpr, broadcast_shapes
 from ..trace import Tracer, current
 from ..types import SHORT_NAMES
 
@@ -106,12 +106,13 @@ def loop_dtypes(ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[np.dtype, .
     if all(isinstance(k, type) for k in kinds):
         # Only weak values (a size and a Python int): NumPy would see Python scalars and
         # use its default dtypes; a weak tracer already has that dtype.
-        kinds = [o.dtype if isinstance(o, Tracer) else k for o, k in zip(operands, kinds)]
+        kinds = [o.dtype if isinstance(o, Tracer) else k
+                 for o, k in zip(operands, kinds, strict=True)]
     try:
         return ufunc.resolve_dtypes(tuple(kinds) + (None,) * ufunc.nout)
     except (TypeError, ValueError):
-        kinds = ", ".join(str(dtype_arg(o)) for o in operands)
-        raise current().error(f"np.{ufunc.__name__} is not defined for ({kinds})") from None
+        names = ", ".join(str(dtype_arg(o)) for o in operands)
+        raise current().error(f"np.{ufunc.__name__} is not defined for ({names})") from None
 
 
 def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
@@ -129,7 +130,8 @@ def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
             "support", hint="convert the input first, e.g. x.astype(np.float32)")
     if prim.has(COMPARISON):
         loop = _comparison_loop(loop, operands)
-    ins = [lax.convert(as_tracer(o, dt), dt) for o, dt in zip(operands, loop)]
+    ins = [lax.convert(as_tracer(o, dt), dt)
+           for o, dt in zip(operands, loop[:ufunc.nin], strict=True)]  # input dtypes only
     ins = broadcast_all(ins)
     out = lax.convert(lax.bind1(prim, *(t.atom for t in ins)), loop[ufunc.nin])
     out.dim = size_arithmetic(ufunc, operands)
@@ -153,7 +155,7 @@ def _comparison_loop(loop: tuple[np.dtype, ...], operands: tuple[Any, ...]
 
 def size_arithmetic(ufunc: np.ufunc, operands: tuple[Any, ...]) -> Any:
     """Keep integer arithmetic on sizes symbolic, so ``np.zeros(n + 2)`` has a known size."""
-    dims = []
+    dims: list[DimExpr | int] = []
     for o in operands:
         if isinstance(o, Tracer) and o.dim is not None:
             dims.append(o.dim)
@@ -261,9 +263,18 @@ def _power(base: Any, exponent: Any) -> Tracer:
     fast = {(int, 2): np.square, (int, -1): np.reciprocal, (float, 0.5): np.sqrt}
     if isinstance(base, Tracer) and base.dtype.kind in "fc" and type(exponent) in (int, float):
         ufunc = fast.get((type(exponent), exponent))
-        if ufunc is not None:
+        if ufunc is not None and (base.ndim or ufunc is not np.sqrt):
             return apply_ufunc(ufunc, base)
-    return apply_ufunc(np.power, base, exponent)
+    result = apply_ufunc(np.power, base, exponent)
+    if result.ndim or result.dtype.kind != "f":
+        return result
+    # Rank 0: NumPy scalars compute ``**`` with C pow, without the sqrt that np.power's
+    # loop uses for a 0.5 exponent. They differ where pow(x, 0.5) is |x|: ±0 and -inf.
+    special = apply_ufunc(np.logical_or, apply_ufunc(np.equal, base, 0),
+                          apply_ufunc(np.equal, base, -np.inf))
+    fix = apply_ufunc(np.logical_and, special, apply_ufunc(np.equal, exponent, 0.5))
+    magnitude = lax.convert(as_tracer(apply_ufunc(np.absolute, base)), result.dtype)
+    return lax.select(fix, magnitude.atom, result.atom)
 
 
 _BINARY_OPERATORS = {
@@ -277,6 +288,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     **{f"__{n}__": _binary(u) for n, u in _BINARY_OPERATORS.items()},
     "__pow__": _power,
     **{f"__r{n}__": _reflected(u) for n, u in _BINARY_OPERATORS.items()},
+    "__rpow__": lambda self, other: _power(other, self),
     "__eq__": _binary(np.equal), "__ne__": _binary(np.not_equal),
     "__lt__": _binary(np.less), "__le__": _binary(np.less_equal),
     "__gt__": _binary(np.greater), "__ge__": _binary(np.greater_equal),

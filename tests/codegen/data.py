@@ -1,4 +1,5 @@
-"""Test inputs with the edge cases that break code generators, and result comparison."""
+"""Test inputs with the edge cases that break code generators; results are compared by
+:func:`numpy_cases.assert_same` (imported here for the codegen tests)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import ctypes
 from typing import Any
 
 import numpy as np
+from numpy_cases import assert_all_same, assert_same
 
 from aotc.ops.core import ALL_PRIMITIVES
 from aotc.ops.elementwise import UFUNC_OF
@@ -51,34 +53,6 @@ def has_numpy_loop(prim: str, dtype: np.dtype) -> bool:
     return any(t.split("->")[0] == want for t in ufunc.types)
 
 
-def assert_same(got: Any, want: Any, *, rtol: float = 0.0, signed_zero: bool = True,
-                what: str = "") -> None:
-    """Equal dtype and shape; floats equal (or within ``rtol``) with NaN where NaN is.
-
-    ``signed_zero`` also demands the sign of every zero agree (NumPy's -0.0 results).
-    """
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    if got.dtype.kind != "f":
-        np.testing.assert_array_equal(got, want, err_msg=what)
-        return
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{what}: NaNs")
-    finite = np.isfinite(want)
-    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)],
-                                  err_msg=f"{what}: infinities")
-    if rtol:
-        tiny = np.finfo(want.dtype).tiny
-        np.testing.assert_allclose(got[finite], want[finite], rtol=rtol, atol=tiny,
-                                   err_msg=what)
-    else:
-        np.testing.assert_array_equal(got, want, err_msg=what)
-    if signed_zero and not rtol:
-        zeros = want == 0
-        np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]),
-                                      err_msg=f"{what}: sign of zero")
-
-
 def layouts(x: np.ndarray) -> dict[str, np.ndarray]:
     """``x`` (or, for 'broadcast', an array of its shape) in several memory layouts.
 
@@ -120,8 +94,8 @@ def copy_layout(a: Any) -> Any:
         return a
     if a.ndim == 0 or a.size == 0:
         return a.copy()
-    lo = sum(min(0, s * (n - 1)) for s, n in zip(a.strides, a.shape))
-    hi = sum(max(0, s * (n - 1)) for s, n in zip(a.strides, a.shape)) + a.itemsize
+    lo = sum(min(0, s * (n - 1)) for s, n in zip(a.strides, a.shape, strict=True))
+    hi = sum(max(0, s * (n - 1)) for s, n in zip(a.strides, a.shape, strict=True)) + a.itemsize
     raw = np.frombuffer((ctypes.c_uint8 * (hi - lo)).from_address(a.ctypes.data + lo),
                         np.uint8).copy()
     return np.ndarray(a.shape, a.dtype, buffer=raw, offset=-lo, strides=a.strides)
@@ -129,7 +103,8 @@ def copy_layout(a: Any) -> Any:
 
 def overlaps_itself(a: Any) -> bool:
     """Whether two elements of ``a`` share memory (a zero stride over a real axis)."""
-    return isinstance(a, np.ndarray) and any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape))
+    return isinstance(a, np.ndarray) and any(
+        s == 0 and n > 1 for s, n in zip(a.strides, a.shape, strict=True))
 
 
 def check_call(kernel: Any, *args: Any, rtol: float = 0.0) -> list[np.ndarray]:
@@ -148,9 +123,7 @@ def check_call(kernel: Any, *args: Any, rtol: float = 0.0) -> list[np.ndarray]:
     want = eval_program(kernel.program.replace(writebacks=()), *plain())
     eval_program(kernel.program, *theirs)
     name = kernel.program.name
-    assert len(got) == len(want)
-    for j, (g, w) in enumerate(zip(got, want)):
-        assert_same(g, w, rtol=rtol, what=f"{name} output {j}")
+    assert_all_same(got, want, rtol=rtol, what=name)
     for index, _ in kernel.program.writebacks:
         if not overlaps_itself(args[index]):  # writing into such an array has no meaning
             assert_same(np.asarray(mine[index]), theirs[index], rtol=rtol,

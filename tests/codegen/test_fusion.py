@@ -103,7 +103,7 @@ def compiled():
     names = list(KERNELS)
     fused = JitLibrary([_program(n, True) for n in names]).kernels
     unfused = JitLibrary([_program(n, False) for n in names]).kernels
-    return {n: (f, u) for n, f, u in zip(names, fused, unfused)}
+    return {n: (f, u) for n, f, u in zip(names, fused, unfused, strict=True)}
 
 
 def _fusions(program) -> list:
@@ -124,9 +124,9 @@ def test_fused_kernel_matches_numpy_and_the_baseline(compiled, name):
         expected = expected if isinstance(expected, tuple) else (expected,)
         got, baseline = fused(*args), unfused(*args)
         for g, e, b, i in zip(got, expected, baseline, interpreted, strict=True):
-            assert_same(g, np.asarray(e), rtol=rtol, signed_zero=False, what=what)
-            assert_same(g, b, rtol=rtol, signed_zero=False, what=what + " vs unfused")
-            assert_same(g, i, rtol=rtol, signed_zero=False, what=what + " vs interpreter")
+            assert_same(g, np.asarray(e), rtol=rtol, what=what)
+            assert_same(g, b, rtol=rtol, what=what + " vs unfused")
+            assert_same(g, i, rtol=rtol, what=what + " vs interpreter")
 
 
 def test_the_sum_does_not_depend_on_the_layout(compiled):
@@ -135,7 +135,7 @@ def test_the_sum_does_not_depend_on_the_layout(compiled):
     fused, _ = compiled["sibling_sums_axis1"]
     strided = np.zeros((M.shape[0], 2 * M.shape[1]))
     strided[:, ::2] = M
-    for a, b in zip(fused(M), fused(strided[:, ::2])):
+    for a, b in zip(fused(M), fused(strided[:, ::2]), strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -195,5 +195,5 @@ def test_which_inputs_are_read_only_at_the_index_written():
         (eqn,) = _fusions(program)
         body = eqn.params["body"]
         plan = plan_fusion(body, eqn.params["shape"], eqn.params["axes"])
-        by_input = dict(zip(eqn.inputs, body.inputs))
+        by_input = dict(zip(eqn.inputs, body.inputs, strict=True))
         assert [reads_only_at_own_index(plan, by_input[v]) for v in program.inputs] == aligned
