@@ -4,8 +4,10 @@ For each compiled overload with symbol prefix ``P`` the object file defines::
 
     typedef struct { void *data; const int64_t *shape; const int64_t *strides; } aotc_array;
 
+    typedef struct aotc_runtime { int64_t (*poll)(struct aotc_runtime *); } aotc_runtime;
+
     int64_t P_shapes(void *const *argv, int64_t *out_dims, int64_t *info);
-    int64_t P(void *const *argv, void *const *outv, void *scratch);
+    int64_t P(void *const *argv, void *const *outv, void *scratch, aotc_runtime *rt);
 
 ``argv[i]`` points at an ``aotc_array`` for an array parameter (strides in bytes, any
 sign, any layout) or at the value of a scalar parameter, stored in its dtype (bool as
@@ -15,12 +17,19 @@ one byte holding 0 or 1).
 concatenated in order (an output of rank r takes r slots), and ``info[0]`` = bytes of
 scratch needed. It returns 0, or the 1-based index of the first failing
 :class:`~aotc.ir.Check`, with that check's left and right sides in ``info[1]`` and
-``info[2]`` so the wrapper can format its message.
+``info[2]`` so the wrapper can format its message, or a negative code from
+:data:`SHAPE_ERRORS`: every size the kernel will compute with is evaluated there with
+overflow-checked arithmetic and proven non-negative, so ``P`` may assume valid sizes.
 
 ``P`` runs the kernel. ``outv[j]`` points at the data of output j: C-contiguous and
 sized from ``P_shapes`` (a scalar output is one element). ``scratch`` points at
 ``info[0]`` bytes aligned to :data:`SCRATCH_ALIGN` (may be NULL when 0). It returns 0,
 or a code from :data:`KERNEL_ERRORS`. Inputs never alias outputs or scratch.
+
+``rt`` may be NULL. When it is not and ``rt->poll`` is set, long-running loops call
+``rt->poll(rt)`` about every millisecond of work; a nonzero answer makes ``P`` return
+:data:`INTERRUPTED` at once (the wrapper's hook checks for Ctrl-C and other signals).
+A caller may embed the struct at the start of a larger one of its own.
 """
 
 from __future__ import annotations
@@ -28,13 +37,24 @@ from __future__ import annotations
 SCRATCH_ALIGN = 64
 INFO_SLOTS = 3
 
+#: Negative return codes of ``P_shapes``: code -> (exception type name, message).
+SHAPE_ERRORS: dict[int, tuple[str, str]] = {
+    -1: ("ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than "
+                       "the maximum possible size."),
+    -2: ("ValueError", "negative dimensions are not allowed"),
+}
+TOO_BIG, NEGATIVE_DIMENSION = -1, -2
+
 #: Nonzero return codes of ``P``: code -> (exception type name, message).
 KERNEL_ERRORS: dict[int, tuple[str, str]] = {
     1: ("ValueError", "Integers to negative integer powers are not allowed."),
     2: ("IndexError", "index out of bounds in take (indices must be in [-n, n))"),
     3: ("ZeroDivisionError", "Weights sum to zero, can't be normalized"),
     4: ("IndexError", "index out of bounds (a runtime index outside [-n, n))"),
+    5: ("KeyboardInterrupt", "the kernel was interrupted"),
 }
+#: ``P``'s code when the runtime's poll hook asked it to stop.
+INTERRUPTED = 5
 
 
 def symbol_prefix(module: str, function: str, overload: int) -> str:

@@ -61,6 +61,19 @@ def source_path(module_name: str, project_root: Path) -> Path:
     )
 
 
+def inplace_artifacts(module_name: str, project_root: Path) -> list[Path]:
+    """Extensions (any ABI tag) and stubs an in-place build put next to a module's source."""
+    try:
+        source = source_path(module_name, project_root)
+    except AotcError:
+        return []
+    leaf = source.stem
+    found = [p for p in source.parent.glob(f"{leaf}.*") if p.suffix in (".so", ".pyd")
+             and p.name.split(".")[0] == leaf]
+    stub = source.with_suffix(".pyi")
+    return sorted(found) + ([stub] if stub.is_file() and found else [])
+
+
 def _import_root(path: Path, module_name: str) -> Path:
     return path.parents[len(module_name.split(".")) - 1]
 
@@ -241,7 +254,8 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
     pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
     objfile = out_dir / f"_aotc_{leaf}.o"
     rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
-                                     object_name=objfile.name, doc=module.__doc__)
+                                     object_name=objfile.name, doc=module.__doc__,
+                                     target=cfg.target, cpu_features=spec.cpu_features)
     _write(objfile, obj)
     _write(header, rendered.header.encode())
     _write(pyx, rendered.pyx.encode())
@@ -289,6 +303,7 @@ class AotcBuildExt(build_ext):
         built: dict[str, BuiltModule] = {}
         try:
             for ext in self._ours():
+                assert plan is not None  # _ours() is empty without a plan
                 built[ext.name] = self._prepare(ext, plan)
         except AotcError as err:
             report(err)

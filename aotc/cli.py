@@ -39,26 +39,48 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    """Run setuptools' ``build_ext --inplace`` with aotc's extensions, in this process."""
-    from setuptools.dist import Distribution
-    from setuptools.errors import BaseError, CCompilerError
+    """Run setuptools' ``build_ext --inplace`` with aotc's extensions, in this process.
 
+    A build that fails removes the extensions an earlier build left next to the sources:
+    otherwise the stale ``.so`` would keep shadowing the edited source."""
     root = Path(args.project).resolve()
     if not (root / "pyproject.toml").is_file():
         return _fail(f"{root} has no pyproject.toml")
+    with config.config_settings_scope(_overrides(args)):
+        try:
+            cfg = config.load(root)
+        except AotcError as err:
+            return _fail(render(err))
+        if cfg is None:
+            return _fail(f"{root / 'pyproject.toml'} has no [tool.aotc] table")
+        status = _build_in_place(root, args.verbose)
+    if status != 0:
+        for module in cfg.modules:
+            stale = build.inplace_artifacts(module, root)
+            for path in stale:
+                path.unlink()
+            if stale:
+                print(f"aotc: removed {', '.join(p.name for p in stale)} left by an earlier "
+                      f"build, so 'import {module}' runs the Python source", file=sys.stderr)
+        return status
+    print(f"aotc: built {', '.join(cfg.modules)} in {root}")
+    return 0
+
+
+def _build_in_place(root: Path, verbose: bool) -> int:
+    from setuptools.dist import Distribution
+    from setuptools.errors import BaseError, CCompilerError
+
     previous = os.getcwd()
     os.chdir(root)
     try:
-        with config.config_settings_scope(_overrides(args)):
-            if config.load(root) is None:
-                return _fail(f"{root / 'pyproject.toml'} has no [tool.aotc] table")
-            quiet = [] if args.verbose else ["-q"]
-            dist = Distribution({"script_name": "aotc",
-                                 "script_args": [*quiet, "build_ext", "--inplace"]})
-            dist.parse_config_files()
-            build.finalize_distribution_options(dist)  # no-op if the entry point ran
-            dist.parse_command_line()
-            dist.run_commands()
+        quiet = [] if verbose else ["-q"]
+        dist = Distribution({"script_name": "aotc",
+                             "script_args": [*quiet, "build_ext", "--inplace"]})
+        dist.parse_config_files()
+        build.finalize_distribution_options(dist)  # no-op if the entry point ran
+        dist.parse_command_line()
+        dist.run_commands()
     except (BaseError, CCompilerError) as exc:
         return _fail(str(exc))
     except SystemExit as exc:  # build.report() already printed the error
@@ -67,7 +89,6 @@ def cmd_build(args: argparse.Namespace) -> int:
         return _fail(exc.code) if isinstance(exc.code, str) else EXIT_ERROR
     finally:
         os.chdir(previous)
-    print(f"aotc: built {', '.join(dist.aotc_plan.config.modules)} in {root}")
     return 0
 
 

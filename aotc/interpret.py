@@ -14,7 +14,7 @@ from .ir import Atom, Lit, Program, Var
 from .ops import impl_rules
 from .ops.control import NESTED
 from .ops.index import KernelError  # noqa: F401  (raised by impl rules, re-exported)
-from .shapes import DimExpr
+from .shapes import SYMBOL_LIMIT, DimExpr
 
 
 class RuntimeCheckError(Exception):
@@ -30,7 +30,9 @@ def bind_dims(program: Program, args: tuple[Any, ...]) -> dict[str, int]:
     env: dict[str, int] = {}
     for src in program.dim_sources:
         arg = args[src.index]
-        env[src.symbol] = int(np.shape(arg)[src.axis]) if src.axis is not None else int(arg)
+        # Integer arguments are clamped, as compiled code reads them (see SYMBOL_LIMIT).
+        env[src.symbol] = int(np.shape(arg)[src.axis]) if src.axis is not None \
+            else max(-SYMBOL_LIMIT, min(int(arg), SYMBOL_LIMIT))
     return env
 
 
@@ -67,14 +69,14 @@ def eval_program(program: Program, *args: Any, env: dict[str, int] | None = None
     def read(atom: Atom) -> Any:
         return np.asarray(atom.value) if isinstance(atom, Lit) else values[atom]
 
-    for var, arg in zip(program.inputs, args):
+    for var, arg in zip(program.inputs, args, strict=True):
         values[var] = np.asarray(arg, dtype=var.type.dtype)
     for eqn in program.eqns:
         params = {k: concrete_params(v, env) for k, v in eqn.params}
         if eqn.prim.has(NESTED):
             params.update(run=run, env=env)
         outs = impl_rules[eqn.prim](*(read(a) for a in eqn.inputs), **params)
-        for var, out in zip(eqn.outs, outs):
+        for var, out in zip(eqn.outs, outs, strict=True):
             values[var] = np.asarray(out, dtype=var.type.dtype)
     # Results are taken before arguments are written: an output may alias an argument.
     results = [np.array(read(a), copy=True) for a in program.outputs]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .errors import Loc
-from .ops.core import Primitive
+from .ops.core import LOOP, Primitive
 from .shapes import DimExpr, Shape, shape_str
 from .types import SHORT_NAMES
 
@@ -212,6 +212,57 @@ def print_program(program: Program, names: _Names | None = None, indent: str = "
         lines.append(f"{indent}  write {names(program.inputs[index])} <- {names(atom)}")
     lines.append(f"{indent}  in ({outs}) }}")
     return "\n".join(lines)
+
+
+# -- walking -----------------------------------------------------------------------------
+
+def _param_dims(value: Any) -> list[DimExpr]:
+    if isinstance(value, DimExpr):
+        return [value]
+    if isinstance(value, tuple):
+        return [d for v in value for d in _param_dims(v)]
+    if isinstance(value, Program):
+        return size_expressions(value)
+    return []
+
+
+def size_expressions(program: Program) -> list[DimExpr]:
+    """Every size expression a program (and its nested programs) computes with: the dims
+    of every value's type and the sizes in equation params, each once, in order."""
+    found: dict[DimExpr, None] = {}
+    for var in program.inputs:
+        found.update(dict.fromkeys(var.type.shape))
+    for eqn in program.eqns:
+        for var in eqn.outs:
+            found.update(dict.fromkeys(var.type.shape))
+        for _, value in eqn.params:
+            found.update(dict.fromkeys(_param_dims(value)))
+    return list(found)
+
+
+def nested_programs(eqn: Eqn) -> list[Program]:
+    """Every program in ``eqn``'s params (loop bodies, conditions, branches)."""
+    found: list[Program] = []
+    for _, value in eqn.params:
+        found += [v for v in (value if isinstance(value, tuple) else (value,))
+                  if isinstance(v, Program)]
+    return found
+
+
+def runs_loops(program: Program) -> bool:
+    """Whether the program runs a loop whose trip count is only known at run time."""
+    return any(eqn.prim.has(LOOP) or any(runs_loops(p) for p in nested_programs(eqn))
+               for eqn in program.eqns)
+
+
+def value_types(program: Program) -> list[AType]:
+    """The distinct types of every value of a program, nested programs included."""
+    found: dict[AType, None] = dict.fromkeys(v.type for v in program.inputs)
+    for eqn in program.eqns:
+        found.update(dict.fromkeys(v.type for v in eqn.outs))
+        for nested in nested_programs(eqn):
+            found.update(dict.fromkeys(value_types(nested)))
+    return list(found)
 
 
 # -- checking ----------------------------------------------------------------------------

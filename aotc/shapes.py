@@ -1,7 +1,10 @@
 """Symbolic dimensions and broadcasting.
 
 A dimension is an integer polynomial over atoms: input dims and integer scalar
-arguments (symbols, all >= 0), ``relu(e) = max(e, 0)`` and ``e // k``. The form is
+arguments (symbols), ``relu(e) = max(e, 0)``, ``e // k`` and ``if_neg(c, a, b)`` (``a``
+when ``c < 0``, else ``b``: Python's reading of a signed index). Input dims are >= 0;
+an integer argument is a *signed* symbol, since a caller may pass any value, so nothing
+derived from it is assumed non-negative until a runtime check says so. The form is
 canonical, so two dimensions are equal exactly when their expressions are equal:
 ``len(x[1:])`` and ``len(x[:-1])`` both become ``relu(n - 1)``, and broadcasting them
 needs no runtime check. ``max`` and ``min`` are written with ``relu``::
@@ -17,12 +20,19 @@ from dataclasses import dataclass
 
 Monomial = tuple["Atom", ...]
 
+#: Integer arguments enter size arithmetic clamped to ``[-SYMBOL_LIMIT, SYMBOL_LIMIT]``.
+#: No array has 2**61 elements, so a slice bound or size reads the same (a bigger size is
+#: too big either way), and sums of a few such values cannot overflow int64 on the way.
+SYMBOL_LIMIT = 2**61
+
 
 @dataclass(frozen=True)
 class Sym:
-    """A named runtime size: an input dimension or an integer scalar argument."""
+    """A named runtime size: an input dimension, or an integer scalar argument
+    (``signed``: any int64 value, as the caller passes it)."""
 
     name: str
+    signed: bool = False
 
     def key(self) -> tuple:
         return (0, self.name)
@@ -57,11 +67,32 @@ class FloorDiv:
         return f"{inner} // {self.divisor}"
 
 
-Atom = Sym | Relu | FloorDiv
+@dataclass(frozen=True)
+class IfNeg:
+    """``neg`` when ``cond < 0``, else ``nonneg``: build with :func:`if_neg`."""
+
+    cond: DimExpr
+    neg: DimExpr
+    nonneg: DimExpr
+
+    def key(self) -> tuple:
+        return (3, str(self.cond), str(self.neg), str(self.nonneg))
+
+    def __str__(self) -> str:
+        return f"({self.neg} if {self.cond} < 0 else {self.nonneg})"
+
+
+Atom = Sym | Relu | FloorDiv | IfNeg
 
 
 def _atom_nonneg(atom: Atom) -> bool:
-    return not isinstance(atom, FloorDiv) or atom.expr.is_nonneg()
+    if isinstance(atom, Sym):
+        return not atom.signed
+    if isinstance(atom, FloorDiv):
+        return atom.expr.is_nonneg()
+    if isinstance(atom, IfNeg):
+        return atom.neg.is_nonneg() and atom.nonneg.is_nonneg()
+    return True
 
 
 @dataclass(frozen=True)
@@ -76,8 +107,8 @@ class DimExpr:
         return DimExpr(((( ), int(value)),) if value else ())
 
     @staticmethod
-    def sym(name: str) -> DimExpr:
-        return DimExpr((((Sym(name),), 1),))
+    def sym(name: str, signed: bool = False) -> DimExpr:
+        return DimExpr((((Sym(name, signed),), 1),))
 
     @staticmethod
     def _from_dict(coeffs: dict[Monomial, int]) -> DimExpr:
@@ -101,14 +132,25 @@ class DimExpr:
         """True when the expression is provably >= 0 for every runtime size."""
         return all(c >= 0 and all(_atom_nonneg(a) for a in m) for m, c in self.terms)
 
+    def is_negative(self) -> bool:
+        """True when the expression is provably < 0 for every runtime size."""
+        return (-self - 1).is_nonneg()
+
     def symbols(self) -> set[str]:
         found: set[str] = set()
+        for atom in self.atoms():
+            if isinstance(atom, Sym):
+                found.add(atom.name)
+        return found
+
+    def atoms(self) -> list[Atom]:
+        """Every atom, nested ones included (an atom before the atoms inside it)."""
+        found: list[Atom] = []
         for mono, _ in self.terms:
             for atom in mono:
-                if isinstance(atom, Sym):
-                    found.add(atom.name)
-                else:
-                    found |= atom.expr.symbols()
+                found.append(atom)
+                for inner in _inner(atom):
+                    found += inner.atoms()
         return found
 
     def evaluate(self, env: Mapping[str, int]) -> int:
@@ -189,12 +231,32 @@ def as_dim(value: DimLike) -> DimExpr:
     return DimExpr.const(value)
 
 
+def _inner(atom: Atom) -> tuple[DimExpr, ...]:
+    if isinstance(atom, Sym):
+        return ()
+    if isinstance(atom, IfNeg):
+        return (atom.cond, atom.neg, atom.nonneg)
+    return (atom.expr,)
+
+
 def evaluate_atom(atom: Atom, env: Mapping[str, int]) -> int:
     if isinstance(atom, Sym):
         return env[atom.name]
     if isinstance(atom, Relu):
         return max(atom.expr.evaluate(env), 0)
+    if isinstance(atom, IfNeg):
+        return (atom.neg if atom.cond.evaluate(env) < 0 else atom.nonneg).evaluate(env)
     return atom.expr.evaluate(env) // atom.divisor
+
+
+def if_neg(cond: DimLike, neg: DimLike, nonneg: DimLike) -> DimExpr:
+    """``neg if cond < 0 else nonneg`` in canonical form (decided when the sign is known)."""
+    c, a, b = as_dim(cond), as_dim(neg), as_dim(nonneg)
+    if c.is_nonneg() or a == b:
+        return b
+    if c.is_negative():
+        return a
+    return DimExpr((((IfNeg(c, a, b),), 1),))
 
 
 def relu(value: DimLike) -> DimExpr:

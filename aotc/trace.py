@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -37,6 +37,7 @@ def user_loc() -> Loc | None:
             index = frame.f_lasti // 2
             if 0 <= index < len(positions) and positions[index][0] is not None:
                 line, _, col, end_col = positions[index]
+                assert line is not None
                 end = end_col if positions[index][1] == line and end_col is not None else -1
                 return Loc(frame.f_code.co_filename, line, -1 if col is None else col, end)
             return Loc(frame.f_code.co_filename, frame.f_lineno)
@@ -223,6 +224,10 @@ class Tracer:
             hint="use the supported NumPy functions on it directly",
         )
 
+    if TYPE_CHECKING:
+        # Installed at import time as numpy_api.indexing.getitem (_install_operators).
+        def __getitem__(self, key: Any) -> Any: ...
+
     def __setitem__(self, key: Any, value: Any) -> None:
         from .numpy_api.writes import write
 
@@ -280,14 +285,14 @@ def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceConte
     sources: list[DimSource] = []
     tracers: dict[str, Tracer] = {}
     named: dict[str, DimExpr] = {}
-    scalar_ints = {n for n, t in zip(names, types)
+    scalar_ints = {n for n, t in zip(names, types, strict=True)
                    if t.is_scalar and t.dtype.kind in "iu"}
-    for index, (name, typ) in enumerate(zip(names, types)):
+    for index, (name, typ) in enumerate(zip(names, types, strict=True)):
         shape = []
         for axis, dim in enumerate(typ.dims):
             # A named size is read (and printed) under its name where it first appears.
             first_named = isinstance(dim, str) and dim not in named and dim not in scalar_ints
-            symbol = dim if first_named else f"{name}.{axis}"
+            symbol = dim if first_named and isinstance(dim, str) else f"{name}.{axis}"
             sources.append(DimSource(symbol, index, axis))
             here = DimExpr.sym(symbol)
             if isinstance(dim, str):
@@ -310,11 +315,11 @@ def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceConte
                 shape.append(here)
         var = Var(AType(typ.dtype, tuple(shape)))
         inputs.append(var)
-        dim = None
-        if name in scalar_ints:
+        size: DimExpr | None = None
+        if name in scalar_ints:  # any value the caller passes, negative ones too
             sources.append(DimSource(name, index, None))
-            dim = DimExpr.sym(name)
-        tracers[name] = Tracer(var, dim, weak=typ.weak)
+            size = DimExpr.sym(name, signed=True)
+        tracers[name] = Tracer(var, size, weak=typ.weak)
     return inputs, sources, tracers
 
 
@@ -342,10 +347,11 @@ def _check_results(atoms: list[Atom], sig: Signature, ctx: TraceContext, loc: Lo
     if len(declared) != len(atoms):
         raise TraceError(f"the kernel returns {len(atoms)} value(s) but its signature "
                          f"declares {len(declared)}", loc=loc, kernel=ctx.kernel)
-    for i, (atom, want) in enumerate(zip(atoms, declared)):
+    for i, (atom, want) in enumerate(zip(atoms, declared, strict=True)):
         got = atom.type
-        fixed_ok = all(not isinstance(w, int) or (g.is_const and g.value == w)
-                       for w, g in zip(want.dims, got.shape))
+        fixed_ok = got.ndim == want.ndim and all(
+            not isinstance(w, int) or (g.is_const and g.value == w)
+            for w, g in zip(want.dims, got.shape, strict=True))
         if got.dtype != want.dtype or got.ndim != want.ndim or not fixed_ok:
             raise TraceError(
                 f"result {i} is {got} but the signature declares {want}", loc=loc,
@@ -394,9 +400,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
         inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
         ctx.defined.update(inputs)
         from .autograph import convert
-        from .numpy_api.creation import patched_numpy
-
-        with np.errstate(all="ignore"), patched_numpy():
+        with np.errstate(all="ignore"):
             result, return_loc = _call_noting_return(convert(fn), tracers)
         try:
             atoms, kind = _output_atoms(result, ctx)

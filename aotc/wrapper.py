@@ -20,9 +20,9 @@ from string import Template
 
 import numpy as np
 
-from . import abi
+from . import abi, cpu
 from .errors import BuildError
-from .ir import Program
+from .ir import Program, runs_loops
 from .types import SHORT_NAMES, ArrayType, Signature
 
 
@@ -60,7 +60,7 @@ DTYPES: dict[np.dtype, DTypeInfo] = {
 
 #: Exceptions a size check or a kernel error code may raise, by the name the IR uses.
 EXCEPTIONS = frozenset({"ValueError", "IndexError", "TypeError", "OverflowError",
-                        "ZeroDivisionError", "MemoryError"})
+                        "ZeroDivisionError", "MemoryError", "KeyboardInterrupt"})
 
 #: Scalar-argument conversion for a kind; bool is normalized to one byte 0/1 (the ABI).
 _CONVERT = {_BOOL: "1 if {arg} else 0", _INT: "{arg}", _FLOAT: "{arg}", _COMPLEX: "{arg}"}
@@ -149,7 +149,7 @@ def _param_text(t: ArrayType) -> str:
 def signature_text(fn: Function, ov: Overload) -> str:
     """``scale(x: f64[:], a: f64) -> f64[:]``: how errors and docs show an overload."""
     params = ", ".join(f"{n}: {_param_text(t)}"
-                       for n, t in zip(fn.param_names, ov.signature.params))
+                       for n, t in zip(fn.param_names, ov.signature.params, strict=True))
     results = _result_types(ov)
     shown = {"single": results[0] if results else "None",
              "tuple": f"({', '.join(results)})", "none": "None"}[ov.result_kind]
@@ -173,16 +173,30 @@ def _match_expr(ov: Overload) -> str:
     return "\n        and ".join(tests) or "1"
 
 
-def _argument_lines(ov: Overload) -> str:
+def _written(ov: Overload) -> set[int]:
+    """Array parameters the kernel writes into."""
+    return {i for i, _ in ov.program.writebacks if not ov.signature.params[i].is_scalar}
+
+
+def _argument_lines(fn: Function, ov: Overload) -> str:
     parts = []
+    written = _written(ov)
     for i, p in enumerate(ov.signature.params):
         if p.is_scalar:
             info = _dtype(p.dtype, f"parameter {i}")
             parts.append(_fill("arg_scalar.pyx.in", i=i, ctype=info.ctype,
                                convert=_CONVERT[info.kind].format(arg=f"a{i}")))
         else:
-            parts.append(_fill("arg_array.pyx.in", i=i, var=f"a{i}"))
+            check = f"    _check_written(a{i}, {fn.param_names[i]!r})\n" if i in written else ""
+            parts.append(_fill("arg_array.pyx.in", i=i, written=check))
     return "".join(parts).rstrip("\n")
+
+
+def _writeback_lines(ov: Overload) -> str:
+    """Copies back into arguments the kernel wrote through an aligned native-order copy
+    (a byte-swapped, unaligned or packed-record array): NumPy converts on the way."""
+    return "".join(f"    if _r{i} is not a{i}:\n        _np.copyto(a{i}, _r{i})\n"
+                   for i in sorted(_written(ov)))
 
 
 def _output_lines(ov: Overload) -> tuple[str, list[str], int]:
@@ -232,8 +246,10 @@ def _render_overload(fn: Function, k: int, ov: Overload) -> str:
         "overload.pyx.in", fn=fn.name, k=k, prefix=ov.prefix, params=params,
         signature=signature_text(fn, ov), match=_match_expr(ov), checks=_checks_literal(fn, ov),
         nargs=max(1, len(ov.signature.params)), nouts=max(1, len(values)),
-        ndims=max(1, ndims), arguments=_argument_lines(ov), outputs=outputs,
-        result=_result_expr(fn, ov, values),
+        ndims=max(1, ndims), arguments=_argument_lines(fn, ov), outputs=outputs,
+        result=_result_expr(fn, ov, values), writebacks=_writeback_lines(ov),
+        # A kernel with runtime loops may run long whatever its arrays' sizes.
+        work="_NOGIL_WORK" if runs_loops(ov.program) else "0",
     )
 
 
@@ -281,8 +297,10 @@ def _check(functions: Sequence[Function]) -> None:
 
 
 def render_pyx(module: str, functions: Sequence[Function], *, source: str, header: str,
-               doc: str | None = None) -> str:
-    """The Cython source of the extension module ``module``."""
+               doc: str | None = None, target: str = "x86-64-v2",
+               cpu_features: tuple[str, ...] = ()) -> str:
+    """The Cython source of the extension module ``module``, whose object code was made
+    for CPU ``target`` and uses ``cpu_features`` (checked at import)."""
     _check(functions)
     externs = "".join(_fill("extern.pyx.in", prefix=ov.prefix)
                       for fn in functions for ov in fn.overloads)
@@ -290,10 +308,14 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
     errors = {code: (_exception(exc, "abi.KERNEL_ERRORS"), message)
               for code, (exc, message) in sorted(abi.KERNEL_ERRORS.items())}
     errors_text = "{" + ", ".join(f"{c}: ({e}, {m!r})" for c, (e, m) in errors.items()) + "}"
+    shape_errors = "{" + ", ".join(f"{c}: ({_exception(e, 'abi.SHAPE_ERRORS')}, {m!r})"
+                                   for c, (e, m) in sorted(abi.SHAPE_ERRORS.items())) + "}"
     return _fill(
         "module.pyx.in", source=source, docstring=repr(doc) if doc else "",
         header=header, externs=externs.rstrip("\n"), short_names=repr(short),
-        kernel_errors=errors_text, scratch_align=abi.SCRATCH_ALIGN,
+        kernel_errors=errors_text, shape_errors=shape_errors, interrupted=abi.INTERRUPTED,
+        cpu_table=cpu.c_table(cpu_features), cpu_features=repr(tuple(cpu_features)),
+        target=target, scratch_align=abi.SCRATCH_ALIGN,
         functions="".join(_render_function(fn) for fn in functions),
         all=repr([fn.name for fn in functions]),
     )
@@ -307,14 +329,14 @@ def _c_comment(text: str) -> str:
 
 def _entry_doc(fn: Function, ov: Overload) -> str:
     lines = []
-    for i, (name, p) in enumerate(zip(fn.param_names, ov.signature.params)):
+    for i, (name, p) in enumerate(zip(fn.param_names, ov.signature.params, strict=True)):
         c = "aotc_array" if not p.is_scalar else _dtype(p.dtype, name).ctype
         lines.append(f"argv[{i}]  {name}: {p}  ({c})")
     for j, out in enumerate(ov.program.outputs):
         elem = _dtype(out.type.dtype, f"output {j}").ctype
         lines.append(f"outv[{j}]  {_rank_text(out.type.dtype, out.type.ndim)}  ({elem} elements)")
-    for n, c in enumerate(ov.program.checks, 1):
-        lines.append(f"check {n}: {c.lhs} {c.op} {c.rhs} else {c.error}: {c.message}")
+    for n, chk in enumerate(ov.program.checks, 1):
+        lines.append(f"check {n}: {chk.lhs} {chk.op} {chk.rhs} else {chk.error}: {chk.message}")
     return "\n".join(" *   " + _c_comment(line) for line in lines)
 
 
@@ -364,7 +386,7 @@ def render_pyi(module: str, functions: Sequence[Function], *, source: str,
         stubs: dict[tuple[str, str], None] = {}
         for ov in fn.overloads:
             params = ", ".join(f"{n}: {_pyi_type(t)}"
-                               for n, t in zip(fn.param_names, ov.signature.params))
+                               for n, t in zip(fn.param_names, ov.signature.params, strict=True))
             stubs[(params, _pyi_result(ov))] = None
         decorator = "@overload\n" if len(stubs) > 1 else ""
         for params, result in stubs:
@@ -376,10 +398,12 @@ def render_pyi(module: str, functions: Sequence[Function], *, source: str,
 
 
 def render_module(module: str, functions: Sequence[Function], *, source: str, header: str,
-                  object_name: str, doc: str | None = None) -> Rendered:
+                  object_name: str, doc: str | None = None, target: str = "x86-64-v2",
+                  cpu_features: tuple[str, ...] = ()) -> Rendered:
     """Everything the build writes for one module: ``.pyx``, ``.h`` and ``.pyi`` text."""
     return Rendered(
-        pyx=render_pyx(module, functions, source=source, header=header, doc=doc),
+        pyx=render_pyx(module, functions, source=source, header=header, doc=doc,
+                       target=target, cpu_features=cpu_features),
         header=render_header(module, functions, source=source, object_name=object_name),
         pyi=render_pyi(module, functions, source=source, doc=doc),
     )

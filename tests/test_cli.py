@@ -123,6 +123,24 @@ def test_build_error_is_located(tmp_path):
     assert "    if x[0] > 0:" in done.stderr and "^" in done.stderr
 
 
+def test_failed_build_removes_the_stale_extension(tmp_path):
+    """After a failed in-place build, the edited source runs, not an old extension."""
+    _project(tmp_path, BAD)
+    package = tmp_path / "cli_pkg"
+    stale = [package / "kernels.cpython-311-x86_64-linux-gnu.so", package / "kernels.abi3.so",
+             package / "kernels.pyi"]
+    for path in stale:
+        path.write_text("left by an earlier build")
+    keep = package / "kernels_extra.so"
+    keep.write_text("another module's extension")
+    done = _aotc("build", ".", cwd=tmp_path)
+    assert done.returncode == 2
+    assert not any(path.exists() for path in stale) and keep.exists()
+    assert "removed kernels.abi3.so, kernels.cpython-311-x86_64-linux-gnu.so, kernels.pyi" \
+        in done.stderr
+    assert "'import cli_pkg.kernels' runs the Python source" in done.stderr
+
+
 def test_bad_config_is_reported(tmp_path):
     _project(tmp_path, GOOD, "opt-levle = 1\n")
     done = _aotc("build", ".", cwd=tmp_path)

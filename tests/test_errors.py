@@ -185,3 +185,64 @@ def test_assigning_an_out_of_range_python_int_is_an_error_as_in_numpy():
 
     with pytest.raises(TraceError, match="Python integer 300 out of bounds for int8"):
         _trace(k)
+
+
+@pytest.mark.parametrize("body, message", [
+    (lambda x: np.outer(x, x, out=np.zeros((3, 3))), "np.outer: out= is not supported"),
+    (lambda x: x.astype(np.int64, casting="safe"),
+     "cannot cast array data from float64 to int64 according to the rule 'safe'"),
+    (lambda x: np.concatenate((x, x.astype(np.float32)), dtype=np.float32, casting="no"),
+     "np.concatenate: cannot cast array data from float64 to float32 according to the rule 'no'"),
+    (lambda x: np.stack((x, x), dtype=np.int8, casting="same_kind"),
+     "cannot cast array data from float64 to int8"),
+    (lambda x: np.clip(x, 0, 1, dtype=np.float32), "np.clip: the argument(s) dtype"),
+    (lambda x: np.sum(x, initial=1.0), "np.sum: the argument(s) initial"),
+    (lambda x: np.dot(x, x, out=np.zeros(())), "np.dot: out= is not supported"),
+])
+def test_numpy_arguments_are_implemented_or_refused(body, message):
+    """No keyword a kernel passes is silently ignored: NumPy's meaning, or an error."""
+    with pytest.raises(TraceError) as info:
+        trace_kernel(body, parse_signature_string("(f8[:])"), name="k")
+    assert message in str(info.value)
+    assert "test_errors.py:" in str(info.value)
+
+
+def test_numpy_arguments_with_their_meaning():
+    """The keywords that are accepted do what NumPy does with them."""
+    from aotc.interpret import eval_program
+
+    def kernel(x):
+        return (np.array(x, ndmin=3), x.astype(np.float32, casting="same_kind"),
+                np.concatenate((x, x), casting="equiv"), np.hstack((x, x), dtype=np.float32))
+
+    x = np.array([1.5, -2.0, 3.25])
+    traced = trace_kernel(kernel, parse_signature_string("(f8[:])"), name="k")
+    got = eval_program(traced.program, x)
+    want = kernel(x)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_numpy_random_is_a_located_error():
+    """numpy.random under any name is refused at the call, not run on tracers (it once
+    crashed the build) nor run at build time (its numbers would be constants)."""
+    from numpy.random import randn
+
+    def bound(x: f64[:]):
+        return x + randn(x.shape[0])
+
+    def constant(x: f64[:]):
+        return x + np.random.default_rng(0).normal(size=3)
+
+    def method(x: f64[:]):
+        return x * np.random.rand()
+
+    for fn in (bound, constant, method):
+        with pytest.raises(TraceError) as info:
+            _trace(fn)
+        text = str(info.value)
+        assert "numpy.random is not supported in kernels" in text
+        assert "pass them in as an array argument" in text
+        assert f"test_errors.py:{_line_of(fn, 'return')}" in text

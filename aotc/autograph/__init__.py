@@ -1,95 +1,152 @@
-"""Convert Python control flow in kernels so it traces (see ``transform`` and ``runtime``).
+"""Convert kernels so their Python traces (see ``transform`` and ``runtime``).
 
 :func:`convert` returns a function with the same signature whose ``for``, ``while``
-and ``if`` statements call :mod:`aotc.autograph.runtime`; helper functions from the
-kernel's module that it calls are converted too. Functions without control flow, or
-whose source cannot be read, are returned unchanged.
+and ``if`` statements call :mod:`aotc.autograph.runtime`, and whose every call goes
+through ``runtime.call`` (AutoGraph's *converted call*): NumPy's creation functions
+become traced ones whatever name they were imported under, ``numpy.random`` is a clear
+error, and the user's own helper functions are converted in turn when called. Functions
+whose source cannot be read (builtins, code made by ``exec``) are returned unchanged.
+
+Source is found by parsing the whole file the code object names and picking the
+function (or lambda) it was compiled from, so decorators, nesting and lambdas inside
+larger expressions need no special care, and line and column numbers stay the user's.
 """
 
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
+import copy
+import linecache
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
 
 from . import runtime
-from .transform import RUNTIME, convert_function, has_control_flow
+from .transform import RUNTIME, convert_function
 
 _CACHE: dict[Callable[..., Any], Callable[..., Any]] = {}
+#: Converted code per code object: closures made by one ``def`` share it.
+_CODE: dict[types.CodeType, tuple[types.CodeType, str] | None] = {}
+_FILES: dict[tuple[str, int], _Index | None] = {}
+
+FunctionNode = ast.FunctionDef | ast.Lambda
 
 
-def _parse(fn: Callable[..., Any]) -> ast.FunctionDef | None:
-    try:
-        source = inspect.getsource(fn)
-    except (OSError, TypeError):
+class _Index:
+    """A parsed file, with its functions by name and its lambdas by line."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.functions: dict[str, list[ast.FunctionDef]] = {}
+        self.lambdas: dict[int, list[ast.Lambda]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef):
+                self.functions.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.Lambda):
+                self.lambdas.setdefault(node.lineno, []).append(node)
+
+
+def _module_index(filename: str) -> _Index | None:
+    """The parsed source of a whole file (cached by its length, which linecache tracks)."""
+    lines = linecache.getlines(filename)
+    key = (filename, sum(map(len, lines)))
+    if key not in _FILES:
+        try:
+            _FILES[key] = _Index(ast.parse("".join(lines))) if lines else None
+        except SyntaxError:
+            _FILES[key] = None
+    return _FILES[key]
+
+
+def _body_columns(code: types.CodeType) -> set[tuple[int, int]]:
+    """(line, column) of the code's instructions: where its body is in the source."""
+    return {(line, col) for line, _, col, _ in code.co_positions()
+            if line is not None and col is not None and (line, col) != (code.co_firstlineno, 0)}
+
+
+def _contains(node: ast.expr, line: int, col: int) -> bool:
+    end_line = node.end_lineno or node.lineno
+    end_col = node.end_col_offset if node.end_col_offset is not None else 1 << 30
+    return (node.lineno, node.col_offset) <= (line, col) < (end_line, end_col)
+
+
+def _find(code: types.CodeType, name: str) -> FunctionNode | None:
+    index = _module_index(code.co_filename)
+    if index is None:
         return None
-    dedented = textwrap.dedent(source)
-    indent = len(source.splitlines()[0]) - len(dedented.splitlines()[0])
-    try:
-        module = ast.parse(dedented)
-    except SyntaxError:
-        return None
-    tree = module.body[0] if module.body else None
-    if not isinstance(tree, ast.FunctionDef) or tree.name != fn.__name__:
-        return None  # a lambda, or source that is not this function
-    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
-    for node in ast.walk(tree):
-        if hasattr(node, "col_offset"):
-            node.col_offset += indent
-            if getattr(node, "end_col_offset", None) is not None:
-                node.end_col_offset += indent
-    return tree
+    first = code.co_firstlineno
+    if name == "<lambda>":
+        spots = _body_columns(code)
+        hits = [n for n in index.lambdas.get(first, [])
+                if any(_contains(n.body, *s) for s in spots)]
+        hits.sort(key=lambda n: (n.end_lineno or 0, n.end_col_offset or 0))  # innermost first
+        return hits[0] if hits else None
+    for node in index.functions.get(name, []):
+        if first in [node.lineno] + [d.lineno for d in node.decorator_list]:
+            return node
+    return None
 
 
-def _helpers(fn: Callable[..., Any], tree: ast.FunctionDef) -> dict[str, Any]:
-    """Functions of the kernel's own module that it calls, converted as well."""
-    called = {n.func.id for n in ast.walk(tree)
-              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    out = {}
-    for name in called:
-        target = fn.__globals__.get(name)
-        if isinstance(target, types.FunctionType) and target is not fn \
-                and target.__module__ == fn.__module__:
-            out[name] = convert(target)
-    return out
+def _as_function(node: FunctionNode) -> ast.FunctionDef:
+    """A detached ``def`` to convert (a lambda becomes one returning its expression)."""
+    if isinstance(node, ast.Lambda):
+        body: list[ast.stmt] = [ast.copy_location(ast.Return(copy.deepcopy(node.body)), node.body)]
+        fn = ast.FunctionDef(name="__aotc_lambda", args=copy.deepcopy(node.args), body=body,
+                             decorator_list=[], returns=None)
+        if sys.version_info >= (3, 12):
+            fn.type_params = []
+        return ast.copy_location(fn, node)
+    return copy.deepcopy(node)
+
+
+def _converted_code(code: types.CodeType, name: str) -> tuple[types.CodeType, str] | None:
+    """The compiled module defining the converted function, and that function's name."""
+    if code not in _CODE:
+        node = _find(code, name)
+        if node is None:
+            _CODE[code] = None
+        else:
+            tree = convert_function(_as_function(node))
+            # Defaults were evaluated where the function was defined: keep those values
+            # (set on the function), not expressions naming the enclosing function's locals.
+            args = tree.args
+            args.defaults = [ast.Constant(None) for _ in args.defaults]
+            args.kw_defaults = [None if d is None else ast.Constant(None)
+                                for d in args.kw_defaults]
+            module = ast.fix_missing_locations(ast.Module([tree], []))
+            _CODE[code] = (compile(module, code.co_filename, "exec"), tree.name)
+    return _CODE[code]
 
 
 def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with its control flow converted (cached per function)."""
+    """``fn`` converted (cached per function); ``fn`` itself when it cannot be."""
     if fn in _CACHE:
         return _CACHE[fn]
-    _CACHE[fn] = fn  # a guard against recursion while converting helpers
-    tree = _parse(fn) if isinstance(fn, types.FunctionType) else None
-    if tree is None:
+    _CACHE[fn] = fn  # a guard against recursion while converting
+    if not isinstance(fn, types.FunctionType):
         return fn
+    compiled = _converted_code(fn.__code__, fn.__name__)
+    if compiled is None:
+        return fn
+    module_code, name = compiled
     namespace: dict[str, Any] = dict(fn.__globals__)
-    for name, value in runtime.BUILTINS.items():
-        namespace.setdefault(name, value)
     namespace[RUNTIME] = runtime
     if fn.__closure__:
-        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+        for free, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
             try:
-                namespace[name] = cell.cell_contents
+                namespace[free] = cell.cell_contents
             except ValueError:  # an empty cell: the name is not bound yet
                 pass
-    namespace.update(_helpers(fn, tree))
-    if not has_control_flow(tree) and not any(
-            isinstance(n, ast.Name) and n.id in runtime.BUILTINS for n in ast.walk(tree)):
-        if not _helpers(fn, tree):
-            return fn
-    convert_function(tree)
-    module = ast.fix_missing_locations(ast.Module([tree], []))
-    code = compile(module, fn.__code__.co_filename, "exec")
-    exec(code, namespace)
-    converted = namespace[tree.name]
+    exec(module_code, namespace)
+    converted = namespace[name]
     converted.__defaults__ = fn.__defaults__
     converted.__kwdefaults__ = fn.__kwdefaults__
     converted.__wrapped__ = fn
+    converted.__name__ = fn.__name__
     _CACHE[fn] = converted
     return converted
 
+
+runtime.converter = convert  # runtime.call converts helpers it meets
 
 __all__ = ["convert", "runtime"]

@@ -8,12 +8,16 @@ iterations); on traced values it becomes a structured primitive from ``aotc.lax`
 from __future__ import annotations
 
 import builtins
+import os
+import sysconfig
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import lax
+from ..numpy_api import creation
 from ..trace import Tracer, current
 
 #: Loops with build-time bounds unroll up to this many iterations; longer ones become
@@ -44,7 +48,7 @@ def _traced(*values: Any) -> bool:
 
 
 def _require_defined(state: tuple[Any, ...], names: tuple[str, ...], what: str) -> None:
-    for value, name in zip(state, names):
+    for value, name in zip(state, names, strict=True):
         if value is UNDEFINED:
             raise current().error(
                 f"variable '{name}' is first assigned inside {what} that depends on runtime "
@@ -146,10 +150,10 @@ def if_stmt(test: Any, then: Callable[..., tuple[Any, ...]],
     def branch(fn: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
         def run(*values: Any) -> tuple[Any, ...]:
             full = list(state)
-            for i, v in zip(known, values):
+            for i, v in zip(known, values, strict=True):
                 full[i] = v
             out = fn(tuple(full))
-            for value, name in zip(out, names):
+            for value, name in zip(out, names, strict=True):
                 if value is UNDEFINED:
                     raise current().error(
                         f"variable '{name}' is assigned in only one branch of an if on a "
@@ -191,7 +195,7 @@ def _scalar_conversion(python: type, dtype: Any) -> Callable[..., Any]:
             if python is bool:
                 return np.not_equal(x, 0)
             if python is int and x.dtype.kind == "f":
-                x = np.trunc(x)
+                x = np.trunc(x)  # type: ignore[assignment]  # a Tracer, by __array_ufunc__
             out = lax.convert(x, np.dtype(dtype))
             out.weak = True  # a Python number, as the builtin returns
             return out
@@ -214,11 +218,61 @@ def _len(obj: Any) -> Any:
 
 
 #: Builtins replaced inside converted kernels; each falls back to Python's own.
-BUILTINS: dict[str, Callable[..., Any]] = {
-    "min": _min, "max": _max, "float": _scalar_conversion(float, np.float64),
-    "int": _scalar_conversion(int, np.int64), "bool": _scalar_conversion(bool, np.bool_),
-    "round": _round, "len": _len,
+BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
+    builtins.min: _min, builtins.max: _max, builtins.float: _scalar_conversion(float, np.float64),
+    builtins.int: _scalar_conversion(int, np.int64),
+    builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
+    builtins.len: _len,
 }
+
+
+# -- every call a converted kernel makes ----------------------------------------------------
+
+#: Converts a helper function before it is called (set by :mod:`aotc.autograph`).
+converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
+
+#: Functions the kernel may call under any name, and what runs instead while tracing:
+#: NumPy's creation functions (no array argument reaches ``__array_function__``) and the
+#: builtins above.
+TRACED: dict[Callable[..., Any], Callable[..., Any]] = {
+    **{getattr(np, name): fn for name, fn in creation.CREATION.items()}, **BUILTINS,
+}
+_LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
+    sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+def _is_random(fn: Any) -> bool:
+    owner = getattr(fn, "__self__", None)
+    return str(getattr(fn, "__module__", None) or "").startswith("numpy.random") or isinstance(
+        owner, (np.random.RandomState, np.random.Generator, np.random.BitGenerator))
+
+
+def _is_user_code(fn: types.FunctionType) -> bool:
+    """A Python function of the user's (not the standard library's or an installed
+    package's): converted like the kernel when it is called."""
+    if str(fn.__module__).split(".")[0] in ("aotc", "numpy"):
+        return False
+    path = os.path.realpath(fn.__code__.co_filename)
+    return not path.startswith(_LIBRARY_DIRS) and os.path.exists(path)
+
+
+def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` as written in a converted kernel (AutoGraph's converted
+    call): a traced stand-in where :data:`TRACED` has one, an error for ``numpy.random``,
+    the user's own functions converted first."""
+    try:
+        stand_in = TRACED.get(fn)
+    except TypeError:  # an unhashable callable
+        stand_in = None
+    if stand_in is not None:
+        return stand_in(*args, **kwargs)
+    if _is_random(fn):
+        raise current().error(
+            "numpy.random is not supported in kernels: a compiled kernel has no random state",
+            hint="draw the random numbers outside and pass them in as an array argument")
+    if isinstance(fn, types.FunctionType) and converter is not None and _is_user_code(fn):
+        fn = converter(fn)
+    return fn(*args, **kwargs)
 
 
 # -- helpers for lowered jumps and statements left as Python ------------------------------

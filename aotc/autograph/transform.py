@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import itertools
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 
 RUNTIME = "__aotc__"
 _ids = itertools.count(1)
@@ -90,8 +90,9 @@ def _call(attr: str, *args: ast.expr) -> ast.Call:
 
 
 def _initial_state(names: list[str]) -> ast.Tuple:
-    reads = [_call("maybe", ast.Lambda(ast.arguments([], [], None, [], [], None, []),
-                                       ast.Name(n, ast.Load()))) for n in names]
+    reads: list[ast.expr] = [
+        _call("maybe", ast.Lambda(ast.arguments([], [], None, [], [], None, []),
+                                  ast.Name(n, ast.Load()))) for n in names]
     return ast.Tuple(reads, ast.Load())
 
 
@@ -119,7 +120,7 @@ class _Converter(ast.NodeTransformer):
         self.local_names = local_names
         self.node: ast.stmt | None = None
 
-    def _state(self, blocks: list[list[ast.stmt]], exclude: set[str] = frozenset()) -> list[str]:
+    def _state(self, blocks: list[list[ast.stmt]], exclude: Set[str] = frozenset()) -> list[str]:
         """Names the statement assigns that the rest of the function also mentions:
         variables only used inside the statement are its temporaries, not its state."""
         names: set[str] = set()
@@ -158,7 +159,8 @@ class _Converter(ast.NodeTransformer):
         it = node.iter
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
                 and not it.keywords and 1 <= len(it.args) <= 3:
-            target = node.target.id  # type: ignore[union-attr]
+            assert isinstance(node.target, ast.Name)  # enumerate's tuple is not over range
+            target = node.target.id
             state = self._state([node.body], {target})
             fn = _function(body_name, [target], state, node.body)
             call = _call("for_range", ast.Name(body_name, ast.Load()), _initial_state(state),
@@ -227,8 +229,29 @@ def _is_enumerate_target(node: ast.For) -> bool:
             and isinstance(node.target, ast.Tuple) and len(node.target.elts) == 2)
 
 
+#: Builtins that read their caller's frame: a call through the runtime would change them.
+_FRAME_BUILTINS = frozenset({"super", "locals", "globals", "vars", "dir", "eval", "exec"})
+
+
+class _Calls(ast.NodeTransformer):
+    """``f(a, *b, k=c)`` -> ``__aotc__.call(f, a, *b, k=c)``: every call the user wrote is
+    looked at when it runs (see ``runtime.call``); the converter's own calls are not."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id == RUNTIME:
+            return node
+        if isinstance(func, ast.Name) and func.id in _FRAME_BUILTINS:
+            return node
+        routed = ast.Call(ast.Attribute(ast.Name(RUNTIME, ast.Load()), "call", ast.Load()),
+                          [func, *node.args], node.keywords)
+        return ast.copy_location(routed, node)
+
+
 def convert_function(tree: ast.FunctionDef) -> ast.FunctionDef:
-    """Convert the control flow in one function definition (in place) and return it."""
+    """Convert the control flow and the calls in one function definition (in place)."""
     from .jumps import lower_jumps
 
     lower_jumps(tree)
@@ -237,14 +260,12 @@ def convert_function(tree: ast.FunctionDef) -> ast.FunctionDef:
     new_body: list[ast.stmt] = []
     for stmt in tree.body:
         result = converter.visit(stmt)
-        new_body.extend(result if isinstance(result, list) else [result])
-    tree.body = new_body
+        for new in result if isinstance(result, list) else [result]:
+            assert isinstance(new, ast.stmt)
+            new_body.append(new)
+    tree.body = [_Calls().visit(stmt) for stmt in new_body]
     tree.decorator_list = []
     return tree
 
 
-def has_control_flow(tree: ast.AST) -> bool:
-    return any(isinstance(n, (ast.For, ast.While, ast.If)) for n in ast.walk(tree))
-
-
-__all__ = ["RUNTIME", "convert_function", "has_control_flow"]
+__all__ = ["RUNTIME", "convert_function"]

@@ -7,13 +7,17 @@ an array parameter, or at the value of a scalar parameter in its dtype (see
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 
 from ..ir import Program, Var
+from ..shapes import SYMBOL_LIMIT
 from .builder import KernelBuilder
 from .convert import convert
 from .dtypes import I64, INT64, PTR, i64
 from .values import Scalar, View, load_memory
+
+UINT64 = np.dtype(np.uint64)
 
 #: ``aotc_array`` field indices (each field is one pointer).
 DATA, SHAPE, STRIDES = 0, 1, 2
@@ -61,9 +65,20 @@ class Args:
             if src.axis is not None:
                 values[src.symbol] = self.shape_entry(src.index, src.axis)
             else:
-                s = self.scalar(src.index)
-                values[src.symbol] = convert(self.b, s.value, s.dtype, INT64)
+                values[src.symbol] = self._integer_symbol(src.index)
         return values
+
+    def _integer_symbol(self, index: int) -> ir.Value:
+        """An integer argument as an i64 size symbol, clamped to ``±SYMBOL_LIMIT`` (see
+        :data:`aotc.shapes.SYMBOL_LIMIT`); a uint64 above int64's range reads as the limit."""
+        s = self.scalar(index)
+        b = self.b
+        value = convert(b, s.value, s.dtype, INT64)
+        limit = i64(SYMBOL_LIMIT)
+        if s.dtype == UINT64:
+            value = b.select(b.icmp_signed("<", value, i64(0)), limit, value)
+        value = b.select(b.icmp_signed(">", value, limit), limit, value)
+        return b.select(b.icmp_signed("<", value, i64(-SYMBOL_LIMIT)), i64(-SYMBOL_LIMIT), value)
 
     def view(self, index: int, var: Var, dims: tuple[ir.Value, ...]) -> View:
         """Input ``index`` as a View: its dims from the type, its strides from the caller."""

@@ -38,7 +38,7 @@ class LoopForm:
 
 
 def _pairs(atoms: tuple[Atom, ...], inputs: tuple[Var, ...]) -> Pairs:
-    return tuple(zip(atoms, inputs))
+    return tuple(zip(atoms, inputs, strict=True))
 
 
 def _for_loop(eqn: Eqn) -> LoopForm:
@@ -68,12 +68,3 @@ def _scan(eqn: Eqn) -> LoopForm:
 LOOP_FORMS: dict[Primitive, Callable[[Eqn], LoopForm]] = {
     for_loop_p: _for_loop, while_loop_p: _while_loop, scan_p: _scan,
 }
-
-
-def nested_programs(eqn: Eqn) -> list[Program]:
-    """Every program in ``eqn``'s params (bodies, conditions, branches)."""
-    found: list[Program] = []
-    for _, value in eqn.params:
-        values = value if isinstance(value, tuple) else (value,)
-        found.extend(v for v in values if isinstance(v, Program))
-    return found

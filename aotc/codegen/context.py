@@ -26,12 +26,15 @@ from .values import Scalar, Value, View, contiguous_view, store_memory, sub_view
 
 class Lowering:
     def __init__(self, b: KernelBuilder, dims: DimEvaluator, layout: Layout,
-                 outv: ir.Value, scratch: ir.Value, rules: Mapping[Primitive, Any]) -> None:
+                 outv: ir.Value, scratch: ir.Value, runtime: ir.Value,
+                 rules: Mapping[Primitive, Any]) -> None:
         self.b = b
         self.dims = dims
         self.layout = layout
         self.outv = outv
         self.scratch = scratch
+        #: The caller's ``aotc_runtime *`` (may be NULL): loops poll it.
+        self.runtime = runtime
         self.rules = rules
         self.env: dict[Var, Value] = {}
 
@@ -40,7 +43,7 @@ class Lowering:
 
         The same loop serves the kernel and every nested program (loop bodies, branches).
         """
-        for var, value in zip(program.inputs, inputs):
+        for var, value in zip(program.inputs, inputs, strict=True):
             self.write(var, value)
         for eqn in program.eqns:
             rule = self.rules.get(eqn.prim)
@@ -52,7 +55,7 @@ class Lowering:
             except AotcError as error:
                 error.with_context(loc=eqn.loc)
                 raise
-            for var, value in zip(eqn.outs, results):
+            for var, value in zip(eqn.outs, results, strict=True):
                 self.write(var, value)
         return [self.read(a) for a in program.outputs]
 

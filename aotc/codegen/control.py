@@ -24,7 +24,7 @@ from .carries import LOOP_FORMS
 from .context import Lowering
 from .dtypes import I8, INT64, i64, reg_type
 from .inplace import BufferPlan, Move
-from .loops import for_range
+from .interrupt import WorkCounter, body_work, chunk_length, chunked_range
 from .nests import Accumulator, EqnRule, copy_into
 from .values import Scalar, Value, View, load, store
 
@@ -50,14 +50,14 @@ class Slots:
 
     def current(self) -> list[Value]:
         return [Scalar(s.get(), dtype) if isinstance(s, Accumulator) else s
-                for s, dtype in zip(self.slots, self.dtypes)]
+                for s, dtype in zip(self.slots, self.dtypes, strict=True)]
 
     def set(self, values: Sequence[Value], moves: Sequence[Move] = (),
             staging: Sequence[View | None] = ()) -> None:
         """Store new values, all at once: arrays already in their slot are skipped,
         staged ones are copied to their staging buffer before any slot changes."""
         writes: list[tuple[View, Value]] = []
-        for k, (slot, value) in enumerate(zip(self.slots, values)):
+        for k, (slot, value) in enumerate(zip(self.slots, values, strict=True)):
             if isinstance(slot, Accumulator):
                 assert isinstance(value, Scalar)
                 slot.set(value.value)
@@ -91,34 +91,40 @@ def _loop_carries(ctx: Lowering, eqn: Eqn, init: Sequence[Value]
     is not copied), the back edge's moves, and their staging buffers."""
     plan, form = _plan(ctx), LOOP_FORMS[eqn.prim](eqn)
     reused = [(eqn, k) in plan.reuse for k in range(len(init))]
-    slots = Slots(ctx, form.results, [v if r else None for v, r in zip(init, reused)])
+    slots = Slots(ctx, form.results, [v if r else None for v, r in zip(init, reused, strict=True)])
     slots.set(init, [Move.SKIP if r else Move.COPY for r in reused])
     return slots, plan.moves[(eqn,)], _staging(ctx, (eqn,), form.carry_out)
 
 
 def lower_for_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
-    """``for i in range(lower, upper, step)`` (step is a nonzero constant)."""
+    """``for i in range(lower, upper, step)`` (step is a nonzero constant), polling the
+    runtime between chunks of iterations (see :mod:`.interrupt`)."""
     b, params = ctx.b, eqn.params
     lower, upper = args[0], args[1]
     assert isinstance(lower, Scalar) and isinstance(upper, Scalar)
     n, step = params["n_consts"], params["step"]
     consts = args[2:2 + n]
     slots, moves, staging = _loop_carries(ctx, eqn, args[2 + n:])
-    counter = Accumulator(ctx, reg_type(INT64), "i")
-    counter.set(lower.value)
-    head, body, done = (b.function.append_basic_block(f"for.{s}") for s in ("head", "body", "done"))
-    b.branch(head)
-    b.position_at_end(head)
-    i = counter.get()
-    b.cbranch(b.icmp_signed("<" if step > 0 else ">", i, upper.value), body, done)
-    b.position_at_end(body)
-    with ctx.region():
-        new = ctx.run(params["body"], [*consts, Scalar(i, INT64), *slots.current()])
-        slots.set(new, moves, staging)
-    counter.set(b.add(i, i64(step)))
-    b.branch(head)
-    b.position_at_end(done)
+    chunk = chunk_length(b, ctx.dims(body_work(params["body"])))
+    lo, hi = (lower.value, upper.value) if step == 1 else (i64(0), _trip_count(b, lower, upper,
+                                                                                  step))
+    with chunked_range(b, ctx.runtime, lo, hi, chunk, "for") as k:
+        i = k if step == 1 else b.add(lower.value, b.mul(k, i64(step)))
+        with ctx.region():
+            new = ctx.run(params["body"], [*consts, Scalar(i, INT64), *slots.current()])
+            slots.set(new, moves, staging)
     return slots.current()
+
+
+def _trip_count(b: ir.IRBuilder, lower: Scalar, upper: Scalar, step: int) -> ir.Value:
+    """``len(range(lower, upper, step))`` for ``|step| >= 2``, exact for any int64 bounds
+    (the span is unsigned when positive; the count then fits int64)."""
+    first, last = (lower, upper) if step > 0 else (upper, lower)
+    span = b.sub(last.value, first.value)
+    size = i64(abs(step))
+    count = b.add(b.udiv(span, size), b.zext(b.icmp_unsigned("!=", b.urem(span, size), i64(0)),
+                                             span.type))
+    return b.select(b.icmp_signed(">", last.value, first.value), count, i64(0))
 
 
 def lower_while_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
@@ -126,6 +132,7 @@ def lower_while_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
     nc, nb = params["n_cond_consts"], params["n_body_consts"]
     cond_consts, body_consts = args[:nc], args[nc:nc + nb]
     slots, moves, staging = _loop_carries(ctx, eqn, args[nc + nb:])
+    counter = WorkCounter(b, ctx.runtime, ctx.dims(body_work(params["cond"], params["body"])))
     head, body, done = (b.function.append_basic_block(f"while.{s}")
                         for s in ("head", "body", "done"))
     b.branch(head)
@@ -137,6 +144,7 @@ def lower_while_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
     b.position_at_end(body)
     with ctx.region():
         slots.set(ctx.run(params["body"], [*body_consts, *slots.current()]), moves, staging)
+    counter.tick()
     b.branch(head)
     b.position_at_end(done)
     return slots.current()
@@ -159,12 +167,13 @@ def lower_scan(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     slots, moves, staging = _loop_carries(ctx, eqn, args[n:n + c])
     ys = [ctx.home(v) for v in eqn.outs[c:]]
     length = ctx.dims(as_dim(params["length"]))
-    with for_range(b, length, "scan") as t:
+    chunk = chunk_length(b, ctx.dims(body_work(params["body"])))
+    with chunked_range(b, ctx.runtime, i64(0), length, chunk, "scan") as t:
         i = b.sub(b.sub(length, i64(1)), t) if params["reverse"] else t
         with ctx.region():
             outs = ctx.run(params["body"], [*consts, *slots.current(),
                                             *(_row(b, x, i) for x in xs)])
-            for y, stacked in zip(outs[c:], ys):  # before the carries change
+            for y, stacked in zip(outs[c:], ys, strict=True):  # before the carries change
                 if stacked.ndim == 1:
                     assert isinstance(y, Scalar)
                     store(b, stacked, [i], y.value)
@@ -191,7 +200,7 @@ def lower_cond(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     switch = b.switch(chosen, blocks[-1])
     for k, block in enumerate(blocks[:-1]):
         switch.add_case(i64(k), block)
-    for k, (branch, block) in enumerate(zip(branches, blocks)):
+    for k, (branch, block) in enumerate(zip(branches, blocks, strict=True)):
         b.position_at_end(block)
         with ctx.region():
             results.set(ctx.run(branch, operands), plan.moves[(eqn, k)],

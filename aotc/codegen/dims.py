@@ -5,6 +5,12 @@ Both entry points evaluate the same expressions from the same symbols, so the di
 memoized; callers only evaluate at the top level of a region (never inside a loop
 nest they emit), where every earlier value dominates every later use; a nested region
 (a control-flow body) gets a :meth:`DimEvaluator.child`.
+
+``P_shapes`` evaluates in *checked* mode: every add and multiply is LLVM's
+``*.with.overflow`` and the overflow bits are or-ed into :attr:`DimEvaluator.overflow`,
+and both arms of an ``if_neg`` are computed only on their own path. Once ``P_shapes``
+has proven that no size expression of a program overflows int64, ``P`` evaluates the
+same expressions with plain wrapping arithmetic.
 """
 
 from __future__ import annotations
@@ -13,24 +19,29 @@ from collections.abc import Mapping
 
 from llvmlite import ir
 
-from ..shapes import DimExpr, FloorDiv, Relu, Sym
-from .dtypes import i64
+from ..shapes import Atom, DimExpr, FloorDiv, IfNeg, Relu, Sym
+from .dtypes import I1, I64, i64
+
+_OVERFLOW_TYPE = ir.LiteralStructType([I64, I1])
 
 
 class DimEvaluator:
     """Emit ``DimExpr`` s with ``builder``, reading size symbols from ``symbols``."""
 
     def __init__(self, builder: ir.IRBuilder, symbols: Mapping[str, ir.Value],
-                 parent: DimEvaluator | None = None) -> None:
+                 parent: DimEvaluator | None = None, checked: bool = False) -> None:
         self.builder = builder
         self.symbols = symbols
         self.parent = parent
+        self.checked = checked
+        #: i1: some checked operation so far overflowed (checked mode only).
+        self.overflow: ir.Value = ir.Constant(I1, 0)
         self._cache: dict[DimExpr, ir.Value] = {}
 
     def child(self) -> DimEvaluator:
         """An evaluator for a nested region (a loop body): it reuses every value computed
         so far, which dominates the region, but keeps its own values to itself."""
-        return DimEvaluator(self.builder, self.symbols, self)
+        return DimEvaluator(self.builder, self.symbols, self, self.checked)
 
     def _lookup(self, expr: DimExpr) -> ir.Value | None:
         found = self._cache.get(expr)
@@ -46,35 +57,72 @@ class DimEvaluator:
             cached = self._cache[expr] = self._polynomial(expr)
         return cached
 
+    # -- arithmetic, wrapping or checked ------------------------------------------------
+    def _arith(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        if not self.checked:
+            return getattr(self.builder, op)(a, b)
+        module = self.builder.module
+        name = f"llvm.s{op}.with.overflow.i64"
+        fn = module.globals.get(name) or ir.Function(
+            module, ir.FunctionType(_OVERFLOW_TYPE, [I64, I64]), name)
+        pair = self.builder.call(fn, [a, b])
+        self.overflow = self.builder.or_(self.overflow, self.builder.extract_value(pair, 1))
+        return self.builder.extract_value(pair, 0)
+
     def _polynomial(self, expr: DimExpr) -> ir.Value:
-        b = self.builder
         total: ir.Value | None = None
         for mono, coeff in expr.terms:
             term: ir.Value = i64(coeff)
             if mono:
                 term = self._monomial(mono)
                 if coeff != 1:
-                    term = b.mul(term, i64(coeff))
-            total = term if total is None else b.add(total, term)
+                    term = self._arith("mul", term, i64(coeff))
+            total = term if total is None else self._arith("add", total, term)
         return total if total is not None else i64(0)
 
-    def _monomial(self, mono: tuple) -> ir.Value:
+    def _monomial(self, mono: tuple[Atom, ...]) -> ir.Value:
         value = self._atom(mono[0])
         for atom in mono[1:]:
-            value = self.builder.mul(value, self._atom(atom))
+            value = self._arith("mul", value, self._atom(atom))
         return value
 
-    def _atom(self, atom: Sym | Relu | FloorDiv) -> ir.Value:
+    def _atom(self, atom: Atom) -> ir.Value:
         b = self.builder
         if isinstance(atom, Sym):
             try:
                 return self.symbols[atom.name]
             except KeyError:
                 raise KeyError(f"size symbol {atom.name!r} has no DimSource") from None
+        if isinstance(atom, IfNeg):
+            return self._if_neg(atom)
         inner = self(atom.expr)
         if isinstance(atom, Relu):
             return b.select(b.icmp_signed(">", inner, i64(0)), inner, i64(0))
+        assert isinstance(atom, FloorDiv)
         # Floor (not truncating) division by a positive constant: -5 // 2 == -3.
         quot = b.sdiv(inner, i64(atom.divisor))
         rem = b.srem(inner, i64(atom.divisor))
         return b.sub(quot, b.zext(b.icmp_signed("<", rem, i64(0)), quot.type))
+
+    def _if_neg(self, atom: IfNeg) -> ir.Value:
+        b = self.builder
+        negative = b.icmp_signed("<", self(atom.cond), i64(0))
+        if not self.checked:  # both arms are cheap and wrap harmlessly: select
+            return b.select(negative, self(atom.neg), self(atom.nonneg))
+        # Checked: the arm not taken may overflow (``min(m, n)`` for ``m = -2**63``) without
+        # meaning anything, so each arm is evaluated, and its overflow counted, on its path.
+        arms: list[tuple[ir.Value, ir.Value, ir.Block]] = []
+        with b.if_else(negative) as (then, otherwise):
+            for arm, expr in ((then, atom.neg), (otherwise, atom.nonneg)):
+                with arm:
+                    inner = self.child()
+                    inner.overflow = self.overflow
+                    value = inner(expr)
+                    arms.append((value, inner.overflow, b.block))
+        value_phi = b.phi(I64)
+        overflow_phi = b.phi(I1)
+        for value, overflow, block in arms:
+            value_phi.add_incoming(value, block)
+            overflow_phi.add_incoming(overflow, block)
+        self.overflow = overflow_phi
+        return value_phi

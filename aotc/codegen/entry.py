@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
+from .. import abi
 from ..errors import AotcError
-from ..ir import Program, Var
+from ..ir import Program, Var, runs_loops, size_expressions, value_types
 from ..ops.core import Primitive
+from ..shapes import size
 from . import control, fusion, indexing, linalg, nests, reductions
 from .args import Args
 from .builder import KernelBuilder
@@ -25,18 +27,20 @@ from .inplace import Move
 from .layout import Layout, OutputHome
 from .nests import EqnRule, copy_into
 from .overlap import choose, private_array
-from .specialize import as_contiguous, contiguous, has_loops
+from .specialize import as_contiguous, contiguous
 from .values import Scalar, Value, View, contiguous_view, store_memory
-from .views import VIEW_RULES
+from .views import VIEW_RULES, ViewRule
 
-_ENTRY_TYPE = ir.FunctionType(I64, [PTR, PTR, PTR])
+
+def _view_eqn_rule(rule: ViewRule) -> EqnRule:
+    return lambda ctx, eqn, args: [rule(ctx, eqn, *args)]
 
 
 def _eqn_rules() -> dict[Primitive, EqnRule]:
     """One rule per primitive, merged from the family modules' tables."""
     rules: dict[Primitive, EqnRule] = {}
     for prim, view_rule in VIEW_RULES.items():
-        rules[prim] = lambda ctx, eqn, args, r=view_rule: [r(ctx, eqn, *args)]
+        rules[prim] = _view_eqn_rule(view_rule)
     for table in (nests.RULES, reductions.RULES, indexing.RULES, linalg.RULES, control.RULES,
                   fusion.RULES):
         rules.update(table)
@@ -52,8 +56,8 @@ def has_lowering(prim: Primitive) -> bool:
 
 
 def _declare(module: ir.Module, name: str, arg_names: tuple[str, ...]) -> ir.Function:
-    fn = ir.Function(module, _ENTRY_TYPE, name)
-    for arg, arg_name in zip(fn.args, arg_names):
+    fn = ir.Function(module, ir.FunctionType(I64, [PTR] * len(arg_names)), name)
+    for arg, arg_name in zip(fn.args, arg_names, strict=True):
         arg.name = arg_name
     fn.attributes.add("nounwind")
     return fn
@@ -74,48 +78,62 @@ def _finish(b: KernelBuilder) -> None:
 
 
 def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) -> None:
-    """``int64_t name(void *const *argv, int64_t *out_dims, int64_t *info)``."""
+    """``int64_t name(void *const *argv, int64_t *out_dims, int64_t *info)``.
+
+    Runs the program's checks, then proves every size the kernel will use valid: no
+    size expression, element count or byte count overflows int64 (else
+    :data:`~aotc.abi.TOO_BIG`) and no dim is negative (else
+    :data:`~aotc.abi.NEGATIVE_DIMENSION`). An overflow is reported before the check it
+    corrupted, so a wrapped-around value never yields a misleading message.
+    """
     fn = _declare(module, name, ("argv", "out_dims", "info"))
     argv, out_dims, info = fn.args
     b = _start(fn, ())
-    dims = DimEvaluator(b, Args(b, argv, program).symbols())
+    dims = DimEvaluator(b, Args(b, argv, program).symbols(), checked=True)
 
     def put(base: ir.Value, k: int, value: ir.Value) -> None:
         b.store(value, b.gep(base, [i64(k)], source_etype=I64), align=8)
 
     for k, check in enumerate(program.checks, start=1):
         lhs, rhs = dims(check.lhs), dims(check.rhs)
-        holds = b.icmp_signed(check.op, lhs, rhs)
-        failed = fn.append_basic_block(f"check{k}.failed")
-        passed = fn.append_basic_block(f"check{k}.ok")
-        b.cbranch(holds, passed, failed)
-        b.position_at_end(failed)
-        put(info, 1, lhs)
-        put(info, 2, rhs)
-        b.ret(i64(k))
-        b.position_at_end(passed)
+        b.fail_if(dims.overflow, abi.TOO_BIG)
+        with b.if_then(b.not_(b.icmp_signed(check.op, lhs, rhs)), likely=False):
+            put(info, 1, lhs)
+            put(info, 2, rhs)
+            b.ret(i64(k))
+    for expr in size_expressions(program):  # slice starts, sizes... for overflow
+        dims(expr)
+    types = value_types(program)
+    for atype in types:
+        if atype.shape:
+            dims(size(atype.shape) * atype.dtype.itemsize)
+    scratch = dims(layout.scratch_bytes)
+    b.fail_if(dims.overflow, abi.TOO_BIG)
+    shape_dims = dict.fromkeys(d for atype in types for d in atype.shape if not d.is_nonneg())
+    for d in shape_dims:
+        b.fail_if(b.icmp_signed("<", dims(d), i64(0)), abi.NEGATIVE_DIMENSION)
     slot = 0
     for atom in program.outputs:
         for d in atom.type.shape:
             put(out_dims, slot, dims(d))
             slot += 1
-    put(info, 0, dims(layout.scratch_bytes))
+    put(info, 0, scratch)
     _finish(b)
 
 
 def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
                 fp_flags: tuple[str, ...]) -> None:
-    """``int64_t name(void *const *argv, void *const *outv, void *scratch)``.
+    """``int64_t name(void *const *argv, void *const *outv, void *scratch, aotc_runtime *rt)``.
 
     A kernel with traced loops gets its body twice: once for C-contiguous arguments
     (constant strides, see :mod:`.specialize`), once generic.
     """
-    fn = _declare(module, name, ("argv", "outv", "scratch"))
-    argv, outv, scratch = fn.args
+    fn = _declare(module, name, ("argv", "outv", "scratch", "rt"))
+    argv, outv, scratch, runtime = fn.args
     b = _start(fn, fp_flags)
     args = Args(b, argv, program)
     dims = DimEvaluator(b, args.symbols())
-    ctx = Lowering(b, dims, layout, outv, scratch, EQN_RULES)
+    ctx = Lowering(b, dims, layout, outv, scratch, runtime, EQN_RULES)
     inputs: list[Scalar | View] = []
     private: dict[int, tuple[ir.Value, View]] = {}
     for index, var in enumerate(program.inputs):
@@ -130,10 +148,10 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
                for index, var in enumerate(program.inputs) if var.type.ndim}
 
     def body(values: list[Scalar | View], dests: dict[int, View]) -> None:
-        version = Lowering(b, dims.child(), layout, outv, scratch, EQN_RULES)
+        version = Lowering(b, dims.child(), layout, outv, scratch, runtime, EQN_RULES)
         _emit_body(version, program, values, dests, private)
 
-    fast = contiguous(b, [*inputs, *callers.values()]) if has_loops(program) else None
+    fast = contiguous(b, [*inputs, *callers.values()]) if runs_loops(program) else None
     if fast is None:
         body(inputs, callers)
     else:
@@ -190,7 +208,7 @@ def _write_back(ctx: Lowering, dests: dict[int, View], program: Program,
     b = ctx.b
     writes: list[tuple[View, Value, ir.Value | None]] = []
     moves = ctx.layout.plan.moves[("writeback",)]
-    for k, ((index, atom), move) in enumerate(zip(program.writebacks, moves)):
+    for k, ((index, atom), move) in enumerate(zip(program.writebacks, moves, strict=True)):
         var = program.inputs[index]
         if var.type.ndim == 0:
             continue  # a scalar argument is passed by value

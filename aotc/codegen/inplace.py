@@ -39,7 +39,7 @@ The result is a :class:`BufferPlan`; :mod:`.layout` turns its buffer classes int
 
 from __future__ import annotations
 
-from ..ir import Atom, Eqn, Program, Var
+from ..ir import Atom, Eqn, Program, Var, nested_programs
 from ..ops.control import cond_p
 from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ..ops.fusion import fusion_p
@@ -47,7 +47,7 @@ from ..ops.index import dynamic_update_slice_p
 from ..ops.linalg import dot_general_p
 from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, update_slice_p
 from .argwrites import chain_start, overwrites_argument, targets
-from .carries import LOOP_FORMS, LoopForm, nested_programs
+from .carries import LOOP_FORMS, LoopForm
 from .planner import BufferPlan, Input, Move, Planner, Rule, Scope, Update, Value
 from .viewkinds import VIEW_PRIMITIVES, reshape_is_view, view_keeps_contiguity
 
@@ -144,7 +144,7 @@ def _is_identity_view(eqn: Eqn) -> bool:
     return (tuple(eqn.params["broadcast_dimensions"]) == tuple(range(len(out)))
             and len(x) == len(out) and not any(
                 d.is_const and d.value == 1 and not (o.is_const and o.value == 1)
-                for d, o in zip(x, out)))
+                for d, o in zip(x, out, strict=True)))
 
 
 def _direct(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> Var | None:
@@ -179,7 +179,7 @@ def _direct(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> Var | None:
 
 def _loop(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     form = LOOP_FORMS[eqn.prim](eqn)
-    for k, (init, result) in enumerate(zip(form.init, form.results)):
+    for k, (init, result) in enumerate(zip(form.init, form.results, strict=True)):
         if not result.type.ndim:
             continue
         if planner.eligible(scope, init, p) and planner.exclusive(eqn, init):  # type: ignore[arg-type]
@@ -195,7 +195,7 @@ def _loop(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     planner.moves[(eqn,)] = planner.region_moves(form.carry_out, form.carry_in)
     if form.cond is not None:
         reads: dict[Var, Atom] = {v: a for a, v in form.cond_consts}
-        reads.update(zip(form.cond.inputs[len(form.cond_consts):], form.results))
+        reads.update(zip(form.cond.inputs[len(form.cond_consts):], form.results, strict=True))
         planner.program(form.cond, [_reading(planner, reads[v]) for v in form.cond.inputs])
     for out in eqn.outs[len(form.results):]:  # scan's stacked outputs
         planner.version(scope, out)
@@ -211,7 +211,7 @@ def _body_inputs(planner: Planner, form: LoopForm) -> list[Input | None]:
     (the loop result's class), with the result's contiguity."""
     specs: dict[Var, Input | None] = {v: _reading(planner, a) for a, v in form.consts}
     specs.update({v: _reading(planner, a) for a, v in form.rows})
-    for var, result in zip(form.carry_in, form.results):
+    for var, result in zip(form.carry_in, form.results, strict=True):
         if var.type.ndim:
             planner.parent[var] = var
             planner.join(var, result)
@@ -258,11 +258,11 @@ def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
             planner.join(branch.inputs[j], operands[j])  # type: ignore[arg-type]
         inputs: list[Input | None] = []
         for j, operand in enumerate(operands):
-            value = planner.values.get(operand) if isinstance(operand, Var) else None
-            if j in dying and value is not None:
-                inputs.append(Input(True, value.contiguous, value.caller))
+            known = planner.values.get(operand) if isinstance(operand, Var) else None
+            if j in dying and known is not None:
+                inputs.append(Input(True, known.contiguous, known.caller))
             else:
-                inputs.append(Input.reading(value) if value is not None else None)
+                inputs.append(Input.reading(known) if known is not None else None)
         planner.program(branch, inputs)
         slots = [branch.inputs[owner[k]] if k in owner else out for k, out in enumerate(eqn.outs)]
         planner.moves[(eqn, b)] = planner.region_moves(branch.outputs, slots)
@@ -291,7 +291,7 @@ def plan_buffers(program: Program) -> BufferPlan:
     planner.program(program, [Input(k in written) for k in range(len(program.inputs))])
     slots = [program.inputs[index] for index, _ in program.writebacks]
     moves = []
-    for slot, (_, atom) in zip(slots, program.writebacks):
+    for slot, (_, atom) in zip(slots, program.writebacks, strict=True):
         if not slot.type.ndim or atom is slot or (
                 planner.is_version(atom) and planner.find(atom) is planner.find(slot)):
             moves.append(Move.SKIP)

@@ -13,19 +13,28 @@ from __future__ import annotations
 import builtins
 import ctypes
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import llvmlite.binding as llvm
 import numpy as np
 
-from ..abi import INFO_SLOTS, KERNEL_ERRORS, SCRATCH_ALIGN
+from ..abi import INFO_SLOTS, KERNEL_ERRORS, SCRATCH_ALIGN, SHAPE_ERRORS
 from ..interpret import bind_dims
 from ..ir import Program
 from .module import compile_object
 from .target import TargetSpec, jit_target_machine
 
 _ENTRY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_KERNEL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                           ctypes.c_void_p)
+_POLL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
+
+
+class Runtime(ctypes.Structure):
+    """``typedef struct aotc_runtime { int64_t (*poll)(struct aotc_runtime *); }``"""
+
+    _fields_ = [("poll", _POLL)]
 _library_ids = itertools.count()
 _sessions: dict[TargetSpec, tuple[Any, Any]] = {}
 
@@ -52,19 +61,25 @@ class JitLibrary:
         target = target or TargetSpec.parse("native")
         lib = next(_library_ids)
         names = [f"aotc_jit{lib}_{k}" for k in range(len(programs))]
-        obj = compile_object(list(zip(names, programs)), target)
+        obj = compile_object(list(zip(names, programs, strict=True)), target)
         builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
         for name in names:
             builder.export_symbol(name).export_symbol(f"{name}_shapes")
         self._tracker = builder.link(_session(target), f"aotc_jit_library_{lib}")
         self.kernels = [JitKernel._linked(p, self._tracker[f"{n}_shapes"], self._tracker[n], self)
-                        for p, n in zip(programs, names)]
+                        for p, n in zip(programs, names, strict=True)]
 
 
 class JitKernel:
     """``JitKernel(program)(*args) -> list[np.ndarray]``, compiled for ``target``."""
 
     program: Program
+    _shapes: Callable[[int, int, int], int]  # P_shapes(argv, out_dims, info) -> failed check
+    _kernel: Callable[[int, int, int | None, int | None], int]  # P(argv, outv, scratch, rt)
+    _owner: JitLibrary
+    #: Called by long-running loops through the runtime's poll hook: a true answer stops
+    #: the kernel (``KeyboardInterrupt``). None passes no runtime at all.
+    poll: Callable[[], bool] | None = None
 
     def __init__(self, program: Program, target: TargetSpec | None = None) -> None:
         other = JitLibrary([program], target).kernels[0]
@@ -76,7 +91,7 @@ class JitKernel:
         self = cls.__new__(cls)
         self.program = program
         self._shapes = _ENTRY(shapes_addr)
-        self._kernel = _ENTRY(kernel_addr)
+        self._kernel = _KERNEL(kernel_addr)
         self._owner = owner  # keeps the linked code alive
         return self
 
@@ -86,7 +101,7 @@ class JitKernel:
             raise TypeError(f"{program.name}() takes {len(program.inputs)} arguments, "
                             f"got {len(args)}")
         values = [_argument(k, var.type.dtype, var.type.ndim, a)
-                  for k, (var, a) in enumerate(zip(program.inputs, args))]
+                  for k, (var, a) in enumerate(zip(program.inputs, args, strict=True))]
         self._check_shapes(values)
         keep: list[Any] = []
         argv = (ctypes.c_void_p * max(len(values), 1))()
@@ -97,18 +112,26 @@ class JitKernel:
         info = (ctypes.c_int64 * INFO_SLOTS)()
         failed = self._shapes(ctypes.addressof(argv), ctypes.addressof(out_dims),
                               ctypes.addressof(info))
+        if failed < 0:
+            name, message = SHAPE_ERRORS[failed]
+            raise getattr(builtins, name)(message)
         if failed:
             check = program.checks[failed - 1]
             raise getattr(builtins, check.error)(
                 check.message.format(lhs=info[1], rhs=info[2]))
         outputs, start = [], 0
-        for atom, rank in zip(program.outputs, ranks):
+        for atom, rank in zip(program.outputs, ranks, strict=True):
             outputs.append(np.empty(tuple(out_dims[start:start + rank]), atom.type.dtype))
             start += rank
         outv = (ctypes.c_void_p * max(len(outputs), 1))(*(o.ctypes.data for o in outputs))
         scratch, scratch_addr = _scratch(info[0])
-        code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv), scratch_addr)
-        del scratch, keep
+        runtime = None
+        if self.poll is not None:
+            hook = self.poll
+            runtime = Runtime(_POLL(lambda _: 1 if hook() else 0))
+        code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv), scratch_addr,
+                            ctypes.addressof(runtime) if runtime is not None else None)
+        del scratch, keep, runtime
         if code:
             name, message = KERNEL_ERRORS.get(code, ("RuntimeError", f"kernel error {code}"))
             raise getattr(builtins, name)(message)
@@ -117,7 +140,7 @@ class JitKernel:
     def _check_shapes(self, values: list[np.ndarray]) -> None:
         """What the wrapper checks before calling: every input's dims match its type."""
         env = bind_dims(self.program, tuple(values))
-        for k, (var, value) in enumerate(zip(self.program.inputs, values)):
+        for k, (var, value) in enumerate(zip(self.program.inputs, values, strict=True)):
             for axis, dim in enumerate(var.type.shape):
                 if dim.symbols() <= env.keys() and dim.evaluate(env) != value.shape[axis]:
                     raise ValueError(f"argument {k}: axis {axis} has size {value.shape[axis]}, "

@@ -20,10 +20,10 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 from ..abi import SCRATCH_ALIGN
-from ..ir import AType, Program, Var
+from ..ir import AType, Program, Var, nested_programs
 from ..ops.control import cond_p
 from ..shapes import DimExpr, size
-from .carries import LOOP_FORMS, nested_programs
+from .carries import LOOP_FORMS
 from .dtypes import check_supported
 from .inplace import BufferPlan, Move, Update, plan_buffers
 
@@ -96,10 +96,11 @@ def _staged_types(program: Program, plan: BufferPlan) -> list[tuple[Hashable, AT
         if eqn.prim in LOOP_FORMS:
             values = LOOP_FORMS[eqn.prim](eqn).carry_out
             found.extend(((eqn, k), a.type) for k, (a, m)
-                         in enumerate(zip(values, plan.moves[(eqn,)])) if m is Move.STAGE)
+                         in enumerate(zip(values, plan.moves[(eqn,)], strict=True))
+                         if m is Move.STAGE)
         for b, branch in enumerate(eqn.params["branches"] if eqn.prim is cond_p else ()):
             found.extend(((eqn, b, k), a.type) for k, (a, m)
-                         in enumerate(zip(branch.outputs, plan.moves[(eqn, b)]))
+                         in enumerate(zip(branch.outputs, plan.moves[(eqn, b)], strict=True))
                          if m is Move.STAGE)
     return found
 
@@ -122,7 +123,8 @@ def plan_layout(program: Program) -> Layout:
     staging: dict[Hashable, ScratchHome] = {}
     for key, atype in _staged_types(program, plan):
         staging[key] = slots.take(atype)
-    for k, ((_, atom), move) in enumerate(zip(program.writebacks, plan.moves[("writeback",)])):
+    writeback_moves = plan.moves[("writeback",)]
+    for k, ((_, atom), move) in enumerate(zip(program.writebacks, writeback_moves, strict=True)):
         if move is Move.STAGE:
             staging[("writeback", k)] = slots.take(atom.type)
     for index in sorted(plan.inplace_args):

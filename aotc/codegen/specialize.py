@@ -18,18 +18,9 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
-from ..ir import Program
 from .builder import KernelBuilder
-from .carries import LOOP_FORMS, nested_programs
 from .dtypes import I1, i64
 from .values import Scalar, Value, View, c_strides
-
-
-def has_loops(program: Program) -> bool:
-    """Whether ``program`` runs a traced loop (whose body is where the time goes, out of
-    reach of the per-nest unit-stride copies of :func:`~.loops.strided_nest`)."""
-    return any(eqn.prim in LOOP_FORMS or any(has_loops(p) for p in nested_programs(eqn))
-               for eqn in program.eqns)
 
 
 def contiguous(b: KernelBuilder, values: Sequence[Value]) -> ir.Value | None:
@@ -41,7 +32,7 @@ def contiguous(b: KernelBuilder, values: Sequence[Value]) -> ir.Value | None:
     ok: ir.Value = ir.Constant(I1, 1)
     for view in views:
         for d, stride, want in zip(view.dims, view.strides,
-                                   c_strides(b, view.dims, view.dtype.itemsize)):
+                                   c_strides(b, view.dims, view.dtype.itemsize), strict=True):
             ok = b.and_(ok, b.or_(b.icmp_signed("<=", d, i64(1)),
                                   b.icmp_signed("==", stride, want)))
     return ok

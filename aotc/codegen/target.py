@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
+from .. import cpu
+
 _CPU_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 #: Targets known to be valid 64-bit x86 CPUs: no need to try them first.
 _KNOWN_GOOD = frozenset({"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"})
@@ -63,9 +65,20 @@ class TargetSpec:
             initialize_llvm()
             return cls(llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(),
                        opt_level, fast_math)
+        if not cpu.known_cpu(name):
+            raise ValueError(
+                f"aotc does not know which instruction sets CPU {name!r} has, so a module "
+                "built for it could not check the CPU it runs on; use 'x86-64-v2', "
+                "'x86-64-v3', 'x86-64-v4', 'native', or one of "
+                + ", ".join(sorted(cpu.CPUS)))
         spec = cls(name, "", opt_level, fast_math)
         check_target(spec)
         return spec
+
+    @property
+    def cpu_features(self) -> tuple[str, ...]:
+        """The instruction-set features code for this target may use (checked at import)."""
+        return cpu.required(self.cpu, self.features)
 
     @property
     def fp_flags(self) -> tuple[str, ...]:

@@ -1,18 +1,15 @@
 """Array creation: zeros/ones/empty/full (and ``_like``), arange, linspace, eye.
 
-Functions with no array argument never reach ``__array_function__``, so tracing
-swaps them into the ``numpy`` module for the duration of a trace
-(:func:`patched_numpy`). Sizes may be integers or sizes derived from shapes and integer
-arguments (``np.zeros((n + 2, n + 2))``).
+Functions with no array argument never reach ``__array_function__``, so converted
+kernels call these instead of NumPy's (``aotc.autograph.runtime.call``), whatever name
+the function was imported under. Sizes may be integers or sizes derived from shapes and
+integer arguments (``np.zeros((n + 2, n + 2))``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,7 +19,7 @@ from ..ops.shape import iota_p
 from ..shapes import DimExpr, ceil_div, relu
 from ..trace import Tracer, current
 from .functions_base import reject_unsupported
-from .shaping import as_dim
+from .shaping import as_dim, size_value
 from .ufuncs import apply_ufunc, as_tracer, promote_types
 
 I64 = np.dtype(np.int64)
@@ -105,7 +102,10 @@ def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
 
 
 def _dim_or_value(v: Any) -> DimExpr:
-    return v.dim if isinstance(v, Tracer) else DimExpr.const(int(v))
+    if isinstance(v, Tracer):
+        assert v.dim is not None  # a size (see _is_size)
+        return v.dim
+    return DimExpr.const(int(v))
 
 
 def _as_value(v: Any) -> Any:
@@ -118,7 +118,11 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
     last point set to ``stop`` exactly."""
     if retstep or axis != 0:
         raise current().error("np.linspace: retstep and axis are not supported")
-    n = as_dim(num, "num")
+    n = size_value(num, "num")
+    if n.is_const and n.value < 0:
+        raise current().error(f"Number of samples, {n.value}, must be non-negative.")
+    current().check(">=", n, DimExpr.const(0), "ValueError",
+                    "Number of samples, {lhs}, must be non-negative.")
     div = n - 1 if endpoint else n
     ftype = promote_types(start, stop, 1.0)
     index = iota(ftype, (n,), 0)
@@ -157,7 +161,12 @@ def array(obj: Any, dtype: Any = None, *, copy: Any = True, **kwargs: Any) -> Tr
     """``np.array``/``np.asarray`` of tracers, scalars and (nested) lists of them."""
     from .ufuncs import as_tracer as scalar_tracer
 
-    reject_unsupported("array", kwargs, LAYOUT + ("ndmin",))
+    ndmin = kwargs.pop("ndmin", 0)
+    reject_unsupported("array", kwargs, LAYOUT)
+    if ndmin:
+        value = array(obj, dtype, copy=copy)
+        return lax.reshape(value, (DimExpr.const(1),) * (int(ndmin) - value.ndim)
+                           + value.aval.shape) if value.ndim < ndmin else value
     if isinstance(obj, (list, tuple)):
         from .joining import stack
 
@@ -196,35 +205,10 @@ def constant_array(value: np.ndarray) -> Tracer:
 
 
 #: Functions swapped into ``numpy`` while a kernel is traced.
-CREATION = {"zeros": zeros, "ones": ones, "empty": zeros, "full": full, "arange": arange,
-            "linspace": linspace, "eye": eye, "identity": identity, "array": array,
-            "asarray": asarray, "ascontiguousarray": asarray, "asanyarray": asarray}
-LIKE = {np.zeros_like: _like(0), np.ones_like: _like(1), np.empty_like: _like(0),
-        np.full_like: _like(None)}
-
-
-@contextlib.contextmanager
-def patched_numpy() -> Iterator[None]:
-    """Route NumPy's creation functions to the tracer for the duration of a trace."""
-    saved = {name: getattr(np, name) for name in CREATION}
-    try:
-        for name, fn in CREATION.items():
-            setattr(np, name, _dispatching(saved[name], fn))
-        yield
-    finally:
-        for name, fn in saved.items():
-            setattr(np, name, fn)
-
-
-def _dispatching(original: Any, traced: Any) -> Any:
-    """Trace only inside a kernel; NumPy itself (and arrays built at import) is untouched."""
-    from ..trace import _AOTC_DIR, _NUMPY_DIR, _STACK
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        caller = os.path.abspath(sys._getframe(1).f_code.co_filename)
-        if _STACK and not caller.startswith((_AOTC_DIR, _NUMPY_DIR)):
-            return traced(*args, **kwargs)
-        return original(*args, **kwargs)
-
-    call.__wrapped__ = original  # type: ignore[attr-defined]
-    return call
+CREATION: dict[str, Callable[..., Tracer]] = {
+    "zeros": zeros, "ones": ones, "empty": zeros, "full": full, "arange": arange,
+    "linspace": linspace, "eye": eye, "identity": identity, "array": array,
+    "asarray": asarray, "ascontiguousarray": asarray, "asanyarray": asarray}
+LIKE: dict[Callable[..., Any], Callable[..., Tracer]] = {
+    np.zeros_like: _like(0), np.ones_like: _like(1), np.empty_like: _like(0),
+    np.full_like: _like(None)}

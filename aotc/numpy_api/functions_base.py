@@ -35,3 +35,15 @@ def reject_unsupported(name: str, kwargs: dict[str, Any], allowed: tuple[str, ..
                  and k not in allowed)
     if bad:
         raise current().error(f"np.{name}: the argument(s) {', '.join(bad)} are not supported")
+
+
+def check_cast(source: np.dtype, target: np.dtype, casting: Any, what: str) -> None:
+    """A build error unless NumPy's ``casting`` rule allows ``source`` -> ``target``."""
+    try:
+        allowed = np.can_cast(source, target, casting)
+    except (TypeError, ValueError):
+        raise current().error(f"{what}: casting must be one of 'no', 'equiv', 'safe', "
+                              f"'same_kind' or 'unsafe', not {casting!r}") from None
+    if not allowed:
+        raise current().error(f"{what}: cannot cast array data from {source} to {target} "
+                              f"according to the rule {casting!r}")

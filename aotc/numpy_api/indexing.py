@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..shapes import DimExpr, ceil_div, maximum, minimum, relu
+from ..shapes import DimExpr, ceil_div, if_neg, maximum, minimum, relu
 from ..trace import Tracer, current
 from .writes import make_view
 
@@ -33,36 +33,27 @@ def _static_int(value: Any, what: str) -> int | None:
     raise current().error(f"{what} {value!r} must be an integer")
 
 
-def _bound(value: Any, n: DimExpr, what: str) -> tuple[DimExpr | None, bool]:
-    """A slice bound and whether it counts from the end (Python's negative indices).
-
-    A bound may be a size expression (``x[:m - 1]`` with ``m = x.shape[0]``). Its sign must
-    be known to apply Python's rule; ``n - 1`` and ``n - 2`` on an axis of size ``n`` are
-    exact either way, and any other bound of unknown sign is checked at run time.
-    """
+def _bound(value: Any, what: str) -> DimExpr | None:
+    """A slice bound as a size expression; it may be negative (counted from the end)."""
     if value is None:
-        return None, False
+        return None
     if isinstance(value, Tracer) and value.dim is not None and value.ndim == 0:
-        b = value.dim
-        if b.is_nonneg():
-            return b, False
-        if (-b - 1).is_nonneg():
-            return b, True
-        offset = b - n
-        if offset.is_const and offset.value in (-1, -2):
-            return offset, True
-        if (-b).is_nonneg():  # x[:-k]: counts from the end unless k is 0
-            current().check(">=", -b, DimExpr.const(1), "ValueError",
-                            f"the {what} -{{lhs}} is -0 at run time, which Python reads as 0; "
-                            "aotc needs it nonzero here")
-            return b, True
-        current().check(">=", b, DimExpr.const(0), "ValueError",
-                        f"the {what} is {{lhs}} at run time; negative slice bounds computed "
-                        "from sizes are not supported")
-        return b, False
+        return value.dim
     v = _static_int(value, what)
     assert v is not None
-    return DimExpr.const(v), v < 0
+    return DimExpr.const(v)
+
+
+def _normalized(b: DimExpr, n: DimExpr, step: int) -> DimExpr:
+    """Python's reading of slice bound ``b`` on an axis of size ``n`` (``slice.indices``):
+    a negative bound counts from the end, and the result is clamped into ``[0, n]``
+    (``[-1, n - 1]`` for a negative step). ``b`` may be a signed runtime integer."""
+    if step > 0:
+        offset = b - n
+        if offset.is_const and offset.value in (-1, -2):
+            return relu(b)  # x[:n - 1]: the same value whichever way Python reads it
+        return if_neg(b, relu(n + b), minimum(b, n))
+    return if_neg(b, maximum(n + b, -1), minimum(b, n - 1))
 
 
 def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, int, DimExpr]:
@@ -71,19 +62,14 @@ def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, int, DimExpr]:
     step = 1 if step is None else step
     if step == 0:
         raise current().error("slice step cannot be zero")
-    start, from_end_start = _bound(s.start, n, "slice start")
-    stop, from_end_stop = _bound(s.stop, n, "slice stop")
+    start, stop = _bound(s.start, "slice start"), _bound(s.stop, "slice stop")
     if step > 0:
-        lo = DimExpr.const(0) if start is None else (
-            relu(n + start) if from_end_start else minimum(start, n))
-        hi = n if stop is None else (relu(n + stop) if from_end_stop else minimum(stop, n))
+        lo = DimExpr.const(0) if start is None else _normalized(start, n, step)
+        hi = n if stop is None else _normalized(stop, n, step)
         return lo, step, ceil_div(relu(hi - lo), step)
-    last = n - 1
     # Clamped into [-1, n - 1]; -1 means "before the first element".
-    lo = last if start is None else (
-        maximum(n + start, -1) if from_end_start else minimum(start, last))
-    hi = DimExpr.const(-1) if stop is None else (
-        maximum(n + stop, -1) if from_end_stop else minimum(stop, last))
+    lo = n - 1 if start is None else _normalized(start, n, step)
+    hi = DimExpr.const(-1) if stop is None else _normalized(stop, n, step)
     return lo, step, ceil_div(relu(lo - hi), -step)
 
 

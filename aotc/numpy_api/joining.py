@@ -18,8 +18,9 @@ from ..ops.reduce import CUMULATIVE
 from ..ops.shape import concatenate_p
 from ..shapes import DimExpr
 from ..trace import Tracer, current
+from .functions_base import check_cast
 from .reductions import normalize_axes
-from .shaping import as_dim, expand_dims, ravel, transpose
+from .shaping import as_count, as_dim, expand_dims, ravel, transpose
 from .ufuncs import apply_ufunc, as_tracer, promote_types
 from .writes import layout_view
 
@@ -41,6 +42,8 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
     if axis is None:
         items, axis = [ravel(a) for a in items], 0
     target = np.dtype(dtype) if dtype is not None else promote_types(*items)
+    for a in items:
+        check_cast(a.dtype, target, casting, "np.concatenate")
     items = [lax.convert(a, target) for a in items]
     if len({a.ndim for a in items}) != 1:
         raise ctx.error("all the input arrays must have the same number of dimensions")
@@ -62,20 +65,23 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
     return lax.bind1(concatenate_p, *(a.atom for a in fixed), axis=ax)
 
 
-def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None) -> Tracer:
+def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None,
+          casting: str = "same_kind") -> Tracer:
     items = [as_tracer(a) for a in arrays]
     ndim = items[0].ndim + 1 if items else 1
     ax = _axis(axis, ndim)
-    return concatenate([expand_dims(a, ax) for a in items], axis=ax, out=out, dtype=dtype)
+    return concatenate([expand_dims(a, ax) for a in items], axis=ax, out=out, dtype=dtype,
+                       casting=casting)
 
 
-def hstack(tup: Any, dtype: Any = None) -> Tracer:
+def hstack(tup: Any, dtype: Any = None, casting: str = "same_kind") -> Tracer:
     items = [atleast_1d(a) for a in tup]
-    return concatenate(items, axis=0 if items[0].ndim == 1 else 1, dtype=dtype)
+    return concatenate(items, axis=0 if items[0].ndim == 1 else 1, dtype=dtype,
+                       casting=casting)
 
 
-def vstack(tup: Any, dtype: Any = None) -> Tracer:
-    return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype)
+def vstack(tup: Any, dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype, casting=casting)
 
 
 def atleast_1d(a: Any) -> Tracer:
@@ -106,17 +112,18 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tracer:
 
 def tile(A: Any, reps: Any) -> Tracer:
     x = as_tracer(A)
-    counts = [as_dim(r, "repetition count") for r in (reps if isinstance(reps, (tuple, list))
-                                                        else (reps,))]
-    ndim = max(x.ndim, len(counts))
-    counts = [ONE] * (ndim - len(counts)) + counts
+    given = list(reps) if isinstance(reps, (tuple, list)) else [reps]
+    ndim = max(x.ndim, len(given))
+    given = [1] * (ndim - len(given)) + given
     x = lax.reshape(x, (ONE,) * (ndim - x.ndim) + x.aval.shape)
+    counts = [as_count(r, n, "repetition count") for r, n in zip(given, x.aval.shape,
+                                                                   strict=True)]
     # (r0, n0, r1, n1, ...) then merge pairs: each row of copies is the whole input.
     spread = []
-    for r, n in zip(counts, x.aval.shape):
+    for r, n in zip(counts, x.aval.shape, strict=True):
         spread += [r, n]
     b = lax.broadcast_in_dim(x, tuple(spread), tuple(range(1, 2 * ndim, 2)))
-    return lax.reshape(b, tuple(r * n for r, n in zip(counts, x.aval.shape)))
+    return lax.reshape(b, tuple(r * n for r, n in zip(counts, x.aval.shape, strict=True)))
 
 
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
@@ -125,11 +132,11 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
             isinstance(repeats, Tracer) and repeats.ndim):
         raise current().error("np.repeat with a different count per element is not supported",
                               hint="use one count for every element")
-    k = as_dim(repeats, "repeat count")
     if axis is None:
         x, axis = ravel(x), 0
     ax = _axis(axis, x.ndim)
     shape = x.aval.shape
+    k = as_count(repeats, shape[ax], "repeat count")
     spread = shape[:ax + 1] + (k,) + shape[ax + 1:]
     b = lax.broadcast_in_dim(x, spread, tuple(i if i <= ax else i + 1 for i in range(x.ndim)))
     return lax.reshape(b, shape[:ax] + (shape[ax] * k,) + shape[ax + 1:])
@@ -153,9 +160,16 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
     x = as_tracer(a)
     if axis is None:
         return lax.reshape(roll(ravel(x), shift, 0), x.aval.shape)
-    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(shifts)
-    for s, ax in zip(shifts, axes):
+    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    # NumPy broadcasts one against the other: roll(x, 1, axis=(0, 1)) rolls both axes.
+    if len(shifts) == 1:
+        shifts *= len(axes)
+    elif len(axes) == 1:
+        axes *= len(shifts)
+    if len(shifts) != len(axes):
+        raise current().error(f"np.roll: {len(shifts)} shifts for {len(axes)} axes")
+    for s, ax in zip(shifts, axes, strict=True):
         ax = _axis(ax, x.ndim)
         n = x.aval.shape[ax]
         positions = iota(np.dtype(np.int64), (n,), 0)
@@ -210,8 +224,11 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Tracer:
     src = [int(s) % x.ndim for s in (source if isinstance(source, (tuple, list)) else (source,))]
     dst = [int(d) % x.ndim for d in (destination if isinstance(destination, (tuple, list))
                                       else (destination,))]
+    if len(src) != len(dst):
+        raise current().error("np.moveaxis: `source` and `destination` arguments must have "
+                              "the same number of elements")
     order = [i for i in range(x.ndim) if i not in src]
-    for d, s in sorted(zip(dst, src)):
+    for d, s in sorted(zip(dst, src, strict=True)):
         order.insert(d, s)
     return transpose(x, tuple(order))
 

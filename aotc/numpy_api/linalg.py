@@ -25,7 +25,7 @@ def _pair(a: Any, b: Any) -> tuple[Tracer, Tracer]:
 def dot_general(x: Tracer, y: Tracer, contract: tuple[tuple[int, ...], tuple[int, ...]],
                 batch: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())) -> Tracer:
     ctx = current()
-    for a, b in list(zip(*contract)) + list(zip(*batch)):
+    for a, b in list(zip(*contract, strict=True)) + list(zip(*batch, strict=True)):
         da, db = x.aval.shape[a], y.aval.shape[b]
         if da != db:
             ctx.check("==", da, db, "ValueError",
@@ -35,7 +35,8 @@ def dot_general(x: Tracer, y: Tracer, contract: tuple[tuple[int, ...], tuple[int
 
 def dot(a: Any, b: Any, out: Any = None) -> Tracer:
     if out is not None:
-        raise current().error("np.dot: out= is not supported")
+        raise current().error("np.dot: out= is not supported",
+                              hint="use the returned array: buf[...] = np.dot(a, b)")
     x, y = _pair(a, b)
     if x.ndim == 0 or y.ndim == 0:
         return apply_ufunc(np.multiply, x, y)
@@ -88,6 +89,9 @@ def vdot(a: Any, b: Any) -> Tracer:
 
 
 def outer(a: Any, b: Any, out: Any = None) -> Tracer:
+    if out is not None:
+        raise current().error("np.outer: out= is not supported",
+                              hint="use the returned array: buf[...] = np.outer(a, b)")
     x, y = ravel(a), ravel(b)
     return apply_ufunc(np.multiply, x[:, None], y[None, :])
 

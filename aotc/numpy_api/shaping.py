@@ -12,27 +12,44 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..shapes import DimExpr, exact_div, size
+from ..shapes import DimExpr, exact_div, relu, size
 from ..trace import Tracer, current
+from .functions_base import check_cast
 from .ufuncs import as_tracer
 from .writes import make_view
 
 
-def as_dim(value: Any, what: str = "size") -> DimExpr:
-    """A user-given size (int, or a traced size such as ``x.shape[0] + 1``)."""
-    ctx = current()
+def size_value(value: Any, what: str = "size") -> DimExpr:
+    """A user-given integer (an int, or a traced size such as ``x.shape[0] + 1`` or an
+    integer argument) as a size expression, which may be negative."""
     if isinstance(value, Tracer):
         if value.dim is None or value.ndim != 0:
-            raise ctx.error(f"{what} must be known from shapes or integer arguments",
-                            hint="sizes cannot depend on array contents")
-        ctx.check(">=", value.dim, DimExpr.const(0), "ValueError",
-                  "negative dimensions are not allowed (got {lhs})")
+            raise current().error(f"{what} must be known from shapes or integer arguments",
+                                  hint="sizes cannot depend on array contents")
         return value.dim
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        if value < 0:
-            raise ctx.error(f"negative {what} {value}")
         return DimExpr.const(int(value))
-    raise ctx.error(f"{what} {value!r} must be an integer")
+    raise current().error(f"{what} {value!r} must be an integer")
+
+
+def as_dim(value: Any, what: str = "size") -> DimExpr:
+    """A user-given size: negative is NumPy's ``ValueError`` (at build time when known)."""
+    dim = size_value(value, what)
+    if dim.is_const and dim.value < 0:
+        raise current().error(f"negative {what} {dim.value}")
+    current().check(">=", dim, DimExpr.const(0), "ValueError",
+                    "negative dimensions are not allowed (got {lhs})")
+    return dim
+
+
+def as_count(value: Any, extent: DimExpr, what: str) -> DimExpr:
+    """A repetition count, as NumPy reads it: a negative count is an error only when there
+    is something to repeat (``np.repeat(empty, -1)`` is empty), so the check is on the
+    product; the count itself is then ``relu(count)``."""
+    count = size_value(value, what)
+    current().check(">=", extent * count, DimExpr.const(0), "ValueError",
+                    "negative dimensions are not allowed")
+    return relu(count)
 
 
 def _shape_arg(args: tuple[Any, ...]) -> list[Any]:
@@ -128,6 +145,11 @@ def expand_dims(a: Any, axis: Any) -> Tracer:
                                   for i in range(ndim)))
 
 
-def astype(a: Any, dtype: Any, copy: bool = True, **kwargs: Any) -> Tracer:
+def astype(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True,
+           copy: bool = True) -> Tracer:
+    """``x.astype(t)``; ``order`` is only a layout (the values are the same), ``casting``
+    is checked as NumPy checks it."""
     x = as_tracer(a)
-    return lax.fresh(x) if x.dtype == np.dtype(dtype) else lax.convert(x, np.dtype(dtype))
+    target = np.dtype(dtype)
+    check_cast(x.dtype, target, casting, "astype")
+    return lax.fresh(x) if x.dtype == target else lax.convert(x, target)

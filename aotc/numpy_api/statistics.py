@@ -99,9 +99,9 @@ def count_nonzero(a: Any, axis: Any = None, keepdims: bool = False) -> Tracer:
 
 
 def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> Tracer:
-    reject_unsupported("clip", {"out": out})
     a_min = kwargs.pop("min", a_min)
     a_max = kwargs.pop("max", a_max)
+    reject_unsupported("clip", {"out": out, **kwargs})
     dtype = promote_types(*(v for v in (a, a_min, a_max) if v is not None))
     result = lax.fresh(lax.convert(as_tracer(a), dtype))
     if a_min is not None:

@@ -22,6 +22,8 @@ REDUCTION = "reduction"
 #: Output is a view of the first input (a different index map over the same data).
 VIEW = "view"
 COMPARISON = "comparison"
+#: Runs a nested program a number of times only known at run time.
+LOOP = "loop"
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import aotc.cpu
 from aotc.codegen import (
     TargetSpec,
     build_llvm_module,
@@ -36,10 +37,12 @@ def test_target_spec_parse():
     with pytest.raises(ValueError):
         TargetSpec.parse("not a cpu; rm -rf")
     # LLVM would abort the process on these when emitting code: they must be errors.
-    with pytest.raises(ValueError, match="does not know the CPU 'skylake-foo'"):
+    # Only CPUs whose instruction sets aotc knows: a module must be able to check its CPU.
+    with pytest.raises(ValueError, match="does not know which instruction sets CPU 'skylake-foo'"):
         TargetSpec.parse("skylake-foo")
-    with pytest.raises(ValueError, match="64-bit"):
+    with pytest.raises(ValueError, match="'pentium4'"):
         TargetSpec.parse("pentium4")
+    assert TargetSpec.parse("skylake").cpu_features == tuple(sorted(aotc.cpu.LEVELS["x86-64-v3"]))
     with pytest.raises(ValueError):
         compile_object([("k", saxpy())], TargetSpec("i486"))
     with pytest.raises(ValueError):
@@ -53,7 +56,8 @@ def test_llvm_text_is_deterministic():
     assert first == second
     assert "Var" not in first and " at 0x" not in first  # no reprs of Python objects
     assert 'define i64 @"aotc_m_saxpy_0_shapes"(ptr %"argv"' in first
-    assert 'define i64 @"aotc_m_saxpy_0"(ptr %"argv", ptr %"outv", ptr %"scratch")' in first
+    assert 'define i64 @"aotc_m_saxpy_0"(ptr %"argv", ptr %"outv", ptr %"scratch", ' \
+        'ptr %"rt")' in first
     assert "i64*" not in first and "float*" not in first  # opaque pointers only
 
 

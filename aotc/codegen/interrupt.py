@@ -1,0 +1,123 @@
+"""Long-running loops stay interruptible: they poll the caller's runtime now and then.
+
+A kernel gets an ``aotc_runtime *`` (see :mod:`aotc.abi`), which may carry a ``poll``
+hook: the wrapper's checks for pending signals (Ctrl-C) with the GIL taken for a
+moment. Runtime loops (``for_loop``, ``while_loop``, ``scan``) call it after about
+:data:`POLL_WORK` element operations, counted from the body's static size (an
+iteration of a body over 1000-element arrays counts 1000), so a tight scalar loop polls
+every million iterations and a loop over big arrays every iteration, both roughly every
+millisecond. A nonzero answer leaves the kernel with :data:`~aotc.abi.INTERRUPTED`.
+
+Counted loops poll between chunks of iterations, so the loop running a chunk stays as
+clean (and vectorizable) as before; ``while`` loops count as they go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from llvmlite import ir
+
+from .. import abi
+from ..ir import Program
+from ..shapes import DimExpr, size
+from .builder import KernelBuilder
+from .dtypes import I64, PTR, i64
+
+#: Element operations between two polls.
+POLL_WORK = 1 << 20
+
+POLL_TYPE = ir.FunctionType(I64, [PTR])
+RUNTIME_STRUCT = ir.LiteralStructType([PTR])  # aotc_runtime {poll}, see aotc.abi
+
+
+def body_work(*bodies: Program) -> DimExpr:
+    """Element operations one iteration does, statically: one per equation, plus the size
+    of every array it makes. Nested loops poll by themselves and count once here."""
+    work = DimExpr.const(1)
+    for body in bodies:
+        for eqn in body.eqns:
+            work = work + 1
+            for out in eqn.outs:
+                if out.type.shape:
+                    work = work + size(out.type.shape)
+    return work
+
+
+def poll(b: KernelBuilder, runtime: ir.Value) -> None:
+    """Call ``runtime->poll(runtime)`` when both are set; leave the kernel with
+    INTERRUPTED when it answers nonzero."""
+    null = ir.Constant(PTR, None)
+    with b.if_then(b.icmp_unsigned("!=", runtime, null), likely=True):
+        slot = b.gep(runtime, [i64(0), ir.Constant(ir.IntType(32), 0)],
+                     source_etype=RUNTIME_STRUCT)
+        hook = b.load(slot, typ=ir.PointerType(POLL_TYPE))
+        with b.if_then(b.icmp_unsigned("!=", b.ptrtoint(hook, I64), i64(0)), likely=True):
+            stop = b.call(hook, [runtime])
+            b.fail_if(b.icmp_signed("!=", stop, i64(0)), abi.INTERRUPTED)
+
+
+def chunk_length(b: KernelBuilder, work: ir.Value) -> ir.Value:
+    """Iterations between polls for a body doing ``work`` element operations (>= 1)."""
+    per = b.select(b.icmp_signed(">", work, i64(1)), work, i64(1))
+    n = b.sdiv(i64(POLL_WORK), per)
+    return b.select(b.icmp_signed(">", n, i64(1)), n, i64(1))
+
+
+@contextmanager
+def chunked_range(b: KernelBuilder, runtime: ir.Value, lower: ir.Value, upper: ir.Value,
+                  chunk: ir.Value, name: str) -> Iterator[ir.Value]:
+    """``for i in range(lower, upper)`` around the ``with`` body, polling after every
+    ``chunk`` iterations. The iteration count may be anything int64 allows: the span
+    ``upper - lower`` is compared unsigned, which is exact whenever ``lower < upper``."""
+    fn = b.function
+    pre = b.block
+    outer = fn.append_basic_block(f"{name}.chunk")
+    chunk_body = fn.append_basic_block(f"{name}.chunk.body")
+    head = fn.append_basic_block(f"{name}.head")
+    body = fn.append_basic_block(f"{name}.body")
+    polled = fn.append_basic_block(f"{name}.poll")
+    done = fn.append_basic_block(f"{name}.done")
+    b.branch(outer)
+    b.position_at_end(outer)
+    start = b.phi(I64, name=f"{name}.start")
+    start.add_incoming(lower, pre)
+    b.cbranch(b.icmp_signed("<", start, upper), chunk_body, done)
+    b.position_at_end(chunk_body)
+    span = b.sub(upper, start)
+    end = b.add(start, b.select(b.icmp_unsigned(">", span, chunk), chunk, span))
+    b.branch(head)
+    b.position_at_end(head)
+    index = b.phi(I64, name=name)
+    index.add_incoming(start, chunk_body)
+    b.cbranch(b.icmp_signed("<", index, end), body, polled)
+    b.position_at_end(body)
+    yield index
+    index.add_incoming(b.add(index, i64(1)), b.block)
+    b.branch(head)
+    b.position_at_end(polled)
+    poll(b, runtime)
+    start.add_incoming(end, b.block)
+    b.branch(outer)
+    b.position_at_end(done)
+
+
+class WorkCounter:
+    """Counts work across the iterations of a loop without a trip count (``while``)."""
+
+    def __init__(self, b: KernelBuilder, runtime: ir.Value, work: ir.Value) -> None:
+        self.b = b
+        self.runtime = runtime
+        self.work = b.select(b.icmp_signed("<", work, i64(POLL_WORK)), work, i64(POLL_WORK))
+        self.slot = b.entry_alloca(I64, name="work")
+        b.store(i64(0), self.slot)
+
+    def tick(self) -> None:
+        """One iteration done: poll when the work since the last poll reaches POLL_WORK."""
+        b = self.b
+        total = b.add(b.load(self.slot, typ=I64), self.work)
+        due = b.icmp_signed(">=", total, i64(POLL_WORK))
+        b.store(b.select(due, i64(0), total), self.slot)
+        with b.if_then(due, likely=False):
+            poll(b, self.runtime)
