@@ -14,10 +14,12 @@ sign, any layout) or at the value of a scalar parameter, stored in its dtype (bo
 one byte holding 0 or 1).
 
 ``P_shapes`` evaluates the program's size checks and writes the dims of every output,
-concatenated in order (an output of rank r takes r slots), and ``info[0]`` = bytes of
-scratch needed. It returns 0, or the 1-based index of the first failing
-:class:`~aotc.ir.Check`, with that check's left and right sides in ``info[1]`` and
-``info[2]`` so the wrapper can format its message, or a negative code from
+concatenated in order (an output of rank r takes r slots), ``info[0]`` = bytes of
+scratch needed and ``info[3]`` = an estimate of the elements the kernel touches (the
+wrapper releases the GIL when it is large, whatever the sizes of the arguments). It
+returns 0, or the 1-based index of the first failing :class:`~aotc.ir.Check`, with that
+check's left and right sides in ``info[1]`` and ``info[2]`` so the wrapper can format
+its message, or a negative code from
 :data:`SHAPE_ERRORS`: every size the kernel will compute with is evaluated there with
 overflow-checked arithmetic and proven non-negative, so ``P`` may assume valid sizes.
 
@@ -35,7 +37,7 @@ A caller may embed the struct at the start of a larger one of its own.
 from __future__ import annotations
 
 SCRATCH_ALIGN = 64
-INFO_SLOTS = 3
+INFO_SLOTS = 4
 
 #: Negative return codes of ``P_shapes``: code -> (exception type name, message).
 SHAPE_ERRORS: dict[int, tuple[str, str]] = {

@@ -429,7 +429,7 @@ C_MAIN = r"""
 int main(void) {
     double x[4] = {1.0, 2.0, 3.0, 4.0}, y[4] = {0.5, 0.5, 0.5, 0.5}, out;
     int64_t shape[1] = {4}, strides[1] = {sizeof(double)}, short_shape[1] = {3};
-    int64_t dims[1], info[3];
+    int64_t dims[1], info[4];
     aotc_array a = {x, shape, strides}, b = {y, shape, strides}, c = {y, short_shape, strides};
     void *argv[2] = {&a, &b}, *outv[1] = {&out};
     if (P_shapes(argv, dims, info) != 0) return 1;

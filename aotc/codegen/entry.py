@@ -16,7 +16,7 @@ from .. import abi
 from ..errors import AotcError
 from ..ir import Program, Var, runs_loops, size_expressions, value_types
 from ..ops.core import Primitive
-from ..shapes import size
+from ..shapes import DimExpr, size
 from . import control, fusion, indexing, linalg, nests, reductions
 from .args import Args
 from .builder import KernelBuilder
@@ -104,11 +104,14 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
     for expr in size_expressions(program):  # slice starts, sizes... for overflow
         dims(expr)
     types = value_types(program)
+    work: DimExpr = DimExpr.const(0)
     for atype in types:
         if atype.shape:
             dims(size(atype.shape) * atype.dtype.itemsize)
+            work = work + size(atype.shape)
     scratch = dims(layout.scratch_bytes)
     b.fail_if(dims.overflow, abi.TOO_BIG)
+    touched = DimEvaluator(b, dims.symbols)(work)  # an estimate: wrapping is harmless
     shape_dims = dict.fromkeys(d for atype in types for d in atype.shape if not d.is_nonneg())
     for d in shape_dims:
         b.fail_if(b.icmp_signed("<", dims(d), i64(0)), abi.NEGATIVE_DIMENSION)
@@ -118,6 +121,7 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
             put(out_dims, slot, dims(d))
             slot += 1
     put(info, 0, scratch)
+    put(info, 3, touched)
     _finish(b)
 
 
