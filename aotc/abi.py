@@ -4,7 +4,10 @@ For each compiled overload with symbol prefix ``P`` the object file defines::
 
     typedef struct { void *data; const int64_t *shape; const int64_t *strides; } aotc_array;
 
-    typedef struct aotc_runtime { int64_t (*poll)(struct aotc_runtime *); } aotc_runtime;
+    typedef struct aotc_runtime {
+        int64_t (*poll)(struct aotc_runtime *);
+        int64_t detail[2];
+    } aotc_runtime;
 
     int64_t P_shapes(void *const *argv, int64_t *out_dims, int64_t *info);
     int64_t P(void *const *argv, void *const *outv, void *scratch, aotc_runtime *rt);
@@ -47,16 +50,22 @@ SHAPE_ERRORS: dict[int, tuple[str, str]] = {
 }
 TOO_BIG, NEGATIVE_DIMENSION = -1, -2
 
-#: Nonzero return codes of ``P``: code -> (exception type name, message).
+#: Nonzero return codes of ``P`` shared by every program: code -> (exception, message).
 KERNEL_ERRORS: dict[int, tuple[str, str]] = {
     1: ("ValueError", "Integers to negative integer powers are not allowed."),
     2: ("IndexError", "index out of bounds in take (indices must be in [-n, n))"),
-    3: ("ZeroDivisionError", "Weights sum to zero, can't be normalized"),
-    4: ("IndexError", "index out of bounds (a runtime index outside [-n, n))"),
     5: ("KeyboardInterrupt", "the kernel was interrupted"),
+    6: ("ValueError", "negative dimensions are not allowed"),
 }
 #: ``P``'s code when the runtime's poll hook asked it to stop.
 INTERRUPTED = 5
+#: ``P``'s code when a value made inside a loop body or branch has a negative size.
+NEGATIVE_IN_KERNEL = 6
+#: ``P``'s codes from here on are the program's own errors, in the order of
+#: :func:`aotc.ir.runtime_errors` (its ``raise_if`` and in-body ``check`` equations). A
+#: failing check stores its two sides in ``rt->detail`` (when ``rt`` is not NULL), for
+#: the message's ``{lhs}`` and ``{rhs}``.
+FIRST_PROGRAM_ERROR = 100
 
 
 def symbol_prefix(module: str, function: str, overload: int) -> str:

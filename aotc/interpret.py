@@ -13,16 +13,12 @@ import numpy as np
 from .ir import Atom, Lit, Program, Var
 from .ops import impl_rules
 from .ops.control import NESTED
-from .ops.index import KernelError  # noqa: F401  (raised by impl rules, re-exported)
+from .ops.index import KernelError
 from .shapes import SYMBOL_LIMIT, DimExpr
 
-
-class RuntimeCheckError(Exception):
-    """A size check failed; ``error`` names the exception type the wrapper raises."""
-
-    def __init__(self, error: str, message: str) -> None:
-        super().__init__(message)
-        self.error = error
+#: A failed size check or a raising equation: ``error`` names the exception type the
+#: compiled kernel raises with the same message.
+RuntimeCheckError = KernelError
 
 
 def bind_dims(program: Program, args: tuple[Any, ...]) -> dict[str, int]:

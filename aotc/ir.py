@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .errors import Loc
-from .ops.core import LOOP, Primitive
+from .ops.core import COMPARE, EFFECT, GUARDED, LOOP, Primitive
 from .shapes import DimExpr, Shape, shape_str
 from .types import SHORT_NAMES
 
@@ -129,7 +129,7 @@ class Check:
     message: str
 
     def holds(self, lhs: int, rhs: int) -> bool:
-        return {"==": lhs == rhs, ">=": lhs >= rhs, "<": lhs < rhs}[self.op]
+        return COMPARE[self.op](lhs, rhs)
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,8 @@ def print_program(program: Program, names: _Names | None = None, indent: str = "
         head = eqn.prim.name + (f"[{params}]" if params else "")
         args = " ".join(names(a) for a in eqn.inputs)
         where = f"  # {eqn.loc}" if eqn.loc else ""
-        lines.append(f"{indent}  {outs} = {head} {args}".rstrip() + where)
+        assign = f"{outs} = " if outs else ""  # an effect (check, raise_if) defines nothing
+        lines.append(f"{indent}  {assign}{head} {args}".rstrip() + where)
     outs = ", ".join(names(a) for a in program.outputs)
     for index, atom in program.writebacks:
         lines.append(f"{indent}  write {names(program.inputs[index])} <- {names(atom)}")
@@ -216,27 +217,29 @@ def print_program(program: Program, names: _Names | None = None, indent: str = "
 
 # -- walking -----------------------------------------------------------------------------
 
-def _param_dims(value: Any) -> list[DimExpr]:
+def _param_dims(value: Any, guarded: bool) -> list[DimExpr]:
     if isinstance(value, DimExpr):
         return [value]
     if isinstance(value, tuple):
-        return [d for v in value for d in _param_dims(v)]
+        return [d for v in value for d in _param_dims(v, guarded)]
     if isinstance(value, Program):
-        return size_expressions(value)
+        return size_expressions(value, guarded)
     return []
 
 
-def size_expressions(program: Program) -> list[DimExpr]:
-    """Every size expression a program (and its nested programs) computes with: the dims
-    of every value's type and the sizes in equation params, each once, in order."""
+def size_expressions(program: Program, guarded: bool = True) -> list[DimExpr]:
+    """Every size expression a program computes with: the dims of every value's type and
+    the sizes in equation params, each once, in order; with ``guarded`` false, not those
+    of loop bodies and branches (which hold only where they run)."""
     found: dict[DimExpr, None] = {}
     for var in program.inputs:
         found.update(dict.fromkeys(var.type.shape))
     for eqn in program.eqns:
         for var in eqn.outs:
             found.update(dict.fromkeys(var.type.shape))
-        for _, value in eqn.params:
-            found.update(dict.fromkeys(_param_dims(value)))
+        if guarded or not eqn.prim.has(GUARDED):
+            for _, value in eqn.params:
+                found.update(dict.fromkeys(_param_dims(value, guarded)))
     return list(found)
 
 
@@ -255,13 +258,29 @@ def runs_loops(program: Program) -> bool:
                for eqn in program.eqns)
 
 
-def value_types(program: Program) -> list[AType]:
-    """The distinct types of every value of a program, nested programs included."""
+def runtime_errors(program: Program) -> tuple[tuple[str, str], ...]:
+    """The distinct (exception, message) pairs the program's ``raise_if`` and ``check``
+    equations raise, nested programs included, in order: the kernel's error table (the
+    code of entry ``k`` is ``abi.FIRST_PROGRAM_ERROR + k``)."""
+    found: dict[tuple[str, str], None] = {}
+    for eqn in program.eqns:
+        error, message = eqn.params.get("error"), eqn.params.get("message")
+        if eqn.prim.has(EFFECT) and error is not None and message is not None:
+            found[(error, message)] = None
+        for nested in nested_programs(eqn):
+            found.update(dict.fromkeys(runtime_errors(nested)))
+    return tuple(found)
+
+
+def value_types(program: Program, guarded: bool = True) -> list[AType]:
+    """The distinct types of every value of a program and its nested programs; with
+    ``guarded`` false, not those of loop bodies and branches (fusion bodies count)."""
     found: dict[AType, None] = dict.fromkeys(v.type for v in program.inputs)
     for eqn in program.eqns:
         found.update(dict.fromkeys(v.type for v in eqn.outs))
-        for nested in nested_programs(eqn):
-            found.update(dict.fromkeys(value_types(nested)))
+        if guarded or not eqn.prim.has(GUARDED):
+            for body in nested_programs(eqn):
+                found.update(dict.fromkeys(value_types(body, guarded)))
     return list(found)
 
 

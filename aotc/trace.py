@@ -20,6 +20,7 @@ import numpy as np
 from .errors import AotcError, Loc, TraceError
 from .ir import Atom, AType, Check, DimSource, Eqn, Params, Program, Var
 from .ops import Primitive, type_rules
+from .ops.index import check_p
 from .shapes import DimExpr
 from .types import ArrayType, Signature
 
@@ -85,16 +86,20 @@ class TraceContext:
     def check(self, op: str, lhs: DimExpr, rhs: DimExpr, error: str, message: str) -> None:
         """Record a runtime size check, unless it is decided at build time.
 
-        Sizes are fixed when the kernel starts, so checks made in loop bodies are
-        recorded on the kernel itself."""
-        if self.parent is not None:
-            return self.parent.check(op, lhs, rhs, error, message)
+        At the top of a kernel the check runs before anything else (``P_shapes``); in a
+        loop body or branch it must hold only where that code runs, so it becomes a
+        ``check`` equation there."""
         diff = lhs - rhs
         if diff.is_const:
             if Check(op, lhs, rhs, error, message).holds(diff.value, 0):
                 return
-            raise TraceError(message.format(lhs=lhs, rhs=rhs), loc=user_loc(), kernel=self.kernel)
-        if op == ">=" and diff.is_nonneg():
+            if self.parent is None:
+                raise TraceError(message.format(lhs=lhs, rhs=rhs), loc=user_loc(),
+                                 kernel=self.kernel)
+        elif op == ">=" and diff.is_nonneg():
+            return
+        if self.parent is not None:
+            self.emit(check_p, [], op=op, lhs=lhs, rhs=rhs, error=error, message=message)
             return
         new = Check(op, lhs, rhs, error, message)
         if new not in self.checks:

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import abi, cpu
 from .errors import BuildError
-from .ir import Program, runs_loops
+from .ir import Program, runs_loops, runtime_errors
 from .types import SHORT_NAMES, ArrayType, Signature
 
 
@@ -233,9 +233,10 @@ def _exception(name: str, where: str) -> str:
     return name
 
 
-def _checks_literal(fn: Function, ov: Overload) -> str:
-    items = [f"({_exception(c.error, f'kernel {fn.name!r}')}, {c.message!r})"
-             for c in ov.program.checks]
+def _errors_literal(fn: Function, pairs: Sequence[tuple[str, str]]) -> str:
+    """A Python tuple of ``(exception, message)``; messages may hold {lhs} and {rhs}."""
+    items = [f"({_exception(error, f'kernel {fn.name!r}')}, {message!r})"
+             for error, message in pairs]
     return "(" + "".join(f"{item}, " for item in items).rstrip(" ") + ")"
 
 
@@ -244,7 +245,9 @@ def _render_overload(fn: Function, k: int, ov: Overload) -> str:
     outputs, values, ndims = _output_lines(ov)
     return _fill(
         "overload.pyx.in", fn=fn.name, k=k, prefix=ov.prefix, params=params,
-        signature=signature_text(fn, ov), match=_match_expr(ov), checks=_checks_literal(fn, ov),
+        signature=signature_text(fn, ov), match=_match_expr(ov),
+        checks=_errors_literal(fn, [(c.error, c.message) for c in ov.program.checks]),
+        errors=_errors_literal(fn, runtime_errors(ov.program)),
         nargs=max(1, len(ov.signature.params)), nouts=max(1, len(values)),
         ndims=max(1, ndims), arguments=_argument_lines(fn, ov), outputs=outputs,
         result=_result_expr(fn, ov, values), writebacks=_writeback_lines(ov),
@@ -314,6 +317,7 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
         "module.pyx.in", source=source, docstring=repr(doc) if doc else "",
         header=header, externs=externs.rstrip("\n"), short_names=repr(short),
         kernel_errors=errors_text, shape_errors=shape_errors, interrupted=abi.INTERRUPTED,
+        first_program_error=abi.FIRST_PROGRAM_ERROR,
         cpu_table=cpu.c_table(cpu_features), cpu_features=repr(tuple(cpu_features)),
         target=target, scratch_align=abi.SCRATCH_ALIGN,
         functions="".join(_render_function(fn) for fn in functions),
@@ -337,6 +341,8 @@ def _entry_doc(fn: Function, ov: Overload) -> str:
         lines.append(f"outv[{j}]  {_rank_text(out.type.dtype, out.type.ndim)}  ({elem} elements)")
     for n, chk in enumerate(ov.program.checks, 1):
         lines.append(f"check {n}: {chk.lhs} {chk.op} {chk.rhs} else {chk.error}: {chk.message}")
+    for k, (error, message) in enumerate(runtime_errors(ov.program)):
+        lines.append(f"error {abi.FIRST_PROGRAM_ERROR + k}: {error}: {message}")
     return "\n".join(" *   " + _c_comment(line) for line in lines)
 
 

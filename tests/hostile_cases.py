@@ -75,6 +75,22 @@ def sized(n: i64):
 
 
 @aotc.export
+def guarded(n: i64) -> f64:
+    s = 0.0
+    if n > 0:
+        s = np.sum(np.ones(n))
+    return s
+
+
+@aotc.export
+def guarded_pair(x: f64[:], y: f64[:], n: i64) -> f64:
+    t = 0.0
+    for i in range(n):
+        t += np.sum(x + y)
+    return t
+
+
+@aotc.export
 def spaced(n: i64) -> f64[:]:
     return np.linspace(0.0, 1.0, n)
 
@@ -236,6 +252,18 @@ def negative_sizes(k: Any, src: Any) -> None:
     assert k.zeros_plus(0) == 0.0 and k.cum_ones(3) == 6.0
     for j, (got, want) in enumerate(zip(k.sized(3), src.sized(3), strict=True)):
         same(got, want if j != 2 else np.zeros(3))  # 2: np.empty, whose values are any
+
+
+@case
+def checks_hold_only_where_their_code_runs(k: Any, src: Any) -> None:
+    """A size that is invalid on a path not taken is no error (as in NumPy)."""
+    for n in (-3, 0, 4):
+        assert k.guarded(n) == src.guarded(n)
+    x, y = np.ones(3), np.ones(4)
+    assert k.guarded_pair(x, y, 0) == 0.0  # the loop never runs: no broadcast error
+    raises(ValueError, "could not be broadcast together: size 3 against size 4",
+           lambda: k.guarded_pair(x, y, 2))
+    assert k.guarded_pair(x, x, 2) == 12.0
 
 
 @case

@@ -55,7 +55,7 @@ def run_cases(root: Path, names: list[str], prefix: tuple[str, ...] = ()) -> dic
     while todo:
         done = subprocess.run(
             [*prefix, sys.executable, str(TESTS / "hostile_cases.py"), *todo],
-            capture_output=True, text=True, timeout=600,
+            capture_output=True, text=True, timeout=240,
             env={"PYTHONPATH": f"{root}{':' + str(TESTS)}", "PATH": "/usr/bin:/bin"})
         started = None
         for line in done.stdout.splitlines():

@@ -14,8 +14,9 @@ from typing import Any
 
 from llvmlite import ir
 
+from ..abi import NEGATIVE_IN_KERNEL
 from ..errors import AotcError, UnsupportedError
-from ..ir import Atom, AType, Lit, Program, Var
+from ..ir import Atom, AType, Eqn, Lit, Program, Var
 from ..ops.core import Primitive
 from .builder import KernelBuilder
 from .dims import DimEvaluator
@@ -27,7 +28,8 @@ from .values import Scalar, Value, View, contiguous_view, store_memory, sub_view
 class Lowering:
     def __init__(self, b: KernelBuilder, dims: DimEvaluator, layout: Layout,
                  outv: ir.Value, scratch: ir.Value, runtime: ir.Value,
-                 rules: Mapping[Primitive, Any]) -> None:
+                 rules: Mapping[Primitive, Any],
+                 errors: Mapping[tuple[str, str], int] | None = None) -> None:
         self.b = b
         self.dims = dims
         self.layout = layout
@@ -36,7 +38,11 @@ class Lowering:
         #: The caller's ``aotc_runtime *`` (may be NULL): loops poll it.
         self.runtime = runtime
         self.rules = rules
+        #: The program's own errors -> the codes ``P`` returns for them.
+        self.errors = errors or {}
         self.env: dict[Var, Value] = {}
+        #: How many nested regions (loop bodies, branches) lowering is inside.
+        self.depth = 0
 
     def run(self, program: Program, inputs: Sequence[Value]) -> list[Value]:
         """Lower ``program``'s equations here, with its inputs bound to ``inputs``.
@@ -50,6 +56,8 @@ class Lowering:
             if rule is None:
                 raise UnsupportedError(
                     f"no code generation rule for primitive '{eqn.prim.name}'", loc=eqn.loc)
+            if self.depth:
+                self._check_sizes(eqn)
             try:
                 results = rule(self, eqn, [self.read(a) for a in eqn.inputs])
             except AotcError as error:
@@ -59,16 +67,31 @@ class Lowering:
                 self.write(var, value)
         return [self.read(a) for a in program.outputs]
 
+    def _check_sizes(self, eqn: Eqn) -> None:
+        """In a loop body or branch, sizes were not proven valid at the kernel's entry (the
+        code may not run for every input): a negative one fails here, before use."""
+        for var in eqn.outs:
+            for d in var.type.shape:
+                if not d.is_nonneg():
+                    self.b.fail_if(self.b.icmp_signed("<", self.dims(d), i64(0)),
+                                   NEGATIVE_IN_KERNEL)
+
+    def error_code(self, error: str, message: str) -> int:
+        """The code ``P`` returns to raise ``error(message)`` (see ``abi``)."""
+        return self.errors[(error, message)]
+
     @contextmanager
     def region(self) -> Iterator[None]:
         """Lower a nested region (a loop body or a branch): sizes computed inside it stay
         inside it, so no later code uses a value its block does not dominate."""
         outer = self.dims
         self.dims = outer.child()
+        self.depth += 1
         try:
             yield
         finally:
             self.dims = outer
+            self.depth -= 1
 
     def read(self, atom: Atom) -> Value:
         if isinstance(atom, Lit):

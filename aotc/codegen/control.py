@@ -24,8 +24,8 @@ from .carries import LOOP_FORMS
 from .context import Lowering
 from .dtypes import I8, INT64, i64, reg_type
 from .inplace import BufferPlan, Move
-from .interrupt import WorkCounter, body_work, chunk_length, chunked_range
 from .nests import Accumulator, EqnRule, copy_into
+from .runtime import WorkCounter, body_work, chunk_length, chunked_range
 from .values import Scalar, Value, View, load, store
 
 

@@ -14,7 +14,7 @@ from llvmlite import ir
 
 from .. import abi
 from ..errors import AotcError
-from ..ir import Program, Var, runs_loops, size_expressions, value_types
+from ..ir import Program, Var, runs_loops, runtime_errors, size_expressions, value_types
 from ..ops.core import Primitive
 from ..shapes import DimExpr, size
 from . import control, fusion, indexing, linalg, nests, reductions
@@ -101,18 +101,19 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
             put(info, 1, lhs)
             put(info, 2, rhs)
             b.ret(i64(k))
-    for expr in size_expressions(program):  # slice starts, sizes... for overflow
+    for expr in size_expressions(program, guarded=False):  # starts, sizes: overflow?
         dims(expr)
-    types = value_types(program)
     work: DimExpr = DimExpr.const(0)
-    for atype in types:
+    for atype in value_types(program, guarded=False):
         if atype.shape:
             dims(size(atype.shape) * atype.dtype.itemsize)
             work = work + size(atype.shape)
     scratch = dims(layout.scratch_bytes)
     b.fail_if(dims.overflow, abi.TOO_BIG)
     touched = DimEvaluator(b, dims.symbols)(work)  # an estimate: wrapping is harmless
-    shape_dims = dict.fromkeys(d for atype in types for d in atype.shape if not d.is_nonneg())
+    # Values in loop bodies and branches are checked where they are made (Lowering).
+    shape_dims = dict.fromkeys(d for atype in value_types(program, guarded=False)
+                               for d in atype.shape if not d.is_nonneg())
     for d in shape_dims:
         b.fail_if(b.icmp_signed("<", dims(d), i64(0)), abi.NEGATIVE_DIMENSION)
     slot = 0
@@ -137,7 +138,8 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
     b = _start(fn, fp_flags)
     args = Args(b, argv, program)
     dims = DimEvaluator(b, args.symbols())
-    ctx = Lowering(b, dims, layout, outv, scratch, runtime, EQN_RULES)
+    errors = {e: abi.FIRST_PROGRAM_ERROR + k for k, e in enumerate(runtime_errors(program))}
+    ctx = Lowering(b, dims, layout, outv, scratch, runtime, EQN_RULES, errors)
     inputs: list[Scalar | View] = []
     private: dict[int, tuple[ir.Value, View]] = {}
     for index, var in enumerate(program.inputs):
@@ -152,7 +154,7 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
                for index, var in enumerate(program.inputs) if var.type.ndim}
 
     def body(values: list[Scalar | View], dests: dict[int, View]) -> None:
-        version = Lowering(b, dims.child(), layout, outv, scratch, runtime, EQN_RULES)
+        version = Lowering(b, dims.child(), layout, outv, scratch, runtime, EQN_RULES, errors)
         _emit_body(version, program, values, dests, private)
 
     fast = contiguous(b, [*inputs, *callers.values()]) if runs_loops(program) else None

@@ -17,7 +17,7 @@ from llvmlite import ir
 
 from ..ir import Eqn
 from ..ops.core import Primitive
-from ..ops.index import dynamic_update_slice_p, raise_if_p, take_p
+from ..ops.index import check_p, dynamic_update_slice_p, raise_if_p, take_p
 from ..ops.shape import concatenate_p, update_slice_p
 from .context import Lowering
 from .convert import convert
@@ -25,6 +25,7 @@ from .dtypes import INT64, i64
 from .inplace import Update
 from .loops import loop_nest
 from .nests import EqnRule, copy_into, materialize
+from .runtime import set_detail
 from .values import Scalar, Value, View, load, sub_view
 
 TAKE_INDEX_ERROR = 2  # abi.KERNEL_ERRORS
@@ -103,13 +104,25 @@ def lower_concatenate(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Va
 
 
 def lower_raise_if(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
-    """Fail the kernel with ``code`` when any element of the condition is true."""
-    (cond,), code = args, eqn.params["code"]
+    """Fail the kernel with the error's code when any element of the condition is true."""
+    (cond,) = args
+    code = ctx.error_code(eqn.params["error"], eqn.params["message"])
     if isinstance(cond, Scalar):
         ctx.b.fail_if(cond.value, code)
         return []
     with loop_nest(ctx.b, cond.dims, "chk") as idx:
         ctx.b.fail_if(load(ctx.b, cond, idx), code)
+    return []
+
+
+def lower_check(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """A size check where the code runs: on failure, its two sides go to the runtime's
+    ``detail`` (for the message) and the kernel returns the check's code."""
+    b, params = ctx.b, eqn.params
+    lhs, rhs = ctx.dims(params["lhs"]), ctx.dims(params["rhs"])
+    with b.if_then(b.not_(b.icmp_signed(params["op"], lhs, rhs)), likely=False):
+        set_detail(b, ctx.runtime, lhs, rhs)
+        b.ret(i64(ctx.error_code(params["error"], params["message"])))
     return []
 
 
@@ -119,4 +132,5 @@ RULES: dict[Primitive, EqnRule] = {
     dynamic_update_slice_p: lower_dynamic_update_slice,
     concatenate_p: lower_concatenate,
     raise_if_p: lower_raise_if,
+    check_p: lower_check,
 }

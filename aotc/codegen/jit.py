@@ -19,9 +19,15 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 
-from ..abi import INFO_SLOTS, KERNEL_ERRORS, SCRATCH_ALIGN, SHAPE_ERRORS
+from ..abi import (
+    FIRST_PROGRAM_ERROR,
+    INFO_SLOTS,
+    KERNEL_ERRORS,
+    SCRATCH_ALIGN,
+    SHAPE_ERRORS,
+)
 from ..interpret import bind_dims
-from ..ir import Program
+from ..ir import Program, runtime_errors
 from .module import compile_object
 from .target import TargetSpec, jit_target_machine
 
@@ -32,9 +38,9 @@ _POLL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
 
 
 class Runtime(ctypes.Structure):
-    """``typedef struct aotc_runtime { int64_t (*poll)(struct aotc_runtime *); }``"""
+    """``typedef struct aotc_runtime { int64_t (*poll)(...); int64_t detail[2]; }``"""
 
-    _fields_ = [("poll", _POLL)]
+    _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * 2)]
 _library_ids = itertools.count()
 _sessions: dict[TargetSpec, tuple[Any, Any]] = {}
 
@@ -78,7 +84,7 @@ class JitKernel:
     _kernel: Callable[[int, int, int | None, int | None], int]  # P(argv, outv, scratch, rt)
     _owner: JitLibrary
     #: Called by long-running loops through the runtime's poll hook: a true answer stops
-    #: the kernel (``KeyboardInterrupt``). None passes no runtime at all.
+    #: the kernel (``KeyboardInterrupt``).
     poll: Callable[[], bool] | None = None
 
     def __init__(self, program: Program, target: TargetSpec | None = None) -> None:
@@ -125,15 +131,18 @@ class JitKernel:
             start += rank
         outv = (ctypes.c_void_p * max(len(outputs), 1))(*(o.ctypes.data for o in outputs))
         scratch, scratch_addr = _scratch(info[0])
-        runtime = None
-        if self.poll is not None:
-            hook = self.poll
-            runtime = Runtime(_POLL(lambda _: 1 if hook() else 0))
+        hook = self.poll
+        runtime = Runtime(_POLL(lambda _: 1 if hook is not None and hook() else 0))
         code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv), scratch_addr,
-                            ctypes.addressof(runtime) if runtime is not None else None)
-        del scratch, keep, runtime
+                            ctypes.addressof(runtime))
+        del scratch, keep
         if code:
-            name, message = KERNEL_ERRORS.get(code, ("RuntimeError", f"kernel error {code}"))
+            errors = runtime_errors(program)
+            if 0 <= code - FIRST_PROGRAM_ERROR < len(errors):
+                name, message = errors[code - FIRST_PROGRAM_ERROR]
+                message = message.format(lhs=runtime.detail[0], rhs=runtime.detail[1])
+            else:
+                name, message = KERNEL_ERRORS.get(code, ("RuntimeError", f"kernel error {code}"))
             raise getattr(builtins, name)(message)
         return outputs
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from ..abi import SCRATCH_ALIGN
 from ..ir import AType, Program, Var, nested_programs
 from ..ops.control import cond_p
-from ..shapes import DimExpr, size
+from ..shapes import DimExpr, relu, size
 from .carries import LOOP_FORMS
 from .dtypes import check_supported
 from .inplace import BufferPlan, Move, Update, plan_buffers
@@ -68,8 +68,12 @@ class _Slots:
         self.offset = DimExpr.const(0)
 
     def take(self, atype: AType) -> ScratchHome:
+        """A slot for ``atype``. A value in a loop body or branch may have a negative size
+        where that code does not run (it fails where it does), so each dim counts as
+        ``relu(d)``: the same where the code runs, never negative."""
         home = ScratchHome(self.offset)
-        self.offset = self.offset + _round_up(size(atype.shape) * atype.dtype.itemsize)
+        nbytes = size(tuple(relu(d) for d in atype.shape)) * atype.dtype.itemsize
+        self.offset = self.offset + _round_up(nbytes)
         return home
 
 

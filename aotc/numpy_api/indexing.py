@@ -136,7 +136,9 @@ def runtime_starts(v: Tracer, runtime: dict[int, Tracer]) -> list[Tracer]:
         size = lax.dim_value(n)
         bad = apply_ufunc(np.logical_or, apply_ufunc(np.greater_equal, i, size),
                           apply_ufunc(np.less, i, apply_ufunc(np.negative, size)))
-        lax.bind(raise_if_p, bad.atom, code=4)
+        lax.bind(raise_if_p, bad.atom, error="IndexError",
+                 message=f"index out of bounds for axis {axis} (a runtime index outside "
+                         "[-n, n))")
         starts.append(where(apply_ufunc(np.less, i, 0), apply_ufunc(np.add, i, size), i))
     return starts
 

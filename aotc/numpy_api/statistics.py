@@ -65,7 +65,8 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
         w = lax.reshape(w, shape)
     scale = sum_(lax.convert(w, result_dtype), axis=axes, keepdims=keepdims)
     zero = apply_ufunc(np.equal, scale, 0)
-    lax.bind(raise_if_p, zero.atom, code=3)
+    lax.bind(raise_if_p, zero.atom, error="ZeroDivisionError",
+             message="Weights sum to zero, can't be normalized")
     weighted = apply_ufunc(np.multiply, lax.convert(x, result_dtype), lax.convert(w, result_dtype))
     avg = apply_ufunc(np.true_divide, sum_(weighted, axis=axes, keepdims=keepdims), scale)
     return (avg, scale) if returned else avg

@@ -22,16 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from .core import LOOP, impl_rules, primitive, type_rules
+from .core import GUARDED, LOOP, impl_rules, primitive, type_rules
 
 NESTED = "nested"
 I64 = np.dtype(np.int64)
 BOOL = np.dtype(bool)
 
-for_loop_p = primitive("for_loop", NESTED, LOOP)
-while_loop_p = primitive("while_loop", NESTED, LOOP)
-cond_p = primitive("cond", NESTED)
-scan_p = primitive("scan", NESTED, LOOP)
+for_loop_p = primitive("for_loop", NESTED, LOOP, GUARDED)
+while_loop_p = primitive("while_loop", NESTED, LOOP, GUARDED)
+cond_p = primitive("cond", NESTED, GUARDED)
+scan_p = primitive("scan", NESTED, LOOP, GUARDED)
 
 
 def _types(atoms: Any) -> tuple[Any, ...]:

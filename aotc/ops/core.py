@@ -24,6 +24,15 @@ VIEW = "view"
 COMPARISON = "comparison"
 #: Runs a nested program a number of times only known at run time.
 LOOP = "loop"
+#: Its nested programs run only on some paths (loop bodies, branches): sizes and checks
+#: in them hold only where they run.
+GUARDED = "guarded"
+#: Has an effect beyond its outputs (it may raise): DCE never removes it.
+EFFECT = "effect"
+
+#: The comparisons of size checks (``ir.Check`` at a kernel's entry, ``check`` in a body).
+COMPARE: dict[str, Callable[[int, int], bool]] = {
+    "==": lambda a, b: a == b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b}
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import numpy as np
 from ..interpret import concrete_params
 from ..ir import Eqn, Lit, Program
 from ..ops import impl_rules
-from ..ops.index import EFFECT
+from ..ops.core import EFFECT
 from .rewrite import Renamer, map_nested
 
 

@@ -7,7 +7,7 @@ has an effect (``raise_if``) are always kept.
 from __future__ import annotations
 
 from ..ir import Eqn, Program, Var
-from ..ops.index import EFFECT
+from ..ops.core import EFFECT
 from .rewrite import map_nested
 
 

@@ -54,7 +54,7 @@ def concatenate():
 def raise_if():
     pb = ProgramBuilder("raise_if")
     x = pb.array("f8", "n")
-    pb.apply("raise_if", pb.apply("isnan", x), code=3)
+    pb.apply("raise_if", pb.apply("isnan", x), error="ZeroDivisionError", message="nan")
     return pb.build(pb.apply("reduce_sum", x, axes=(0,)))
 
 

@@ -110,10 +110,12 @@ def _iota(dtype: np.dtype) -> Program:
     return pb.build(*(pb.apply("iota", dtype=dtype, shape=(A, B), dimension=d) for d in (0, 1)))
 
 
-def _misc(dtype: np.dtype) -> Program:  # dim_value and raise_if take no dtype of their own
+def _misc(dtype: np.dtype) -> Program:  # dim_value, raise_if, check take no dtype of their own
     pb = ProgramBuilder()
     x = pb.array(dtype, "n")
-    pb.apply("raise_if", pb.apply("ne", x, x), code=3)
+    pb.apply("raise_if", pb.apply("ne", x, x), error="ZeroDivisionError", message="zero")
+    pb.apply("check", op=">=", lhs=N, rhs=DimExpr.const(2), error="ValueError",
+             message="{lhs} < {rhs}")
     return pb.build(pb.apply("dim_value", expr=N * 2 + 1))
 
 
@@ -152,7 +154,7 @@ BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     "indexing": (("take", "dynamic_slice", "dynamic_update_slice", "update_slice",
                   "concatenate"), _indexing),
     "iota": (("iota",), _iota),
-    "misc": (("dim_value", "raise_if"), _misc),
+    "misc": (("dim_value", "raise_if", "check"), _misc),
     "control": (("for_loop", "while_loop", "cond", "scan"), _control),
     "fusion": (("fusion",), _fusion),
 }

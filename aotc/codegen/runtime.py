@@ -1,15 +1,19 @@
-"""Long-running loops stay interruptible: they poll the caller's runtime now and then.
+"""The caller's ``aotc_runtime`` (see :mod:`aotc.abi`): polling, and error details.
 
-A kernel gets an ``aotc_runtime *`` (see :mod:`aotc.abi`), which may carry a ``poll``
-hook: the wrapper's checks for pending signals (Ctrl-C) with the GIL taken for a
-moment. Runtime loops (``for_loop``, ``while_loop``, ``scan``) call it after about
-:data:`POLL_WORK` element operations, counted from the body's static size (an
-iteration of a body over 1000-element arrays counts 1000), so a tight scalar loop polls
-every million iterations and a loop over big arrays every iteration, both roughly every
-millisecond. A nonzero answer leaves the kernel with :data:`~aotc.abi.INTERRUPTED`.
+Long-running loops stay interruptible: they poll the runtime now and then. A kernel gets
+an ``aotc_runtime *``, which may carry a ``poll`` hook: the wrapper's checks for pending
+signals (Ctrl-C) with the GIL taken for a moment. Runtime loops (``for_loop``,
+``while_loop``, ``scan``) call it after about :data:`POLL_WORK` element operations,
+counted from the body's static size (an iteration of a body over 1000-element arrays
+counts 1000), so a tight scalar loop polls every million iterations and a loop over big
+arrays every iteration, both roughly every millisecond. A nonzero answer leaves the
+kernel with :data:`~aotc.abi.INTERRUPTED`.
 
 Counted loops poll between chunks of iterations, so the loop running a chunk stays as
 clean (and vectorizable) as before; ``while`` loops count as they go.
+
+A size check that fails inside the kernel leaves its two sides in ``runtime->detail``
+for the message (:func:`set_detail`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from .dtypes import I64, PTR, i64
 POLL_WORK = 1 << 20
 
 POLL_TYPE = ir.FunctionType(I64, [PTR])
-RUNTIME_STRUCT = ir.LiteralStructType([PTR])  # aotc_runtime {poll}, see aotc.abi
+#: ``aotc_runtime {poll; int64_t detail[2]}``, see :mod:`aotc.abi`.
+RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, 2)])
 
 
 def body_work(*bodies: Program) -> DimExpr:
@@ -56,6 +61,16 @@ def poll(b: KernelBuilder, runtime: ir.Value) -> None:
         with b.if_then(b.icmp_unsigned("!=", b.ptrtoint(hook, I64), i64(0)), likely=True):
             stop = b.call(hook, [runtime])
             b.fail_if(b.icmp_signed("!=", stop, i64(0)), abi.INTERRUPTED)
+
+
+def set_detail(b: KernelBuilder, runtime: ir.Value, lhs: ir.Value, rhs: ir.Value) -> None:
+    """Store a failing check's two sides in ``runtime->detail`` (when there is a runtime)."""
+    null = ir.Constant(PTR, None)
+    with b.if_then(b.icmp_unsigned("!=", runtime, null)):
+        for k, value in enumerate((lhs, rhs)):
+            slot = b.gep(runtime, [i64(0), ir.Constant(ir.IntType(32), 1),
+                                   ir.Constant(ir.IntType(32), k)], source_etype=RUNTIME_STRUCT)
+            b.store(value, slot)
 
 
 def chunk_length(b: KernelBuilder, work: ir.Value) -> ir.Value:
