@@ -145,8 +145,8 @@ def exported_functions(module: ModuleType) -> list[tuple[str, Any]]:
 
 def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[str, Any]],
                     fuse: bool = True) -> wrapper.Function:
+    from .frontend import trace_kernel
     from .passes import optimize
-    from .trace import trace_kernel
 
     info = fn.__aotc_export__
     overloads, param_names = [], None

@@ -121,8 +121,8 @@ def _section(title: str, text: str) -> None:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .abi import symbol_prefix
+    from .frontend import trace_kernel
     from .passes import optimize
-    from .trace import trace_kernel
 
     module_name, fn = _load_function(args.function)
     table = config.read_pyproject(Path.cwd()) or {"modules": [module_name]}

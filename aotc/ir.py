@@ -17,26 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from .avals import AType
 from .errors import Loc
-from .ops.core import COMPARE, EFFECT, GUARDED, LOOP, Primitive
-from .shapes import DimExpr, Shape, shape_str
+from .ops.core import COMPARE, EFFECT, GUARDED, LOOP, Primitive, type_rules
+from .shapes import DimExpr
 from .types import SHORT_NAMES
-
-
-@dataclass(frozen=True)
-class AType:
-    """Abstract value: a dtype and a symbolic shape (``()`` for scalars)."""
-
-    dtype: np.dtype
-    shape: Shape
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    def __str__(self) -> str:
-        return f"{SHORT_NAMES[self.dtype]}[{shape_str(self.shape)}]"
-
 
 _var_ids = itertools.count()
 
@@ -292,8 +277,6 @@ class VerifyError(Exception):
 
 def verify(program: Program) -> None:
     """Check SSA form and that each equation's outputs match its primitive's type rule."""
-    from .ops.core import type_rules
-
     defined: set[Var] = set(program.inputs)
     for eqn in program.eqns:
         for a in eqn.inputs:

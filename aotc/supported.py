@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .numpy_api.creation import CREATION
-from .numpy_api.functions import DATA_DEPENDENT, FUNCTIONS
+from .numpy_api.functions import CREATION, DATA_DEPENDENT, FUNCTIONS, UFUNCS
 from .numpy_api.methods import _METHODS, _PROPERTIES
-from .numpy_api.ufuncs import _BINARY_OPERATORS, DECOMPOSITIONS
+from .numpy_api.ufuncs import BINARY_OPERATORS
 from .ops.elementwise import PRIM_OF_UFUNC
 
 _NAMESPACES = {np: "np", np.linalg: "np.linalg"}
@@ -31,11 +30,12 @@ def _row(items: list[str]) -> str:
 
 def markdown() -> str:
     ufuncs = [f"np.{u.__name__}" for u in PRIM_OF_UFUNC] + \
-             [f"np.{u.__name__}" for u in DECOMPOSITIONS]
-    functions = [_qualified(f) for f in FUNCTIONS] + [f"np.{n}" for n in CREATION]
+             [f"np.{u.__name__}" for u in UFUNCS]
+    functions = [_qualified(f) for f in FUNCTIONS] + [_qualified(f) for f in CREATION]
     methods = [f".{m}()" for m in _METHODS] + [f".{p}" for p in _PROPERTIES] + \
               [".shape", ".ndim", ".dtype", ".size"]
-    operators = [f"__{n}__" for n in _BINARY_OPERATORS] + ["comparisons", "unary -, +, ~, abs"]
+    operators = [f"__{n}__" for n in [*BINARY_OPERATORS, "matmul"]] + \
+        ["comparisons", "unary -, +, ~, abs"]
     lines = [
         "# Supported NumPy API",
         "",

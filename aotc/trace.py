@@ -1,28 +1,32 @@
-"""Tracers and the tracing entry point.
+"""The tracer core: tracers, the trace they record into, and where the user's code is.
 
-The kernel runs once on :class:`Tracer` objects. Each carries an abstract type
-(dtype and symbolic shape) and records every NumPy operation applied to it through
-NumPy's own protocols (``__array_ufunc__``, ``__array_function__``), operators,
-indexing and methods, as equations in the current :class:`TraceContext`.
+A kernel runs once on :class:`Tracer` objects. Each carries an abstract type (dtype and
+symbolic shape) and turns what is done to it into IR equations in the current
+:class:`TraceContext`. The core knows nothing of NumPy's API: ``__array_ufunc__``,
+``__array_function__``, methods, indexing and operators go through :data:`DISPATCH`,
+the table :mod:`aotc.numpy_api` fills when it is imported. The current trace is held in
+a :class:`~contextvars.ContextVar`, so builds may trace in several threads.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import AotcError, Loc, TraceError
-from .ir import Atom, AType, Check, DimSource, Eqn, Params, Program, Var
+from .ir import Atom, AType, Check, Eqn, Lit, Params, Var
 from .ops import Primitive, type_rules
 from .ops.index import check_p
-from .shapes import DimExpr
-from .types import ArrayType, Signature
+from .ops.shape import dim_value_p
+from .shapes import DimExpr, size
 
 _AOTC_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -109,13 +113,54 @@ class TraceContext:
         return TraceError(message, loc=user_loc(), kernel=self.kernel, hint=hint)
 
 
-_STACK: list[TraceContext] = []
+_CURRENT: ContextVar[TraceContext | None] = ContextVar("aotc_trace", default=None)
 
 
 def current() -> TraceContext:
-    if not _STACK:
+    ctx = _CURRENT.get()
+    if ctx is None:
         raise RuntimeError("no kernel is being traced")
-    return _STACK[-1]
+    return ctx
+
+
+def tracing_now() -> bool:
+    """Whether a kernel is being traced (outside, ``aotc.lax`` runs eagerly on NumPy)."""
+    return _CURRENT.get() is not None
+
+
+@contextmanager
+def tracing(ctx: TraceContext) -> Iterator[TraceContext]:
+    """Make ``ctx`` the current trace for the ``with`` block."""
+    token = _CURRENT.set(ctx)
+    try:
+        yield ctx
+    finally:
+        _CURRENT.reset(token)
+
+
+@dataclass
+class Dispatch:
+    """NumPy's API on tracers, filled in by :mod:`aotc.numpy_api` when it is imported (the
+    core calls through here, so it never imports the layer above it)."""
+
+    array_ufunc: Callable[..., Any] | None = None
+    array_function: Callable[..., Any] | None = None
+    method: Callable[[Tracer, str], Any] | None = None
+    getitem: Callable[[Tracer, Any], Any] | None = None
+    setitem: Callable[[Tracer, Any, Any], None] | None = None
+    #: Re-derives a view whose base was written (see ``numpy_api.views``).
+    refresh: Callable[[Tracer], None] | None = None
+    #: Turns a non-scalar constant (an ndarray, a lazy selection) into a tracer.
+    constant: Callable[[Any], Tracer] | None = None
+
+    def get(self, name: str) -> Callable[..., Any]:
+        handler = getattr(self, name)
+        if handler is None:
+            raise RuntimeError(f"aotc.numpy_api is not loaded (no {name} handler)")
+        return handler  # type: ignore[no-any-return]
+
+
+DISPATCH = Dispatch()
 
 
 class Tracer:
@@ -132,7 +177,7 @@ class Tracer:
         #: For a base: how many writes it has seen.
         self.version = 0
         #: The trace (kernel or loop body) that made this value.
-        self.context = _STACK[-1] if _STACK else None
+        self.context = _CURRENT.get()
         #: Weakly typed, like a Python scalar: it takes the other operand's dtype.
         self.weak = weak
         #: For an integer scalar that is a size expression (a shape entry or an
@@ -143,9 +188,7 @@ class Tracer:
     def atom(self) -> Atom:
         """The current value; a view re-reads its base after the base was written."""
         if self.base is not None and self.seen_version != self.base.version:
-            from .numpy_api.writes import refresh
-
-            refresh(self)
+            DISPATCH.get("refresh")(self)
         return self._atom
 
     def set_atom(self, atom: Atom) -> None:
@@ -165,17 +208,12 @@ class Tracer:
 
     @property
     def shape(self) -> tuple[Any, ...]:
-        from . import lax
-
-        return tuple(d.value if d.is_const else lax.dim_value(d) for d in self.aval.shape)
+        return tuple(d.value if d.is_const else dim_value(d) for d in self.aval.shape)
 
     @property
     def size(self) -> Any:
-        from . import lax
-        from .shapes import size
-
         total = size(self.aval.shape)
-        return total.value if total.is_const else lax.dim_value(total)
+        return total.value if total.is_const else dim_value(total)
 
     def __repr__(self) -> str:
         return f"Tracer({self.aval})"
@@ -229,199 +267,69 @@ class Tracer:
             hint="use the supported NumPy functions on it directly",
         )
 
-    if TYPE_CHECKING:
-        # Installed at import time as numpy_api.indexing.getitem (_install_operators).
-        def __getitem__(self, key: Any) -> Any: ...
+    def __getitem__(self, key: Any) -> Any:
+        return DISPATCH.get("getitem")(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        from .numpy_api.writes import write
-
-        write(self, key, value)
+        DISPATCH.get("setitem")(self, key, value)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from .numpy_api.ufuncs import array_ufunc
-
-        return array_ufunc(ufunc, method, inputs, kwargs)
+        return DISPATCH.get("array_ufunc")(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Callable[..., Any], types: Any, args: Any,
                            kwargs: Any) -> Any:
-        from .numpy_api.functions import array_function
-
-        return array_function(func, args, kwargs)
+        return DISPATCH.get("array_function")(func, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         # Array methods (x.sum(), x.reshape(...), x.T, ...) come from one table.
         if name.startswith("__"):
             raise AttributeError(name)
-        from .numpy_api.methods import get_method
+        return DISPATCH.get("method")(self, name)
 
-        return get_method(self, name)
-
-
-def _install_operators() -> None:
-    from .numpy_api.indexing import getitem
-    from .numpy_api.ufuncs import _BINARY_OPERATORS, OPERATORS
-    from .numpy_api.writes import inplace
-
-    for dunder, fn in OPERATORS.items():
-        setattr(Tracer, dunder, fn)
-    for name, ufunc in _BINARY_OPERATORS.items():
-        setattr(Tracer, f"__i{name}__", inplace(ufunc))
-    Tracer.__getitem__ = getitem  # type: ignore[method-assign]
+    # Python operators (+, *, <, +=...) are installed by aotc.numpy_api as it loads.
+    if TYPE_CHECKING:
+        def __add__(self, other: Any) -> Any: ...
+        def __mul__(self, other: Any) -> Any: ...
+        def __sub__(self, other: Any) -> Any: ...
+        def __lt__(self, other: Any) -> Any: ...
 
 
-# -- the entry point ---------------------------------------------------------------------
-
-ResultKind = Literal["single", "tuple", "none"]
-
-
-@dataclass(frozen=True)
-class TracedKernel:
-    name: str
-    program: Program
-    param_names: tuple[str, ...]
-    signature: Signature
-    result_kind: ResultKind
+def dim_value(expr: DimExpr) -> Tracer:
+    """A size expression as an i64 scalar that still knows its expression (``x.shape[0]``
+    is a Python int in NumPy: weak, and usable as a size)."""
+    if expr.is_const:
+        return Tracer(Lit(expr.value, I64), expr, weak=True)
+    (var,) = current().emit(dim_value_p, [], expr=expr)
+    return Tracer(var, expr, weak=True)
 
 
-def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceContext
-                 ) -> tuple[list[Var], list[DimSource], dict[str, Tracer]]:
-    inputs: list[Var] = []
-    sources: list[DimSource] = []
-    tracers: dict[str, Tracer] = {}
-    named: dict[str, DimExpr] = {}
-    scalar_ints = {n for n, t in zip(names, types, strict=True)
-                   if t.is_scalar and t.dtype.kind in "iu"}
-    for index, (name, typ) in enumerate(zip(names, types, strict=True)):
-        shape = []
-        for axis, dim in enumerate(typ.dims):
-            # A named size is read (and printed) under its name where it first appears.
-            first_named = isinstance(dim, str) and dim not in named and dim not in scalar_ints
-            symbol = dim if first_named and isinstance(dim, str) else f"{name}.{axis}"
-            sources.append(DimSource(symbol, index, axis))
-            here = DimExpr.sym(symbol)
-            if isinstance(dim, str):
-                if dim in scalar_ints:
-                    raise TraceError(f"dimension name '{dim}' is also a parameter name; "
-                                     "rename one of them", kernel=ctx.kernel)
-                if dim in named:
-                    ctx.check("==", here, named[dim], "ValueError",
-                              f"parameter '{name}' axis {axis} has size {{lhs}} but '{dim}' "
-                              "is {rhs}")
-                    shape.append(named[dim])
-                else:
-                    named[dim] = here
-                    shape.append(here)
-            elif isinstance(dim, int):
-                ctx.check("==", here, DimExpr.const(dim), "ValueError",
-                          f"parameter '{name}' axis {axis} has size {{lhs}}, expected {{rhs}}")
-                shape.append(DimExpr.const(dim))
-            else:
-                shape.append(here)
-        var = Var(AType(typ.dtype, tuple(shape)))
-        inputs.append(var)
-        size: DimExpr | None = None
-        if name in scalar_ints:  # any value the caller passes, negative ones too
-            sources.append(DimSource(name, index, None))
-            size = DimExpr.sym(name, signed=True)
-        tracers[name] = Tracer(var, size, weak=typ.weak)
-    return inputs, sources, tracers
+I64 = np.dtype(np.int64)
+#: Python scalars: weakly typed, as in NumPy 2 (NEP 50).
+WEAK_TYPES = (bool, int, float, complex)
 
 
-def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:
-    from .numpy_api.ufuncs import as_atom
+def as_atom(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> Atom:
+    """An IR atom for a tracer or a constant (a scalar converted to ``dtype`` if given).
 
-    if result is None:
-        return [], "none"
-    items, kind = (list(result), "tuple") if isinstance(result, tuple) else ([result], "single")
-    atoms = []
-    for item in items:
-        if isinstance(item, (Tracer, int, float, bool, complex, np.generic)) \
-                or type(item).__name__ == "MaskedValue":
-            atoms.append(as_atom(item))
-        else:
-            raise ctx.error(f"the kernel returns {type(item).__name__}, which is not an array "
-                            "or number")
-    return atoms, kind  # type: ignore[return-value]
-
-
-def _check_results(atoms: list[Atom], sig: Signature, ctx: TraceContext, loc: Loc | None) -> None:
-    if sig.results is None:
-        return
-    declared = sig.results
-    if len(declared) != len(atoms):
-        raise TraceError(f"the kernel returns {len(atoms)} value(s) but its signature "
-                         f"declares {len(declared)}", loc=loc, kernel=ctx.kernel)
-    for i, (atom, want) in enumerate(zip(atoms, declared, strict=True)):
-        got = atom.type
-        fixed_ok = got.ndim == want.ndim and all(
-            not isinstance(w, int) or (g.is_const and g.value == w)
-            for w, g in zip(want.dims, got.shape, strict=True))
-        if got.dtype != want.dtype or got.ndim != want.ndim or not fixed_ok:
-            raise TraceError(
-                f"result {i} is {got} but the signature declares {want}", loc=loc,
-                kernel=ctx.kernel,
-                hint="change the declared result type, or convert with .astype(...)",
-            )
-
-
-def _call_noting_return(fn: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any, Loc]:
-    """Call the kernel and note the line of the ``return`` it left through."""
-    code = getattr(fn, "__code__", None)
-    where = Loc(code.co_filename, code.co_firstlineno) if code else Loc("<unknown>", 0)
-
-    def profile(frame: FrameType, event: str, arg: Any) -> None:
-        nonlocal where
-        if event == "return" and frame.f_code is code:
-            where = Loc(code.co_filename, frame.f_lineno)
-
-    previous = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        result = fn(**kwargs)
-    finally:
-        sys.setprofile(previous)
-    return result, where
-
-
-def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
-                 name: str | None = None) -> TracedKernel:
-    """Run ``fn`` on tracers for ``signature`` and return its program."""
-    import inspect
-
-    name = name or fn.__name__
-    info = getattr(fn, "__aotc_export__", None)
-    loc = info.loc if info is not None else None
-    params = [p for p in inspect.signature(fn).parameters.values()
-              if not (p.annotation is inspect.Parameter.empty
-                      and p.default is not inspect.Parameter.empty)]
-    if len(params) != len(signature.params):
-        raise TraceError(f"the signature has {len(signature.params)} parameter(s) but the "
-                         f"function takes {len(params)} without defaults", loc=loc, kernel=name)
-    names = [p.name for p in params]
-    ctx = TraceContext(name)
-    _STACK.append(ctx)
-    try:
-        inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
-        ctx.defined.update(inputs)
-        from .autograph import convert
-        with np.errstate(all="ignore"):
-            result, return_loc = _call_noting_return(convert(fn), tracers)
+    Python integers that do not fit ``dtype`` raise OverflowError as in NumPy's ufuncs,
+    or wrap around with ``wrap=True`` (what ``np.where`` does). Other constants (arrays)
+    become tracers through :attr:`Dispatch.constant`."""
+    if isinstance(value, Tracer):
+        return value.atom
+    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:
+        value = np.asarray(value)[()]
+        return Lit(value, dtype or value.dtype)
+    if isinstance(value, WEAK_TYPES):
+        target = np.dtype(dtype) if dtype is not None else np.asarray(value).dtype
+        if wrap:
+            with np.errstate(all="ignore"):
+                return Lit(np.array(value).astype(target), target)
         try:
-            atoms, kind = _output_atoms(result, ctx)
-        except AotcError as err:
-            err.loc = return_loc  # the return statement, not the caller of the kernel
-            raise
-        _check_results(atoms, signature, ctx, loc)
-        writebacks = tuple((i, tracers[n].atom) for i, n in enumerate(names)
-                           if tracers[n].version)
-    except AotcError as err:
-        raise err.with_context(loc=loc, kernel=name) from None
-    finally:
-        _STACK.pop()
-    program = Program(tuple(inputs), tuple(ctx.eqns), tuple(atoms), tuple(sources),
-                      tuple(ctx.checks), name, writebacks)
-    return TracedKernel(name, program, tuple(names), signature, kind)
+            return Lit(np.array(value, dtype=target), target)
+        except OverflowError as err:
+            raise current().error(str(err)) from None
+    return DISPATCH.get("constant")(value).atom
 
 
-_install_operators()
+def as_tracer(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> Tracer:
+    return value if isinstance(value, Tracer) else Tracer(as_atom(value, dtype, wrap))

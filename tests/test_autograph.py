@@ -8,10 +8,10 @@ import pytest
 
 from aotc import f64, i64
 from aotc.errors import TraceError
+from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.ir import verify
 from aotc.passes import optimize
-from aotc.trace import trace_kernel
 from aotc.types import signature_from_annotations
 
 

@@ -16,8 +16,8 @@ from numpy_cases import CASES, Case, check_against_numpy
 from numpy_cases_extended import EXTENDED_CASES
 
 from aotc.codegen import jit
+from aotc.frontend import trace_kernel
 from aotc.passes import optimize
-from aotc.trace import trace_kernel
 from aotc.types import parse_signature_string
 
 ALL_CASES = CASES + EXTENDED_CASES

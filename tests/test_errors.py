@@ -8,7 +8,7 @@ import pytest
 import aotc
 from aotc import f64
 from aotc.errors import SignatureError, TraceError
-from aotc.trace import trace_kernel
+from aotc.frontend import trace_kernel
 from aotc.types import parse_signature_string, signature_from_annotations
 
 

@@ -31,9 +31,9 @@ from numpy_cases import assert_same
 
 from aotc.codegen.jit import JitKernel
 from aotc.errors import AotcError
+from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.passes import optimize
-from aotc.trace import trace_kernel
 from aotc.types import parse_signature_string
 
 CASES: Counter[str] = Counter()

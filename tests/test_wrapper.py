@@ -474,7 +474,7 @@ def test_extension_imports_without_aotc(project):
 def _function(source: str, name: str):
     """A wrapper.Function traced from kernel source, as the build makes it."""
     from aotc import wrapper
-    from aotc.trace import trace_kernel
+    from aotc.frontend import trace_kernel
 
     namespace: dict = {}
     exec("import numpy as np\nimport aotc\nfrom aotc import f64, i64\n" + source, namespace)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..numpy_api import creation
+from ..numpy_api import CREATION
 from ..trace import Tracer, current
 
 #: Loops with build-time bounds unroll up to this many iterations; longer ones become
@@ -235,7 +235,7 @@ converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 #: NumPy's creation functions (no array argument reaches ``__array_function__``) and the
 #: builtins above.
 TRACED: dict[Callable[..., Any], Callable[..., Any]] = {
-    **{getattr(np, name): fn for name, fn in creation.CREATION.items()}, **BUILTINS,
+    **CREATION, **BUILTINS,
 }
 _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})

@@ -18,6 +18,7 @@ from ..ir import Atom, Eqn, Program, Var
 from ..ops.core import ELEMENTWISE
 from ..ops.fusion import fusion_p
 from .carries import LOOP_FORMS
+from .fusion_plan import plan_fusion, reads_only_at_own_index
 from .planner import Planner, Scope
 
 
@@ -58,8 +59,6 @@ def _reads_aligned(eqn: Eqn, var: Var) -> bool:
         return True
     if eqn.prim is not fusion_p:
         return False
-    from .fusion_plan import plan_fusion, reads_only_at_own_index
-
     body = eqn.params["body"]
     plan = plan_fusion(body, eqn.params["shape"], eqn.params["axes"])
     # Through elementwise ops alone is not enough: a view after them (x += (x*2)[::-1])

@@ -2,4 +2,52 @@
 
 Nothing here adds a lowering: each NumPy function is written in terms of the
 primitive binders of :mod:`aotc.lax`, with NumPy's own dtype and broadcasting rules.
+Importing the package registers it into the tracer core's dispatch table
+(:data:`aotc.trace.DISPATCH`) and installs Python's operators on tracers; the modules
+import each other one way only: ``ufuncs`` <- ``functions_base`` <- ``views``,
+``shaping`` <- ``reductions``, ``creation`` <- ``joining``, ``masks`` <- ``indexing`` <-
+``writes`` <- ``linalg``, ``statistics`` <- ``functions``, ``methods`` (the tables).
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..trace import DISPATCH, Tracer, current
+from . import functions, indexing, joining, linalg, masks, methods, ufuncs, views, writes
+from .functions import CREATION, FUNCTIONS
+
+
+def _constant(value: Any) -> Tracer:
+    """A constant that is not a scalar: a small ndarray is embedded, a lazy boolean-mask
+    selection explains why it cannot be used here."""
+    if isinstance(value, masks.MaskedValue):
+        value.data_dependent()
+    if isinstance(value, np.ndarray):
+        return joining.constant_array(value)
+    raise current().error(f"{type(value).__name__} values cannot be used in a kernel")
+
+
+def _register() -> None:
+    DISPATCH.array_ufunc = functions.array_ufunc
+    DISPATCH.array_function = functions.array_function
+    DISPATCH.method = methods.get_method
+    DISPATCH.getitem = indexing.getitem
+    DISPATCH.setitem = writes.write
+    DISPATCH.refresh = views.refresh
+    DISPATCH.constant = _constant
+    for dunder, fn in ufuncs.OPERATORS.items():
+        setattr(Tracer, dunder, fn)
+    for name, ufunc in ufuncs.BINARY_OPERATORS.items():
+        setattr(Tracer, f"__i{name}__", writes.inplace(ufunc))
+    # @ is np.matmul, a ufunc in NumPy 2 that aotc writes as dot_general (see linalg).
+    setattr(Tracer, "__matmul__", lambda self, other: linalg.matmul(self, other))  # noqa: B010
+    setattr(Tracer, "__rmatmul__", lambda self, other: linalg.matmul(other, self))  # noqa: B010
+    setattr(Tracer, "__imatmul__", writes.inplace_with(linalg.matmul))  # noqa: B010
+
+
+_register()
+
+__all__ = ["CREATION", "FUNCTIONS"]

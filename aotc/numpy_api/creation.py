@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..lax import as_dim, size_value
 from ..ops.shape import iota_p
 from ..shapes import DimExpr, ceil_div, relu
-from ..trace import Tracer, current
-from .functions_base import reject_unsupported
-from .shaping import as_dim, size_value
-from .ufuncs import apply_ufunc, as_tracer, promote_types
+from ..trace import Tracer, as_tracer, current
+from .functions_base import reject_unsupported, where
+from .ufuncs import apply_ufunc, promote_types
 
 I64 = np.dtype(np.int64)
 #: Keyword arguments about memory layout, meaningless for kernel values.
@@ -133,8 +133,6 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
     y = apply_ufunc(np.multiply, index, step)
     y = apply_ufunc(np.add, y, start)
     if endpoint:
-        from .functions import where
-
         last = apply_ufunc(np.equal, lax.convert(iota(I64, (n,), 0), I64),
                            lax.dim_value(n - 1))
         y = where(apply_ufunc(np.logical_and, last, apply_ufunc(np.greater, div_value, 0.0)),
@@ -144,8 +142,6 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
 
 def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = float, **kwargs: Any) -> Tracer:
     reject_unsupported("eye", kwargs, LAYOUT)
-    from .functions import where
-
     shape = (as_dim(N), as_dim(N if M is None else M))
     rows, cols = iota(I64, shape, 0), iota(I64, shape, 1)
     on_diagonal = apply_ufunc(np.equal, apply_ufunc(np.subtract, cols, rows), int(k))
@@ -157,58 +153,11 @@ def identity(n: Any, dtype: Any = float, **kwargs: Any) -> Tracer:
     return eye(n, dtype=dtype, **kwargs)
 
 
-def array(obj: Any, dtype: Any = None, *, copy: Any = True, **kwargs: Any) -> Tracer:
-    """``np.array``/``np.asarray`` of tracers, scalars and (nested) lists of them."""
-    from .ufuncs import as_tracer as scalar_tracer
-
-    ndmin = kwargs.pop("ndmin", 0)
-    reject_unsupported("array", kwargs, LAYOUT)
-    if ndmin:
-        value = array(obj, dtype, copy=copy)
-        return lax.reshape(value, (DimExpr.const(1),) * (int(ndmin) - value.ndim)
-                           + value.aval.shape) if value.ndim < ndmin else value
-    if isinstance(obj, (list, tuple)):
-        from .joining import stack
-
-        if not obj:
-            raise current().error("np.array of an empty list: give the size with np.zeros")
-        items = [array(o, None, copy=copy) for o in obj]
-        value = stack(items)
-    else:
-        value = constant_array(obj) if isinstance(obj, np.ndarray) else scalar_tracer(obj)
-    if dtype is not None and value.dtype != np.dtype(dtype):
-        return lax.convert(value, np.dtype(dtype))
-    return lax.fresh(value) if copy and value is obj else value
-
-
-def asarray(obj: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
-    return array(obj, dtype, copy=False, **kwargs)
-
-
-#: Largest array constant embedded in a kernel (element by element).
-MAX_CONSTANT = 256
-
-
-def constant_array(value: np.ndarray) -> Tracer:
-    """A small NumPy array used in a kernel, embedded as data."""
-    from .ufuncs import as_tracer as scalar_tracer
-
-    if value.size > MAX_CONSTANT:
-        raise current().error(
-            f"an array constant of shape {value.shape} is used in the kernel",
-            hint=f"pass the array as a parameter; constants up to {MAX_CONSTANT} elements "
-                 "are embedded")
-    if value.ndim == 0:
-        return scalar_tracer(value[()])
-    return array([constant_array(v) for v in value], copy=False) if value.shape[0] else \
-        full_from_dims(tuple(DimExpr.const(d) for d in value.shape), 0, value.dtype)
-
-
 #: Functions swapped into ``numpy`` while a kernel is traced.
+#: NumPy's creation functions by name (``np.array`` and friends are in ``joining``).
 CREATION: dict[str, Callable[..., Tracer]] = {
     "zeros": zeros, "ones": ones, "empty": zeros, "full": full, "arange": arange,
-    "linspace": linspace, "eye": eye, "identity": identity, "array": array,
-    "asarray": asarray, "ascontiguousarray": asarray, "asanyarray": asarray}
+    "linspace": linspace, "eye": eye, "identity": identity}
 LIKE: dict[Callable[..., Any], Callable[..., Tracer]] = {
     np.zeros_like: _like(0), np.ones_like: _like(1), np.empty_like: _like(0),
     np.full_like: _like(None)}

@@ -1,7 +1,10 @@
-"""The table of NumPy functions aotc compiles, reached through ``__array_function__``.
+"""The tables of NumPy callables aotc compiles, and the handlers that dispatch on them.
 
-A function missing here is a located build error that names the closest supported
-functions, so the table is also the documentation of what is supported.
+``__array_function__`` reaches :func:`array_function`, ``__array_ufunc__`` reaches
+:func:`array_ufunc`; creation functions (which see no array) are reached through
+autograph's converted calls (:data:`CREATION`). A callable missing here is a located
+build error that names the closest supported ones, so the tables are also the
+documentation of what is supported.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from ..trace import current
+from .. import lax
+from ..ops.elementwise import PRIM_OF_UFUNC
+from ..trace import as_tracer, current
 from . import creation, joining, linalg, reductions, shaping, statistics
 from .functions_base import where
-from .ufuncs import as_tracer
+from .ufuncs import DECOMPOSITIONS, apply_ufunc
 
 
 def _shape(a: Any) -> tuple[Any, ...]:
@@ -61,13 +66,20 @@ DATA_DEPENDENT = {
 }
 
 
-def supported_names() -> list[str]:
-    from ..ops.elementwise import PRIM_OF_UFUNC
-    from .ufuncs import DECOMPOSITIONS
+#: Every NumPy callable a kernel may call by any name, with no array argument needed.
+CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
+    **{getattr(np, name): fn for name, fn in creation.CREATION.items()},
+    np.array: joining.array, np.asarray: joining.asarray,
+    np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
+}
+#: Ufuncs written as compositions (here too, those that are other operations).
+UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul}
 
+
+def supported_names() -> list[str]:
     names = {f.__name__ for f in FUNCTIONS} | {u.__name__ for u in PRIM_OF_UFUNC}
-    names |= set(creation.CREATION)
-    return sorted(names | {u.__name__ for u in DECOMPOSITIONS})
+    names |= {f.__name__ for f in CREATION}
+    return sorted(names | {u.__name__ for u in UFUNCS})
 
 
 def closest_supported(name: str) -> str:
@@ -96,3 +108,26 @@ def array_function(func: Callable[..., Any], args: tuple[Any, ...],
         if isinstance(err, Exception) and type(err).__module__.startswith("aotc"):
             raise
         raise current().error(f"np.{func.__name__}: {err}") from None
+
+
+def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
+                kwargs: dict[str, Any]) -> Any:
+    """``Tracer.__array_ufunc__``: calls and ``reduce`` of the ufuncs we know."""
+    if method == "reduce":
+        return reductions.ufunc_reduce(ufunc, *inputs, **kwargs)
+    if method != "__call__":
+        raise current().error(f"np.{ufunc.__name__}.{method} is not supported")
+    if ufunc not in PRIM_OF_UFUNC and ufunc not in UFUNCS:
+        raise current().error(f"np.{ufunc.__name__} is not supported",
+                              hint=closest_supported(ufunc.__name__))
+    dtype = kwargs.pop("dtype", None)
+    unknown = sorted(k for k, v in kwargs.items() if not (k == "out" and v is None))
+    if unknown:
+        raise current().error(f"np.{ufunc.__name__}: the argument(s) {', '.join(unknown)} "
+                              "are not supported",
+                              hint="ufunc outputs are new arrays; out= writes are not compiled")
+    if dtype is not None:  # the loop runs in ``dtype``
+        inputs = tuple(lax.convert(as_tracer(i), np.dtype(dtype)) for i in inputs)
+    if ufunc in UFUNCS:
+        return UFUNCS[ufunc](*inputs)
+    return apply_ufunc(ufunc, *inputs)

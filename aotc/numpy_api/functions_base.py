@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..trace import Tracer, current
-from .ufuncs import as_tracer, broadcast_all, promote_types
+from ..trace import Tracer, as_tracer, current
+from .ufuncs import broadcast_all, promote_types
 
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Tracer:

@@ -13,9 +13,13 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..ops.index import dynamic_slice_p, raise_if_p
 from ..shapes import DimExpr, ceil_div, if_neg, maximum, minimum, relu
 from ..trace import Tracer, current
-from .writes import make_view
+from .functions_base import where
+from .masks import MaskedValue, read_masked
+from .ufuncs import apply_ufunc
+from .views import layout_view, make_view
 
 ONE = DimExpr.const(1)
 
@@ -97,7 +101,7 @@ def _is_scalar_index(k: Any) -> bool:
     return isinstance(k, Tracer) and k.ndim == 0
 
 
-def _is_runtime_index(item: Any) -> bool:
+def is_runtime_index(item: Any) -> bool:
     return isinstance(item, Tracer) and item.ndim == 0 and item.dtype.kind in "iub" \
         and item.dtype != np.bool_
 
@@ -110,7 +114,7 @@ def split_runtime_indices(x: Tracer, key: Any) -> tuple[list[Any], dict[int, Tra
     runtime: dict[int, Tracer] = {}
     out_axis = 0
     for item in items:
-        if _is_runtime_index(item):
+        if is_runtime_index(item):
             runtime[out_axis] = item
             static.append(slice(None))
             out_axis += 1
@@ -123,10 +127,6 @@ def split_runtime_indices(x: Tracer, key: Any) -> tuple[list[Any], dict[int, Tra
 
 def runtime_starts(v: Tracer, runtime: dict[int, Tracer]) -> list[Tracer]:
     """Start indices per axis: checked against the size (IndexError), negatives wrapped."""
-    from ..ops.index import raise_if_p
-    from .functions_base import where
-    from .ufuncs import apply_ufunc
-
     starts = []
     for axis, n in enumerate(v.aval.shape):
         if axis not in runtime:
@@ -144,9 +144,6 @@ def runtime_starts(v: Tracer, runtime: dict[int, Tracer]) -> list[Tracer]:
 
 
 def _getitem_runtime(x: Tracer, key: Any) -> Tracer:
-    from ..ops.index import dynamic_slice_p
-    from .writes import layout_view
-
     static, runtime = split_runtime_indices(x, key)
     v = getitem(x, tuple(static))
     starts = runtime_starts(v, runtime)
@@ -159,11 +156,9 @@ def _getitem_runtime(x: Tracer, key: Any) -> Tracer:
 
 def getitem(x: Tracer, key: Any) -> Any:
     if is_mask_key(key):
-        from .writes import read_masked
-
         return read_masked(x, key)
     keys = key if isinstance(key, tuple) else (key,)
-    if any(_is_runtime_index(k) for k in keys):
+    if any(is_runtime_index(k) for k in keys):
         return _getitem_runtime(x, key)
     ctx = current()
     items = _expand_key(key, x.ndim)
@@ -207,8 +202,6 @@ def getitem(x: Tracer, key: Any) -> Any:
 
 def is_mask_key(key: Any) -> bool:
     """A boolean array used as an index (``x[mask]``)."""
-    from .writes import MaskedValue
-
     return isinstance(key, MaskedValue) or (
         isinstance(key, Tracer) and key.dtype == np.bool_ and key.ndim > 0) or (
         isinstance(key, np.ndarray) and key.dtype == np.bool_)

@@ -17,12 +17,13 @@ from ..ops.index import take_p
 from ..ops.reduce import CUMULATIVE
 from ..ops.shape import concatenate_p
 from ..shapes import DimExpr
-from ..trace import Tracer, current
-from .functions_base import check_cast
-from .reductions import normalize_axes
-from .shaping import as_count, as_dim, expand_dims, ravel, transpose
-from .ufuncs import apply_ufunc, as_tracer, promote_types
-from .writes import layout_view
+from ..trace import Tracer, as_tracer, current
+from .creation import LAYOUT, full_from_dims, iota
+from .functions_base import check_cast, reject_unsupported
+from .reductions import sum_dtype
+from .shaping import as_count, as_dim, expand_dims, normalize_axes, ravel, transpose
+from .ufuncs import apply_ufunc, promote_types
+from .views import layout_view
 
 ONE = DimExpr.const(1)
 
@@ -155,8 +156,6 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
 
 
 def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
-    from .creation import iota
-
     x = as_tracer(a)
     if axis is None:
         return lax.reshape(roll(ravel(x), shift, 0), x.aval.shape)
@@ -202,14 +201,12 @@ def _cumulative(name: str) -> Any:
     prim = CUMULATIVE[name]
 
     def scan(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tracer:
-        from .reductions import _sum_dtype
-
         if out is not None:
             raise current().error(f"np.{name}: out= is not supported")
         x = as_tracer(a)
         if axis is None:
             x, axis = ravel(x), 0
-        acc = _sum_dtype(x.dtype, dtype)
+        acc = sum_dtype(x.dtype, dtype)
         return lax.bind1(prim, lax.convert(x, acc).atom, axis=_axis(axis, x.ndim))
 
     scan.__name__ = name
@@ -243,3 +240,46 @@ def swapaxes(a: Any, axis1: int, axis2: int) -> Tracer:
 
 def copy(a: Any, order: str = "K", subok: bool = False) -> Tracer:
     return lax.fresh(as_tracer(a))
+
+
+# -- np.array of lists, scalars and small constants ---------------------------------------
+
+def array(obj: Any, dtype: Any = None, *, copy: Any = True, **kwargs: Any) -> Tracer:
+    """``np.array``/``np.asarray`` of tracers, scalars and (nested) lists of them."""
+    ndmin = kwargs.pop("ndmin", 0)
+    reject_unsupported("array", kwargs, LAYOUT)
+    if ndmin:
+        value = array(obj, dtype, copy=copy)
+        return lax.reshape(value, (DimExpr.const(1),) * (int(ndmin) - value.ndim)
+                           + value.aval.shape) if value.ndim < ndmin else value
+    if isinstance(obj, (list, tuple)):
+        if not obj:
+            raise current().error("np.array of an empty list: give the size with np.zeros")
+        items = [array(o, None, copy=copy) for o in obj]
+        value = stack(items)
+    else:
+        value = constant_array(obj) if isinstance(obj, np.ndarray) else as_tracer(obj)
+    if dtype is not None and value.dtype != np.dtype(dtype):
+        return lax.convert(value, np.dtype(dtype))
+    return lax.fresh(value) if copy and value is obj else value
+
+
+def asarray(obj: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
+    return array(obj, dtype, copy=False, **kwargs)
+
+
+#: Largest array constant embedded in a kernel (element by element).
+MAX_CONSTANT = 256
+
+
+def constant_array(value: np.ndarray) -> Tracer:
+    """A small NumPy array used in a kernel, embedded as data."""
+    if value.size > MAX_CONSTANT:
+        raise current().error(
+            f"an array constant of shape {value.shape} is used in the kernel",
+            hint=f"pass the array as a parameter; constants up to {MAX_CONSTANT} elements "
+                 "are embedded")
+    if value.ndim == 0:
+        return as_tracer(value[()])
+    return array([constant_array(v) for v in value], copy=False) if value.shape[0] else \
+        full_from_dims(tuple(DimExpr.const(d) for d in value.shape), 0, value.dtype)

@@ -9,12 +9,13 @@ import numpy as np
 
 from .. import lax
 from ..ops.linalg import dot_general_p
-from ..shapes import broadcast_shapes
-from ..trace import Tracer, current
+from ..shapes import DimExpr, broadcast_shapes
+from ..trace import Tracer, as_tracer, current
+from .creation import eye
 from .functions_base import where
 from .reductions import max_, min_, sum_
 from .shaping import ravel
-from .ufuncs import apply_ufunc, as_tracer, promote_types
+from .ufuncs import apply_ufunc, promote_types
 
 
 def _pair(a: Any, b: Any) -> tuple[Tracer, Tracer]:
@@ -51,8 +52,6 @@ def matmul(a: Any, b: Any, **kwargs: Any) -> Tracer:
     if x.ndim == 0 or y.ndim == 0:
         raise current().error("matmul: Input operand does not have enough dimensions")
     squeeze_lhs, squeeze_rhs = x.ndim == 1, y.ndim == 1
-    from ..shapes import DimExpr
-
     one = DimExpr.const(1)
     if squeeze_lhs:
         x = lax.reshape(x, (one,) + x.aval.shape)
@@ -98,8 +97,6 @@ def outer(a: Any, b: Any, out: Any = None) -> Tracer:
 
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
           out: Any = None) -> Tracer:
-    from .creation import eye
-
     x = as_tracer(a)
     if x.ndim != 2 or (axis1, axis2) != (0, 1) or out is not None:
         raise current().error("np.trace: only 2-D arrays over axes (0, 1) are supported")

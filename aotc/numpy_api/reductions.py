@@ -15,27 +15,12 @@ import numpy as np
 from .. import lax
 from ..ops.reduce import REDUCTIONS
 from ..shapes import DimExpr, size
-from ..trace import Tracer, current
+from ..trace import Tracer, as_tracer, current
 from .functions_base import reject_unsupported
-from .ufuncs import apply_ufunc, as_tracer
+from .shaping import normalize_axes
+from .ufuncs import apply_ufunc
 
 BOOL = np.dtype(bool)
-
-
-def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    out = []
-    for a in axes:
-        if isinstance(a, Tracer) or not isinstance(a, (int, np.integer)):
-            raise current().error(f"axis {a!r} must be a build-time integer")
-        if not -ndim <= a < ndim:
-            raise current().error(f"axis {a} is out of bounds for an array of rank {ndim}")
-        out.append(int(a) % ndim)
-    if len(set(out)) != len(out):
-        raise current().error(f"repeated axis in {axis!r}")
-    return tuple(sorted(out))
 
 
 def _keep(x: Tracer, result: Tracer, axes: tuple[int, ...], keepdims: bool) -> Tracer:
@@ -68,12 +53,12 @@ def _make(name: str, prim_name: str, result_dtype: Callable[[np.dtype, Any], np.
     return reduction
 
 
-def _sum_dtype(dtype: np.dtype, requested: Any) -> np.dtype:
+def sum_dtype(dtype: np.dtype, requested: Any) -> np.dtype:
     return np.sum(np.zeros(1, dtype), dtype=requested).dtype
 
 
-sum_ = _make("sum", "reduce_sum", _sum_dtype)
-prod = _make("prod", "reduce_prod", _sum_dtype)
+sum_ = _make("sum", "reduce_sum", sum_dtype)
+prod = _make("prod", "reduce_prod", sum_dtype)
 max_ = _make("max", "reduce_max", lambda d, r: d, needs_nonempty=True)
 min_ = _make("min", "reduce_min", lambda d, r: d, needs_nonempty=True)
 any_ = _make("any", "reduce_or", lambda d, r: BOOL)

@@ -12,34 +12,27 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..lax import as_dim, size_value
 from ..shapes import DimExpr, exact_div, relu, size
-from ..trace import Tracer, current
+from ..trace import Tracer, as_tracer, current
 from .functions_base import check_cast
-from .ufuncs import as_tracer
-from .writes import make_view
+from .views import make_view
 
 
-def size_value(value: Any, what: str = "size") -> DimExpr:
-    """A user-given integer (an int, or a traced size such as ``x.shape[0] + 1`` or an
-    integer argument) as a size expression, which may be negative."""
-    if isinstance(value, Tracer):
-        if value.dim is None or value.ndim != 0:
-            raise current().error(f"{what} must be known from shapes or integer arguments",
-                                  hint="sizes cannot depend on array contents")
-        return value.dim
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return DimExpr.const(int(value))
-    raise current().error(f"{what} {value!r} must be an integer")
-
-
-def as_dim(value: Any, what: str = "size") -> DimExpr:
-    """A user-given size: negative is NumPy's ``ValueError`` (at build time when known)."""
-    dim = size_value(value, what)
-    if dim.is_const and dim.value < 0:
-        raise current().error(f"negative {what} {dim.value}")
-    current().check(">=", dim, DimExpr.const(0), "ValueError",
-                    "negative dimensions are not allowed (got {lhs})")
-    return dim
+def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in axes:
+        if isinstance(a, Tracer) or not isinstance(a, (int, np.integer)):
+            raise current().error(f"axis {a!r} must be a build-time integer")
+        if not -ndim <= a < ndim:
+            raise current().error(f"axis {a} is out of bounds for an array of rank {ndim}")
+        out.append(int(a) % ndim)
+    if len(set(out)) != len(out):
+        raise current().error(f"repeated axis in {axis!r}")
+    return tuple(sorted(out))
 
 
 def as_count(value: Any, extent: DimExpr, what: str) -> DimExpr:
@@ -122,8 +115,6 @@ def squeeze(a: Any, axis: Any = None) -> Tracer:
                             hint="name the axes to drop: np.squeeze(x, axis=0)")
         drop = {i for i, d in enumerate(shape) if d.value == 1}
     else:
-        from .reductions import normalize_axes
-
         drop = set(normalize_axes(axis, x.ndim))
         for i in sorted(drop):
             ctx.check("==", shape[i], DimExpr.const(1), "ValueError",

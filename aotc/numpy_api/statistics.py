@@ -16,11 +16,11 @@ from .. import lax
 from ..ops.index import raise_if_p
 from ..ops.reduce import ARG_REDUCTIONS
 from ..shapes import DimExpr, relu, size
-from ..trace import Tracer, current
+from ..trace import Tracer, as_tracer, current
 from .functions_base import reject_unsupported, where
-from .reductions import _keep, any_, max_, mean, min_, normalize_axes, sum_
-from .shaping import ravel
-from .ufuncs import apply_ufunc, as_tracer, promote_types
+from .reductions import _keep, any_, max_, mean, min_, sum_
+from .shaping import normalize_axes, ravel
+from .ufuncs import apply_ufunc, promote_types
 
 I64 = np.dtype(np.int64)
 

@@ -15,52 +15,15 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..errors import TraceError
-from ..ir import Atom, Lit
 from ..ops.core import COMPARISON
 from ..ops.elementwise import PRIM_OF_UFUNC
 from ..shapes import DimExpr, broadcast_shapes
-from ..trace import Tracer, current
+from ..trace import WEAK_TYPES, Tracer, as_tracer, current
 from ..types import SHORT_NAMES
 
-WEAK_TYPES = (bool, int, float, complex)
 # A weak bool behaves exactly as a bool dtype (the lowest kind), and NumPy's
 # ``resolve_dtypes`` only accepts int, float and complex as weak Python types.
 _PYTHON_TYPE = {"b": np.dtype(bool), "i": int, "u": int, "f": float, "c": complex}
-
-
-def as_atom(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> Atom:
-    """An IR atom for a tracer or a constant scalar (converted to ``dtype`` if given).
-
-    Python integers that do not fit ``dtype`` raise OverflowError as in NumPy's ufuncs,
-    or wrap around with ``wrap=True`` (what ``np.where`` does)."""
-    if isinstance(value, Tracer):
-        return value.atom
-    if isinstance(value, (np.generic, np.ndarray)) and np.ndim(value) == 0:
-        value = np.asarray(value)[()]
-        return Lit(value, dtype or value.dtype)
-    if isinstance(value, WEAK_TYPES):
-        target = np.dtype(dtype) if dtype is not None else np.asarray(value).dtype
-        if wrap:
-            with np.errstate(all="ignore"):
-                return Lit(np.array(value).astype(target), target)
-        try:
-            return Lit(np.array(value, dtype=target), target)
-        except OverflowError as err:
-            raise current().error(str(err)) from None
-    from .writes import MaskedValue
-
-    if isinstance(value, MaskedValue):
-        value.data_dependent()
-    if isinstance(value, np.ndarray):
-        from .creation import constant_array
-
-        return constant_array(value).atom
-    raise current().error(f"{type(value).__name__} values cannot be used in a kernel")
-
-
-def as_tracer(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> Tracer:
-    return value if isinstance(value, Tracer) else Tracer(as_atom(value, dtype, wrap))
 
 
 def dtype_arg(value: Any) -> Any:
@@ -120,8 +83,8 @@ def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
     if decomposition is not None:
         return decomposition(*operands)
     prim = PRIM_OF_UFUNC.get(ufunc)
-    if prim is None:
-        raise unsupported_ufunc(ufunc)
+    if prim is None:  # the dispatch tables only let a supported ufunc reach here
+        raise current().error(f"np.{ufunc.__name__} is not supported")
     loop = loop_dtypes(ufunc, operands)
     unsupported = [d for d in loop if d not in SHORT_NAMES]
     if unsupported:
@@ -177,33 +140,6 @@ _SIZE_ARITHMETIC: dict[np.ufunc, Callable[..., Any]] = {
 }
 
 
-def unsupported_ufunc(ufunc: np.ufunc) -> TraceError:
-    from .functions import closest_supported
-
-    return current().error(f"np.{ufunc.__name__} is not supported",
-                           hint=closest_supported(ufunc.__name__))
-
-
-def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
-                kwargs: dict[str, Any]) -> Any:
-    """``Tracer.__array_ufunc__``: calls and ``reduce`` of the ufuncs we know."""
-    if method == "reduce":
-        from .reductions import ufunc_reduce
-
-        return ufunc_reduce(ufunc, *inputs, **kwargs)
-    if method != "__call__":
-        raise current().error(f"np.{ufunc.__name__}.{method} is not supported")
-    dtype = kwargs.pop("dtype", None)
-    unknown = sorted(k for k, v in kwargs.items() if not (k == "out" and v is None))
-    if unknown:
-        raise current().error(f"np.{ufunc.__name__}: the argument(s) {', '.join(unknown)} "
-                              "are not supported",
-                              hint="ufunc outputs are new arrays; out= writes are not compiled")
-    if dtype is not None:  # the loop runs in ``dtype``
-        inputs = tuple(lax.convert(as_tracer(i), np.dtype(dtype)) for i in inputs)
-    return apply_ufunc(ufunc, *inputs)
-
-
 # -- ufuncs that are compositions of others ---------------------------------------------
 
 def _identity(x: Any) -> Tracer:
@@ -238,14 +174,7 @@ DECOMPOSITIONS: dict[np.ufunc, Callable[..., Tracer]] = {
     np.deg2rad: _scaled(np.deg2rad, math.pi / 180.0),
     np.rad2deg: _scaled(np.rad2deg, 180.0 / math.pi),
     np.float_power: _float_power,
-    np.matmul: lambda a, b: _matmul(a, b),
 }
-
-
-def _matmul(a: Any, b: Any) -> Tracer:
-    from .linalg import matmul
-
-    return matmul(a, b)
 
 
 def _binary(ufunc: np.ufunc) -> Callable[[Tracer, Any], Tracer]:
@@ -277,17 +206,17 @@ def _power(base: Any, exponent: Any) -> Tracer:
     return lax.select(fix, magnitude.atom, result.atom)
 
 
-_BINARY_OPERATORS = {
+BINARY_OPERATORS = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
     "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "and": np.bitwise_and,
     "or": np.bitwise_or, "xor": np.bitwise_xor, "lshift": np.left_shift,
-    "rshift": np.right_shift, "matmul": np.matmul,
+    "rshift": np.right_shift,
 }
-#: Python operator methods of :class:`Tracer`, installed by ``aotc.trace``.
+#: Python operator methods of :class:`Tracer` (installed by ``aotc.numpy_api``).
 OPERATORS: dict[str, Callable[..., Any]] = {
-    **{f"__{n}__": _binary(u) for n, u in _BINARY_OPERATORS.items()},
+    **{f"__{n}__": _binary(u) for n, u in BINARY_OPERATORS.items()},
     "__pow__": _power,
-    **{f"__r{n}__": _reflected(u) for n, u in _BINARY_OPERATORS.items()},
+    **{f"__r{n}__": _reflected(u) for n, u in BINARY_OPERATORS.items()},
     "__rpow__": lambda self, other: _power(other, self),
     "__eq__": _binary(np.equal), "__ne__": _binary(np.not_equal),
     "__lt__": _binary(np.less), "__le__": _binary(np.less_equal),

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..avals import AType
 from .core import GUARDED, LOOP, impl_rules, primitive, type_rules
 
 NESTED = "nested"
@@ -51,7 +52,6 @@ def _scalar(t: Any, dtype: np.dtype, what: str) -> None:
 
 def _for_loop_type(lower: Any, upper: Any, *rest: Any, body: Any, n_consts: int,
                    step: int) -> tuple[Any, ...]:
-    from ..ir import AType
 
     _scalar(lower, I64, "for_loop lower bound")
     _scalar(upper, I64, "for_loop upper bound")
@@ -110,7 +110,6 @@ def _cond_impl(index, *operands, branches, run, env):
 
 def _scan_type(*ins: Any, body: Any, n_consts: int, n_carry: int, length: Any,
                reverse: bool) -> tuple[Any, ...]:
-    from ..ir import AType
 
     consts, init, xs = ins[:n_consts], ins[n_consts:n_consts + n_carry], ins[n_consts + n_carry:]
     for x in xs:

@@ -12,8 +12,18 @@ from typing import Any
 
 import numpy as np
 
+from ..avals import AType
 from ..errors import TraceError
-from .core import COMMUTATIVE, COMPARISON, ELEMENTWISE, Primitive, impl_rules, primitive, type_rules
+from .core import (
+    ALL_PRIMITIVES,
+    COMMUTATIVE,
+    COMPARISON,
+    ELEMENTWISE,
+    Primitive,
+    impl_rules,
+    primitive,
+    type_rules,
+)
 
 BOOL = np.dtype(bool)
 
@@ -71,7 +81,6 @@ def _same_dtype(name: str, types: tuple[Any, ...]) -> np.dtype:
 
 def _make_type_rule(name: str, result_bool: bool):
     def rule(*types: Any) -> tuple[Any, ...]:
-        from ..ir import AType
 
         dtype = _same_dtype(name, types)
         return (AType(BOOL if result_bool else dtype, _broadcast_shape(types)),)
@@ -108,7 +117,6 @@ select_p = primitive("select", ELEMENTWISE)
 
 
 def _select_type(cond: Any, a: Any, b: Any) -> tuple[Any, ...]:
-    from ..ir import AType
 
     if cond.dtype != BOOL:
         raise TraceError("select: the condition must be bool")
@@ -122,7 +130,6 @@ convert_p = primitive("convert", ELEMENTWISE)
 
 
 def _convert_type(x: Any, *, dtype: np.dtype) -> tuple[Any, ...]:
-    from ..ir import AType
 
     return (AType(np.dtype(dtype), x.shape),)
 
@@ -138,6 +145,4 @@ impl_rules[convert_p] = _convert_impl
 
 def prim(name: str) -> Primitive:
     """Look up an elementwise primitive by name (for tests and decompositions)."""
-    from .core import ALL_PRIMITIVES
-
     return ALL_PRIMITIVES[name]

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..abi import KERNEL_ERRORS
+from ..avals import AType
 from .core import COMPARE, EFFECT, impl_rules, primitive, type_rules
 
 take_p = primitive("take")
@@ -37,13 +39,10 @@ class KernelError(Exception):
     @staticmethod
     def of_code(code: int) -> KernelError:
         """The error of one of the global codes of :data:`aotc.abi.KERNEL_ERRORS`."""
-        from ..abi import KERNEL_ERRORS
-
         return KernelError(*KERNEL_ERRORS[code])
 
 
 def _take_type(x: Any, indices: Any, *, axis: int) -> tuple[Any, ...]:
-    from ..ir import AType
 
     if indices.dtype.kind not in "iu":
         raise ValueError("take: indices must be integers")
@@ -94,7 +93,6 @@ def _starts_ok(x: Any, starts: tuple[Any, ...]) -> None:
 
 
 def _dynamic_slice_type(x: Any, *starts: Any, sizes: tuple[Any, ...]) -> tuple[Any, ...]:
-    from ..ir import AType
 
     _starts_ok(x, starts)
     return (AType(x.dtype, tuple(sizes)),)
@@ -106,7 +104,6 @@ def _dynamic_slice_impl(x, *starts, sizes):
 
 
 def _dynamic_update_slice_type(x: Any, update: Any, *starts: Any) -> tuple[Any, ...]:
-    from ..ir import AType
 
     _starts_ok(x, starts)
     if update.dtype != x.dtype or update.ndim != x.ndim:

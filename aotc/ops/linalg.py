@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..avals import AType
 from .core import impl_rules, primitive, type_rules
 
 dot_general_p = primitive("dot_general")
@@ -22,7 +23,6 @@ def _free(ndim: int, contract: tuple[int, ...], batch: tuple[int, ...]) -> list[
 
 def _dot_general_type(lhs: Any, rhs: Any, *, contracting: tuple[tuple[int, ...], ...],
                       batch: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
-    from ..ir import AType
 
     (lc, rc), (lb, rb) = contracting, batch
     if lhs.dtype != rhs.dtype:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..avals import AType
 from .core import REDUCTION, impl_rules, primitive, type_rules
 
 REDUCE_UFUNCS: dict[str, np.ufunc] = {
@@ -21,7 +22,6 @@ NO_IDENTITY = {"reduce_max", "reduce_min"}
 
 
 def _reduce_type(x: Any, *, axes: tuple[int, ...]) -> tuple[Any, ...]:
-    from ..ir import AType
 
     if sorted(set(axes)) != sorted(axes) or any(not 0 <= a < x.ndim for a in axes):
         raise ValueError(f"bad reduction axes {axes} for rank {x.ndim}")
@@ -47,7 +47,6 @@ for _name, _ufunc in REDUCE_UFUNCS.items():
 # -- index-valued reductions and cumulative scans -------------------------------------
 
 def _arg_type(x: Any, *, axis: int) -> tuple[Any, ...]:
-    from ..ir import AType
 
     if not 0 <= axis < x.ndim:
         raise ValueError(f"bad axis {axis} for rank {x.ndim}")
@@ -64,7 +63,6 @@ for _name, _p in ARG_REDUCTIONS.items():
 
 
 def _cumulative_type(x: Any, *, axis: int) -> tuple[Any, ...]:
-    from ..ir import AType
 
     if not 0 <= axis < x.ndim:
         raise ValueError(f"bad axis {axis} for rank {x.ndim}")

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..avals import AType
 from ..shapes import DimExpr, Shape, size
 from .core import VIEW, impl_rules, primitive, type_rules
 
@@ -26,9 +27,7 @@ refine_shape_p = primitive("refine_shape", VIEW)
 I64 = np.dtype(np.int64)
 
 
-def _atype(dtype: np.dtype, shape: Shape) -> Any:
-    from ..ir import AType
-
+def _atype(dtype: np.dtype, shape: Shape) -> AType:
     return AType(dtype, tuple(shape))
 
 

@@ -9,10 +9,10 @@ import pytest
 
 from aotc import f64, i64, lax
 from aotc.codegen.jit import JitLibrary
+from aotc.frontend import trace_kernel
 from aotc.ir import AType, Eqn, Lit, Params, Program, Var
 from aotc.ops.control import for_loop_p
 from aotc.passes import optimize
-from aotc.trace import trace_kernel
 from aotc.types import signature_from_annotations
 
 from .data import check_call, layouts

@@ -17,9 +17,9 @@ import pytest
 
 from aotc.codegen.fusion_plan import plan_fusion, reads_only_at_own_index
 from aotc.codegen.jit import JitLibrary
+from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.passes import optimize
-from aotc.trace import trace_kernel
 from aotc.types import parse_signature_string
 
 from .data import assert_same

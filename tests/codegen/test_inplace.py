@@ -12,12 +12,12 @@ from aotc import f64, i64, lax
 from aotc.codegen.inplace import Move, Update, plan_buffers
 from aotc.codegen.jit import JitLibrary
 from aotc.codegen.layout import OutputHome, plan_layout
+from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.ops.control import cond_p, for_loop_p
 from aotc.ops.index import dynamic_update_slice_p
 from aotc.ops.shape import update_slice_p
 from aotc.passes import optimize
-from aotc.trace import trace_kernel
 from aotc.types import signature_from_annotations
 
 from .data import assert_same, copy_layout, layouts

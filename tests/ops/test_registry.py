@@ -21,12 +21,12 @@ from codegen.programs import ProgramBuilder, binary, unary
 
 from aotc import lax
 from aotc.codegen import TargetSpec, emit_llvm
+from aotc.frontend import trace_kernel
 from aotc.ir import Program
 from aotc.ops import ALL_PRIMITIVES, impl_rules, type_rules
 from aotc.ops.elementwise import UFUNC_OF
 from aotc.passes import optimize
 from aotc.shapes import DimExpr, ceil_div, relu
-from aotc.trace import trace_kernel
 from aotc.types import parse_signature_string
 
 ELEMENTWISE = {p.name: u for p, u in UFUNC_OF.items()}

@@ -1,0 +1,170 @@
+"""Tracing a kernel: from a Python function and a signature to a :class:`Program`.
+
+The entry point of the front end, above every layer of it: parameters become tracers
+(:mod:`aotc.trace`), the function is converted (:mod:`aotc.autograph`) and run with
+NumPy's API on tracers (:mod:`aotc.numpy_api`), and what it recorded, its outputs and
+its writes into arguments become the program.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any, Literal
+
+import numpy as np
+
+from . import numpy_api  # noqa: F401  (registers NumPy's API into the tracer's tables)
+from .autograph import convert
+from .errors import AotcError, Loc, TraceError
+from .ir import Atom, AType, DimSource, Program, Var
+from .shapes import DimExpr
+from .trace import TraceContext, Tracer, as_atom, tracing
+from .types import ArrayType, Signature
+
+ResultKind = Literal["single", "tuple", "none"]
+
+
+@dataclass(frozen=True)
+class TracedKernel:
+    name: str
+    program: Program
+    param_names: tuple[str, ...]
+    signature: Signature
+    result_kind: ResultKind
+
+
+def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceContext
+                 ) -> tuple[list[Var], list[DimSource], dict[str, Tracer]]:
+    inputs: list[Var] = []
+    sources: list[DimSource] = []
+    tracers: dict[str, Tracer] = {}
+    named: dict[str, DimExpr] = {}
+    scalar_ints = {n for n, t in zip(names, types, strict=True)
+                   if t.is_scalar and t.dtype.kind in "iu"}
+    for index, (name, typ) in enumerate(zip(names, types, strict=True)):
+        shape = []
+        for axis, dim in enumerate(typ.dims):
+            # A named size is read (and printed) under its name where it first appears.
+            first_named = isinstance(dim, str) and dim not in named and dim not in scalar_ints
+            symbol = dim if first_named and isinstance(dim, str) else f"{name}.{axis}"
+            sources.append(DimSource(symbol, index, axis))
+            here = DimExpr.sym(symbol)
+            if isinstance(dim, str):
+                if dim in scalar_ints:
+                    raise TraceError(f"dimension name '{dim}' is also a parameter name; "
+                                     "rename one of them", kernel=ctx.kernel)
+                if dim in named:
+                    ctx.check("==", here, named[dim], "ValueError",
+                              f"parameter '{name}' axis {axis} has size {{lhs}} but '{dim}' "
+                              "is {rhs}")
+                    shape.append(named[dim])
+                else:
+                    named[dim] = here
+                    shape.append(here)
+            elif isinstance(dim, int):
+                ctx.check("==", here, DimExpr.const(dim), "ValueError",
+                          f"parameter '{name}' axis {axis} has size {{lhs}}, expected {{rhs}}")
+                shape.append(DimExpr.const(dim))
+            else:
+                shape.append(here)
+        var = Var(AType(typ.dtype, tuple(shape)))
+        inputs.append(var)
+        size: DimExpr | None = None
+        if name in scalar_ints:  # any value the caller passes, negative ones too
+            sources.append(DimSource(name, index, None))
+            size = DimExpr.sym(name, signed=True)
+        tracers[name] = Tracer(var, size, weak=typ.weak)
+    return inputs, sources, tracers
+
+
+def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:
+    if result is None:
+        return [], "none"
+    items, kind = (list(result), "tuple") if isinstance(result, tuple) else ([result], "single")
+    atoms = []
+    for item in items:
+        if isinstance(item, (Tracer, int, float, bool, complex, np.generic)) \
+                or type(item).__name__ == "MaskedValue":
+            atoms.append(as_atom(item))
+        else:
+            raise ctx.error(f"the kernel returns {type(item).__name__}, which is not an array "
+                            "or number")
+    return atoms, kind  # type: ignore[return-value]
+
+
+def _check_results(atoms: list[Atom], sig: Signature, ctx: TraceContext, loc: Loc | None) -> None:
+    if sig.results is None:
+        return
+    declared = sig.results
+    if len(declared) != len(atoms):
+        raise TraceError(f"the kernel returns {len(atoms)} value(s) but its signature "
+                         f"declares {len(declared)}", loc=loc, kernel=ctx.kernel)
+    for i, (atom, want) in enumerate(zip(atoms, declared, strict=True)):
+        got = atom.type
+        fixed_ok = got.ndim == want.ndim and all(
+            not isinstance(w, int) or (g.is_const and g.value == w)
+            for w, g in zip(want.dims, got.shape, strict=True))
+        if got.dtype != want.dtype or got.ndim != want.ndim or not fixed_ok:
+            raise TraceError(
+                f"result {i} is {got} but the signature declares {want}", loc=loc,
+                kernel=ctx.kernel,
+                hint="change the declared result type, or convert with .astype(...)",
+            )
+
+
+def _call_noting_return(fn: Callable[..., Any], kwargs: dict[str, Any]) -> tuple[Any, Loc]:
+    """Call the kernel and note the line of the ``return`` it left through."""
+    code = getattr(fn, "__code__", None)
+    where = Loc(code.co_filename, code.co_firstlineno) if code else Loc("<unknown>", 0)
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal where
+        if event == "return" and frame.f_code is code:
+            where = Loc(code.co_filename, frame.f_lineno)
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        result = fn(**kwargs)
+    finally:
+        sys.setprofile(previous)
+    return result, where
+
+
+def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
+                 name: str | None = None) -> TracedKernel:
+    """Run ``fn`` on tracers for ``signature`` and return its program."""
+    name = name or fn.__name__
+    info = getattr(fn, "__aotc_export__", None)
+    loc = info.loc if info is not None else None
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if not (p.annotation is inspect.Parameter.empty
+                      and p.default is not inspect.Parameter.empty)]
+    if len(params) != len(signature.params):
+        raise TraceError(f"the signature has {len(signature.params)} parameter(s) but the "
+                         f"function takes {len(params)} without defaults", loc=loc, kernel=name)
+    names = [p.name for p in params]
+    ctx = TraceContext(name)
+    try:
+        with tracing(ctx):
+            inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
+            ctx.defined.update(inputs)
+            with np.errstate(all="ignore"):
+                result, return_loc = _call_noting_return(convert(fn), tracers)
+            try:
+                atoms, kind = _output_atoms(result, ctx)
+            except AotcError as err:
+                err.loc = return_loc  # the return statement, not the caller of the kernel
+                raise
+            _check_results(atoms, signature, ctx, loc)
+            writebacks = tuple((i, tracers[n].atom) for i, n in enumerate(names)
+                               if tracers[n].version)
+    except AotcError as err:
+        raise err.with_context(loc=loc, kernel=name) from None
+    program = Program(tuple(inputs), tuple(ctx.eqns), tuple(atoms), tuple(sources),
+                      tuple(ctx.checks), name, writebacks)
+    return TracedKernel(name, program, tuple(names), signature, kind)

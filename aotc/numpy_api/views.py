@@ -1,0 +1,125 @@
+"""Views: which array a tracer looks into, and where (the basis of NumPy's aliasing).
+
+Values in the IR are immutable, so a write produces a new version of the written
+array's *base* (``update_slice``, see :mod:`.writes`), as in a functional array
+language; buffer planning later turns the versions back into in-place stores. A view
+remembers its base and a :class:`Window` (where its elements sit in the base); reading
+a view after its base changed re-derives it (:func:`refresh`), and writing through it
+updates the base, so ``u = U[1:-1]; u += 1; return U`` means what it means in NumPy.
+
+Views whose aliasing NumPy decides from memory layout at run time (``reshape``,
+``ravel``, ``broadcast_to``) are tracked without a window: writing through them, or
+reading them after their base changed, is a build error asking for ``.copy()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from .. import lax
+from ..ops.shape import update_slice_p
+from ..shapes import DimExpr, Shape
+from ..trace import Tracer, current
+
+ONE = DimExpr.const(1)
+
+
+@dataclass(frozen=True)
+class Window:
+    """Base axis ``r`` holds view axis ``axis_of[r]`` at ``start[r] + step[r] * i``, or is
+    fixed at ``start[r]`` when ``axis_of[r]`` is None. View axes that no base axis holds
+    are inserted unit axes."""
+
+    start: tuple[DimExpr, ...]
+    step: tuple[int, ...]
+    axis_of: tuple[int | None, ...]
+    view_shape: Shape
+
+    @staticmethod
+    def identity(shape: Shape) -> Window:
+        n = len(shape)
+        return Window((DimExpr.const(0),) * n, (1,) * n, tuple(range(n)), tuple(shape))
+
+    def sliced(self, starts: tuple[DimExpr, ...], steps: tuple[int, ...],
+               sizes: Shape) -> Window:
+        start, step = list(self.start), list(self.step)
+        for r, a in enumerate(self.axis_of):
+            if a is not None:
+                start[r] = start[r] + starts[a] * step[r]
+                step[r] = step[r] * steps[a]
+        return replace(self, start=tuple(start), step=tuple(step), view_shape=tuple(sizes))
+
+    def transposed(self, perm: tuple[int, ...]) -> Window:
+        inverse = {old: new for new, old in enumerate(perm)}
+        return replace(self, axis_of=tuple(None if a is None else inverse[a]
+                                           for a in self.axis_of),
+                       view_shape=tuple(self.view_shape[p] for p in perm))
+
+    def reshaped(self, new_shape: Shape) -> Window | None:
+        """Only insertions and removals of unit axes keep a window."""
+        old_real = [i for i, d in enumerate(self.view_shape) if d != ONE]
+        new_real = [i for i, d in enumerate(new_shape) if d != ONE]
+        if [self.view_shape[i] for i in old_real] != [new_shape[i] for i in new_real]:
+            return None
+        moved = dict(zip(old_real, new_real, strict=True))
+        return replace(self, axis_of=tuple(moved.get(a) if a is not None else None
+                                           for a in self.axis_of),
+                       view_shape=tuple(new_shape))
+
+    # -- moving values between the view's layout and the base window's layout ---------
+    def _mapped(self) -> list[int]:
+        return [r for r, a in enumerate(self.axis_of) if a is not None]
+
+    def _sizes(self) -> Shape:
+        return tuple(ONE if a is None else self.view_shape[a] for a in self.axis_of)
+
+    def read(self, base: Tracer) -> Tracer:
+        mapped = self._mapped()
+        axes = [a for a in self.axis_of if a is not None]  # the view axis of each mapped one
+        x = lax.slice_(base, self.start, self.step, self._sizes())
+        x = lax.reshape(x, tuple(x.aval.shape[r] for r in mapped))
+        order = sorted(range(len(mapped)), key=lambda k: axes[k])
+        x = lax.transpose(x, tuple(order))
+        return lax.reshape(x, self.view_shape)
+
+    def write(self, base: Tracer, value: Tracer) -> Tracer:
+        axes = [a for a in self.axis_of if a is not None]  # the view axis of each mapped one
+        view_axes = sorted(axes)
+        v = lax.reshape(value, tuple(self.view_shape[a] for a in view_axes))
+        position = {a: k for k, a in enumerate(view_axes)}
+        v = lax.transpose(v, tuple(position[a] for a in axes))
+        v = lax.reshape(v, self._sizes())
+        return lax.bind1(update_slice_p, base.atom, v.atom, start=self.start, step=self.step)
+
+
+# -- view tracking on tracers ---------------------------------------------------------------
+
+def make_view(source: Tracer, result: Tracer, window_op: Callable[[Window], Window | None]
+              ) -> Tracer:
+    """Mark ``result`` (just computed from ``source``) as a view of ``source``'s base."""
+    base = source.base if source.base is not None else source
+    window = source.window if source.base is not None else Window.identity(source.aval.shape)
+    result.base = base
+    result.window = window_op(window) if window is not None else None
+    result.seen_version = base.version
+    return result
+
+
+def layout_view(source: Tracer, result: Tracer) -> Tracer:
+    """A view whose aliasing depends on memory layout (reshape, ravel, broadcast_to)."""
+    return make_view(source, result, lambda w: None)
+
+
+def refresh(view: Tracer) -> None:
+    """Re-derive a view whose base was written since the view was read."""
+    base = view.base
+    assert base is not None
+    if view.window is None:
+        raise current().error(
+            "this array came from reshape/ravel/broadcast_to of an array that was written "
+            "afterwards; whether it sees the write depends on memory layout in NumPy",
+            hint="call .copy() on it before the write, or reshape after writing",
+        )
+    view.set_atom(view.window.read(base).atom)
+    view.seen_version = base.version
