@@ -10,6 +10,7 @@ import numpy as np
 
 from .numpy_api.functions import CREATION, DATA_DEPENDENT, FUNCTIONS, UFUNCS
 from .numpy_api.methods import _METHODS, _PROPERTIES
+from .numpy_api.pymath import PYMATH
 from .numpy_api.ufuncs import BINARY_OPERATORS
 from .ops.elementwise import PRIM_OF_UFUNC
 
@@ -55,6 +56,8 @@ def markdown() -> str:
         "`while_loop`, `cond`, `switch`, `scan` |",
         "| builtins on traced scalars | `abs`, `min`, `max`, `float`, `int`, `bool`, `round`, "
         "`len` |",
+        f"| Python `math` on traced scalars | {_row([f'math.{f.__name__}' for f in PYMATH])} "
+        "(constants such as `math.pi` are plain numbers) |",
         "| data-dependent shapes (build error with advice) | "
         f"{_row(list(DATA_DEPENDENT.values()))} |",
         "",

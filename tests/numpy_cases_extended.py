@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from numpy_cases import Case
+from numpy_cases import TRANSCENDENTAL_ULPS, Case
 
 rng = np.random.default_rng(7)
 V = rng.standard_normal(11)
@@ -219,3 +221,266 @@ def _aliasing_write_cases() -> list[Case]:
 
 
 EXTENDED_CASES += _aliasing_write_cases()
+
+
+def _more_functions_cases() -> list[Case]:
+    """round, ptp, isclose, copyto, convolve, searchsorted, interp, meshgrid, triu/tril,
+    einsum, cross, polyval, bincount, histogram and Python's math on traced scalars."""
+    c: list[Case] = []
+    r = np.random.default_rng(11)
+
+    def add(name, fn, sig, inputs, ulps=0, tags=("extended",)):
+        c.append(Case(name, fn, sig, inputs, ulps, set(tags)))
+
+    # np.round: NumPy's x * 10**d, rint, / 10**d; exact for d = 0; ints for d < 0 via f8
+    rv = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 1.005, 2.675, 123.456, -0.0, np.nan, np.inf,
+                   -np.inf, 1e300, -1e-30, 0.125, -0.04, 0.04])
+    add("round_float64", lambda x: (np.round(x), np.round(x, 2), np.around(x, -1), x.round(3),
+                                    np.round(x, -2), np.round(x, 30), np.round(x, -400),
+                                    np.round(x, 1)),
+        "(f8[:])", [(rv,), (rv[::-2],), (rv[:1],), (rv[:0],)])
+    with np.errstate(over="ignore"):
+        rv32 = rv.astype("f4")  # 1e300 is inf
+    add("round_float32", lambda x: (np.round(x), np.round(x, 1), np.around(x, -1), x.round(2),
+                                    np.round(x, 45)),
+        "(f4[:])", [(rv32,), (rv32[:0],)])
+    iv = np.array([2**62 + 1, 25, -25, 15, -15, 35, 5, -5, 127, -128, 0, 250])
+    add("round_integers", lambda x, y, u: (np.round(x), np.round(x, 2), np.around(x, -1),
+                                           x.round(-2), np.round(y, -1), np.round(y, 3),
+                                           np.round(u, -1), np.round(u, -2), np.round(x, -30)),
+        "(i8[:], i1[:], u1[:])", [(iv, iv.astype("i1"), iv.astype("u1")),
+                                  (iv[:1], iv[:0].astype("i1"), iv[-1:].astype("u1"))])
+    add("round_scalars", lambda a, k: (np.round(a, 1), round(a, 2), np.round(a), np.round(k, -1)),
+        "(f8, i8)", [(np.float64(2.675), np.int64(25)), (np.float64(-0.45), np.int64(-35))])
+    # np.ptp: max - min in the dtype (wraps for integers)
+    add("ptp", lambda x: (np.ptp(x), np.ptp(x, axis=0), np.ptp(x, axis=1, keepdims=True)),
+        "(f8[:, :])", [(m,) for m in MATS] + [(np.array([[1.0, np.nan], [-np.inf, 2.0]]),)])
+    add("ptp_int8_wraps", lambda x: (np.ptp(x), np.ptp(x[:, None], axis=1)), "(i1[:])",
+        [(np.array([-128, 127, 0], "i1"),), (np.array([5], "i1"),)])
+    # np.isclose / np.allclose
+    ca = np.array([1.0, np.nan, np.inf, -np.inf, 0.0, 1e-9, 1.0000001, -0.0, 1e10, np.inf])
+    cb = np.array([1.0, np.nan, np.inf, np.inf, 1e-9, 0.0, 1.0, 0.0, 1.00001e10, 1.0])
+    add("isclose_allclose", lambda a, b: (np.isclose(a, b), np.isclose(a, b, equal_nan=True),
+                                          np.allclose(a[:1], b[:1]), np.isclose(a, 1.0),
+                                          np.isclose(a, 1, rtol=0.1, atol=0),
+                                          np.allclose(a, b, equal_nan=True), np.allclose(a, b)),
+        "(f8[:], f8[:])", [(ca, cb), (ca[::-1], cb[::-1]), (ca[:0], cb[:0]), (ca[:1], cb[1:2])])
+    add("isclose_mixed_dtypes", lambda a, b: (np.isclose(a, b), np.isclose(b, a),
+                                              np.isclose(a, 0.1), np.isclose(b, 2)),
+        "(f4[:], i8[:])", [(np.array([1.0, 0.0, 1e-9, 0.1, np.nan], "f4"),
+                            np.array([1, 0, 0, 0, 2**62]))])
+
+    # np.copyto: a write into dst with NumPy's casting
+    def copy_into(dst, src, mask):
+        np.copyto(dst, src)
+        np.copyto(dst[1:], 2 * src[1:], where=mask[1:])
+        np.copyto(dst[:1], 7)
+        return dst
+
+    add("copyto_where", copy_into, "(f8[:], f8[:], b1[:])",
+        [(np.zeros(4), np.array([1.0, -0.0, np.nan, np.inf]), np.array([True, False, True, True])),
+         (np.zeros(1), np.ones(1), np.ones(1, bool))], tags=("writes",))
+
+    def copy_unsafe(dst, src, f):
+        np.copyto(dst, src, casting="unsafe")
+        np.copyto(f, dst[0])
+        np.copyto(f[::2], 1.5)
+        return dst.sum() + f.sum()
+
+    add("copyto_casting", copy_unsafe, "(i4[:, :], f8[:], f4[:])",
+        [(np.zeros((2, 3), "i4"), np.array([1.5, -2.5, 3e4]), np.zeros(3, "f4"))],
+        tags=("writes",))
+    # np.convolve: the three modes, either argument longer, build-time and runtime lengths
+    ca = np.array([1.0, -2.0, 3.0, 0.5, -0.0, 4.0, 2.0])
+    cv = np.array([1.0, -2.0, 0.5])
+    for mode in ("full", "same", "valid"):
+        add(f"convolve_{mode}", lambda a, v, m=mode: (np.convolve(a, v, m), np.convolve(v, a, m),
+                                                      np.convolve(a[:4], a[:4], m)),
+            "(f8[:], f8[:])", [(ca, cv), (ca[::-1], cv[:1]), (ca[:1], cv), (cv, ca[::2])])
+        add(f"convolve_{mode}_static_lengths", lambda a, v, m=mode: (np.convolve(a, v, m),
+                                                                     np.convolve(v, a, m)),
+            "(f8[:], f8[9])", [(r.standard_normal(40), r.standard_normal(9)),
+                               (r.standard_normal(5), r.standard_normal(9)),
+                               (r.standard_normal(1), r.standard_normal(9))])
+    add("convolve_dtypes", lambda a, v, b: (np.convolve(a, v), np.convolve(a, v, "same"),
+                                            np.convolve(a.astype(np.float32), 2.0),
+                                            np.convolve(v, [1, 2]), np.convolve(b, b[::-1])),
+        "(i1[:], i1[:], b1[:])",
+        [(np.array([100, -100, 50, 7], "i1"), np.array([3, 2], "i1"),
+          np.array([True, False, False, True]))])
+    add("convolve_inf_nan_signed_zero", lambda a, v: (np.convolve(a, v), np.convolve(a, v[:1])),
+        "(f8[:], f8[2])", [(np.array([-0.0, np.inf, 1.0, np.nan, -0.0]), np.array([0.0, -1.0])),
+                           (np.array([-0.0]), np.array([1.0, -0.0]))])
+    # np.searchsorted by counting, with NumPy's NaN-last order
+    sa = np.array([-np.inf, 1.0, 2.0, 2.0, 3.0, np.nan])
+    sv = np.array([[0.0, 1.0, 2.0], [2.5, np.inf, np.nan], [-np.inf, -0.0, 3.0]])
+    add("searchsorted", lambda a, v: (np.searchsorted(a, v), np.searchsorted(a, v, side="right"),
+                                      np.searchsorted(a, 2.0), a.searchsorted(v[0], "right"),
+                                      np.searchsorted(a, v, sorter=np.arange(a.shape[0]))),
+        "(f8[:], f8[:, :])", [(sa, sv), (sa[:1], sv), (sa[:0], sv), (sa[1:3], sv[:, :0])])
+    add("searchsorted_int_keys", lambda a, v: (np.searchsorted(a, v), np.searchsorted(a, 300),
+                                               np.searchsorted(a, v, "right"),
+                                               np.searchsorted(a.astype(np.float32), 0.1)),
+        "(i1[:], i8[:])", [(np.array([-5, 0, 0, 7, 100], "i1"), np.array([-6, 0, 7, 1000]))])
+    # np.interp: NumPy's arr_interp step by step
+    xp = np.array([0.0, 1.0, 1.0, 2.5, 4.0])
+    fp = np.array([1.0, 3.0, 5.0, -1.0, np.inf])
+    xs = np.array([-1.0, 0.0, 0.5, 1.0, 1.5, 2.5, 3.0, 4.0, 5.0, np.nan, -0.0, np.inf, -np.inf])
+    add("interp", lambda x, xp, fp: (np.interp(x, xp, fp), np.interp(x, xp, fp, left=-7.0, right=9),
+                                     np.interp(x, xp[:1], fp[:1]),
+                                     np.interp(x, xp[:1], fp[:1], 0.0, 1.0),
+                                     np.interp(2.0, xp, fp), np.interp(x[:, None], xp[:2], fp[:2])),
+        "(f8[:], f8[:], f8[:])", [(xs, xp, fp), (xs[:0], xp, fp), (xs[:1], xp[1:3], fp[1:3])])
+    sx = np.sort(r.standard_normal(40))
+    add("interp_random_and_int", lambda x, xp, fp, i: (np.interp(x, xp, fp),
+                                                         np.interp(i, i, fp[:3])),
+        "(f8[:], f8[:], f4[:], i4[3])", [(r.standard_normal(60) * 1.5, sx,
+                                          r.standard_normal(40).astype("f4"),
+                                          np.array([0, 2, 4], "i4"))])
+    # np.meshgrid
+    add("meshgrid", lambda x, y: (*np.meshgrid(x, y), *np.meshgrid(x, y, indexing="ij"),
+                                  *np.meshgrid(x, y, sparse=True),
+                                  *np.meshgrid(x, y, x, copy=False), *np.meshgrid(x)),
+        "(f8[:], i4[:])", [(np.arange(3.0), np.arange(4, dtype="i4")),
+                           (np.arange(0.0), np.arange(1, dtype="i4"))])
+    # np.triu / np.tril, with runtime k and stacks
+    add("triu_tril", lambda m, k: (np.triu(m), np.tril(m), np.triu(m, 1), np.tril(m, -1),
+                                   np.triu(m, k), np.tril(m, k), np.triu(m[0]), np.tril(m[None]),
+                                   np.triu(m, -10)),
+        "(f8[:, :], i8)", [(m, np.int64(k)) for m in MATS for k in (2, -1)])
+    add("triu_tril_int_stack", lambda m: (np.triu(m), np.tril(m, 10), np.tril(m, -1)),
+        "(i2[:, :, :])", [(np.arange(24, dtype="i2").reshape(2, 3, 4),),
+                          (np.zeros((0, 2, 2), "i2"),)])
+    # np.einsum: integer-valued floats are exact whatever the order of the sums
+    ea = r.integers(-5, 5, (3, 4)).astype(float)
+    eb = r.integers(-5, 5, (4, 5)).astype(float)
+    es = r.integers(-5, 5, (4, 4)).astype(float)
+    ev = r.integers(-5, 5, 4).astype(float)
+    add("einsum_forms", lambda a, b, s, v: (
+        np.einsum("ij,jk->ik", a, b), np.einsum("ij,jk", a, b), np.einsum("ij->ji", a),
+        np.einsum("ii", s), np.einsum("ii->i", s), np.einsum("ij->", a), np.einsum("ij->j", a),
+        np.einsum("i,i", v, v), np.einsum("i,j->ij", v, v), np.einsum("ij,j->i", a, v),
+        np.einsum("ij,ij->ij", s, s), np.einsum("ij,jk,kl->il", a, s, b), np.einsum("ji", a),
+        np.einsum(a, [0, 1], b, [1, 2]), np.einsum(a, [0, 1], b, [1, 2], [2, 0]),
+        np.einsum("i,", v, 2.0), np.einsum("ij,kj->ikj", a, a), np.einsum("jii->j", s[None]),
+        np.einsum("ij,jk->ik", a, b, optimize=True)),
+        "(f8[:, :], f8[:, :], f8[:, :], f8[:])", [(ea, eb, es, ev), (ea[:0], eb, es, ev)])
+    et = r.integers(-5, 5, (2, 3, 4)).astype(float)
+    eu = r.integers(-5, 5, (2, 4, 5)).astype(float)
+    add("einsum_batch", lambda t, u: (np.einsum("bij,bjk->bik", t, u),
+                                      np.einsum("bij,bjk->bki", t, u),
+                                      np.einsum("bij->b", t), np.einsum("Bij,Bjk", t, u)),
+        "(f8[:, :, :], f8[:, :, :])", [(et, eu), (et[:, :0], eu)])
+    add("einsum_dtypes", lambda a, v, p, q: (np.einsum("ij,j->i", a, v), np.einsum("ij->i", a),
+                                             np.einsum("i,i", p, q), np.einsum("i,j->ij", p, q),
+                                             np.einsum("ij,j", a, v, dtype=np.int64),
+                                             np.einsum("i,i", v.astype(np.float32) + 0.5, v,
+                                                       dtype=np.int8, casting="unsafe")),
+        "(i1[:, :], i1[:], b1[:], b1[:])",
+        [(np.full((2, 3), 100, "i1"), np.full(3, 3, "i1"), np.array([True, False]),
+          np.array([False, True]))])
+    add("einsum_signed_zero_and_broadcast", lambda a, b: (
+        np.einsum("i,i->", a[0], a[1]), np.einsum("i,j->ij", a[0], a[1]), np.einsum("i->", a[0]),
+        np.einsum("i", a[0]), np.einsum("ij,jk->ik", a, b), np.einsum("ij,jk->ikj", a, b)),
+        "(f8[2, 2], f8[1, 3])",
+        [(np.array([[-0.0, -0.0], [1.0, 1.0]]), np.array([[1.0, -2.0, 0.5]]))])
+    ra, rb = r.standard_normal((7, 9)), r.standard_normal((9, 5))
+    # dot_general sums in another order than NumPy's SIMD loops: rounding only.
+    add("einsum_random_matmul", lambda a, b: np.einsum("ij,jk->ik", a, b), "(f8[:, :], f8[:, :])",
+        [(ra, rb)], ulps=64)
+    # np.cross: 2- and 3-vectors, axes
+    c3, d3, c2 = r.standard_normal((5, 3)), r.standard_normal((5, 3)), r.standard_normal((5, 2))
+    add("cross", lambda a, b, c, u: (np.cross(a, b), np.cross(a, c), np.cross(c, a),
+                                     np.cross(c, c), np.cross(u, b), np.cross(c, u),
+                                     np.cross(a.T, b.T, axisa=0, axisb=0, axisc=0),
+                                     np.cross(a.T, b.T, axis=0)),
+        "(f8[:, 3], f8[:, 3], f8[:, 2], f8[3])",
+        [(c3, d3, c2, d3[0]), (c3[:1], d3[:1], c2[:1], c3[0]),
+         (c3[:0], d3[:0], c2[:0], np.array([np.inf, -0.0, np.nan]))])
+    add("cross_int8_wraps", lambda a, b: np.cross(a, b), "(i1[3], i1[3])",
+        [(np.array([1, 2, 3], "i1"), np.array([100, 100, 100], "i1"))])
+    # np.polyval: Horner, with NumPy's dtypes (0 * inf makes NaN, ints wrap)
+    pv = np.array([1.5, -2.0, 0.5, 3.0])
+    px = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.5])
+    add("polyval", lambda p, x: (np.polyval(p, x), np.polyval(p[:1], x), np.polyval(p[:0], x),
+                                 np.polyval([1.0, 2.0], x), np.polyval(p, 2.0)),
+        "(f8[:], f8[:])", [(pv, px), (pv[::-1], px[:1]), (pv, px[:0]), (pv[:0], px)])
+    add("polyval_dtypes", lambda p, x, q, k: (np.polyval(p, x), np.polyval(p, x[0]),
+                                              np.polyval(q, k), np.polyval(q, x)),
+        "(f8[4], i4[:], i8[:], i8[:])", [(pv, np.array([1, -2, 3], "i4"), np.array([3, 1, 2**62]),
+                                          np.array([1, 5, 2**40]))])
+    add("polyval_long_loop", lambda p, x: np.polyval(p, x), "(f4[40], f4[:])",
+        [(r.standard_normal(40).astype("f4"), np.array([0.5, -0.7, 1.01], "f4"))])
+    # np.bincount with a build-time or argument minlength
+    bx = np.array([0, 1, 1, 3, 2, 1, 7])
+    bw = np.array([0.5, 1.0, -2.0, 3.0, -0.0, 0.25, 1e10])
+    add("bincount", lambda x, w, n: (np.bincount(x, minlength=8), np.bincount(x, w, minlength=10),
+                                     np.bincount(x[:0], minlength=3),
+                                     np.bincount(x > 1, minlength=2),
+                                     np.bincount(x, np.arange(x.shape[0], dtype=np.int32),
+                                                 minlength=n)),
+        "(i8[:], f8[:], i8)", [(bx, bw, np.int64(9)), (bx[:1], bw[:1], np.int64(1))])
+    add("bincount_uint8", lambda x: np.bincount(x, minlength=256), "(u1[:])",
+        [(np.arange(300).astype("u1"),)])
+    # np.histogram: NumPy's edges, indices and closed last bin, bit for bit
+    hd = r.standard_normal(200)
+    add("histogram", lambda a: (*np.histogram(a), *np.histogram(a, 7, range=(-1, 1)),
+                                *np.histogram(a, 3, range=(0.5, 0.5)), *np.histogram(a[:1], 4),
+                                *np.histogram(a, bins=5, density=True),
+                                *np.histogram(a, [-1.0, 0.0, 0.5, 3.0])),
+        "(f8[:])", [(hd,), (hd[:0],), (np.array([1.0, 2.0, 2.0, 3.0]),)])
+    add("histogram_float32", lambda a: (*np.histogram(a, 7, range=(-1, 1)), *np.histogram(a, 3),
+                                        *np.histogram(a[:0], 2)),
+        "(f4[:])", [(hd.astype("f4"),), (np.array([0.1, 0.2], "f4"),)])
+    add("histogram_weights", lambda a, w: (*np.histogram(a, 6, weights=w),
+                                           *np.histogram(a, 6, weights=w, range=(-1.0, 2.0)),
+                                           *np.histogram(a, 4, weights=w.astype(np.int32))),
+        "(f8[:], f8[:])", [(hd, np.round(hd * 10))])
+    add("histogram_integers", lambda a, b, u: (*np.histogram(a, 5),
+                                               *np.histogram(a, 4, range=(2, 9)),
+                                               *np.histogram(a, 3, range=(3, 3)),
+                                               *np.histogram(b, 5), *np.histogram(u, 4)),
+        "(i8[:], i1[:], b1[:])", [(np.array([3, 3, 5, 9, -2, 3]), np.array([-128, 127, 0], "i1"),
+                                   np.array([True, False, True])),
+                                  (np.array([3, 3, 3]), np.array([5], "i1"), np.array([True]))])
+    add("histogram_edges_and_runtime_range", lambda a, e, lo, hi: (
+        *np.histogram(a, e), *np.histogram(a, e, density=True),
+        *np.histogram(a, 4, range=(lo, hi)), *np.histogram(a, 4, range=(lo, lo))),
+        "(f8[:], f8[:], f8, f8)",
+        [(np.array([0.0, 0.2, 0.5, 0.5, 1.0, 1.5, np.nan, -1.0]), np.array([0.0, 0.5, 0.5, 1.0]),
+          np.float64(-0.5), np.float64(1.25)), (hd, np.array([-1.0, 1.0]), np.float64(0.25),
+                                                np.float64(0.75))])
+
+    # Python's math on traced scalars: NumPy's ufuncs in float64, Python's result types
+    def math_exact(x, y):
+        return (math.sqrt(x), math.floor(x), math.ceil(-x), math.trunc(x), math.fabs(y),
+                math.copysign(x, y), math.isnan(x), math.isinf(y), math.isfinite(x),
+                math.fmod(x, y), math.fmod(y, x), math.degrees(x), math.radians(y), math.pi * x,
+                math.sqrt(4.0), y * math.floor(x))
+
+    def math_transcendental(x, y):
+        return (math.exp(x), math.log(x), math.log(x, 2.0), math.log10(x), math.log2(x),
+                math.log1p(x), math.expm1(x), math.sin(x), math.cos(x), math.tan(x),
+                math.asin(x / 4), math.acos(x / 4), math.atan(x), math.atan2(x, y), math.sinh(x),
+                math.cosh(x), math.tanh(x), math.hypot(x, y), math.pow(x, y))
+
+    pairs = [(2.5, -1.5), (0.5, 3.0), (1e-300, 7.0), (0.9, 1e300), (3.75, -1e-310)]
+    add("math_exact", math_exact, "(f8, f8)", [(np.float64(a), np.float64(b)) for a, b in pairs])
+    add("math_transcendental", math_transcendental, "(f8, f8)",
+        [(np.float64(a), np.float64(b)) for a, b in pairs], ulps=TRANSCENDENTAL_ULPS)
+    add("math_special_values", lambda x: (math.sqrt(x), math.fabs(x), math.copysign(1.0, x),
+                                          math.isinf(x), math.isnan(x),
+                                          math.atan(x), math.hypot(x, 2.0)),
+        "(f8)", [(np.float64(-0.0),), (np.float64(np.inf),), (np.float64(np.nan),)],
+        ulps=TRANSCENDENTAL_ULPS)
+    add("math_on_float32_and_ints", lambda x, n, v: (math.sqrt(x), math.floor(x), math.exp(x),
+                                                     math.fmod(x, 0.75), math.floor(n),
+                                                     math.sqrt(n),
+                                                     v * math.sqrt(x), math.isnan(n)),
+        "(f4, i8, f4[:])", [(np.float32(2.5), np.int64(2**62 + 1), np.arange(3, dtype="f4")),
+                            (np.float32(0.1), np.int64(7), np.zeros(0, "f4"))],
+        ulps=TRANSCENDENTAL_ULPS)
+    return c
+
+
+EXTENDED_CASES += _more_functions_cases()

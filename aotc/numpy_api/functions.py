@@ -18,7 +18,26 @@ import numpy as np
 from .. import lax
 from ..ops.elementwise import PRIM_OF_UFUNC
 from ..trace import as_tracer, current
-from . import creation, joining, linalg, reductions, shaping, statistics
+from . import (
+    closeness,
+    convolution,
+    copying,
+    creation,
+    einsum,
+    extrema,
+    grids,
+    histograms,
+    joining,
+    linalg,
+    polynomial,
+    reductions,
+    rounding,
+    searching,
+    shaping,
+    statistics,
+    triangular,
+    vectors,
+)
 from .functions_base import where
 from .ufuncs import DECOMPOSITIONS, apply_ufunc
 
@@ -58,6 +77,13 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.swapaxes: joining.swapaxes, np.copy: joining.copy,
     np.dot: linalg.dot, np.inner: linalg.inner, np.outer: linalg.outer, np.vdot: linalg.vdot,
     np.trace: linalg.trace, np.linalg.norm: linalg.norm,
+    np.round: rounding.round_, np.around: rounding.round_, np.ptp: extrema.ptp,
+    np.isclose: closeness.isclose, np.allclose: closeness.allclose, np.copyto: copying.copyto,
+    np.convolve: convolution.convolve, np.searchsorted: searching.searchsorted,
+    np.interp: searching.interp, np.meshgrid: grids.meshgrid, np.triu: triangular.triu,
+    np.tril: triangular.tril, np.einsum: einsum.einsum, np.cross: vectors.cross,
+    np.polyval: polynomial.polyval, np.bincount: histograms.bincount,
+    np.histogram: histograms.histogram,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT = {
@@ -82,8 +108,42 @@ def supported_names() -> list[str]:
     return sorted(names | {u.__name__ for u in UFUNCS})
 
 
+#: Unsupported functions and the supported ones that do the same job, named before the
+#: closest spellings (``np.correlate`` suggests ``np.convolve``, not ``np.clip``).
+RELATED: dict[str, tuple[str, ...]] = {
+    "correlate": ("convolve",), "fftconvolve": ("convolve",), "fft": ("convolve", "einsum"),
+    "sort": ("argmax", "argmin", "max", "min"), "argsort": ("argmax", "argmin"),
+    "partition": ("max", "min", "argmax"), "argpartition": ("argmax", "argmin"),
+    "lexsort": ("argmax", "argmin"), "median": ("mean", "max", "min"),
+    "percentile": ("mean", "max", "min"), "quantile": ("mean", "max", "min"),
+    "nanmedian": ("nanmean", "nanmax", "nanmin"), "nanpercentile": ("nanmean", "nanmax"),
+    "digitize": ("searchsorted", "histogram"), "histogram2d": ("histogram", "bincount"),
+    "histogramdd": ("histogram", "bincount"), "histogram_bin_edges": ("histogram", "linspace"),
+    "tensordot": ("einsum", "dot", "matmul"), "kron": ("outer", "einsum"),
+    "matrix_power": ("matmul", "dot"), "diagonal": ("einsum", "trace"),
+    "diag": ("einsum", "eye", "trace"), "triu_indices": ("triu",), "tril_indices": ("tril",),
+    "tri": ("tril", "eye"), "gradient": ("diff",), "ediff1d": ("diff",),
+    "nancumsum": ("cumsum", "nansum"), "nanprod": ("prod", "nansum"),
+    "nanvar": ("var", "nanmean"), "nanstd": ("std", "nanmean"),
+    "nanargmax": ("argmax", "nanmax"), "nanargmin": ("argmin", "nanmin"),
+    "fix": ("trunc", "rint"), "select": ("where",), "piecewise": ("where",),
+    "choose": ("where", "take"), "put": ("copyto", "where"), "putmask": ("copyto", "where"),
+    "place": ("copyto", "where"), "append": ("concatenate",), "insert": ("concatenate",),
+    "delete": ("concatenate",), "column_stack": ("stack", "hstack"),
+    "dstack": ("stack", "concatenate"), "atleast_3d": ("atleast_2d", "expand_dims"),
+    "logspace": ("linspace", "power"), "geomspace": ("linspace", "exp"),
+    "cov": ("var", "mean", "dot"), "corrcoef": ("var", "mean", "dot"),
+    "poly1d": ("polyval",), "isin": ("searchsorted", "any"), "in1d": ("searchsorted", "any"),
+    "array_equal": ("all", "equal"), "allequal": ("all", "equal"),
+    "mgrid": ("meshgrid", "arange"), "ogrid": ("meshgrid", "arange"),
+    "indices": ("meshgrid", "arange"),
+}
+
+
 def closest_supported(name: str) -> str:
-    close = difflib.get_close_matches(name, supported_names(), n=3, cutoff=0.5)
+    supported = supported_names()
+    close = [r for r in RELATED.get(name, ()) if r in supported]
+    close = close or difflib.get_close_matches(name, supported, n=3, cutoff=0.5)
     listing = ", ".join(f"np.{c}" for c in close)
     suffix = f"closest supported: {listing}; " if close else ""
     return suffix + "see the supported API table in the README"
@@ -91,7 +151,7 @@ def closest_supported(name: str) -> str:
 
 def array_function(func: Callable[..., Any], args: tuple[Any, ...],
                    kwargs: dict[str, Any]) -> Any:
-    impl = FUNCTIONS.get(func)
+    impl = FUNCTIONS.get(func) or CREATION.get(func)  # np.linspace(traced, ...) dispatches
     if func in DATA_DEPENDENT:
         raise current().error(
             f"{DATA_DEPENDENT[func]} returns an array whose size depends on the data, "

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..trace import Tracer, current
-from . import joining, linalg, reductions, shaping, statistics
+from . import joining, linalg, reductions, rounding, searching, shaping, statistics
 
 _METHODS: dict[str, Callable[..., Any]] = {
     "sum": reductions.sum_, "prod": reductions.prod, "max": reductions.max_,
@@ -17,7 +17,8 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "argmax": statistics.argmax, "argmin": statistics.argmin, "clip": statistics.clip,
     "cumsum": joining.cumsum, "cumprod": joining.cumprod, "repeat": joining.repeat,
     "take": joining.take, "copy": joining.copy, "swapaxes": joining.swapaxes,
-    "dot": linalg.dot, "trace": linalg.trace,
+    "dot": linalg.dot, "trace": linalg.trace, "round": rounding.round_,
+    "searchsorted": searching.searchsorted,
 }
 
 

@@ -1,0 +1,121 @@
+"""Python's ``math`` functions on traced scalars (``math.sqrt(x)`` in a kernel).
+
+:data:`PYMATH` maps each ``math`` function to a stand-in that autograph's converted
+calls use (``aotc.autograph.runtime.TRACED``). On build-time numbers the stand-in is
+``math.fn`` itself. On a traced scalar it does what Python does with a NumPy scalar:
+convert the arguments to float64 (``math`` computes in C doubles, so a float32 or an
+integer argument is widened first) and apply the matching NumPy ufunc; the result is a
+Python-like (weak) float64, an int64 for ``floor``/``ceil``/``trunc`` (computed from
+the float, as ``math.floor(np.int64(v))`` is) and a bool for ``isnan``/``isinf``/
+``isfinite``. A traced array is a build error (use ``np.sqrt``).
+
+Where Python raises, a compiled kernel cannot stop for a value it only meets at run
+time, so it gives NumPy's answer instead: ``math.sqrt(-1.0)``, ``math.log(0.0)``,
+``math.acos(2.0)`` and ``math.fmod(inf, 1.0)`` are NaN or -inf, an overflowing
+``math.exp`` is inf, and ``math.floor`` of NaN or inf is an undefined int64
+(INT64_MIN on x86), all without an exception. ``math.fmod`` is computed exactly, as
+``copysign(remainder(|x|, |y|), x)`` (for non-negative operands NumPy's remainder is C's
+``fmod``). ``math.log(x, base)`` is ``log(x) / log(base)``, as CPython computes it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..trace import Tracer, as_tracer, current
+from .ufuncs import apply_ufunc
+
+F64 = np.dtype(np.float64)
+I64 = np.dtype(np.int64)
+
+
+def _float(name: str, value: Any) -> Tracer:
+    """A ``math`` argument: a scalar, converted to a C double."""
+    x = as_tracer(value, F64 if not isinstance(value, Tracer) else None)
+    if x.ndim:
+        raise current().error(f"math.{name} takes a number, not an array",
+                              hint=f"use the NumPy function on arrays (np.{name}...)")
+    if x.dtype.kind == "c":
+        raise current().error(f"math.{name}: complex numbers are not supported "
+                              "(must be real number, not complex)")
+    return lax.convert(x, F64)
+
+
+def _python(result: Tracer) -> Tracer:
+    out = lax.fresh(result)
+    out.weak = True  # a Python float or int: weak in arithmetic with arrays (NEP 50)
+    return out
+
+
+def _fmod(x: Tracer, y: Tracer) -> Tracer:
+    magnitude = apply_ufunc(np.remainder, apply_ufunc(np.absolute, x),
+                            apply_ufunc(np.absolute, y))
+    return apply_ufunc(np.copysign, magnitude, x)
+
+
+def _log(x: Tracer, base: Tracer | None = None) -> Tracer:
+    num = apply_ufunc(np.log, x)
+    return num if base is None else apply_ufunc(np.true_divide, num, apply_ufunc(np.log, base))
+
+
+def _to_int(ufunc: np.ufunc) -> Callable[[Tracer], Tracer]:
+    return lambda x: lax.convert(apply_ufunc(ufunc, x), I64)
+
+
+def _stand_in(fn: Callable[..., Any], compute: Callable[..., Tracer], arity: tuple[int, ...],
+              python_result: bool = True) -> Callable[..., Any]:
+    name = fn.__name__
+
+    def traced(*args: Any) -> Any:
+        if not any(isinstance(a, Tracer) for a in args):
+            return fn(*args)
+        if len(args) not in arity:
+            expected = " or ".join(map(str, arity))
+            raise current().error(f"math.{name} takes {expected} argument(s) "
+                                  f"({len(args)} given)")
+        result = compute(*(_float(name, a) for a in args))
+        return _python(result) if python_result else result
+
+    traced.__name__ = name
+    traced.__doc__ = f"``math.{name}`` on traced scalars (see :mod:`aotc.numpy_api.pymath`)."
+    return traced
+
+
+def _ufunc(ufunc: np.ufunc) -> Callable[..., Tracer]:
+    return lambda *xs: apply_ufunc(ufunc, *xs)
+
+
+_UNARY: dict[Callable[..., Any], np.ufunc] = {
+    math.sqrt: np.sqrt, math.exp: np.exp, math.exp2: np.exp2, math.expm1: np.expm1,
+    math.log10: np.log10, math.log2: np.log2, math.log1p: np.log1p, math.cbrt: np.cbrt,
+    math.sin: np.sin, math.cos: np.cos, math.tan: np.tan, math.asin: np.arcsin,
+    math.acos: np.arccos, math.atan: np.arctan, math.sinh: np.sinh, math.cosh: np.cosh,
+    math.tanh: np.tanh, math.asinh: np.arcsinh, math.acosh: np.arccosh,
+    math.atanh: np.arctanh, math.fabs: np.absolute, math.degrees: np.rad2deg,
+    math.radians: np.deg2rad,
+}
+_BINARY: dict[Callable[..., Any], np.ufunc] = {
+    math.atan2: np.arctan2, math.hypot: np.hypot, math.pow: np.power,
+    math.copysign: np.copysign,
+}
+_PREDICATES: dict[Callable[..., Any], np.ufunc] = {
+    math.isnan: np.isnan, math.isinf: np.isinf, math.isfinite: np.isfinite,
+}
+_TO_INT: dict[Callable[..., Any], np.ufunc] = {
+    math.floor: np.floor, math.ceil: np.ceil, math.trunc: np.trunc,
+}
+
+#: ``math`` function -> its stand-in in converted kernels (registered by autograph).
+PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
+    **{fn: _stand_in(fn, _ufunc(u), (1,)) for fn, u in _UNARY.items()},
+    **{fn: _stand_in(fn, _ufunc(u), (2,)) for fn, u in _BINARY.items()},
+    **{fn: _stand_in(fn, _ufunc(u), (1,), python_result=False) for fn, u in _PREDICATES.items()},
+    **{fn: _stand_in(fn, _to_int(u), (1,)) for fn, u in _TO_INT.items()},
+    math.fmod: _stand_in(math.fmod, _fmod, (2,)),
+    math.log: _stand_in(math.log, _log, (1, 2)),
+}
