@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
 import traceback
@@ -26,7 +27,7 @@ from setuptools import Extension
 from setuptools.command.build_ext import build_ext
 
 from . import abi, config, wrapper
-from .errors import AotcError, BuildError, ConfigError, Loc, render
+from .errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
 
 # -- the compiler driver -----------------------------------------------------------------
 
@@ -149,25 +150,44 @@ def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[st
     from .passes import optimize
 
     info = fn.__aotc_export__
-    overloads, param_names = [], None
+    overloads: list[wrapper.Overload] = []
+    param_names: tuple[str, ...] | None = None
+    defaults: tuple[Any, ...] = ()
     for k, signature in enumerate(info.signatures):
         try:
             traced = trace_kernel(fn, signature, name=name)
             program = optimize(traced.program, fuse=fuse)
-        except AotcError as err:
+        except AotcError as err:  # each phase reports its own bugs as InternalError
             raise err.with_context(loc=info.loc, kernel=name) from None
-        except Exception as exc:
-            file = Path(fn.__code__.co_filename)
-            raise BuildError(f"tracing failed: {type(exc).__name__}: {exc}", kernel=name,
-                             loc=_user_loc(exc, file) or info.loc) from exc
-        if param_names is not None and traced.param_names != param_names:
+        if param_names is not None and not _one_is_prefix(traced.param_names, param_names):
             raise BuildError(f"overloads take different parameters: {param_names} and "
                              f"{traced.param_names}", kernel=name, loc=info.loc)
-        param_names = traced.param_names
+        if param_names is None or len(traced.param_names) > len(param_names):
+            param_names, defaults = traced.param_names, traced.defaults
         prefix = abi.symbol_prefix(module_name, name, k)
         entries.append((prefix, program))
         overloads.append(wrapper.Overload(prefix, traced.signature, program, traced.result_kind))
-    return wrapper.Function(name, tuple(param_names or ()), fn.__doc__, tuple(overloads))
+    names = tuple(param_names or ())
+    return wrapper.Function(name, names, fn.__doc__, tuple(overloads),
+                            _trailing_defaults(names, defaults))
+
+
+def _one_is_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Overloads may take fewer trailing parameters (optional ones in signature strings)."""
+    return a[:len(b)] == b[:len(a)]
+
+
+def _trailing_defaults(names: tuple[str, ...], defaults: tuple[Any, ...]
+                       ) -> tuple[tuple[str, str], ...]:
+    """The defaults the wrapper's ``def`` declares: the run of parameters at the end whose
+    defaults are literals (Python requires defaults to come last)."""
+    out: list[tuple[str, str]] = []
+    for name, value in reversed(list(zip(names, defaults, strict=True))):
+        text = wrapper.literal_default(value) if value is not inspect.Parameter.empty else None
+        if text is None:
+            break
+        out.append((name, text))
+    return tuple(reversed(out))
 
 
 def target_spec(cfg: config.Config) -> Any:
@@ -236,15 +256,12 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
     spec = target_spec(cfg)
     try:
         obj = compile_object(entries, spec)
-    except AotcError as err:
+    except AotcError as err:  # an InternalError too, when LLVM rejects what we emitted
         culprit = _culprit(entries, spec)
         if culprit is not None:
             name = kernels[culprit]
             err.with_context(kernel=name, loc=dict(exports)[name].__aotc_export__.loc)
         raise err from None
-    except Exception as exc:
-        raise BuildError(f"code generation for '{module_name}' failed: "
-                         f"{type(exc).__name__}: {exc}") from exc
 
     *package, leaf = module_name.split(".")
     out_dir = Path(cfg.build_dir, *package)
@@ -264,9 +281,10 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
                        tuple(fn.name for fn in functions))
 
 
-def report(err: AotcError) -> NoReturn:
-    """Show a build error the way a compiler does, without a Python traceback."""
-    print(f"aotc: error: {render(err)}", file=sys.stderr)
+def report(err: AotcError, verbose: bool = False) -> NoReturn:
+    """Show a build error the way a compiler does: without a Python traceback, unless it
+    is an internal error and ``verbose`` (``-v``, ``-C verbose=true``) asks for it."""
+    print(f"aotc: error: {diagnostic(err, verbose)}", file=sys.stderr)
     raise SystemExit(1)
 
 
@@ -306,7 +324,10 @@ class AotcBuildExt(build_ext):
                 assert plan is not None  # _ours() is empty without a plan
                 built[ext.name] = self._prepare(ext, plan)
         except AotcError as err:
-            report(err)
+            report(err, plan is not None and plan.config.verbose)
+        except Exception as exc:  # outside every phase's own boundary: still aotc's bug
+            report(InternalError(exc, phase="the build"), plan is not None
+                   and plan.config.verbose)
         super().run()
         for name, mod in built.items():
             stem = name.rpartition(".")[2]

@@ -5,7 +5,8 @@
 
 ``inspect`` takes ``package.module:function`` (importable from the current directory or
 its ``src/``) or ``path/to/file.py:function``. Every error is printed as
-``aotc: error: …`` with exit status 2, never as a traceback.
+``aotc: error: …`` with exit status 2, never as a traceback; an internal compiler error
+(a bug in aotc) shows its Python traceback with ``-v``.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import build, config
-from .errors import AotcError, ConfigError, render
+from .errors import AotcError, ConfigError, InternalError, diagnostic, render
 
 EXIT_ERROR = 2
 
@@ -184,12 +184,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.run(args)
-    except AotcError as err:
-        return _fail(render(err))
+    except AotcError as err:  # InternalError too: located, traceback only with -v
+        return _fail(diagnostic(err, getattr(args, "verbose", False)))
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # a bug in aotc: short message, traceback with -v
-        if getattr(args, "verbose", False):
-            traceback.print_exc()
-        return _fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for the "
-                     "traceback)")
+    except Exception as exc:  # a bug in aotc outside a kernel's compilation
+        return _fail(diagnostic(InternalError(exc, phase=f"'{args.command}'"),
+                                getattr(args, "verbose", False)))

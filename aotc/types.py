@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import typing
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,6 +191,10 @@ def signature_from_annotations(fn: Any) -> Signature:
     ret = sig.return_annotation
     if ret is None or ret is type(None) or ret == "None":
         return Signature(tuple(params), ())  # the kernel only writes into its arguments
+    if ret is tuple or ret is typing.Tuple:  # noqa: UP006 - the bare annotation users write
+        return Signature(tuple(params))  # a tuple of whatever the kernel returns
+    if typing.get_origin(ret) is tuple:  # tuple[f64[:], f64]
+        ret = typing.get_args(ret)
     if isinstance(ret, tuple):
         return Signature(tuple(params), tuple(annotation_to_type(r) for r in ret), True)
     return Signature(tuple(params), (annotation_to_type(ret),))

@@ -12,6 +12,7 @@ computes the values that fill them. ``render_module`` is the entry point.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -58,10 +59,6 @@ DTYPES: dict[np.dtype, DTypeInfo] = {
     ]
 }
 
-#: Exceptions a size check or a kernel error code may raise, by the name the IR uses.
-EXCEPTIONS = frozenset({"ValueError", "IndexError", "TypeError", "OverflowError",
-                        "ZeroDivisionError", "MemoryError", "KeyboardInterrupt"})
-
 #: Scalar-argument conversion for a kind; bool is normalized to one byte 0/1 (the ABI).
 _CONVERT = {_BOOL: "1 if {arg} else 0", _INT: "{arg}", _FLOAT: "{arg}", _COMPLEX: "{arg}"}
 
@@ -94,6 +91,8 @@ class Function:
     param_names: tuple[str, ...]
     doc: str | None
     overloads: tuple[Overload, ...]
+    #: Default values of trailing parameters, by name (``def project(v, z=1.0)``).
+    defaults: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -149,7 +148,7 @@ def _param_text(t: ArrayType) -> str:
 def signature_text(fn: Function, ov: Overload) -> str:
     """``scale(x: f64[:], a: f64) -> f64[:]``: how errors and docs show an overload."""
     params = ", ".join(f"{n}: {_param_text(t)}"
-                       for n, t in zip(fn.param_names, ov.signature.params, strict=True))
+                       for n, t in zip(fn.param_names, ov.signature.params, strict=False))
     results = _result_types(ov)
     shown = {"single": results[0] if results else "None",
              "tuple": f"({', '.join(results)})", "none": "None"}[ov.result_kind]
@@ -227,9 +226,10 @@ def _result_expr(fn: Function, ov: Overload, values: list[str]) -> str:
 
 
 def _exception(name: str, where: str) -> str:
-    if name not in EXCEPTIONS:
-        raise BuildError(f"{where}: runtime error type {name!r} is not one of "
-                         f"{', '.join(sorted(EXCEPTIONS))}")
+    """The name of a builtin exception class (what ``raise`` in a kernel may raise)."""
+    cls = getattr(builtins, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        raise BuildError(f"{where}: runtime error type {name!r} is not a builtin exception")
     return name
 
 
@@ -256,13 +256,41 @@ def _render_overload(fn: Function, k: int, ov: Overload) -> str:
     )
 
 
+def _given(fn: Function, ov: Overload) -> str:
+    """The test that the caller gave exactly the parameters overload ``ov`` takes."""
+    n = len(ov.signature.params)
+    fewest = min(len(o.signature.params) for o in fn.overloads)
+    tests = [f"{p} is not _MISSING" for p in fn.param_names[fewest:n]]
+    tests += [f"{p} is _MISSING" for p in fn.param_names[n:]]
+    return " and ".join(tests) + " and " if tests else ""
+
+
+def literal_default(value: object) -> str | None:
+    """The Python literal of a parameter default the wrapper can declare, or None."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or type(value) in (bool, int, float, complex):
+        return repr(value)
+    return None
+
+
 def _render_function(fn: Function) -> str:
+    """The ``def``: trailing parameters some overloads do not take default to their
+    literal default, else to ``_MISSING``; an overload is tried only when exactly its own
+    parameters are given."""
     args = ", ".join(fn.param_names)
-    dispatch = "".join(_fill("dispatch.pyx.in", fn=fn.name, k=k, args=args)
-                       for k in range(len(fn.overloads)))
+    defaults = dict(fn.defaults)
+    fewest = min(len(ov.signature.params) for ov in fn.overloads)
+    for n in fn.param_names[fewest:]:
+        defaults.setdefault(n, "_MISSING")
+    params = ", ".join(f"{n}={defaults[n]}" if n in defaults else n for n in fn.param_names)
+    dispatch = "".join(_fill("dispatch.pyx.in", fn=fn.name, k=k, guard=_given(fn, ov),
+                             args=", ".join(fn.param_names[:len(ov.signature.params)]))
+                       for k, ov in enumerate(fn.overloads))
     names = tuple(fn.param_names)
     body = _fill(
-        "function.pyx.in", name=fn.name, params=args, args=args + ("," if len(names) == 1 else ""),
+        "function.pyx.in", name=fn.name, params=params,
+        args=args + ("," if len(names) == 1 else ""),
         docstring=repr(fn.doc) if fn.doc else "", dispatch=dispatch.rstrip("\n"),
         names=repr(names), signatures=repr(tuple(signature_text(fn, ov) for ov in fn.overloads)),
     )
@@ -291,7 +319,7 @@ def _check(functions: Sequence[Function]) -> None:
                              "compiled kernel (Cython reads it as a C type or keyword)",
                              kernel=fn.name, hint=f"rename '{reserved[0]}'")
         for ov in fn.overloads:
-            if len(ov.signature.params) != len(fn.param_names):
+            if len(ov.signature.params) > len(fn.param_names):
                 raise BuildError(
                     f"kernel '{fn.name}': signature {ov.signature} has "
                     f"{len(ov.signature.params)} parameters but the function takes "
@@ -333,7 +361,7 @@ def _c_comment(text: str) -> str:
 
 def _entry_doc(fn: Function, ov: Overload) -> str:
     lines = []
-    for i, (name, p) in enumerate(zip(fn.param_names, ov.signature.params, strict=True)):
+    for i, (name, p) in enumerate(zip(fn.param_names, ov.signature.params, strict=False)):
         c = "aotc_array" if not p.is_scalar else _dtype(p.dtype, name).ctype
         lines.append(f"argv[{i}]  {name}: {p}  ({c})")
     for j, out in enumerate(ov.program.outputs):
@@ -390,9 +418,10 @@ def render_pyi(module: str, functions: Sequence[Function], *, source: str,
     parts = []
     for fn in functions:
         stubs: dict[tuple[str, str], None] = {}
+        optional = dict(fn.defaults)
         for ov in fn.overloads:
-            params = ", ".join(f"{n}: {_pyi_type(t)}"
-                               for n, t in zip(fn.param_names, ov.signature.params, strict=True))
+            params = ", ".join(f"{n}: {_pyi_type(t)}" + (" = ..." if n in optional else "")
+                               for n, t in zip(fn.param_names, ov.signature.params, strict=False))
             stubs[(params, _pyi_result(ov))] = None
         decorator = "@overload\n" if len(stubs) > 1 else ""
         for params, result in stubs:

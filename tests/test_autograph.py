@@ -193,15 +193,18 @@ def test_variable_first_assigned_in_a_traced_loop():
         compiled(k)
 
 
-def test_return_inside_a_traced_loop_is_explained():
-    def k(x: f64[:]):
-        for i in range(x.shape[0]):
-            if x[i] > 0:
-                return x[i]
-        return 0.0
+def first_positive(x: f64[:]):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            return x[i]
+    return 0.0
 
-    with pytest.raises(TraceError):
-        compiled(k)
+
+@pytest.mark.parametrize("x", [[-1.0, 2.0, 3.0], [-1.0, -2.0], []])
+def test_return_inside_a_runtime_loop(x):
+    """A return inside a loop over a runtime range leaves the loop (a while loop)."""
+    program = check(first_positive, np.array(x))
+    assert "while_loop" in prims(program)
 
 
 def inplace_vs_rebind(u: f64[:], v: f64[:], n: i64):
@@ -231,8 +234,9 @@ def first_negative(x: f64[:]):
 
 @pytest.mark.parametrize("x", [[1.0, 2.0, -3.0, -4.0], [1.0, 2.0], [-1.0]])
 def test_break_in_a_runtime_loop(x):
+    """A loop over a runtime range that breaks stops there (it becomes a while loop)."""
     program = check(first_negative, np.array(x))
-    assert "for_loop" in prims(program)
+    assert "while_loop" in prims(program)
 
 
 def sum_skipping(x: f64[:], limit: float):
@@ -254,18 +258,6 @@ def sum_skipping(x: f64[:], limit: float):
 @pytest.mark.parametrize("x", [[1.0, np.nan, 2.0, 3.0, 10.0], [np.nan], [5.0, 6.0]])
 def test_continue_and_break_in_a_while_loop(x):
     check(sum_skipping, np.array(x), 7.5)
-
-
-def test_return_inside_a_runtime_loop_explains_what_to_do():
-    def k(x: f64[:]):
-        for i in range(x.shape[0]):
-            if x[i] > 0:
-                return x[i]
-        return 0.0
-
-    with pytest.raises(TraceError, match="loop containing return") as info:
-        compiled(k)
-    assert "use break" in str(info.value)
 
 
 SAME_SIZE = f64["m"]  # both arrays share the size m

@@ -37,7 +37,7 @@ from aotc import f64
 def clip(x: f64[:]) -> f64[:]:
     if x[0] > 0:
         return x
-    return -x
+    return 0.0
 '''
 
 
@@ -119,8 +119,9 @@ def test_build_error_is_located(tmp_path):
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     assert "aotc: error: " in done.stderr
-    assert "kernels.py:9" in done.stderr and "in kernel 'clip'" in done.stderr
-    assert "    if x[0] > 0:" in done.stderr and "^" in done.stderr
+    assert "kernels.py:11" in done.stderr and "in kernel 'clip'" in done.stderr
+    assert "the kernel returns values of different types" in done.stderr
+    assert "    return 0.0" in done.stderr and "^" in done.stderr
 
 
 def test_failed_build_removes_the_stale_extension(tmp_path):

@@ -512,9 +512,9 @@ def test_render_rejects_unknown_check_errors():
     fn = _function("@aotc.export\ndef dot(x: f64['n'], y: f64['n']) -> f64:\n"
                    "    return np.sum(x * y)\n", "dot")
     (ov,) = fn.overloads
-    check = dataclasses.replace(ov.program.checks[0], error="SystemExit")
+    check = dataclasses.replace(ov.program.checks[0], error="print")
     bad = dataclasses.replace(ov, program=ov.program.replace(checks=(check,)))
-    with pytest.raises(BuildError, match="'SystemExit' is not one of"):
+    with pytest.raises(BuildError, match="'print' is not a builtin exception"):
         _render(dataclasses.replace(fn, overloads=(bad,)))
 
 
@@ -524,8 +524,8 @@ def test_render_rejects_overloads_with_other_parameters():
     from aotc.errors import BuildError
 
     fn = _function("@aotc.export\ndef inc(x: f64[:]) -> f64[:]:\n    return x + 1\n", "inc")
-    with pytest.raises(BuildError, match="1 parameters but the function takes 2"):
-        _render(dataclasses.replace(fn, param_names=("x", "y")))
+    with pytest.raises(BuildError, match="1 parameters but the function takes 0"):
+        _render(dataclasses.replace(fn, param_names=()))
 
 
 def test_render_rejects_parameter_names_cython_cannot_take():

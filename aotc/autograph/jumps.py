@@ -12,9 +12,11 @@ anything that may jump are guarded by the flag::
                                                 if __aotc__.not_any(__brk_1, __cnt_1):
                                                     total += x[i]
 
-A ``while`` loop also tests the break flag. The guards are ordinary ``if`` statements,
-so on runtime values they become ``cond`` like any other; a loop over a runtime range
-runs its remaining iterations without effect after a break.
+A ``while`` loop also tests the break flag, so it stops at the break. A loop over
+``range(...)`` that breaks (or returns, see :mod:`.returns`) becomes such a ``while``
+loop first, so it stops too; the guards are ordinary ``if`` statements, so on runtime
+values they become ``cond`` like any other. Other loops that break run their remaining
+iterations without effect.
 """
 
 from __future__ import annotations
@@ -22,18 +24,18 @@ from __future__ import annotations
 import ast
 import itertools
 
-from .transform import RUNTIME
+from .syntax import HIDDEN, RUNTIME, assign, load, store
 
 _ids = itertools.count(1)
 
 
-def _has_jump(node: ast.AST) -> bool:
-    """A break/continue of the loop being lowered (not of a nested loop)."""
-    if isinstance(node, (ast.Break, ast.Continue)):
+def _has_jump(node: ast.AST, kinds: tuple[type, ...] = (ast.Break, ast.Continue)) -> bool:
+    """A jump of the loop being lowered (not of a nested loop)."""
+    if isinstance(node, kinds):
         return True
     if isinstance(node, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return False
-    return any(_has_jump(c) for c in ast.iter_child_nodes(node))
+    return any(_has_jump(c, kinds) for c in ast.iter_child_nodes(node))
 
 
 def _flag(name: str, value: bool) -> ast.Assign:
@@ -77,13 +79,62 @@ class _Jumps:
         return [stmt]
 
 
+def _static_step(node: ast.expr | None) -> int | None:
+    """The value of a range step written as an int literal (``2``, ``-1``), else None."""
+    if node is None:
+        return 1
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and node.value:
+        return int(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _static_step(node.operand)
+        return -inner if inner is not None else None
+    return None
+
+
+def _range_as_while(node: ast.For) -> list[ast.stmt] | None:
+    """``for i in range(a, b, s)`` (a literal step) as the ``while`` loop it is::
+
+        __it = a; __stop = b
+        while __it < __stop:      # > for a negative step
+            i = __it; __it += s
+            body
+    """
+    it = node.iter
+    if not (isinstance(node.target, ast.Name) and isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name) and it.func.id == "range" and not it.keywords
+            and 1 <= len(it.args) <= 3):
+        return None
+    args = it.args
+    step = _static_step(args[2] if len(args) == 3 else None)
+    if step is None:
+        return None
+    start, stop = (ast.Constant(0), args[0]) if len(args) == 1 else (args[0], args[1])
+    uid = next(_ids)
+    counter, limit = f"{HIDDEN}it_{uid}", f"{HIDDEN}stop_{uid}"
+    test = ast.Compare(load(counter), [ast.Lt() if step > 0 else ast.Gt()], [load(limit)])
+    advance = ast.AugAssign(store(counter), ast.Add(), ast.Constant(step))
+    body = [assign(node.target.id, load(counter), node), ast.copy_location(advance, node),
+            *node.body]
+    loop = ast.copy_location(ast.While(ast.copy_location(test, it), body, []), node)
+    return [assign(counter, start, node), assign(limit, stop, node), loop]
+
+
 class _Lower(ast.NodeTransformer):
     def _loop(self, node: ast.For | ast.While) -> list[ast.stmt] | ast.AST:
         self.generic_visit(node)  # inner loops first: their jumps are their own
         if node.orelse or not any(_has_jump(s) for s in node.body):
             return node
+        if isinstance(node, ast.For) and any(_has_jump(s, (ast.Break,)) for s in node.body):
+            rewritten = _range_as_while(node)
+            if rewritten is not None:
+                *setup, loop = rewritten
+                lowered = self._loop_jumps(loop)  # type: ignore[arg-type]
+                return [*setup, *(lowered if isinstance(lowered, list) else [lowered])]
+        return self._loop_jumps(node)
+
+    def _loop_jumps(self, node: ast.For | ast.While) -> list[ast.stmt] | ast.AST:
         uid = next(_ids)
-        jumps = _Jumps(f"__brk_{uid}", f"__cnt_{uid}")
+        jumps = _Jumps(f"{HIDDEN}brk_{uid}", f"{HIDDEN}cnt_{uid}")
         body = jumps.block(node.body)
         reset = ast.copy_location(_flag(jumps.cnt, False), node.body[0])
         if isinstance(node, ast.While):

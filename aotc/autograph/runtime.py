@@ -1,38 +1,39 @@
-"""What converted kernels call: the control-flow statements and Python builtins.
+"""What converted kernels call: statements, expressions, builtins and every call.
 
-Each statement decides at trace time, as TensorFlow's AutoGraph does: on build-time
-values it runs as ordinary Python (a loop unrolls, up to :data:`UNROLL_LIMIT`
-iterations); on traced values it becomes a structured primitive from ``aotc.lax``.
+Each decides at trace time, as TensorFlow's AutoGraph does: on build-time values it
+runs as ordinary Python (a loop unrolls, up to :data:`UNROLL_LIMIT` iterations); on
+traced values it becomes structured control flow from :mod:`aotc.lax` (``and``/``or``
+and conditional expressions are conditionals too, so the operand Python would not
+evaluate is not evaluated at run time either), or a runtime error (``raise``,
+``assert``). :func:`call` is where every call of a converted kernel goes.
 """
 
 from __future__ import annotations
 
 import builtins
+import operator
 import os
 import sysconfig
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import lax
+from ..bodies import SCALAR_I64, UNDEFINED, flatten, probe
+from ..control import BranchTypes
+from ..ir import Lit, Var
 from ..numpy_api import CREATION
-from ..trace import Tracer, current
+from ..numpy_api.pymath import PYMATH
+from ..ops.index import raise_if_p
+from ..trace import WEAK_TYPES, Tracer, as_atom, as_tracer, current
+from .pybuiltins import BUILTINS
+from .returns import RET
+from .sequences import SEQUENCES, UNROLL_LIMIT, RuntimeSeq, range_, sequence
 
-#: Loops with build-time bounds unroll up to this many iterations; longer ones become
-#: structured loops, so a build never blows up silently.
-UNROLL_LIMIT = 64
-
-
-class _Undefined:
-    """A variable that has no value yet where a converted statement starts."""
-
-    def __repr__(self) -> str:
-        return "<undefined>"
-
-
-UNDEFINED = _Undefined()
+State = tuple[Any, ...]
+Body = Callable[..., State]
 
 
 def maybe(read: Callable[[], Any]) -> Any:
@@ -44,88 +45,7 @@ def maybe(read: Callable[[], Any]) -> Any:
 
 
 def _traced(*values: Any) -> bool:
-    return any(isinstance(v, Tracer) for v in values)
-
-
-def _require_defined(state: tuple[Any, ...], names: tuple[str, ...], what: str) -> None:
-    for value, name in zip(state, names, strict=True):
-        if value is UNDEFINED:
-            raise current().error(
-                f"variable '{name}' is first assigned inside {what} that depends on runtime "
-                "values, so it has no value on the paths that skip it",
-                hint=f"give '{name}' a value before the {what.split()[-1]}",
-            )
-
-
-def for_range(body: Callable[..., tuple[Any, ...]], state: tuple[Any, ...],
-              names: tuple[str, ...], *bounds: Any) -> tuple[Any, ...]:
-    """``for i in range(*bounds)`` with ``state = body(i, state)``."""
-    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
-    if isinstance(step, Tracer):
-        raise current().error("a loop step that is a runtime value cannot be compiled",
-                              hint="use a build-time integer step")
-    if step == 0:
-        raise current().error("range() arg 3 must not be zero")
-    if not _traced(start, stop):
-        count = len(range(int(start), int(stop), int(step)))
-        if count <= UNROLL_LIMIT:
-            for i in range(int(start), int(stop), int(step)):
-                state = body(i, state)
-            return state
-    _require_defined(state, names, "a loop")
-    if step < 0:  # count down: iterate k = 0..n-1 with i = start + k * step
-        n = _trip_count(start, stop, step)
-        return lax.fori_loop(0, n, lambda k, s: body(start + k * step, s), state)
-    if step != 1:
-        n = _trip_count(start, stop, step)
-        return lax.fori_loop(0, n, lambda k, s: body(start + k * step, s), state)
-    return lax.fori_loop(start, stop, body, state)
-
-
-def _trip_count(start: Any, stop: Any, step: int) -> Any:
-    """``len(range(start, stop, step))`` on traced integers."""
-    span = np.subtract(stop, start) if step > 0 else np.subtract(start, stop)
-    size = abs(step)
-    return np.maximum(np.floor_divide(np.add(span, size - 1), size), 0)
-
-
-def for_iter(body: Callable[..., tuple[Any, ...]], state: tuple[Any, ...],
-             names: tuple[str, ...], iterable: Any, enumerated: bool) -> tuple[Any, ...]:
-    """``for x in iterable`` (or ``for i, x in enumerate(iterable)``)."""
-    if isinstance(iterable, Tracer):
-        if iterable.ndim == 0:
-            raise current().error("iteration over a 0-d array")
-        n = iterable.shape[0]
-
-        def row(i: Any, s: tuple[Any, ...]) -> tuple[Any, ...]:
-            item = iterable[i]
-            return body((i, item) if enumerated else item, s)
-        return for_range(row, state, names, n)
-    items = builtins.enumerate(iterable) if enumerated else iterable
-    for item in items:
-        state = body(item, state)
-    return state
-
-
-def while_stmt(test: Callable[[tuple[Any, ...]], Any], body: Callable[..., tuple[Any, ...]],
-               state: tuple[Any, ...], names: tuple[str, ...]) -> tuple[Any, ...]:
-    """``while test(state): state = body(state)``."""
-    iterations = 0
-    while True:
-        cond = test(state)
-        if isinstance(cond, Tracer):
-            break
-        if not cond:
-            return state
-        state = body(state)
-        iterations += 1
-        if iterations > 10 * UNROLL_LIMIT:
-            raise current().error(
-                f"a while loop on build-time values ran {iterations} times while tracing",
-                hint="make its condition depend on a runtime value, or use lax.fori_loop",
-            )
-    _require_defined(state, names, "a while loop")
-    return lax.while_loop(lambda s: _as_bool(test(s)), body, state)
+    return any(isinstance(v, (Tracer, RuntimeSeq)) for v in values)
 
 
 def _as_bool(value: Any) -> Any:
@@ -138,17 +58,119 @@ def _as_bool(value: Any) -> Any:
     return bool(value)
 
 
-def if_stmt(test: Any, then: Callable[..., tuple[Any, ...]],
-            orelse: Callable[..., tuple[Any, ...]], state: tuple[Any, ...],
-            names: tuple[str, ...]) -> tuple[Any, ...]:
+def _require_defined(state: State, names: Sequence[str], what: str) -> None:
+    for value, name in zip(state, names, strict=True):
+        if value is UNDEFINED:
+            raise current().error(
+                f"variable '{name}' is first assigned inside {what} that depends on runtime "
+                "values, and read after it: on the paths that skip the assignment it has no "
+                "value", hint=f"give '{name}' a value before the {what.split()[-1]}")
+
+
+def _lifted(value: Any) -> Any:
+    """A build-time number as a traced one (weak if it is a Python number), so a loop
+    can carry it."""
+    if isinstance(value, (bool, int, float, complex)) or isinstance(value, np.generic):
+        return Tracer(as_atom(value), weak=isinstance(value, WEAK_TYPES))
+    return value
+
+
+def _zeros_like(value: Any) -> Any:
+    """A placeholder of ``value``'s type: zeros (for a value never read on this path)."""
+    if isinstance(value, Tracer):
+        return np.zeros_like(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_zeros_like(v) for v in value)
+    return value
+
+
+def _typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[State], State]]
+                   ) -> State:
+    """``state`` with an undefined return value (see :mod:`.returns`) given a placeholder
+    of the type a body gives it, traced aside: the flag guards every read of it, but a
+    loop or conditional must know its type."""
+    slots = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
+             if v is UNDEFINED and n == RET]
+    if not slots:
+        return state
+    leaves, structure = flatten(state)
+    leaves = [v if v is UNDEFINED else as_tracer(v) for v in leaves]
+    typed = list(state)
+    for body in bodies:
+        after = probe(body, [leaves], [structure])
+        for i in slots:
+            if typed[i] is UNDEFINED and after[i] is not UNDEFINED:
+                typed[i] = _zeros_like(after[i])
+    return tuple(typed)
+
+
+def _any_index() -> Tracer:
+    """A stand-in loop index for a body traced aside (:func:`_typed_returns`)."""
+    return Tracer(Var(SCALAR_I64))
+
+
+# -- statements ----------------------------------------------------------------------------
+
+def for_range(body: Body, state: State, names: Sequence[str], *bounds: Any) -> State:
+    """``for i in range(*bounds)`` with ``state = body(i, state)``."""
+    return for_iter(body, state, names, range_(*bounds))
+
+
+def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any) -> State:
+    """``for x in iterable``: Python's loop over build-time items (unrolled up to
+    :data:`UNROLL_LIMIT` of them), else a runtime loop over the items' indices."""
+    seq = sequence(iterable)
+    items: Any = seq
+    if isinstance(seq, RuntimeSeq):
+        items = seq.unrolled()
+    elif isinstance(seq, builtins.range) and len(seq) > UNROLL_LIMIT:
+        start, step = seq.start, seq.step
+        seq = RuntimeSeq(len(seq), lambda k: np.add(start, np.multiply(k, step)))
+        items = None
+    if items is not None:
+        for item in items:
+            state = body(item, state)
+        return state
+    state = _typed_returns(state, names, [lambda s: body(seq.item(_any_index()), s)])
+    _require_defined(state, names, "a loop")
+    state = tuple(_lifted(v) for v in state)
+    return lax.fori_loop(0, seq.length, lambda i, s: body(seq.item(i), s), state)
+
+
+def while_stmt(test: Callable[[State], Any], body: Body, state: State,
+               names: Sequence[str]) -> State:
+    """``while test(state): state = body(state)``: Python's loop while the test is a
+    build-time value (up to :data:`UNROLL_LIMIT` iterations, then the state is lifted
+    to traced values and the rest runs as a runtime loop)."""
+    for _ in range(UNROLL_LIMIT):
+        cond = test(state)
+        if _traced(cond):
+            break
+        if not cond:
+            return state
+        state = body(state)
+    else:
+        state = tuple(_lifted(v) for v in state)
+        if not _traced(test(state)):
+            raise current().error(
+                f"a while loop on build-time values ran {UNROLL_LIMIT} times while tracing "
+                "and its condition does not depend on what it changes",
+                hint="make its condition depend on a value the loop updates")
+    state = _typed_returns(state, names, [body])
+    _require_defined(state, names, "a while loop")
+    state = tuple(_lifted(v) for v in state)
+    return lax.while_loop(lambda s: _as_bool(test(s)), body, state)
+
+
+def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str]) -> State:
     """``if test: then else: orelse``, each taking and returning the state."""
-    if not isinstance(test, Tracer):
+    if not _traced(test):
         return then(state) if test else orelse(state)
-    # Variables without a value yet are fine if both branches assign them.
+    state = _typed_returns(state, names, [then, orelse])
     known = [i for i, v in enumerate(state) if v is not UNDEFINED]
 
-    def branch(fn: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
-        def run(*values: Any) -> tuple[Any, ...]:
+    def branch(fn: Body) -> Callable[..., State]:
+        def run(*values: Any) -> State:
             full = list(state)
             for i, v in zip(known, values, strict=True):
                 full[i] = v
@@ -157,73 +179,205 @@ def if_stmt(test: Any, then: Callable[..., tuple[Any, ...]],
                 if value is UNDEFINED:
                     raise current().error(
                         f"variable '{name}' is assigned in only one branch of an if on a "
-                        "runtime value, so it has no value after the other",
-                        hint=f"give '{name}' a value before the if, or in both branches")
+                        "runtime value and read after it, so it has no value after the "
+                        "other", hint=f"give '{name}' a value before the if, or in both "
+                                      "branches")
             return out
         return run
 
-    return lax.cond(_as_bool(test), branch(then), branch(orelse), *(state[i] for i in known))
+    try:
+        return lax.cond(_as_bool(test), branch(then), branch(orelse),
+                        *(state[i] for i in known))
+    except BranchTypes as mismatch:
+        name = _name_of_leaf(state, names, mismatch.index)
+        if name is None:
+            raise
+        what = "the kernel returns values of" if name == RET else \
+            f"the two branches of this if give variable '{name}'"
+        raise BranchTypes(mismatch.index, mismatch.types, what) from None
 
 
-# -- Python builtins on traced scalars ------------------------------------------------------
-
-def _min(*args: Any, **kwargs: Any) -> Any:
-    if len(args) < 2 or kwargs or not _traced(*args):
-        return builtins.min(*args, **kwargs)
-    best = args[0]
-    for a in args[1:]:  # Python's rule: keep the first unless a later one is smaller
-        best = np.where(np.less(a, best), a, best)
-    return best
-
-
-def _max(*args: Any, **kwargs: Any) -> Any:
-    if len(args) < 2 or kwargs or not _traced(*args):
-        return builtins.max(*args, **kwargs)
-    best = args[0]
-    for a in args[1:]:
-        best = np.where(np.greater(a, best), a, best)
-    return best
+def _name_of_leaf(state: State, names: Sequence[str], index: int) -> str | None:
+    """The state variable that flattened leaf ``index`` of the branches' outputs is in."""
+    start = 0
+    for value, name in zip(state, names, strict=True):
+        count = len(flatten(value)[0])
+        if start <= index < start + count:
+            return name
+        start += count
+    return None
 
 
-def _scalar_conversion(python: type, dtype: Any) -> Callable[..., Any]:
-    def convert(*args: Any) -> Any:
-        if len(args) == 1 and isinstance(args[0], Tracer):
-            x = args[0]
-            if x.ndim != 0:
-                raise current().error(f"{python.__name__}() of an array with more than "
-                                      "one element")
-            if python is bool:
-                return np.not_equal(x, 0)
-            if python is int and x.dtype.kind == "f":
-                x = np.trunc(x)  # type: ignore[assignment]  # a Tracer, by __array_ufunc__
-            out = lax.convert(x, np.dtype(dtype))
-            out.weak = True  # a Python number, as the builtin returns
-            return out
-        return python(*args)
-    return convert
+# -- expressions ---------------------------------------------------------------------------
+
+def and_(*operands: Callable[[], Any]) -> Any:
+    """``a and b and ...``: Python's on build-time values; on a traced one, the rest is
+    evaluated (at run time) only where it is true."""
+    value, rest = operands[0](), operands[1:]
+    if not rest:
+        return value
+    if _traced(value):
+        return lax.cond(_as_bool(value), lambda: and_(*rest), lambda: value)
+    return and_(*rest) if value else value
 
 
-def _round(number: Any, ndigits: Any = None) -> Any:
-    if not isinstance(number, Tracer):
-        return builtins.round(number, ndigits) if ndigits is not None else builtins.round(number)
-    if ndigits is None:
-        return _scalar_conversion(int, np.int64)(np.rint(number))
-    return np.round(number, ndigits)
+def or_(*operands: Callable[[], Any]) -> Any:
+    """``a or b or ...``, as :func:`and_`."""
+    value, rest = operands[0](), operands[1:]
+    if not rest:
+        return value
+    if _traced(value):
+        return lax.cond(_as_bool(value), lambda: value, lambda: or_(*rest))
+    return value if value else or_(*rest)
 
 
-def _len(obj: Any) -> Any:
-    if isinstance(obj, Tracer):
-        return obj.shape[0]
-    return builtins.len(obj)
+def not_(value: Any) -> Any:
+    if _traced(value):
+        return np.logical_not(_as_bool(value))
+    return not value
 
 
-#: Builtins replaced inside converted kernels; each falls back to Python's own.
-BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
-    builtins.min: _min, builtins.max: _max, builtins.float: _scalar_conversion(float, np.float64),
-    builtins.int: _scalar_conversion(int, np.int64),
-    builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
-    builtins.len: _len,
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
+    "Eq": operator.eq, "NotEq": operator.ne, "Is": operator.is_, "IsNot": operator.is_not,
+    "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b,
 }
+
+
+def compare(left: Callable[[], Any], *links: tuple[str, Callable[[], Any]]) -> Any:
+    """``a < b <= c``: ``a < b and b <= c`` with ``b`` evaluated once."""
+    op, right_thunk = links[0]
+    first, right = left(), right_thunk()
+    result = _COMPARE[op](first, right)
+    if len(links) == 1:
+        return result
+    return and_(lambda: result, lambda: compare(lambda: right, *links[1:]))
+
+
+def ifexp(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
+    """``body if test else orelse``; only the taken side is evaluated."""
+    if not _traced(test):
+        return body() if test else orelse()
+    return lax.cond(_as_bool(test), body, orelse)
+
+
+def unpack(value: Any, count: int) -> Any:
+    """``a, b = value``: an array or runtime sequence of exactly ``count`` items (checked
+    at run time when its length is only known then)."""
+    if not isinstance(value, (Tracer, RuntimeSeq)):
+        return value
+    seq = sequence(value)
+    n = seq.static_length()
+    too_many = f"too many values to unpack (expected {count})"
+    if n is not None and n != count:
+        raise current().error(too_many if n > count else
+                              f"not enough values to unpack (expected {count}, got {n})")
+    if n is None:
+        length = seq.length
+        if isinstance(length, Tracer) and length.dim is not None:
+            current().check(">=", length.dim, lax.as_dim(count), "ValueError",
+                            f"not enough values to unpack (expected {count}, got {{lhs}})")
+            current().check("<", length.dim, lax.as_dim(count + 1), "ValueError", too_many)
+        else:
+            bad = np.not_equal(length, count)
+            lax.bind(raise_if_p, as_tracer(bad).atom, error="ValueError",
+                     message=f"wrong number of values to unpack (expected {count})")
+    return tuple(seq.item(i) for i in builtins.range(count))
+
+
+def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool) -> Any:
+    """``[fn(v) for v in iterable]`` (``kind`` list, generator or set): Python's own on
+    build-time items; over a runtime sequence the values are stacked into an array, its
+    first axis the sequence."""
+    nargs = fn.__code__.co_argcount
+
+    def item_value(item: Any) -> Any:
+        return fn(*unpack(item, nargs)) if spread else fn(item)
+
+    seq = sequence(iterable)
+    items: Any = seq
+    if isinstance(seq, RuntimeSeq):
+        items = seq.unrolled()
+        if items is None:
+            if kind == "set":
+                raise current().error("a set comprehension over runtime values",
+                                      hint="build an array and use np.unique")
+            return seq.stacked(item_value)
+    values = [item_value(v) for v in items]
+    return values if kind == "list" else set(values) if kind == "set" else iter(values)
+
+
+class KernelRaises(Exception):
+    """The kernel raises ``error(message)`` whatever its inputs (a ``raise`` reached on
+    build-time values): the compiled kernel does just that."""
+
+    def __init__(self, error: str, message: str) -> None:
+        super().__init__(message)
+        self.error, self.message = error, message
+
+
+def _builtin_exception(exc: BaseException) -> tuple[str, str]:
+    """The builtin exception class the compiled module raises for ``exc`` (its nearest
+    builtin base), and the message (naming the user's class if it is not builtin)."""
+    if not isinstance(exc, Exception):
+        raise current().error(f"a compiled kernel cannot raise {type(exc).__name__}: it "
+                              "stops the interpreter, not the call",
+                              hint="raise an Exception subclass such as ValueError")
+    name = next(cls.__name__ for cls in type(exc).__mro__
+                if getattr(builtins, cls.__name__, None) is cls)
+    message = str(exc)
+    if type(exc).__name__ != name:
+        message = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return name, message
+
+
+def _raise_where(cond: Any, exc: BaseException) -> None:
+    error, message = _builtin_exception(exc)
+    if current().parent is None and not isinstance(cond, Tracer):
+        raise KernelRaises(error, message)
+    atom = cond.atom if isinstance(cond, Tracer) else Lit(True, np.dtype(bool))
+    lax.bind(raise_if_p, atom, error=error, message=message)
+
+
+def raise_(make: Callable[[], Any]) -> None:
+    """``raise E(message)``: the kernel raises ``E(message)`` where it runs (the message
+    is made at build time)."""
+    exc = make()
+    if isinstance(exc, type) and issubclass(exc, BaseException):
+        exc = exc()
+    if not isinstance(exc, BaseException):
+        raise TypeError("exceptions must derive from BaseException")
+    _raise_where(True, exc)
+
+
+def assert_(test: Callable[[], Any], message: Callable[[], Any] | None) -> None:
+    """``assert test, message``: ``AssertionError(message)`` where the test fails."""
+    value = test()
+    text = str(message()) if message is not None else ""
+    if not _traced(value):
+        if not value:
+            _raise_where(True, AssertionError(text))
+        return
+    _raise_where(np.logical_not(_as_bool(value)), AssertionError(text))
+
+
+# -- helpers for lowered jumps and returns -------------------------------------------------
+
+def not_any(*flags: Any) -> Any:
+    """``not (a or b ...)`` on Python or traced bools."""
+    if not _traced(*flags):
+        return not builtins.any(flags)
+    result = np.logical_not(flags[0])
+    for f in flags[1:]:
+        result = np.logical_and(result, np.logical_not(f))
+    return result
+
+
+def and_not(test: Any, flag: Any) -> Any:
+    """``test and not flag`` for a while loop that may break."""
+    if not _traced(test, flag):
+        return bool(test) and not flag
+    return np.logical_and(_as_bool(test), np.logical_not(flag))
 
 
 # -- every call a converted kernel makes ----------------------------------------------------
@@ -232,11 +386,10 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
 converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 
 #: Functions the kernel may call under any name, and what runs instead while tracing:
-#: NumPy's creation functions (no array argument reaches ``__array_function__``) and the
-#: builtins above.
-TRACED: dict[Callable[..., Any], Callable[..., Any]] = {
-    **CREATION, **BUILTINS,
-}
+#: NumPy's creation functions (no array argument reaches ``__array_function__``),
+#: Python's builtins and the sequences loops and comprehensions walk.
+TRACED: dict[Callable[..., Any], Callable[..., Any]] = {**CREATION, **BUILTINS, **SEQUENCES,
+                                                       **PYMATH}
 _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
@@ -273,54 +426,3 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     if isinstance(fn, types.FunctionType) and converter is not None and _is_user_code(fn):
         fn = converter(fn)
     return fn(*args, **kwargs)
-
-
-# -- helpers for lowered jumps and statements left as Python ------------------------------
-
-def not_any(*flags: Any) -> Any:
-    """``not (a or b ...)`` on Python or traced bools."""
-    if not _traced(*flags):
-        return not builtins.any(flags)
-    result = np.logical_not(flags[0])
-    for f in flags[1:]:
-        result = np.logical_and(result, np.logical_not(f))
-    return result
-
-
-def and_not(test: Any, flag: Any) -> Any:
-    """``test and not flag`` for a while loop that may break."""
-    if not _traced(test, flag):
-        return bool(test) and not flag
-    return np.logical_and(_as_bool(test), np.logical_not(flag))
-
-
-_RETURN_HINT = ("assign the result to a variable and use break, then return after the "
-                "loop (or use np.where for a value chosen per element)")
-
-
-def static_iterable(iterable: Any, what: str) -> Any:
-    """The iterable of a loop left as Python (it contains return)."""
-    if isinstance(iterable, Tracer):
-        raise current().error(f"{what} cannot iterate over a runtime value",
-                              hint=_RETURN_HINT)
-    return iterable
-
-
-_IF_RETURN_HINT = ("use np.where(cond, a, b), or assign the value in both branches and "
-                   "return it after the if")
-
-
-def static_test(test: Any, what: str) -> Any:
-    """The test of a while/if left as Python (it contains return)."""
-    if isinstance(test, Tracer):
-        hint = _IF_RETURN_HINT if what.startswith("an if") else _RETURN_HINT
-        raise current().error(f"{what} cannot depend on a runtime value", hint=hint)
-    return test
-
-
-def range_(*args: Any) -> Any:
-    """``range`` that explains runtime bounds in loops that must stay Python."""
-    if _traced(*args):
-        raise current().error("range() over runtime values in a loop containing return",
-                              hint=_RETURN_HINT)
-    return builtins.range(*args)

@@ -2,7 +2,9 @@
 
 ``build_llvm_module`` is pure construction with ``llvmlite.ir`` (deterministic text:
 names come from the entry names and fixed labels, never from ids). The other functions
-run LLVM: parse, verify, optimize with the new pass manager, emit.
+run LLVM: parse, verify, optimize with the new pass manager, emit. An unexpected
+exception in either is an :class:`~aotc.errors.InternalError` (a bug in aotc), located at
+the equation being lowered when there is one.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Sequence
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from ..errors import internal_errors
 from ..ir import Program
 from .entry import emit_kernel, emit_shapes
 from .layout import plan_layout
@@ -27,9 +30,11 @@ def build_llvm_module(entries: Entries, target: TargetSpec) -> ir.Module:
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
     for name, program in entries:
-        layout = plan_layout(program)
-        emit_shapes(module, f"{name}_shapes", program, layout)
-        emit_kernel(module, name, program, layout, target.fp_flags)
+        # Any exception here is a bug in aotc: reported at the equation being lowered.
+        with internal_errors("code generation", kernel=program.name):
+            layout = plan_layout(program)
+            emit_shapes(module, f"{name}_shapes", program, layout)
+            emit_kernel(module, name, program, layout, target.fp_flags)
     return module
 
 
@@ -37,14 +42,16 @@ def optimized_module(entries: Entries, target: TargetSpec, optimize: bool = True
                      ) -> llvm.ModuleRef:
     """Parse and verify the module, then run the ``-O<opt_level>`` pipeline."""
     tm = target_machine(target)
-    mod = llvm.parse_assembly(str(build_llvm_module(entries, target)))
-    mod.verify()
-    if optimize:
-        pto = llvm.create_pipeline_tuning_options(speed_level=target.opt_level)
-        pto.loop_vectorization = True
-        pto.slp_vectorization = True
-        pb = llvm.create_pass_builder(tm, pto)
-        pb.getModulePassManager().run(mod, pb)
+    text = str(build_llvm_module(entries, target))
+    with internal_errors("LLVM verification and optimization"):  # we emitted invalid IR
+        mod = llvm.parse_assembly(text)
+        mod.verify()
+        if optimize:
+            pto = llvm.create_pipeline_tuning_options(speed_level=target.opt_level)
+            pto.loop_vectorization = True
+            pto.slp_vectorization = True
+            pb = llvm.create_pass_builder(tm, pto)
+            pb.getModulePassManager().run(mod, pb)
     return mod
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from .. import lax
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, Shape
-from ..trace import Tracer, current
+from ..trace import TraceContext, Tracer, current, tracing
 
 ONE = DimExpr.const(1)
 
@@ -112,7 +112,13 @@ def layout_view(source: Tracer, result: Tracer) -> Tracer:
 
 
 def refresh(view: Tracer) -> None:
-    """Re-derive a view whose base was written since the view was read."""
+    """Re-derive a view whose base was written since the view was read.
+
+    The view is re-derived where its base's value lives (``base.context``): a view of an
+    outer array first read inside a loop body or branch is the outer array's view, so
+    its slice belongs to the enclosing program. Derived in the body, the view would keep
+    a value of the body's, which the code after the body cannot use.
+    """
     base = view.base
     assert base is not None
     if view.window is None:
@@ -121,5 +127,19 @@ def refresh(view: Tracer) -> None:
             "afterwards; whether it sees the write depends on memory layout in NumPy",
             hint="call .copy() on it before the write, or reshape after writing",
         )
-    view.set_atom(view.window.read(base).atom)
+    here = current()
+    owner = base.context if base.context is not None and _encloses(base.context, here) \
+        else here
+    with tracing(owner):
+        view.set_atom(view.window.read(base).atom)
     view.seen_version = base.version
+
+
+def _encloses(outer: TraceContext | None, ctx: TraceContext) -> bool:
+    """``outer`` is ``ctx`` or a trace ``ctx`` is nested in."""
+    here: TraceContext | None = ctx
+    while here is not None:
+        if here is outer:
+            return True
+        here = here.parent
+    return False

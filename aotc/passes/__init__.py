@@ -1,13 +1,16 @@
 """The optimization pipeline: each pass is a pure ``Program -> Program`` in its own file.
 
 The pipeline is this list; ``optimize`` runs it and, with ``verify=True``, checks
-the program after every pass (tests always do).
+the program after every pass (tests always do). An exception a pass raises (or a
+program it leaves malformed) is an :class:`~aotc.errors.InternalError` located at the
+equation it was working on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..errors import internal_errors
 from ..ir import Program, verify
 from .constant_fold import constant_fold
 from .cse import cse
@@ -37,9 +40,10 @@ def optimize(program: Program, *, verify_each: bool = False, fuse: bool = True,
     for name, run in PIPELINE:
         if not fuse and name in FUSION_PASSES:
             continue
-        program = run(program)
-        if verify_each:
-            verify(program)
+        with internal_errors(f"pass '{name}'", kernel=program.name):
+            program = run(program)
+            if verify_each:
+                verify(program)
         if trace is not None:
             trace(name, program)
     return program

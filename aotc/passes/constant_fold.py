@@ -14,9 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..interpret import concrete_params
-from ..ir import Eqn, Lit, Program
+from ..ir import Eqn, Lit, Program, has_effect
 from ..ops import impl_rules
-from ..ops.core import EFFECT
 from .rewrite import Renamer, map_nested
 
 
@@ -25,7 +24,7 @@ def _foldable(eqn: Eqn) -> bool:
             and all(v.type.shape == () for v in eqn.outs)
             and not any(isinstance(v, tuple) and v and not isinstance(v[0], int)
                         for _, v in eqn.params)
-            and eqn.prim in impl_rules and not eqn.prim.has(EFFECT))
+            and eqn.prim in impl_rules and not has_effect(eqn))
 
 
 def constant_fold(program: Program) -> Program:

@@ -1,13 +1,12 @@
 """Dead code elimination: drop equations none of whose outputs is used.
 
 Runs backwards from the outputs, as a liveness analysis. Equations whose primitive
-has an effect (``raise_if``) are always kept.
+has an effect (``raise_if``, or a body that raises) are always kept.
 """
 
 from __future__ import annotations
 
-from ..ir import Eqn, Program, Var
-from ..ops.core import EFFECT
+from ..ir import Eqn, Program, Var, has_effect
 from .rewrite import map_nested
 
 
@@ -16,7 +15,7 @@ def dce(program: Program) -> Program:
     live: set[Var] = {a for a in roots if isinstance(a, Var)}
     kept: list[Eqn] = []
     for eqn in reversed(program.eqns):
-        if eqn.prim.has(EFFECT) or any(v in live for v in eqn.outs):
+        if has_effect(eqn) or any(v in live for v in eqn.outs):
             kept.append(map_nested(eqn, dce))
             live.update(a for a in eqn.inputs if isinstance(a, Var))
     kept.reverse()

@@ -1,0 +1,105 @@
+"""Expressions (and the simple statements) Python evaluates with ``bool()`` or iteration.
+
+On traced values these need the runtime (:mod:`.runtime`), so they are rewritten into
+its calls, with the operands Python might not evaluate passed as thunks::
+
+    a and b            ->  __aotc__.and_(lambda: a, lambda: b)
+    not a              ->  __aotc__.not_(a)
+    0 <= i < n         ->  __aotc__.compare(lambda: 0, ('LtE', lambda: i), ('Lt', lambda: n))
+    a if c else b      ->  __aotc__.ifexp(c, lambda: a, lambda: b)
+    [f(v) for v in xs] ->  __aotc__.comprehension('list', lambda v: f(v), xs, False)
+    a, b = v           ->  a, b = __aotc__.unpack(v, 2)
+    raise E(msg)       ->  __aotc__.raise_(lambda: E(msg))
+    assert c, msg      ->  __aotc__.assert_(lambda: c, lambda: msg)
+
+On build-time values the runtime does exactly what Python does.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .syntax import arguments, runtime_call, thunk
+
+_COMPREHENSIONS = {ast.ListComp: "list", ast.GeneratorExp: "generator", ast.SetComp: "set"}
+
+
+def _target_params(target: ast.expr) -> tuple[list[str], bool] | None:
+    """A comprehension target as lambda parameters: ``v`` or ``a, b`` (flat names only)."""
+    if isinstance(target, ast.Name):
+        return [target.id], False
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        return [e.id for e in target.elts], True  # type: ignore[attr-defined]
+    return None
+
+
+class Expressions(ast.NodeTransformer):
+    """Rewrites bottom-up, so inner expressions are converted before outer ones."""
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        self.generic_visit(node)
+        name = "and_" if isinstance(node.op, ast.And) else "or_"
+        return ast.copy_location(runtime_call(name, *map(thunk, node.values)), node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return ast.copy_location(runtime_call("not_", node.operand), node)
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        links = [ast.Tuple([ast.Constant(type(op).__name__), thunk(right)], ast.Load())
+                 for op, right in zip(node.ops, node.comparators, strict=True)]
+        return ast.copy_location(runtime_call("compare", thunk(node.left), *links), node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        call = runtime_call("ifexp", node.test, thunk(node.body), thunk(node.orelse))
+        return ast.copy_location(call, node)
+
+    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async:
+            return node  # Python's own (fine on build-time values)
+        gen = node.generators[0]
+        params = _target_params(gen.target)
+        if params is None:
+            return node
+        names, unpack = params
+        fn = ast.copy_location(ast.Lambda(arguments(*names), node.elt), node.elt)
+        call = runtime_call("comprehension", ast.Constant(_COMPREHENSIONS[type(node)]), fn,
+                            gen.iter, ast.Constant(unpack))
+        return ast.copy_location(call, node)
+
+    visit_ListComp = _comprehension
+    visit_GeneratorExp = _comprehension
+    visit_SetComp = _comprehension
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        self.generic_visit(node)
+        target = node.targets[0]
+        if len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) \
+                and not any(isinstance(e, ast.Starred) for e in target.elts):
+            node.value = ast.copy_location(
+                runtime_call("unpack", node.value, ast.Constant(len(target.elts))), node.value)
+        return node
+
+    def visit_Raise(self, node: ast.Raise) -> ast.AST:
+        self.generic_visit(node)
+        if node.exc is None:
+            return node  # a bare re-raise: Python's own
+        return ast.copy_location(ast.Expr(runtime_call("raise_", thunk(node.exc))), node)
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        self.generic_visit(node)
+        message = thunk(node.msg) if node.msg is not None else ast.Constant(None)
+        return ast.copy_location(ast.Expr(runtime_call("assert_", thunk(node.test), message)),
+                                 node)
+
+
+def convert_expressions(tree: ast.FunctionDef) -> None:
+    """Rewrite the expressions of one function (nested functions and lambdas too), in place."""
+    tree.body = [Expressions().visit(stmt) for stmt in tree.body]

@@ -1,0 +1,182 @@
+"""Sequences whose length or items are only known at run time, for loops and
+comprehensions: rows of an array, ``range`` with traced bounds, and what ``zip``,
+``enumerate``, ``reversed`` and ``np.ndindex`` make of them.
+
+A :class:`RuntimeSeq` is a length and a function giving item ``i``. A ``for`` loop over
+one runs ``item(i)`` for each ``i`` (unrolled when the length is a small build-time
+number, else as a runtime loop); a comprehension over one stacks its values into an
+array (``lax.scan``). On build-time iterables every stand-in here is Python's own.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..shapes import DimExpr, as_dim, ceil_div, relu
+from ..trace import Tracer, as_tracer, current
+
+#: Loops and comprehensions over build-time lengths unroll up to this many items.
+UNROLL_LIMIT = 64
+
+
+@dataclass(frozen=True)
+class RuntimeSeq:
+    """``length`` items (an int, or a traced integer), item ``i`` is ``item(i)``."""
+
+    length: Any
+    item: Callable[[Any], Any]
+
+    def static_length(self) -> int | None:
+        if isinstance(self.length, Tracer):
+            dim = self.length.dim
+            return dim.value if dim is not None and dim.is_const else None
+        return int(self.length)
+
+    def unrolled(self) -> list[Any] | None:
+        """The items, when there are few enough to unroll."""
+        n = self.static_length()
+        return [self.item(i) for i in range(n)] if n is not None and n <= UNROLL_LIMIT else None
+
+    def stacked(self, fn: Callable[[Any], Any]) -> Any:
+        """``np.array([fn(item) for item in self])``, the loop running at run time."""
+        def step(i: Any, _: Any) -> Any:
+            return i + 1, fn(self.item(i))
+
+        _, ys = lax.scan(step, as_tracer(np.int64(0)), None, length=self.length)
+        return ys
+
+
+def sequence(value: Any) -> Any:
+    """``value`` as a :class:`RuntimeSeq` when iterating it needs the runtime (an array,
+    whose rows are its items), else itself."""
+    if isinstance(value, Tracer):
+        if value.ndim == 0:
+            raise current().error("iteration over a 0-d array")
+        return RuntimeSeq(value.shape[0], value.__getitem__)
+    return value
+
+
+def _runtime(values: tuple[Any, ...]) -> bool:
+    return any(isinstance(v, (Tracer, RuntimeSeq)) for v in values)
+
+
+def trip_count(start: Any, stop: Any, step: int) -> Any:
+    """``len(range(start, stop, step))`` on traced integers."""
+    span = np.subtract(stop, start) if step > 0 else np.subtract(start, stop)
+    size = abs(step)
+    return np.maximum(np.floor_divide(np.add(span, size - 1), size), 0)
+
+
+def range_(*args: Any) -> Any:
+    """``range``: Python's own on build-time bounds; a runtime sequence otherwise."""
+    if not _runtime(args):
+        return builtins.range(*args)
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if isinstance(step, Tracer):
+        raise current().error("a range step that is a runtime value cannot be compiled",
+                              hint="use a build-time integer step")
+    def item(k: Any) -> Any:
+        return np.add(start, np.multiply(k, step))
+
+    return RuntimeSeq(_sized_trip_count(start, stop, step), item)
+
+
+def _sized_trip_count(start: Any, stop: Any, step: int) -> Any:
+    """The trip count as a size (so values made per item can be stacked) when the bounds
+    are sizes, else as a runtime integer."""
+    bounds: list[DimExpr] = []
+    for v in (start, stop):
+        dim = v.dim if isinstance(v, Tracer) else v
+        if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
+            dim = as_dim(int(dim))
+        if not isinstance(dim, DimExpr):
+            return trip_count(start, stop, step)
+        bounds.append(dim)
+    lo, hi = bounds
+    span = hi - lo if step > 0 else lo - hi
+    return lax.dim_value(ceil_div(relu(span), abs(step)))
+
+
+def zip_(*iterables: Any, strict: bool = False) -> Any:
+    seqs = [sequence(i) for i in iterables]
+    if not any(isinstance(s, RuntimeSeq) for s in seqs):
+        return builtins.zip(*iterables, strict=strict)
+    if not all(isinstance(s, RuntimeSeq) for s in seqs):
+        raise current().error("zip of arrays with Python iterables",
+                              hint="zip arrays with arrays, or index the arrays in the loop")
+    length = seqs[0].length
+    for s in seqs[1:]:
+        length = np.minimum(length, s.length)
+    return RuntimeSeq(length, lambda i: tuple(s.item(i) for s in seqs))
+
+
+def enumerate_(iterable: Any, start: int = 0) -> Any:
+    seq = sequence(iterable)
+    if not isinstance(seq, RuntimeSeq):
+        return builtins.enumerate(iterable, start)
+    return RuntimeSeq(seq.length, lambda i: (np.add(i, start) if start else i, seq.item(i)))
+
+
+def reversed_(value: Any) -> Any:
+    if isinstance(value, Tracer):
+        return value[::-1]
+    if isinstance(value, RuntimeSeq):
+        return RuntimeSeq(value.length, lambda i: value.item(np.subtract(np.subtract(
+            value.length, 1), i)))
+    return builtins.reversed(value)
+
+
+def ndindex(*shape: Any) -> Any:
+    """``np.ndindex``: index tuples in C order, over sizes known at build or run time."""
+    dims = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], tuple) else shape
+    if not _runtime(dims):
+        return np.ndindex(*dims)
+
+    def item(k: Any) -> tuple[Any, ...]:
+        out = []
+        for d in reversed(dims[1:]):
+            out.append(np.remainder(k, d))
+            k = np.floor_divide(k, d)
+        return (k, *reversed(out))
+
+    total: Any = 1
+    for d in dims:
+        total = np.multiply(total, d)
+    return RuntimeSeq(total, item)
+
+
+def length(value: Any) -> Any:
+    if isinstance(value, RuntimeSeq):
+        return value.length
+    if isinstance(value, Tracer):
+        if value.ndim == 0:
+            raise current().error("len() of a 0-d array")
+        return value.shape[0]
+    return builtins.len(value)
+
+
+def as_list(value: Any) -> Any:
+    """``list(x)``: a runtime sequence becomes its values stacked into an array."""
+    seq = sequence(value)
+    if isinstance(seq, RuntimeSeq):
+        items = seq.unrolled()
+        return items if items is not None else seq.stacked(lambda v: v)
+    return builtins.list(value)
+
+
+def as_tuple(value: Any = ()) -> Any:
+    items = as_list(value)
+    return items if isinstance(items, Tracer) else builtins.tuple(items)
+
+
+SEQUENCES: dict[Callable[..., Any], Callable[..., Any]] = {
+    builtins.range: range_, builtins.zip: zip_, builtins.enumerate: enumerate_,
+    builtins.reversed: reversed_, np.ndindex: ndindex, builtins.len: length,
+    builtins.list: as_list, builtins.tuple: as_tuple,
+}

@@ -1,0 +1,260 @@
+"""Tracing loop bodies and branches into nested programs (the machinery of ``control``).
+
+A body is traced in a child :class:`~aotc.trace.TraceContext` on fresh tracers for its
+arguments; outer values it reads become its leading inputs ("consts"), as a closure's
+cells. Its state may be any nesting of tuples and lists of arrays and scalars.
+
+Two things a body may do to values made outside it:
+
+- *write into them* (``y[i] = v``, ``u += 1`` through a view, ``np.copyto``): the write
+  raises :class:`OuterWrite`, and the construct is traced again carrying that array
+  through its state (:func:`with_outer_writes`, :func:`rebound`), so the write is seen
+  after it, as in NumPy;
+- *leave a variable without a value* (:data:`UNDEFINED`), on the paths that do not
+  assign it: :func:`probe` traces a body once, aside, to learn what type a value gets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from .bind import convert
+from .ir import Atom, AType, Program, Var
+from .trace import TraceContext, Tracer, as_tracer, current, tracing
+
+Tree = Any
+
+
+class _Undefined:
+    """A variable that has no value (yet) on this path."""
+
+    def __repr__(self) -> str:
+        return "<undefined>"
+
+
+UNDEFINED = _Undefined()
+
+
+class OuterWrite(Exception):
+    """A body wrote into ``base``, an array made outside the body."""
+
+    def __init__(self, base: Tracer) -> None:
+        super().__init__("a body wrote into an outer array")
+        self.base = base
+
+
+def flatten(tree: Tree) -> tuple[list[Any], Tree]:
+    """Leaves of nested tuples/lists, and a structure to rebuild them with."""
+    if isinstance(tree, (tuple, list)):
+        leaves: list[Any] = []
+        shapes = []
+        for item in tree:
+            sub, shape = flatten(item)
+            leaves += sub
+            shapes.append((len(sub), shape))
+        return leaves, (type(tree), shapes)
+    return [tree], None
+
+
+def unflatten(structure: Tree, leaves: list[Any]) -> Tree:
+    if structure is None:
+        return leaves[0]
+    kind, shapes = structure
+    out, pos = [], 0
+    for count, shape in shapes:
+        out.append(unflatten(shape, leaves[pos:pos + count]))
+        pos += count
+    return kind(out)
+
+
+def trace_body(fn: Callable[..., Any], arg_tracers: list[list[Any]], structures: list[Tree],
+               what: str, identity: list[int | None] | None = None,
+               allow_undefined: bool = False) -> tuple[Program, list[Atom], list[Any], Tree]:
+    """Trace ``fn(*args)`` where each argument is rebuilt from ``arg_tracers``' types.
+
+    Returns the body program (inputs: consts, then the arguments' leaves), the outer
+    atoms to pass as consts, the body's output leaves and their structure. If given,
+    ``identity`` is filled with, per output leaf, the index of the argument leaf that is
+    the very same object (an array the body updated in place), or None. With
+    ``allow_undefined``, :data:`UNDEFINED` leaves pass in and out as they are (a probe).
+    """
+    outer = current()
+    ctx = TraceContext(outer.kernel, parent=outer)
+    with tracing(ctx):
+        params: list[Var] = []
+        args = []
+        every: list[Any] = []
+        for leaves_in, structure in zip(arg_tracers, structures, strict=True):
+            inner: list[Any] = []
+            for t in leaves_in:
+                if allow_undefined and t is UNDEFINED:
+                    inner.append(UNDEFINED)
+                    continue
+                var = Var(t.aval)
+                params.append(var)
+                inner.append(Tracer(var, weak=t.weak))
+            every += inner
+            args.append(None if structure is None and not inner else unflatten(structure, inner))
+        ctx.defined.update(params)
+        result = fn(*args)
+        leaves, out_structure = flatten(result)
+        if identity is not None:
+            identity[:] = [next((j for j, t in enumerate(every) if t is leaf), None)
+                           for leaf in leaves]
+        outs = [ctx.local(as_tracer(v).atom) for v in leaves
+                if not (allow_undefined and v is UNDEFINED)]
+    consts: list[Atom] = list(ctx.captures)
+    program = Program(tuple(ctx.captures.values()) + tuple(params), tuple(ctx.eqns),
+                      tuple(outs), name=what)
+    return program, consts, leaves, out_structure
+
+
+def probe(fn: Callable[..., Any], arg_tracers: list[list[Any]], structures: list[Tree]
+          ) -> Tree:
+    """What ``fn`` returns when traced aside (its equations are dropped): the types the
+    values it assigns get. Writes into outer arrays are absorbed, not carried."""
+    arrays: list[Tracer] = []
+
+    def absorbing(*args: Any) -> Any:
+        with rebound(arrays, [Tracer(t.atom) for t in arrays]):
+            return fn(*args)
+
+    while True:
+        try:
+            _, _, leaves, structure = trace_body(absorbing, arg_tracers, structures, "probe",
+                                                 allow_undefined=True)
+            return unflatten(structure, leaves)
+        except OuterWrite as write:
+            if any(write.base is t for t in arrays):  # identity: == is traced
+                raise
+            arrays.append(write.base)
+
+
+def match_carry(before: list[Tracer], after: list[Any], what: str) -> None:
+    """The loop state must keep its dtypes and shapes from one iteration to the next."""
+    ctx = current()
+    if len(before) != len(after):
+        raise ctx.error(f"{what}: the body returns {len(after)} state values but the loop "
+                        f"started with {len(before)}")
+    for i, (b, a) in enumerate(zip(before, after, strict=True)):
+        got = a.type if hasattr(a, "type") else a
+        if b.aval != got:
+            raise ctx.error(
+                f"{what}: state value {i} starts as {b.aval} but the body makes it {got}",
+                hint="start the state with the dtype and shape it keeps, e.g. 0.0 instead "
+                     "of 0 for a float accumulator, or convert with .astype()",
+            )
+
+
+def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_structures: list[Tree],
+                    init: list[Tracer], structure: Tree, what: str,
+                    identity: list[int | None] | None = None
+                    ) -> tuple[Program, list[Atom], list[Tracer], Tree]:
+    """Trace a body taking ``(*lead, state)`` and returning the state.
+
+    A weak scalar in the initial state (``0.0``, ``0``) takes the dtype the body gives it,
+    as in JAX: the body is traced again with that dtype.
+    """
+    for _ in range(2):
+        program, consts, leaves, out_structure = trace_body(
+            fn, lead + [init], lead_structures + [structure], what, identity)
+        outs = [o.type for o in program.outputs]
+        if len(outs) != len(init):
+            break  # match_carry reports it
+        promoted = [convert(t, o.dtype) if _weak_takes(t, o.dtype) else t
+                    for t, o in zip(init, outs, strict=True)]
+        if all(p is t for p, t in zip(promoted, init, strict=True)):
+            break
+        init = promoted
+    match_carry(init, list(program.outputs), what)
+    return program, consts, init, out_structure
+
+
+_KINDS = "biufc"
+
+
+def _weak_takes(value: Tracer, dtype: np.dtype) -> bool:
+    """A weak scalar (a Python number) takes ``dtype`` when that is of its kind or a
+    higher one (0 -> 0.0, as NumPy would compute; never 5 -> True)."""
+    return value.weak and value.ndim == 0 and value.dtype != dtype and \
+        _KINDS.index(value.dtype.kind) <= _KINDS.index(dtype.kind)
+
+
+def keep_identity(before: list[Any], after: list[Tracer], identity: list[int | None],
+                  offset: int = 0, loop: bool = True) -> list[Any]:
+    """Arrays the body updated in place are the caller's same arrays after the loop.
+
+    In NumPy, ``u[1:] = ...`` inside a loop mutates the array object ``u`` names, so an
+    array passed in (or a view of one) must see the final value; a name rebound to a new
+    array (``u = u + 1``) must not change the old one.
+    """
+    out = list(after)
+    for k, j in enumerate(identity):
+        # In a loop only a slot that hands back its own array is a fixed point over any
+        # number of iterations; a swap (x, y = y, x) moves names, not contents.
+        if j is None or j < offset or (loop and j - offset != k):
+            continue
+        original = before[j - offset]
+        if isinstance(original, Tracer) and original.ndim > 0:
+            original[...] = after[k]
+            out[k] = original
+    return out
+
+
+# -- carrying the outer arrays a body writes into ---------------------------------------
+
+@contextmanager
+def rebound(arrays: list[Tracer], values: list[Any]) -> Iterator[None]:
+    """While a body is traced, each outer array in ``arrays`` *is* the body's own value in
+    ``values`` (its state), so reads see it and writes update it."""
+    saved = [(t.atom, t.context) for t in arrays]
+    for t, v in zip(arrays, values, strict=True):
+        t.set_atom(as_tracer(v).atom)
+        t.context = current()
+        t.version += 1
+    try:
+        yield
+    finally:
+        for t, (atom, context) in zip(arrays, saved, strict=True):
+            t.set_atom(atom)
+            t.context = context
+            t.version += 1
+
+
+def with_outer_writes(run: Callable[[list[Tracer]], tuple[Any, list[Any]]]) -> Any:
+    """``run(arrays)``, again with every outer array a body turns out to write into (see
+    :class:`OuterWrite`) until none is new; ``run`` carries ``arrays`` and returns its
+    result and their final values, which are then written back into them (in an
+    enclosing body, that write may raise the enclosing construct's OuterWrite)."""
+    arrays: list[Tracer] = []
+    while True:
+        try:
+            result, values = run(arrays)
+            break
+        except OuterWrite as write:
+            if any(write.base is t for t in arrays) \
+                    or not _encloses(write.base.context, current()):
+                raise current().error(
+                    "writing into an array made in another loop body or branch, which "
+                    "has ended", hint="return the array from that body (as loop state) "
+                                      "and write into what it returns") from None
+            arrays.append(write.base)
+    for t, v in zip(arrays, values, strict=True):
+        t[...] = v
+    return result
+
+
+def _encloses(outer: TraceContext | None, ctx: TraceContext | None) -> bool:
+    while ctx is not None:
+        if ctx is outer:
+            return True
+        ctx = ctx.parent
+    return False
+
+
+I64 = np.dtype(np.int64)
+SCALAR_I64 = AType(I64, ())
