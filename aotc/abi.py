@@ -53,7 +53,7 @@ TOO_BIG, NEGATIVE_DIMENSION = -1, -2
 #: Nonzero return codes of ``P`` shared by every program: code -> (exception, message).
 KERNEL_ERRORS: dict[int, tuple[str, str]] = {
     1: ("ValueError", "Integers to negative integer powers are not allowed."),
-    2: ("IndexError", "index out of bounds in take (indices must be in [-n, n))"),
+    2: ("IndexError", "index {lhs} is out of bounds for an axis with size {rhs}"),
     5: ("KeyboardInterrupt", "the kernel was interrupted"),
     6: ("ValueError", "negative dimensions are not allowed"),
 }

@@ -19,9 +19,11 @@ import numpy as np
 
 from . import numpy_api  # noqa: F401  (registers NumPy's API into the tracer's tables)
 from .autograph import convert
-from .errors import AotcError, Loc, TraceError
-from .ir import Atom, AType, DimSource, Program, Var
-from .shapes import DimExpr
+from .autograph.runtime import KernelRaises
+from .errors import AotcError, Loc, TraceError, internal_errors, tracing_failure
+from .ir import Atom, AType, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
+from .ops.shape import broadcast_in_dim_p
+from .shapes import DimExpr, bound_symbols
 from .trace import TraceContext, Tracer, as_atom, tracing
 from .types import ArrayType, Signature
 
@@ -35,6 +37,8 @@ class TracedKernel:
     param_names: tuple[str, ...]
     signature: Signature
     result_kind: ResultKind
+    #: Each parameter's default value (``inspect.Parameter.empty`` when it has none).
+    defaults: tuple[Any, ...] = ()
 
 
 def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceContext
@@ -90,6 +94,12 @@ def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKin
         if isinstance(item, (Tracer, int, float, bool, complex, np.generic)) \
                 or type(item).__name__ == "MaskedValue":
             atoms.append(as_atom(item))
+            if any(bound_symbols(d) for d in atoms[-1].type.shape):
+                raise ctx.error(
+                    "the kernel returns an array whose size is only known while the kernel "
+                    "runs (a slice with runtime bounds); returning it is not supported yet",
+                    hint="return a copy into an array of a size known from the arguments, "
+                         "or a reduction of it")
         else:
             raise ctx.error(f"the kernel returns {type(item).__name__}, which is not an array "
                             "or number")
@@ -141,20 +151,20 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
     name = name or fn.__name__
     info = getattr(fn, "__aotc_export__", None)
     loc = info.loc if info is not None else None
-    params = [p for p in inspect.signature(fn).parameters.values()
-              if not (p.annotation is inspect.Parameter.empty
-                      and p.default is not inspect.Parameter.empty)]
-    if len(params) != len(signature.params):
-        raise TraceError(f"the signature has {len(signature.params)} parameter(s) but the "
-                         f"function takes {len(params)} without defaults", loc=loc, kernel=name)
+    params = runtime_parameters(fn, len(signature.params), name, loc)
     names = [p.name for p in params]
+    defaults = tuple(p.default for p in params)
     ctx = TraceContext(name)
     try:
         with tracing(ctx):
             inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
             ctx.defined.update(inputs)
-            with np.errstate(all="ignore"):
-                result, return_loc = _call_noting_return(convert(fn), tracers)
+            try:
+                with np.errstate(all="ignore"):
+                    result, return_loc = _call_noting_return(convert(fn), tracers)
+            except KernelRaises as always:
+                return _always_raising(name, inputs, sources, names, defaults, signature,
+                                       always)
             try:
                 atoms, kind = _output_atoms(result, ctx)
             except AotcError as err:
@@ -165,6 +175,49 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
                                if tracers[n].version)
     except AotcError as err:
         raise err.with_context(loc=loc, kernel=name) from None
+    except Exception as exc:  # the kernel's own exception, or a bug in aotc
+        raise tracing_failure(exc, name).with_context(loc=loc) from exc
     program = Program(tuple(inputs), tuple(ctx.eqns), tuple(atoms), tuple(sources),
                       tuple(ctx.checks), name, writebacks)
-    return TracedKernel(name, program, tuple(names), signature, kind)
+    with internal_errors("tracing", kernel=name):  # whatever the kernel does, a malformed
+        verify(program)                            # program is a bug in aotc
+    return TracedKernel(name, program, tuple(names), signature, kind, defaults)
+
+
+def runtime_parameters(fn: Callable[..., Any], count: int, name: str, loc: Loc | None
+                       ) -> list[inspect.Parameter]:
+    """The parameters the compiled kernel takes. With annotations, the annotated ones and
+    those without a default (unannotated ones with a default are build-time constants);
+    with signature strings, the first ``count`` (the rest must have defaults)."""
+    every = list(inspect.signature(fn).parameters.values())
+    empty = inspect.Parameter.empty
+    if any(p.annotation is not empty for p in every):
+        params = [p for p in every if not (p.annotation is empty and p.default is not empty)]
+    else:
+        params = every[:count]
+        fixed = [p.name for p in every[count:] if p.default is empty]
+        if fixed:
+            raise TraceError(f"the signature has {count} parameter(s) but the function also "
+                             f"takes '{fixed[0]}' without a default", loc=loc, kernel=name)
+    if len(params) != count:
+        raise TraceError(f"the signature has {count} parameter(s) but the function takes "
+                         f"{len(params)} without defaults", loc=loc, kernel=name)
+    return params
+
+
+def _always_raising(name: str, inputs: list[Var], sources: list[DimSource], names: list[str],
+                    defaults: tuple[Any, ...], signature: Signature, always: KernelRaises
+                    ) -> TracedKernel:
+    """A kernel that raises ``always`` for every input of this signature (a ``raise``
+    reached on build-time values): a check that cannot hold, before anything runs."""
+    fails = Check(">=", DimExpr.const(0), DimExpr.const(1), always.error,
+                  always.message.replace("{", "{{").replace("}", "}}"))
+    declared = signature.results or ()
+    atoms: list[Atom] = [Var(AType(t.dtype, (DimExpr.const(0),) * t.ndim)) for t in declared]
+    zeros = [Eqn(broadcast_in_dim_p, (Lit(0, v.type.dtype),),
+                 Params.of({"shape": v.type.shape, "broadcast_dimensions": ()}), (v,))
+             for v in atoms if isinstance(v, Var)]
+    kind: ResultKind = "tuple" if signature.returns_tuple else "single" if declared else "none"
+    program = Program(tuple(inputs), tuple(zeros), tuple(atoms), tuple(sources), (fails,),
+                      name)
+    return TracedKernel(name, program, tuple(names), signature, kind, defaults)

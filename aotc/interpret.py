@@ -14,6 +14,7 @@ from .ir import Atom, Lit, Program, Var
 from .ops import impl_rules
 from .ops.control import NESTED
 from .ops.index import KernelError
+from .ops.shape import bind_dim_p
 from .shapes import SYMBOL_LIMIT, DimExpr
 
 #: A failed size check or a raising equation: ``error`` names the exception type the
@@ -74,6 +75,8 @@ def eval_program(program: Program, *args: Any, env: dict[str, int] | None = None
         outs = impl_rules[eqn.prim](*(read(a) for a in eqn.inputs), **params)
         for var, out in zip(eqn.outs, outs, strict=True):
             values[var] = np.asarray(out, dtype=var.type.dtype)
+        if eqn.prim is bind_dim_p:  # a size symbol from here on
+            env[eqn.params["symbol"]] = int(outs[0])
     # Results are taken before arguments are written: an output may alias an argument.
     results = [np.array(read(a), copy=True) for a in program.outputs]
     for index, atom in program.writebacks:  # writes into arguments, as NumPy would

@@ -20,6 +20,7 @@ import numpy as np
 from .avals import AType
 from .errors import Loc
 from .ops.core import COMPARE, EFFECT, GUARDED, LOOP, Primitive, type_rules
+from .ops.shape import bind_dim_p
 from .shapes import DimExpr
 from .types import SHORT_NAMES
 
@@ -234,6 +235,25 @@ def nested_programs(eqn: Eqn) -> list[Program]:
     for _, value in eqn.params:
         found += [v for v in (value if isinstance(value, tuple) else (value,))
                   if isinstance(v, Program)]
+    return found
+
+
+def has_effect(eqn: Eqn) -> bool:
+    """Whether the equation may raise (a ``raise_if``/``check``, or one inside a body) or
+    binds a size symbol: it must run even when nothing reads its outputs."""
+    return eqn.prim.has(EFFECT) or any(has_effect(e) for p in nested_programs(eqn)
+                                       for e in p.eqns)
+
+
+def bound_uppers(*programs: Program) -> dict[str, DimExpr]:
+    """The size symbols these programs (and those nested in them) bind while they run,
+    each with its upper bound (see :data:`~aotc.shapes.BOUND_PREFIX`)."""
+    found: dict[str, DimExpr] = {}
+    for program in programs:
+        for eqn in program.eqns:
+            if eqn.prim is bind_dim_p:
+                found[eqn.params["symbol"]] = eqn.params["upper"]
+            found.update(bound_uppers(*nested_programs(eqn)))
     return found
 
 

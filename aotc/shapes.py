@@ -354,3 +354,75 @@ def exact_div(a: DimExpr, b: DimExpr) -> DimExpr | None:
             return None
         out[tuple(rest)] = out.get(tuple(rest), 0) + coeff // bcoeff
     return DimExpr._from_dict(out)
+
+
+# -- sizes bound while the kernel runs ---------------------------------------------------
+
+#: Names of symbols bound while the kernel runs (a slice with runtime bounds): ``@k``.
+#: Each is clamped into ``[0, upper]`` where it is bound, ``upper`` a size of the kernel's
+#: entry, so buffers for values of such sizes are planned from the upper bounds.
+BOUND_PREFIX = "@"
+
+
+def is_bound_symbol(name: str) -> bool:
+    return name.startswith(BOUND_PREFIX)
+
+
+def bound_symbols(expr: DimExpr) -> set[str]:
+    return {name for name in expr.symbols() if is_bound_symbol(name)}
+
+
+Interval = tuple[DimExpr | None, DimExpr | None]  # (low, high); None: unbounded
+
+
+def upper_bound(expr: DimExpr, uppers: Mapping[str, DimExpr]) -> DimExpr | None:
+    """An expression ``>= expr`` whatever values in ``[0, uppers[s]]`` the bound symbols
+    ``s`` take, in the other symbols only; None when interval arithmetic cannot find one
+    (a bound symbol multiplied by a size of unknown sign)."""
+    return _interval(expr, uppers)[1]
+
+
+def _interval(expr: DimExpr, uppers: Mapping[str, DimExpr]) -> Interval:
+    low: DimExpr | None = DimExpr.const(0)
+    high: DimExpr | None = DimExpr.const(0)
+    for mono, coeff in expr.terms:
+        lo, hi = _monomial_interval(mono, uppers)
+        if coeff < 0:
+            lo, hi = hi, lo
+        low = None if low is None or lo is None else low + lo * coeff
+        high = None if high is None or hi is None else high + hi * coeff
+    return low, high
+
+
+def _monomial_interval(mono: Monomial, uppers: Mapping[str, DimExpr]) -> Interval:
+    exact = DimExpr(((mono, 1),))
+    if not exact.symbols() & uppers.keys():
+        return exact, exact
+    if len(mono) == 1:
+        return _atom_interval(mono[0], uppers)
+    low: DimExpr | None = DimExpr.const(1)
+    high: DimExpr | None = DimExpr.const(1)
+    for atom in mono:  # a product of intervals is simple only when every factor is >= 0
+        lo, hi = _atom_interval(atom, uppers)
+        if lo is None or not lo.is_nonneg():
+            return None, None
+        low = low * lo if low is not None else None
+        high = None if high is None or hi is None else high * hi
+    return low, high
+
+
+def _atom_interval(atom: Atom, uppers: Mapping[str, DimExpr]) -> Interval:
+    if isinstance(atom, Sym):
+        exact = DimExpr((((atom,), 1),))
+        return (DimExpr.const(0), uppers[atom.name]) if atom.name in uppers else (exact, exact)
+    if isinstance(atom, IfNeg):  # either arm, whichever way the condition goes
+        (lo_a, hi_a), (lo_b, hi_b) = (_interval(e, uppers) for e in (atom.neg, atom.nonneg))
+        return (None if lo_a is None or lo_b is None else minimum(lo_a, lo_b),
+                None if hi_a is None or hi_b is None else maximum(hi_a, hi_b))
+    lo, hi = _interval(atom.expr, uppers)
+    if isinstance(atom, Relu):  # its low end as a form provably >= 0, or else 0
+        low = None if lo is None else relu(lo)
+        return (low if low is not None and low.is_nonneg() else DimExpr.const(0),
+                None if hi is None else relu(hi))
+    return (None if lo is None else lo // atom.divisor,
+            None if hi is None else hi // atom.divisor)

@@ -10,6 +10,7 @@ a :class:`~contextvars.ContextVar`, so builds may trace in several threads.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -25,8 +26,8 @@ from .errors import AotcError, Loc, TraceError
 from .ir import Atom, AType, Check, Eqn, Lit, Params, Var
 from .ops import Primitive, type_rules
 from .ops.index import check_p
-from .ops.shape import dim_value_p
-from .shapes import DimExpr, size
+from .ops.shape import bind_dim_p, dim_value_p
+from .shapes import BOUND_PREFIX, DimExpr, bound_symbols, size, upper_bound
 
 _AOTC_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -65,6 +66,32 @@ class TraceContext:
     defined: set[Var] = field(default_factory=set)
     #: Outer var -> the body's input standing for it, in order of first use.
     captures: dict[Var, Var] = field(default_factory=dict)
+    #: Size symbols bound here (``bind_dim``) -> the var holding the value, and its
+    #: upper bound; and what was bound for a key (so ``M[i, i:]`` and ``M[j, i:]`` share
+    #: the sizes of ``i:``).
+    bound: dict[str, tuple[Var, DimExpr]] = field(default_factory=dict)
+    bound_for: dict[Any, Any] = field(default_factory=dict)
+
+    def find_bound(self, name: str) -> tuple[Var, DimExpr] | None:
+        """The binding of a size symbol here or in an enclosing trace."""
+        found = self.bound.get(name)
+        if found is None and self.parent is not None:
+            return self.parent.find_bound(name)
+        return found
+
+    def uppers(self) -> dict[str, DimExpr]:
+        """Every size symbol bound so far and visible here, with its upper bound."""
+        outer = self.parent.uppers() if self.parent is not None else {}
+        return {**outer, **{name: upper for name, (_, upper) in self.bound.items()}}
+
+    def remembered(self, key: Any) -> Any:
+        """What :meth:`remember` stored for ``key`` here or in an enclosing trace."""
+        if key in self.bound_for:
+            return self.bound_for[key]
+        return self.parent.remembered(key) if self.parent is not None else None
+
+    def remember(self, key: Any, value: Any) -> None:
+        self.bound_for[key] = value
 
     def local(self, atom: Atom) -> Atom:
         if not isinstance(atom, Var) or atom in self.defined or self.parent is None:
@@ -102,7 +129,7 @@ class TraceContext:
                                  kernel=self.kernel)
         elif op == ">=" and diff.is_nonneg():
             return
-        if self.parent is not None:
+        if self.parent is not None or bound_symbols(diff):  # holds where the code runs
             self.emit(check_p, [], op=op, lhs=lhs, rhs=rhs, error=error, message=message)
             return
         new = Check(op, lhs, rhs, error, message)
@@ -207,8 +234,8 @@ class Tracer:
         return self.aval.ndim
 
     @property
-    def shape(self) -> tuple[Any, ...]:
-        return tuple(d.value if d.is_const else dim_value(d) for d in self.aval.shape)
+    def shape(self) -> ShapeTuple:
+        return ShapeTuple(d.value if d.is_const else dim_value(d) for d in self.aval.shape)
 
     @property
     def size(self) -> Any:
@@ -254,11 +281,22 @@ class Tracer:
         )
 
     def __iter__(self) -> Any:
+        """Rows, when there are a known few of them (``a, b = v`` with ``v: f64[2]``)."""
+        n = self.aval.shape[0] if self.aval.shape else None
+        if n is not None and n.is_const and n.value <= _ITERATION_LIMIT:
+            return iter([self[i] for i in range(n.value)])
         raise current().error(
-            "iterating over a traced array outside a for statement (in a comprehension, "
-            "unpacking or a call)",
-            hint="write a for loop over it (that compiles), or use array operations",
+            "iterating over an array whose length is only known at run time (or is large) "
+            "where Python needs all its items at build time",
+            hint="write a for loop or a comprehension over it (those compile), or use array "
+                 "operations",
         )
+
+    def __format__(self, spec: str) -> str:
+        raise current().error(
+            "a runtime value formatted into a string: strings (exception messages too) are "
+            "made when the kernel is built",
+            hint="give the message only build-time values")
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise current().error(
@@ -292,6 +330,40 @@ class Tracer:
         def __mul__(self, other: Any) -> Any: ...
         def __sub__(self, other: Any) -> Any: ...
         def __lt__(self, other: Any) -> Any: ...
+        def __le__(self, other: Any) -> Any: ...
+        def __gt__(self, other: Any) -> Any: ...
+        def __ge__(self, other: Any) -> Any: ...
+        def __neg__(self) -> Any: ...
+        def __truediv__(self, other: Any) -> Any: ...
+        def __floordiv__(self, other: Any) -> Any: ...
+
+
+class ShapeTuple(tuple):  # type: ignore[type-arg]
+    """``x.shape``: sizes, some known only at run time. ``==`` compares them as Python
+    compares tuples, giving a traced bool where a size is only known at run time (so
+    ``if a.shape == b.shape:`` compiles)."""
+
+    def __eq__(self, other: object) -> Any:
+        if not isinstance(other, tuple) or len(other) != len(self):
+            return False
+        result: Any = True
+        for a, b in zip(self, other, strict=True):
+            if isinstance(a, Tracer) and isinstance(b, Tracer) and a.dim is not None \
+                    and a.dim == b.dim:
+                continue  # the same size expression
+            same = a == b
+            if not isinstance(same, Tracer):
+                if not same:
+                    return False
+                continue
+            result = same if result is True else result & same
+        return result
+
+    def __ne__(self, other: object) -> Any:
+        same = self.__eq__(other)
+        return np.logical_not(same) if isinstance(same, Tracer) else not same
+
+    __hash__ = tuple.__hash__
 
 
 def dim_value(expr: DimExpr) -> Tracer:
@@ -299,11 +371,36 @@ def dim_value(expr: DimExpr) -> Tracer:
     is a Python int in NumPy: weak, and usable as a size)."""
     if expr.is_const:
         return Tracer(Lit(expr.value, I64), expr, weak=True)
-    (var,) = current().emit(dim_value_p, [], expr=expr)
+    ctx = current()
+    for name in bound_symbols(expr):
+        binding = ctx.find_bound(name)
+        if binding is not None and expr == DimExpr.sym(name):  # the value it was bound to
+            return Tracer(binding[0], expr, weak=True)
+    (var,) = ctx.emit(dim_value_p, [], expr=expr)
     return Tracer(var, expr, weak=True)
 
 
+_BOUND_COUNT = itertools.count()
+
+
+def bind_dim(value: Tracer, upper: DimExpr) -> DimExpr:
+    """A runtime integer as a new size symbol, clamped into ``[0, upper]`` (the caller
+    makes sure it is there already). ``upper`` may itself use bound sizes: it is replaced
+    by a bound in the kernel's entry sizes, which plan the buffers."""
+    ctx = current()
+    entry_upper = upper_bound(upper, ctx.uppers())
+    if entry_upper is None:
+        raise ctx.error(f"cannot bound the size {upper}, which is only known while the "
+                        "kernel runs")
+    name = f"{BOUND_PREFIX}{next(_BOUND_COUNT)}"
+    (var,) = ctx.emit(bind_dim_p, [value.atom], symbol=name, upper=entry_upper)
+    ctx.bound[name] = (var, entry_upper)
+    return DimExpr.sym(name)
+
+
 I64 = np.dtype(np.int64)
+#: Iterating over a tracer in Python unrolls up to this many rows.
+_ITERATION_LIMIT = 1024
 #: Python scalars: weakly typed, as in NumPy 2 (NEP 50).
 WEAK_TYPES = (bool, int, float, complex)
 
@@ -332,4 +429,8 @@ def as_atom(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> At
 
 
 def as_tracer(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> Tracer:
-    return value if isinstance(value, Tracer) else Tracer(as_atom(value, dtype, wrap))
+    """A tracer for ``value``; a Python number stays weakly typed unless given a dtype."""
+    if isinstance(value, Tracer):
+        return value
+    weak = dtype is None and isinstance(value, WEAK_TYPES)
+    return Tracer(as_atom(value, dtype, wrap), weak=weak)

@@ -45,3 +45,25 @@ def test_broadcasting_symbolic_shapes():
     assert shape == (n,) and len(checks) == 1
     with pytest.raises(ValueError, match="could not be broadcast"):
         broadcast_shapes((DimExpr.const(2),), (DimExpr.const(3),))
+
+
+def test_upper_bounds_of_sizes_bound_while_running_hold_for_every_value():
+    """``upper_bound`` is sound: for every value of the bound symbols in [0, upper], the
+    expression is at most the bound (checked exhaustively on small sizes)."""
+    from aotc.shapes import ceil_div, if_neg, maximum, minimum, upper_bound
+
+    n, k = DimExpr.sym("n"), DimExpr.sym("k", signed=True)
+    a, b = DimExpr.sym("@a"), DimExpr.sym("@b")
+    uppers = {"@a": n, "@b": n - 1}
+    exprs = [a, relu(a - 1), a + b, 3 * a, n - a, relu(n - a), minimum(a, 5), ceil_div(a, 2),
+             a * b, if_neg(k, a, b), maximum(a - b, 2), relu(a - b) * n, (a + k) // 3 - k // 3]
+    for expr in exprs:
+        bound = upper_bound(expr, uppers)
+        assert bound is not None and not bound.symbols() & {"@a", "@b"}, expr
+        for nv in range(1, 6):
+            for kv in (-3, 0, 4):
+                for av in range(nv + 1):
+                    for bv in range(nv):
+                        env = {"n": nv, "k": kv, "@a": av, "@b": bv}
+                        assert expr.evaluate(env) <= bound.evaluate(env), (expr, env)
+    assert upper_bound(a * k, uppers) is None  # the sign of k is unknown: no bound

@@ -18,6 +18,7 @@ from ..abi import NEGATIVE_IN_KERNEL
 from ..errors import AotcError, UnsupportedError
 from ..ir import Atom, AType, Eqn, Lit, Program, Var
 from ..ops.core import Primitive
+from ..shapes import bound_symbols
 from .builder import KernelBuilder
 from .dims import DimEvaluator
 from .dtypes import I8, PTR, constant, i64, mem_type
@@ -56,8 +57,7 @@ class Lowering:
             if rule is None:
                 raise UnsupportedError(
                     f"no code generation rule for primitive '{eqn.prim.name}'", loc=eqn.loc)
-            if self.depth:
-                self._check_sizes(eqn)
+            self._check_sizes(eqn)
             try:
                 results = rule(self, eqn, [self.read(a) for a in eqn.inputs])
             except AotcError as error:
@@ -68,11 +68,12 @@ class Lowering:
         return [self.read(a) for a in program.outputs]
 
     def _check_sizes(self, eqn: Eqn) -> None:
-        """In a loop body or branch, sizes were not proven valid at the kernel's entry (the
-        code may not run for every input): a negative one fails here, before use."""
+        """In a loop body or branch, and where sizes are bound while the kernel runs, they
+        were not proven valid at the kernel's entry (the code may not run for every input):
+        a negative one fails here, before use."""
         for var in eqn.outs:
             for d in var.type.shape:
-                if not d.is_nonneg():
+                if not d.is_nonneg() and (self.depth or bound_symbols(d)):
                     self.b.fail_if(self.b.icmp_signed("<", self.dims(d), i64(0)),
                                    NEGATIVE_IN_KERNEL)
 

@@ -37,11 +37,29 @@ class DimEvaluator:
         #: i1: some checked operation so far overflowed (checked mode only).
         self.overflow: ir.Value = ir.Constant(I1, 0)
         self._cache: dict[DimExpr, ir.Value] = {}
+        #: Symbols bound in this region (``bind_dim``): visible here and in child regions.
+        self._bound: dict[str, ir.Value] = {}
 
     def child(self) -> DimEvaluator:
         """An evaluator for a nested region (a loop body): it reuses every value computed
         so far, which dominates the region, but keeps its own values to itself."""
         return DimEvaluator(self.builder, self.symbols, self, self.checked)
+
+    def bind(self, name: str, value: ir.Value) -> None:
+        """Size symbol ``name`` is ``value`` from here on in this region. A region
+        lowered twice rebinds it, so values computed from the old binding are dropped."""
+        self._bound[name] = value
+        self._cache = {e: v for e, v in self._cache.items() if name not in e.symbols()}
+
+    def _symbol(self, name: str) -> ir.Value:
+        if name in self._bound:
+            return self._bound[name]
+        if self.parent is not None:
+            return self.parent._symbol(name)
+        try:
+            return self.symbols[name]
+        except KeyError:
+            raise KeyError(f"size symbol {name!r} is not bound here") from None
 
     def _lookup(self, expr: DimExpr) -> ir.Value | None:
         found = self._cache.get(expr)
@@ -89,10 +107,7 @@ class DimEvaluator:
     def _atom(self, atom: Atom) -> ir.Value:
         b = self.builder
         if isinstance(atom, Sym):
-            try:
-                return self.symbols[atom.name]
-            except KeyError:
-                raise KeyError(f"size symbol {atom.name!r} has no DimSource") from None
+            return self._symbol(atom.name)
         if isinstance(atom, IfNeg):
             return self._if_neg(atom)
         inner = self(atom.expr)

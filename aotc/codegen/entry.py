@@ -14,9 +14,17 @@ from llvmlite import ir
 
 from .. import abi
 from ..errors import AotcError
-from ..ir import Program, Var, runs_loops, runtime_errors, size_expressions, value_types
+from ..ir import (
+    Program,
+    Var,
+    bound_uppers,
+    runs_loops,
+    runtime_errors,
+    size_expressions,
+    value_types,
+)
 from ..ops.core import Primitive
-from ..shapes import DimExpr, size
+from ..shapes import DimExpr, bound_symbols, size, upper_bound
 from . import control, fusion, indexing, linalg, nests, reductions
 from .args import Args
 from .builder import KernelBuilder
@@ -101,19 +109,24 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
             put(info, 1, lhs)
             put(info, 2, rhs)
             b.ret(i64(k))
+    # Sizes bound while the kernel runs are checked where they are bound (Lowering).
     for expr in size_expressions(program, guarded=False):  # starts, sizes: overflow?
-        dims(expr)
+        if not bound_symbols(expr):
+            dims(expr)
+    uppers = bound_uppers(program)
     work: DimExpr = DimExpr.const(0)
     for atype in value_types(program, guarded=False):
-        if atype.shape:
-            dims(size(atype.shape) * atype.dtype.itemsize)
-            work = work + size(atype.shape)
+        elements = upper_bound(size(atype.shape), uppers)
+        if atype.shape and elements is not None:
+            dims(elements * atype.dtype.itemsize)
+            work = work + elements
     scratch = dims(layout.scratch_bytes)
     b.fail_if(dims.overflow, abi.TOO_BIG)
     touched = DimEvaluator(b, dims.symbols)(work)  # an estimate: wrapping is harmless
     # Values in loop bodies and branches are checked where they are made (Lowering).
     shape_dims = dict.fromkeys(d for atype in value_types(program, guarded=False)
-                               for d in atype.shape if not d.is_nonneg())
+                               for d in atype.shape
+                               if not d.is_nonneg() and not bound_symbols(d))
     for d in shape_dims:
         b.fail_if(b.icmp_signed("<", dims(d), i64(0)), abi.NEGATIVE_DIMENSION)
     slot = 0

@@ -1,8 +1,9 @@
 """Data-dependent indexing, block updates, joining, and value-dependent errors.
 
 ``take`` checks every index before it reads (NumPy's ``mode='raise'``), so a bad index
-makes ``P`` return the IndexError code instead of reading out of bounds. The updates
-(``update_slice``, ``dynamic_update_slice``) are functional in the IR; the buffer plan
+makes ``P`` return the IndexError code instead of reading out of bounds. Updates
+(``update_slice``, at starts that may be sizes bound at run time) are functional in the
+IR; the buffer plan
 (:mod:`.inplace`) says whether one writes its block straight into the base's buffer
 (the base is dead afterwards) or first copies the base into the result's own buffer.
 Either way the block is written through a strided sub-view.
@@ -17,7 +18,7 @@ from llvmlite import ir
 
 from ..ir import Eqn
 from ..ops.core import Primitive
-from ..ops.index import check_p, dynamic_update_slice_p, raise_if_p, take_p
+from ..ops.index import check_p, raise_if_p, take_p
 from ..ops.shape import concatenate_p, update_slice_p
 from .context import Lowering
 from .convert import convert
@@ -39,7 +40,9 @@ def _checked_index(ctx: Lowering, raw: ir.Value, dtype: np.dtype, n: ir.Value) -
         ok = b.icmp_unsigned("<", i, n)
     else:
         ok = b.and_(b.icmp_signed(">=", i, b.neg(n)), b.icmp_signed("<", i, n))
-    b.fail_if(b.not_(ok), TAKE_INDEX_ERROR)
+    with b.if_then(b.not_(ok), likely=False):
+        set_detail(b, ctx.runtime, i, n)  # for the message: the index and the size
+        b.ret(i64(TAKE_INDEX_ERROR))
     return b.select(b.icmp_signed("<", i, i64(0)), b.add(i, n), i)
 
 
@@ -86,11 +89,6 @@ def lower_update_slice(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[V
     return _update(ctx, eqn, args[0], args[1], starts, eqn.params["step"])
 
 
-def lower_dynamic_update_slice(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
-    starts = [s.value for s in args[2:] if isinstance(s, Scalar)]
-    return _update(ctx, eqn, args[0], args[1], starts, [1] * len(starts))
-
-
 def lower_concatenate(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     b, axis = ctx.b, eqn.params["axis"]
     dest = ctx.home(eqn.outs[0])
@@ -105,8 +103,13 @@ def lower_concatenate(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Va
 
 def lower_raise_if(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     """Fail the kernel with the error's code when any element of the condition is true."""
-    (cond,) = args
+    cond, *detail = args
     code = ctx.error_code(eqn.params["error"], eqn.params["message"])
+    if detail:  # a scalar condition with the values its message shows
+        with ctx.b.if_then(cond.value, likely=False):  # type: ignore[union-attr]
+            set_detail(ctx.b, ctx.runtime, *(d.value for d in detail))  # type: ignore[union-attr]
+            ctx.b.ret(i64(code))
+        return []
     if isinstance(cond, Scalar):
         ctx.b.fail_if(cond.value, code)
         return []
@@ -129,7 +132,6 @@ def lower_check(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
 RULES: dict[Primitive, EqnRule] = {
     take_p: lower_take,
     update_slice_p: lower_update_slice,
-    dynamic_update_slice_p: lower_dynamic_update_slice,
     concatenate_p: lower_concatenate,
     raise_if_p: lower_raise_if,
     check_p: lower_check,

@@ -1,6 +1,6 @@
 """Buffer planning for updates: which writes happen in place, which buffers loops share.
 
-Writes are functional in the IR: ``y[i] = v`` is ``dynamic_update_slice(y, v, i)``, a new
+Writes are functional in the IR: ``y[i] = v`` is ``update_slice(y, v, start=(i,))``, a new
 version of ``y``. Lowered naively each version is a copy, and a loop carrying ``y``
 copies it every iteration (``ema`` becomes O(n²)). This pass decides, before any code
 is emitted, where every version lives:
@@ -43,15 +43,15 @@ from ..ir import Atom, Eqn, Program, Var, nested_programs
 from ..ops.control import cond_p
 from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ..ops.fusion import fusion_p
-from ..ops.index import dynamic_update_slice_p
 from ..ops.linalg import dot_general_p
-from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, update_slice_p
+from ..ops.shape import bind_dim_p, broadcast_in_dim_p, refine_shape_p, reshape_p, update_slice_p
+from ..shapes import bound_symbols
 from .argwrites import chain_start, overwrites_argument, targets
 from .carries import LOOP_FORMS, LoopForm
 from .planner import BufferPlan, Input, Move, Planner, Rule, Scope, Update, Value
 from .viewkinds import VIEW_PRIMITIVES, reshape_is_view, view_keeps_contiguity
 
-UPDATES = frozenset({update_slice_p, dynamic_update_slice_p})
+UPDATES = frozenset({update_slice_p})
 #: Primitives whose lowering writes into whatever View ``ctx.home`` gives, strided or not.
 DIRECT_PRODUCERS = frozenset(
     {p for p in ALL_PRIMITIVES.values() if p.has(ELEMENTWISE)} | {fusion_p, dot_general_p})
@@ -165,6 +165,10 @@ def _direct(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> Var | None:
     q = scope.made.get(operand, -1)
     if q < 0 or scope.eqns[q].prim not in DIRECT_PRODUCERS or scope.made[base] >= q:
         return None
+    bound_at = {e.params["symbol"]: k for k, e in enumerate(scope.eqns) if e.prim is bind_dim_p}
+    if any(bound_at.get(name, -1) > q for start in eqn.params["start"]
+           for name in bound_symbols(start)):
+        return None  # the block starts at a size bound after the producer runs
     whole = (eqn.inputs[1].type.shape == base.type.shape and set(eqn.params["step"]) <= {1}
              and all(s.is_const and s.value == 0 for s in eqn.params["start"]))
     for member in scope.members[base]:

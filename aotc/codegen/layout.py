@@ -20,9 +20,10 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 from ..abi import SCRATCH_ALIGN
-from ..ir import AType, Program, Var, nested_programs
+from ..errors import UnsupportedError
+from ..ir import AType, Program, Var, bound_uppers, nested_programs
 from ..ops.control import cond_p
-from ..shapes import DimExpr, relu, size
+from ..shapes import DimExpr, relu, size, upper_bound
 from .carries import LOOP_FORMS
 from .dtypes import check_supported
 from .inplace import BufferPlan, Move, Update, plan_buffers
@@ -64,15 +65,25 @@ def _round_up(nbytes: DimExpr) -> DimExpr:
 class _Slots:
     """Hands out 64-byte aligned scratch slots in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, uppers: Mapping[str, DimExpr]) -> None:
         self.offset = DimExpr.const(0)
+        #: Size symbols bound while the kernel runs, with their upper bounds.
+        self.uppers = uppers
 
     def take(self, atype: AType) -> ScratchHome:
         """A slot for ``atype``. A value in a loop body or branch may have a negative size
         where that code does not run (it fails where it does), so each dim counts as
-        ``relu(d)``: the same where the code runs, never negative."""
+        ``relu(d)``: the same where the code runs, never negative. A size bound while the
+        kernel runs counts as its upper bound."""
         home = ScratchHome(self.offset)
-        nbytes = size(tuple(relu(d) for d in atype.shape)) * atype.dtype.itemsize
+        dims = []
+        for d in atype.shape:
+            bound = upper_bound(relu(d), self.uppers)
+            if bound is None:
+                raise UnsupportedError(f"cannot bound the size {d} of a value made while the "
+                                       "kernel runs, to plan its buffer")
+            dims.append(bound)
+        nbytes = size(tuple(dims)) * atype.dtype.itemsize
         self.offset = self.offset + _round_up(nbytes)
         return home
 
@@ -118,7 +129,7 @@ def plan_layout(program: Program) -> Layout:
     for j, atom in enumerate(program.outputs):
         if isinstance(atom, Var) and atom in plan.buffer:
             first_output.setdefault(plan.buffer[atom], j)
-    slots = _Slots()
+    slots = _Slots(bound_uppers(program))
     class_home: dict[Var, Home] = {}
     for rep in plan.owned:
         class_home[rep] = (OutputHome(first_output[rep]) if rep in first_output

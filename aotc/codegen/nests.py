@@ -15,7 +15,7 @@ from llvmlite import ir
 
 from ..ir import Eqn, Var
 from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
-from ..ops.shape import dim_value_p, iota_p
+from ..ops.shape import bind_dim_p, dim_value_p, iota_p
 from .context import Lowering
 from .convert import convert
 from .dtypes import INT64, i64
@@ -90,6 +90,20 @@ def lower_dim_value(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Valu
     return [Scalar(ctx.dims(eqn.params["expr"]), INT64)]
 
 
+def lower_bind_dim(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """Clamp the value into ``[0, upper]`` (tracing made it so; this makes it certain, as
+    buffers were sized from ``upper``; 0 if ``upper`` is negative, where the code using
+    the size does not run) and bind the size symbol to it."""
+    (value,) = args
+    assert isinstance(value, Scalar)
+    b = ctx.b
+    upper = ctx.dims(eqn.params["upper"])
+    clamped = b.select(b.icmp_signed(">", value.value, upper), upper, value.value)
+    clamped = b.select(b.icmp_signed("<", clamped, i64(0)), i64(0), clamped)
+    ctx.dims.bind(eqn.params["symbol"], clamped)
+    return [Scalar(clamped, INT64)]
+
+
 def lower_iota(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     """Each element's index along ``dimension``, converted to the result dtype."""
     out, axis = eqn.outs[0], eqn.params["dimension"]
@@ -97,5 +111,6 @@ def lower_iota(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
                        "e")
 
 
-RULES: dict[Primitive, EqnRule] = {dim_value_p: lower_dim_value, iota_p: lower_iota}
+RULES: dict[Primitive, EqnRule] = {dim_value_p: lower_dim_value, bind_dim_p: lower_bind_dim,
+                                  iota_p: lower_iota}
 RULES.update({p: lower_elementwise for p in ALL_PRIMITIVES.values() if p.has(ELEMENTWISE)})

@@ -24,8 +24,8 @@ from contextlib import contextmanager
 from llvmlite import ir
 
 from .. import abi
-from ..ir import Program
-from ..shapes import DimExpr, size
+from ..ir import Program, bound_uppers
+from ..shapes import DimExpr, size, upper_bound
 from .builder import KernelBuilder
 from .dtypes import I64, PTR, i64
 
@@ -41,12 +41,14 @@ def body_work(*bodies: Program) -> DimExpr:
     """Element operations one iteration does, statically: one per equation, plus the size
     of every array it makes. Nested loops poll by themselves and count once here."""
     work = DimExpr.const(1)
+    uppers = bound_uppers(*bodies)  # sizes bound inside: not known where this is read
     for body in bodies:
         for eqn in body.eqns:
             work = work + 1
             for out in eqn.outs:
-                if out.type.shape:
-                    work = work + size(out.type.shape)
+                elements = upper_bound(size(out.type.shape), uppers)
+                if out.type.shape and elements is not None:
+                    work = work + elements
     return work
 
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from ..ir import Eqn
 from ..ops.core import ALL_PRIMITIVES, VIEW
-from ..ops.index import dynamic_slice_p
 from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, transpose_p
 from ..shapes import DimExpr, Shape
 
 #: Primitives whose result is a new index map over their first operand's bytes.
-VIEW_PRIMITIVES = frozenset(p for p in ALL_PRIMITIVES.values() if p.has(VIEW)) | {
-    dynamic_slice_p}
+VIEW_PRIMITIVES = frozenset(p for p in ALL_PRIMITIVES.values() if p.has(VIEW))
 
 
 def _nonunit(shape: Shape) -> tuple[DimExpr, ...]:

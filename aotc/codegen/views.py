@@ -14,7 +14,6 @@ from llvmlite import ir
 
 from ..ir import Eqn
 from ..ops.core import Primitive
-from ..ops.index import dynamic_slice_p
 from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
 from ..shapes import DimExpr
 from .context import Lowering
@@ -70,19 +69,6 @@ def _refine_shape(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
     return View(x.data, ctx.shape(eqn.outs[0]), x.strides, x.dtype, x.align)
 
 
-def _dynamic_slice(ctx: Lowering, eqn: Eqn, x: Value, *starts: Value) -> Value:
-    """``x[s0:s0+n0, ...]`` with runtime starts (tracing checked they are in range)."""
-    if isinstance(x, Scalar):
-        return x
-    b = ctx.b
-    offset: ir.Value = i64(0)
-    for start, stride in zip(starts, x.strides, strict=True):
-        assert isinstance(start, Scalar)
-        offset = b.add(offset, b.mul(start.value, stride))
-    data = b.gep(x.data, [offset], source_etype=I8)
-    return View(data, ctx.shape(eqn.outs[0]), x.strides, x.dtype, x.align)
-
-
 def _reshape(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
     (xvar,), (out,) = eqn.inputs, eqn.outs
     b = ctx.b
@@ -110,5 +96,4 @@ VIEW_RULES: dict[Primitive, ViewRule] = {
     slice_p: _slice,
     reshape_p: _reshape,
     refine_shape_p: _refine_shape,
-    dynamic_slice_p: _dynamic_slice,
 }

@@ -6,7 +6,12 @@ Importing the package registers it into the tracer core's dispatch table
 (:data:`aotc.trace.DISPATCH`) and installs Python's operators on tracers; the modules
 import each other one way only: ``ufuncs`` <- ``functions_base`` <- ``views``,
 ``shaping`` <- ``reductions``, ``creation`` <- ``joining``, ``masks`` <- ``indexing`` <-
-``writes`` <- ``linalg``, ``statistics`` <- ``functions``, ``methods`` (the tables).
+``writes`` <- ``fancy`` (index arrays), ``linalg``, ``statistics`` <- the one-job
+modules built on them (``rounding``, ``extrema``, ``closeness``, ``copying``,
+``searching`` <- ``convolution``, ``histograms``; ``grids``, ``triangular``,
+``vectors``, ``polynomial``, ``einsum``) <- ``functions``, ``methods`` (the tables).
+``pymath`` (Python's ``math`` on traced scalars) is a table autograph's converted calls
+use.
 """
 
 from __future__ import annotations
@@ -16,17 +21,20 @@ from typing import Any
 import numpy as np
 
 from ..trace import DISPATCH, Tracer, current
-from . import functions, indexing, joining, linalg, masks, methods, ufuncs, views, writes
+from . import fancy, functions, joining, linalg, masks, methods, ufuncs, views, writes
 from .functions import CREATION, FUNCTIONS
 
 
 def _constant(value: Any) -> Tracer:
-    """A constant that is not a scalar: a small ndarray is embedded, a lazy boolean-mask
-    selection explains why it cannot be used here."""
+    """An operand that is not a scalar: a small ndarray is embedded, a list or tuple is
+    what ``np.array`` makes of it, a lazy boolean-mask selection explains why it cannot
+    be used here."""
     if isinstance(value, masks.MaskedValue):
         value.data_dependent()
     if isinstance(value, np.ndarray):
         return joining.constant_array(value)
+    if isinstance(value, (list, tuple)):  # [1.0], (a, 2.0): what np.array makes of it
+        return joining.array(value)
     raise current().error(f"{type(value).__name__} values cannot be used in a kernel")
 
 
@@ -34,8 +42,8 @@ def _register() -> None:
     DISPATCH.array_ufunc = functions.array_ufunc
     DISPATCH.array_function = functions.array_function
     DISPATCH.method = methods.get_method
-    DISPATCH.getitem = indexing.getitem
-    DISPATCH.setitem = writes.write
+    DISPATCH.getitem = fancy.getitem_any
+    DISPATCH.setitem = fancy.setitem_any
     DISPATCH.refresh = views.refresh
     DISPATCH.constant = _constant
     for dunder, fn in ufuncs.OPERATORS.items():

@@ -13,13 +13,12 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..ops.index import dynamic_slice_p, raise_if_p
+from ..ops.index import raise_if_p
 from ..shapes import DimExpr, ceil_div, if_neg, maximum, minimum, relu
-from ..trace import Tracer, current
+from ..trace import Tracer, as_tracer, bind_dim, current, dim_value
 from .functions_base import where
 from .masks import MaskedValue, read_masked
-from .ufuncs import apply_ufunc
-from .views import layout_view, make_view
+from .views import make_view
 
 ONE = DimExpr.const(1)
 
@@ -66,6 +65,8 @@ def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, int, DimExpr]:
     step = 1 if step is None else step
     if step == 0:
         raise current().error("slice step cannot be zero")
+    if any(isinstance(b, Tracer) and b.dim is None for b in (s.start, s.stop)):
+        return _runtime_slice_bounds(s.start, s.stop, step, n)
     start, stop = _bound(s.start, "slice start"), _bound(s.stop, "slice stop")
     if step > 0:
         lo = DimExpr.const(0) if start is None else _normalized(start, n, step)
@@ -77,12 +78,52 @@ def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, int, DimExpr]:
     return lo, step, ceil_div(relu(lo - hi), -step)
 
 
+def _runtime_slice_bounds(start: Any, stop: Any, step: int, n: DimExpr
+                          ) -> tuple[DimExpr, int, DimExpr]:
+    """Bounds known only at run time (``M[i:, i]`` with a loop index ``i``): Python's
+    clamping is computed on the values, then the start and the length become sizes
+    bound there (both at most ``n``), so the slice is a view like any other."""
+    ctx = current()
+    key = ("slice", _bound_key(start), _bound_key(stop), step, n)
+    found = ctx.remembered(key)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    size = dim_value(n)
+
+    def clamped(bound: Any, default: Any) -> Tracer:
+        if bound is None:
+            return as_tracer(default)
+        if isinstance(bound, Tracer) and (bound.ndim or bound.dtype.kind not in "iu"):
+            what = f"{bound.dtype} values" if bound.ndim == 0 else "arrays"
+            raise ctx.error(f"slice indices must be integers, not {what}")
+        value = lax.convert(as_tracer(bound), np.dtype(np.int64))
+        low, high = (0, size) if step > 0 else (-1, size - 1)
+        return where(value < 0, np.maximum(value + size, low), np.minimum(value, high))
+
+    if step > 0:
+        lo = clamped(start, 0)
+        length = np.maximum(clamped(stop, size) - lo, 0)
+    else:
+        lo = clamped(start, size - 1)
+        length = np.maximum(lo - clamped(stop, -1), 0)
+    if abs(step) > 1:
+        length = (length + (abs(step) - 1)) // abs(step)
+    found = (bind_dim(lo, n), step, bind_dim(length, n))
+    ctx.remember(key, found)
+    return found
+
+
+def _bound_key(bound: Any) -> Any:
+    """What identifies a slice bound's value: a traced value by its variable."""
+    return ("value", bound.atom) if isinstance(bound, Tracer) else bound
+
+
 def _expand_key(key: Any, ndim: int) -> list[Any]:
     items = list(key) if isinstance(key, tuple) else [key]
     if any(isinstance(k, (list, np.ndarray, Tracer)) and not _is_scalar_index(k) for k in items):
         raise current().error(
-            "indexing with arrays (fancy or boolean-mask indexing) is not supported yet",
-            hint="use np.where(mask, x, fill) to select values",
+            "arrays used as indices must be integer arrays, or one boolean mask alone",
+            hint="convert with .astype(np.int64), or select with np.where(mask, x, fill)",
         )
     ellipses = sum(1 for k in items if k is Ellipsis)
     if ellipses > 1:
@@ -106,60 +147,30 @@ def is_runtime_index(item: Any) -> bool:
         and item.dtype != np.bool_
 
 
-def split_runtime_indices(x: Tracer, key: Any) -> tuple[list[Any], dict[int, Tracer]]:
-    """The key with runtime integers replaced by ``:``, and those integers by the axis
-    of the static result they index."""
-    items = _expand_key(key, x.ndim)
-    static: list[Any] = []
-    runtime: dict[int, Tracer] = {}
-    out_axis = 0
-    for item in items:
-        if is_runtime_index(item):
-            runtime[out_axis] = item
-            static.append(slice(None))
-            out_axis += 1
-        else:
-            static.append(item)
-            if item is None or isinstance(item, slice):
-                out_axis += 1
-    return static, runtime
+def _runtime_index(index: Tracer, n: DimExpr, axis: int) -> DimExpr:
+    """A runtime integer index on an axis of size ``n``: checked (IndexError as NumPy),
+    negatives counted from the end, and bound as a size, so ``x[i]`` is a view whose
+    writes reach ``x`` like any other."""
+    ctx = current()
+    key = ("index", index.atom, n)
+    found = ctx.remembered(key)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    i = lax.convert(index, np.dtype(np.int64))
+    size = dim_value(n)
+    bad = np.logical_or(i >= size, i < -size)
+    lax.bind(raise_if_p, bad.atom, i.atom, lax.convert(size, np.dtype(np.int64)).atom,
+             error="IndexError",
+             message=f"index {{lhs}} is out of bounds for axis {axis} with size {{rhs}}")
+    found = bind_dim(where(i < 0, i + size, i), n)
+    ctx.remember(key, found)
+    return found
 
 
-def runtime_starts(v: Tracer, runtime: dict[int, Tracer]) -> list[Tracer]:
-    """Start indices per axis: checked against the size (IndexError), negatives wrapped."""
-    starts = []
-    for axis, n in enumerate(v.aval.shape):
-        if axis not in runtime:
-            starts.append(lax.convert(lax.dim_value(DimExpr.const(0)), np.dtype(np.int64)))
-            continue
-        i = lax.convert(runtime[axis], np.dtype(np.int64))
-        size = lax.dim_value(n)
-        bad = apply_ufunc(np.logical_or, apply_ufunc(np.greater_equal, i, size),
-                          apply_ufunc(np.less, i, apply_ufunc(np.negative, size)))
-        lax.bind(raise_if_p, bad.atom, error="IndexError",
-                 message=f"index out of bounds for axis {axis} (a runtime index outside "
-                         "[-n, n))")
-        starts.append(where(apply_ufunc(np.less, i, 0), apply_ufunc(np.add, i, size), i))
-    return starts
-
-
-def _getitem_runtime(x: Tracer, key: Any) -> Tracer:
-    static, runtime = split_runtime_indices(x, key)
-    v = getitem(x, tuple(static))
-    starts = runtime_starts(v, runtime)
-    sizes = tuple(ONE if a in runtime else d for a, d in enumerate(v.aval.shape))
-    block = lax.bind1(dynamic_slice_p, v.atom, *(s.atom for s in starts), sizes=sizes)
-    result = lax.reshape(block, tuple(d for a, d in enumerate(sizes) if a not in runtime))
-    # x[i] of a matrix is a view in NumPy: writing through it is refused, not ignored.
-    return result if result.ndim == 0 else layout_view(x, result)
-
-
-def getitem(x: Tracer, key: Any) -> Any:
+def getitem(x: Tracer, key: Any, as_view: bool = False) -> Any:
+    """``x[key]``; with ``as_view``, a view even where NumPy gives a scalar (for writes)."""
     if is_mask_key(key):
         return read_masked(x, key)
-    keys = key if isinstance(key, tuple) else (key,)
-    if any(is_runtime_index(k) for k in keys):
-        return _getitem_runtime(x, key)
     ctx = current()
     items = _expand_key(key, x.ndim)
     starts: list[DimExpr] = []
@@ -178,6 +189,10 @@ def getitem(x: Tracer, key: Any) -> Any:
             steps.append(step)
             sizes.append(length)
             final.append(length)
+        elif is_runtime_index(item):
+            starts.append(_runtime_index(item, n, axis))
+            steps.append(1)
+            sizes.append(ONE)
         else:
             i = _static_int(item, "index")
             assert i is not None
@@ -196,6 +211,9 @@ def getitem(x: Tracer, key: Any) -> Any:
     result = lax.reshape(view, tuple(final))
     if result is x:
         return x
+    if result.ndim == 0 and not as_view and all(not isinstance(item, slice) and item is not None
+                                for item in (key if isinstance(key, tuple) else (key,))):
+        return result  # integers on every axis: a scalar, a copy in NumPy too
     return make_view(x, result, lambda w: w.sliced(tuple(starts), tuple(steps), tuple(sizes))
                      .reshaped(tuple(final)))
 

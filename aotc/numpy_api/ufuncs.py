@@ -50,16 +50,18 @@ def promote_types(*operands: Any) -> np.dtype:
     return np.result_type(*args)
 
 
-def broadcast_all(operands: list[Tracer]) -> list[Tracer]:
-    """Broadcast every non-scalar operand to the common shape (scalars stay rank 0)."""
+def broadcast_all(operands: list[Tracer], error: str = "ValueError",
+                  what: str = "operands") -> list[Tracer]:
+    """Broadcast every non-scalar operand to the common shape (scalars stay rank 0); a
+    mismatch at run time raises ``error`` (NumPy's IndexError for index arrays)."""
     ctx = current()
     try:
         shape, equalities = broadcast_shapes(*(t.aval.shape for t in operands))
     except ValueError as err:
-        raise ctx.error(str(err)) from None
+        raise ctx.error(str(err).replace("operands", what)) from None
     for eq in equalities:
-        ctx.check("==", eq.lhs, eq.rhs, "ValueError",
-                  "operands could not be broadcast together: size {lhs} against size {rhs}")
+        ctx.check("==", eq.lhs, eq.rhs, error,
+                  f"{what} could not be broadcast together: size {{lhs}} against size {{rhs}}")
     return [t if t.ndim == 0 or t.aval.shape == shape else lax.broadcast_to(t, shape)
             for t in operands]
 

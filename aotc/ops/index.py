@@ -20,11 +20,6 @@ from ..avals import AType
 from .core import COMPARE, EFFECT, impl_rules, primitive, type_rules
 
 take_p = primitive("take")
-#: ``x[i0:i0+s0, i1:i1+s1, ...]`` with runtime starts (i64 scalars) and static sizes;
-#: tracing checks bounds with ``raise_if`` first, so starts are always in range.
-dynamic_slice_p = primitive("dynamic_slice")
-#: A new version of ``x`` with the block at the runtime starts replaced by ``update``.
-dynamic_update_slice_p = primitive("dynamic_update_slice")
 raise_if_p = primitive("raise_if", EFFECT)
 check_p = primitive("check", EFFECT)
 
@@ -54,19 +49,29 @@ def _take_type(x: Any, indices: Any, *, axis: int) -> tuple[Any, ...]:
 
 def _take_impl(x: np.ndarray, indices: np.ndarray, *, axis: int) -> tuple[np.ndarray, ...]:
     n = x.shape[axis]
-    if indices.size and (np.any(indices >= n) or np.any(indices < -n)):
-        raise KernelError.of_code(2)
+    bad = indices[(indices >= n) | (indices < -n)] if indices.size else indices
+    if bad.size:
+        error, message = KERNEL_ERRORS[2]
+        raise KernelError(error, message.format(lhs=int(bad.flat[0]), rhs=n))
     return (np.take(x, indices, axis=axis),)
 
 
-def _raise_if_type(cond: Any, *, error: str, message: str) -> tuple[Any, ...]:
+def _raise_if_type(cond: Any, *detail: Any, error: str, message: str) -> tuple[Any, ...]:
+    """``raise_if cond [lhs rhs]``: a scalar condition may carry two int64 values that
+    fill the message's ``{lhs}`` and ``{rhs}`` (the index and the size)."""
     if cond.dtype != np.bool_:
         raise ValueError("raise_if: the condition must be bool")
+    if detail and (cond.ndim or len(detail) != 2
+                   or any(d.shape != () or d.dtype != np.int64 for d in detail)):
+        raise ValueError("raise_if: details are two int64 scalars, for a scalar condition")
     return ()
 
 
-def _raise_if_impl(cond: np.ndarray, *, error: str, message: str) -> tuple[np.ndarray, ...]:
+def _raise_if_impl(cond: np.ndarray, *detail: np.ndarray, error: str, message: str
+                   ) -> tuple[np.ndarray, ...]:
     if np.any(cond):
+        if detail:
+            message = message.format(lhs=int(detail[0]), rhs=int(detail[1]))
         raise KernelError(error, message)
     return ()
 
@@ -84,43 +89,5 @@ def _check_impl(*, op: str, lhs: int, rhs: int, error: str, message: str
     return ()
 
 
-def _starts_ok(x: Any, starts: tuple[Any, ...]) -> None:
-    if len(starts) != x.ndim:
-        raise ValueError("one start index per axis")
-    for s in starts:
-        if s.shape != () or s.dtype != np.dtype(np.int64):
-            raise ValueError("start indices must be int64 scalars")
-
-
-def _dynamic_slice_type(x: Any, *starts: Any, sizes: tuple[Any, ...]) -> tuple[Any, ...]:
-
-    _starts_ok(x, starts)
-    return (AType(x.dtype, tuple(sizes)),)
-
-
-def _dynamic_slice_impl(x, *starts, sizes):
-    index = tuple(slice(int(s), int(s) + n) for s, n in zip(starts, sizes, strict=True))
-    return (np.array(x[index]),)
-
-
-def _dynamic_update_slice_type(x: Any, update: Any, *starts: Any) -> tuple[Any, ...]:
-
-    _starts_ok(x, starts)
-    if update.dtype != x.dtype or update.ndim != x.ndim:
-        raise ValueError("dynamic_update_slice: update must match the array's dtype and rank")
-    return (AType(x.dtype, x.shape),)
-
-
-def _dynamic_update_slice_impl(x, update, *starts):
-    out = np.array(x, copy=True)
-    index = tuple(slice(int(s), int(s) + n) for s, n in zip(starts, update.shape, strict=True))
-    out[index] = update
-    return (out,)
-
-
-type_rules.update({take_p: _take_type, raise_if_p: _raise_if_type, check_p: _check_type,
-                   dynamic_slice_p: _dynamic_slice_type,
-                   dynamic_update_slice_p: _dynamic_update_slice_type})
-impl_rules.update({take_p: _take_impl, raise_if_p: _raise_if_impl, check_p: _check_impl,
-                   dynamic_slice_p: _dynamic_slice_impl,
-                   dynamic_update_slice_p: _dynamic_update_slice_impl})
+type_rules.update({take_p: _take_type, raise_if_p: _raise_if_type, check_p: _check_type})
+impl_rules.update({take_p: _take_impl, raise_if_p: _raise_if_impl, check_p: _check_impl})

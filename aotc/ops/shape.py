@@ -3,7 +3,8 @@
 ``broadcast_in_dim``, ``transpose`` and ``slice`` are views: codegen reads the input
 through a different index map and never copies. ``reshape`` is a view when the input is
 contiguous and a copy otherwise. ``dim_value`` turns a size expression into an i64
-scalar (``x.shape[0]`` used in arithmetic).
+scalar (``x.shape[0]`` used in arithmetic); ``bind_dim`` goes the other way, making a
+runtime integer a size symbol (a slice bound that is a loop index).
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ import numpy as np
 
 from ..avals import AType
 from ..shapes import DimExpr, Shape, size
-from .core import VIEW, impl_rules, primitive, type_rules
+from .core import EFFECT, VIEW, impl_rules, primitive, type_rules
 
 broadcast_in_dim_p = primitive("broadcast_in_dim", VIEW)
 reshape_p = primitive("reshape", VIEW)
 transpose_p = primitive("transpose", VIEW)
 slice_p = primitive("slice", VIEW)
 dim_value_p = primitive("dim_value")
+#: ``bind_dim[symbol, upper] v``: from here on (in this program and the programs nested in
+#: it) size symbol ``symbol`` is ``v`` clamped into ``[0, upper]``; the result is that
+#: value. An effect so it is never removed or moved: sizes name it, not data edges.
+bind_dim_p = primitive("bind_dim", EFFECT)
 #: The same data with sizes that a runtime check has proven equal to the input's.
 refine_shape_p = primitive("refine_shape", VIEW)
 
@@ -88,12 +93,24 @@ def _dim_value_type(*, expr: DimExpr):
     return (_atype(I64, ()),)
 
 
+def _bind_dim_type(value: Any, *, symbol: str, upper: DimExpr):
+    if value.shape != () or value.dtype != I64:
+        raise ValueError("bind_dim binds an int64 scalar")
+    return (_atype(I64, ()),)
+
+
+def bind_dim_impl(value: np.ndarray, *, symbol: str, upper: int) -> tuple[np.ndarray]:
+    """The bound value; the interpreter also records it in its size environment."""
+    return (np.asarray(max(min(int(value), upper), 0), I64),)
+
+
 type_rules.update({
     broadcast_in_dim_p: _broadcast_in_dim_type,
     reshape_p: _reshape_type,
     transpose_p: _transpose_type,
     slice_p: _slice_type,
     dim_value_p: _dim_value_type,
+    bind_dim_p: _bind_dim_type,
     refine_shape_p: _refine_shape_type,
 })
 impl_rules.update({
@@ -102,6 +119,7 @@ impl_rules.update({
     transpose_p: lambda x, *, permutation: (np.transpose(x, permutation),),
     slice_p: _slice_impl,
     dim_value_p: lambda *, expr: (np.asarray(expr, I64),),
+    bind_dim_p: bind_dim_impl,
     refine_shape_p: lambda x, *, shape: (x,),
 })
 

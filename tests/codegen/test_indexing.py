@@ -24,11 +24,15 @@ def take_axis1(index_dtype: str):
     return pb.build(pb.apply("take", x, i, axis=1), pb.apply("take", x, s, axis=0))
 
 
-def dynamic_slices():  # x[i:i+2, j:j+b-1] as a view, and an update of the same block
-    pb = ProgramBuilder("dynamic_slices")
+def dynamic_slices():  # x[i:i+2, j:j+b-1] at runtime starts (bound as sizes), and an
+    pb = ProgramBuilder("dynamic_slices")  # update of the same block
     x, i, j = pb.array("f4", "a", "b"), pb.scalar("i8"), pb.scalar("i8")
-    block = pb.apply("dynamic_slice", x, i, j, sizes=(DimExpr.const(2), relu(B - 1)))
-    upd = pb.apply("dynamic_update_slice", x, pb.apply("mul", block, np.float32(10.0)), i, j)
+    pb.apply("bind_dim", i, symbol="@i", upper=A - 2)
+    pb.apply("bind_dim", j, symbol="@j", upper=ONE)
+    start = (DimExpr.sym("@i"), DimExpr.sym("@j"))
+    block = pb.apply("slice", x, start=start, step=(1, 1), shape=(DimExpr.const(2), relu(B - 1)))
+    upd = pb.apply("update_slice", x, pb.apply("mul", block, np.float32(10.0)), start=start,
+                   step=(1, 1))
     return pb.build(block, upd)
 
 

@@ -15,7 +15,6 @@ from aotc.codegen.layout import OutputHome, plan_layout
 from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.ops.control import cond_p, for_loop_p
-from aotc.ops.index import dynamic_update_slice_p
 from aotc.ops.shape import update_slice_p
 from aotc.passes import optimize
 from aotc.types import signature_from_annotations
@@ -144,7 +143,7 @@ def test_recurrence_runs_in_the_output_buffer(programs):
     program = programs["ema"]
     layout = plan_layout(program)
     plan = layout.plan
-    (update,) = [e for e in plan.updates if e.prim.name == "dynamic_update_slice"]
+    (update,) = [e for e in plan.updates if e.prim is update_slice_p]
     assert plan.updates[update] is Update.INPLACE
     (loop,) = _eqns(program, for_loop_p)
     assert (loop, 0) in plan.reuse  # the carry takes over y's buffer: no initial copy
@@ -163,8 +162,7 @@ def test_argument_written_in_place_from_a_loop(programs):
 
 def test_update_of_a_value_read_later_copies(programs):
     plan = plan_buffers(programs["keep_old"])
-    updates = (_eqns(programs["keep_old"], update_slice_p)
-               + _eqns(programs["keep_old"], dynamic_update_slice_p))
+    updates = _eqns(programs["keep_old"], update_slice_p)
     assert updates and all(e not in plan.updates for e in updates)
 
 

@@ -94,12 +94,10 @@ def _views(dtype: np.dtype) -> Program:
 def _indexing(dtype: np.dtype) -> Program:
     pb = ProgramBuilder()
     x, y, i = pb.array(dtype, "a", "b"), pb.array(dtype, "n"), pb.array("i8", "k")
-    j, k = pb.scalar("i8"), pb.scalar("i8")
-    block = pb.apply("dynamic_slice", x, j, k, sizes=(DimExpr.const(2), relu(B - 1)))
+    j = pb.scalar("i8")
     part = pb.apply("slice", y, start=(ZERO,), step=(1,), shape=(N // 2,))
     return pb.build(
-        pb.apply("take", x, i, axis=1), pb.apply("take", x, j, axis=0), block,
-        pb.apply("dynamic_update_slice", x, block, j, k),
+        pb.apply("take", x, i, axis=1), pb.apply("take", x, j, axis=0),
         pb.apply("update_slice", y, part, start=(ONE,), step=(2,)),
         pb.apply("concatenate", x, x, axis=1))
 
@@ -110,13 +108,15 @@ def _iota(dtype: np.dtype) -> Program:
     return pb.build(*(pb.apply("iota", dtype=dtype, shape=(A, B), dimension=d) for d in (0, 1)))
 
 
-def _misc(dtype: np.dtype) -> Program:  # dim_value, raise_if, check take no dtype of their own
+def _misc(dtype: np.dtype) -> Program:  # these take no dtype of their own
     pb = ProgramBuilder()
-    x = pb.array(dtype, "n")
+    x, k = pb.array(dtype, "n"), pb.scalar("i8")
     pb.apply("raise_if", pb.apply("ne", x, x), error="ZeroDivisionError", message="zero")
     pb.apply("check", op=">=", lhs=N, rhs=DimExpr.const(2), error="ValueError",
              message="{lhs} < {rhs}")
-    return pb.build(pb.apply("dim_value", expr=N * 2 + 1))
+    bound = pb.apply("bind_dim", k, symbol="@k", upper=N)  # k clamped into [0, n]
+    return pb.build(pb.apply("dim_value", expr=N * 2 + 1), bound,
+                    pb.apply("dim_value", expr=DimExpr.sym("@k") * 3 - N))
 
 
 def _traced(fn: Callable[..., Any], signature: str, fuse: bool = False) -> Program:
@@ -151,10 +151,9 @@ BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     **{name: ((name,), _along_axis(name)) for name in ("argmax", "argmin", "cumsum", "cumprod")},
     "dot_general": (("dot_general",), _dot_general),
     "views": (("broadcast_in_dim", "reshape", "transpose", "slice", "refine_shape"), _views),
-    "indexing": (("take", "dynamic_slice", "dynamic_update_slice", "update_slice",
-                  "concatenate"), _indexing),
+    "indexing": (("take", "update_slice", "concatenate"), _indexing),
     "iota": (("iota",), _iota),
-    "misc": (("dim_value", "raise_if", "check"), _misc),
+    "misc": (("dim_value", "raise_if", "check", "bind_dim"), _misc),
     "control": (("for_loop", "while_loop", "cond", "scan"), _control),
     "fusion": (("fusion",), _fusion),
 }

@@ -1,0 +1,185 @@
+"""Integer-array ("fancy") indexing: ``x[idx]``, ``x[:, idx]``, ``x[rows, cols]``, and
+writes through them (``x[idx] = v``, ``hist[bins] += 1``).
+
+NumPy's rules: the index arrays (and integers beside them) broadcast together to one
+shape ``B``, which replaces the indexed axes where they stand when they are adjacent
+and goes first otherwise; the result is a copy. A read is one ``take`` (several index
+arrays are first combined into one index over the indexed axes, checked per axis). A
+write is a loop over the ``B`` positions, each a plain element write (so with repeated
+indices the last write wins, as NumPy's does).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..ops.index import take_p
+from ..shapes import DimExpr, size
+from ..trace import Tracer, as_tracer, current
+from .creation import iota
+from .indexing import getitem
+from .joining import array
+from .shaping import transpose
+from .ufuncs import broadcast_all
+from .writes import write
+
+I64 = np.dtype(np.int64)
+
+
+def _is_index_array(item: Any) -> bool:
+    if isinstance(item, Tracer):
+        return item.ndim > 0 and item.dtype.kind in "iu"
+    if isinstance(item, np.ndarray):
+        return item.dtype.kind in "iu"
+    return isinstance(item, list)
+
+
+def is_fancy_key(key: Any) -> bool:
+    items = key if isinstance(key, tuple) else (key,)
+    return any(_is_index_array(item) for item in items)
+
+
+class _Plan:
+    """How a fancy key splits: a basic view ``view`` of the array (the indexed axes kept
+    whole), the axes of ``view`` the index arrays ``indices`` (broadcast, int64) select
+    along, and where the broadcast shape goes in the result."""
+
+    def __init__(self, x: Tracer, key: Any) -> None:
+        ctx = current()
+        items = list(key) if isinstance(key, tuple) else [key]
+        if sum(1 for k in items if k is Ellipsis) > 1:
+            raise ctx.error("an index can only have a single ellipsis ('...')")
+        used = sum(1 for k in items if k is not None and k is not Ellipsis)
+        if used > x.ndim:
+            raise ctx.error(f"too many indices: the array has rank {x.ndim}")
+        at = next((i for i, k in enumerate(items) if k is Ellipsis), None)
+        if at is not None:
+            items[at:at + 1] = [slice(None)] * (x.ndim - used)
+        items += [slice(None)] * (x.ndim - used)
+        basic: list[Any] = []
+        axes: list[int] = []
+        arrays: list[Any] = []
+        for item in items:
+            if _is_index_array(item) or _is_integer(item):
+                axes.append(len(basic))
+                arrays.append(item)
+                basic.append(slice(None))
+            else:
+                if isinstance(item, (Tracer, np.ndarray)) or isinstance(item, bool):
+                    raise ctx.error("indexing with a boolean mask together with other "
+                                    "indices is not supported yet",
+                                    hint="index with the mask alone: x[mask]")
+                basic.append(item)
+        self.view: Tracer = getitem(x, tuple(basic), as_view=True)
+        self.axes = axes
+        indices = broadcast_all([_index_array(a) for a in arrays], "IndexError",
+                                "shape mismatch: indexing arrays")
+        self.shape = max((i.aval.shape for i in indices), key=len)
+        self.indices = [lax.broadcast_to(i, self.shape) if i.aval.shape != self.shape else i
+                        for i in indices]
+        #: Adjacent indexed axes keep their place; otherwise the broadcast axes go first.
+        self.in_place = axes == list(range(axes[0], axes[0] + len(axes)))
+
+    def rest(self) -> list[int]:
+        return [a for a in range(self.view.ndim) if a not in self.axes]
+
+    def result_shape(self) -> tuple[DimExpr, ...]:
+        dims = self.view.aval.shape
+        rest = [dims[a] for a in self.rest()]
+        at = self.axes[0] if self.in_place else 0
+        before = [d for a, d in enumerate(dims) if a < at and a not in self.axes]
+        return (*before, *self.shape, *rest[len(before):])
+
+
+def _is_integer(item: Any) -> bool:
+    if isinstance(item, Tracer):
+        return item.ndim == 0 and item.dtype.kind in "iu"
+    return isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
+
+
+def _index_array(item: Any) -> Tracer:
+    if isinstance(item, list):
+        item = array(item)
+    index = as_tracer(item)
+    if index.dtype.kind not in "iu":
+        raise current().error(f"arrays used as indices must be of integer type, not "
+                              f"{index.dtype}")
+    return lax.convert(index, I64)
+
+
+def _linear_index(plan: _Plan) -> tuple[Tracer, Tracer]:
+    """The indexed axes of ``plan.view`` moved first and merged into one, and the one
+    index into it: each index checked against its own axis (IndexError) and wrapped."""
+    dims = plan.view.aval.shape
+    merged = transpose(plan.view, (*plan.axes, *plan.rest()))
+    count = DimExpr.const(1)
+    for a in plan.axes:
+        count = count * dims[a]
+    merged = lax.reshape(merged, (count, *(dims[a] for a in plan.rest())))
+    linear: Tracer | None = None
+    for a, index in zip(plan.axes, plan.indices, strict=True):
+        # Picking from 0..n-1 checks the index against its own axis and wraps negatives.
+        wrapped = lax.bind1(take_p, iota(I64, (dims[a],), 0).atom, index.atom, axis=0)
+        linear = wrapped if linear is None else linear * lax.dim_value(dims[a]) + wrapped
+    assert linear is not None
+    return merged, linear
+
+
+def read(x: Tracer, key: Any) -> Tracer:
+    """``x[key]`` with index arrays: a copy, shaped as NumPy shapes it."""
+    plan = _Plan(x, key)
+    if len(plan.axes) == 1:
+        (axis,), (index,) = plan.axes, plan.indices
+        picked = lax.bind1(take_p, plan.view.atom, index.atom, axis=axis)
+        if plan.in_place:
+            return picked
+        k = len(plan.shape)
+        order = (*range(axis, axis + k), *range(axis), *range(axis + k, picked.ndim))
+        return transpose(picked, order)
+    merged, linear = _linear_index(plan)
+    picked = lax.bind1(take_p, merged.atom, linear.atom, axis=0)  # B + rest
+    if not plan.in_place or plan.axes[0] == 0:
+        return picked
+    k, at = len(plan.shape), plan.axes[0]
+    order = (*range(k, k + at), *range(k), *range(k + at, picked.ndim))
+    return transpose(picked, order)
+
+
+def assign(x: Tracer, key: Any, value: Any) -> None:
+    """``x[key] = value`` with index arrays: one element (or row) write per index, in
+    order, through a loop."""
+    plan = _Plan(x, key)
+    target = plan.result_shape()
+    v = lax.convert(as_tracer(value, None if isinstance(value, Tracer) else x.dtype), x.dtype)
+    v = lax.broadcast_to(v, target) if v.aval.shape != target else v
+    k = len(plan.shape)
+    if plan.in_place and plan.axes[0]:  # the broadcast axes first, then the others
+        at = plan.axes[0]
+        v = transpose(v, (*range(at, at + k), *range(at), *range(at + k, v.ndim)))
+    count = size(plan.shape)
+    rows = lax.reshape(v, (count, *v.aval.shape[k:]))
+    flat = [lax.reshape(index, (count,)) for index in plan.indices]
+    view = plan.view
+
+    def body(j: Tracer, carry: Any) -> Any:
+        key_j: list[Any] = [slice(None)] * view.ndim
+        for axis, index in zip(plan.axes, flat, strict=True):
+            key_j[axis] = getitem(index, j)
+        write(view, tuple(key_j), getitem(rows, j))
+        return carry
+
+    lax.fori_loop(0, lax.dim_value(count), body, 0)
+
+
+def getitem_any(x: Tracer, key: Any) -> Any:
+    """``x[key]``: basic indexing, or fancy indexing when the key holds index arrays."""
+    return read(x, key) if is_fancy_key(key) else getitem(x, key)
+
+
+def setitem_any(x: Tracer, key: Any, value: Any) -> None:
+    if is_fancy_key(key):
+        return assign(x, key, value)
+    return write(x, key, value)

@@ -1,0 +1,325 @@
+"""Kernels written the way real-world numeric Python is: early returns, ``and``/``or``,
+``raise``/``assert``, comprehensions, unpacking, ``zip``/``enumerate``, names reused
+across scopes, helpers and other kernels, NumPy imported under other names.
+
+``tests/test_python_constructs.py`` builds this module into an extension and checks
+every kernel against this very source run as plain Python on NumPy.
+"""
+
+import math
+
+import numpy as N
+import numpy as np
+from numpy import sqrt, zeros
+
+import aotc
+from aotc import bool_, f64, i64
+
+TWO_PI = 2 * np.pi
+WEIGHTS = np.array([0.25, 0.5, 0.25])
+
+
+class ConvergenceError(RuntimeError):
+    pass
+
+
+# -- early return --------------------------------------------------------------------------
+
+@aotc.export
+def total_or_default(x: f64[:], default: f64[:]) -> f64[:]:
+    if x.shape[0] == 0:
+        return default
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return default + s
+
+
+@aotc.export
+def piecewise(v: f64) -> f64:
+    if v < 0:
+        return -v
+    elif v < 1:
+        return v * v
+    return 2.0 * v
+
+
+@aotc.export
+def first_above(x: f64[:], t: f64) -> i64:
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i
+    return -1
+
+
+@aotc.export
+def newton(a: f64, tol: f64) -> f64:
+    g = a if a > 1 else 1.0
+    for _ in range(100):
+        nxt = 0.5 * (g + a / g)
+        if abs(nxt - g) < tol:
+            return nxt
+        g = nxt
+    raise ConvergenceError("no convergence in 100 steps")
+
+
+# -- boolean logic ---------------------------------------------------------------------------
+
+@aotc.export
+def positive_prefix(x: f64[:]) -> i64:
+    k = 0
+    n = x.shape[0]
+    while k < n and x[k] > 0:  # x[k] is only read where k < n, as in Python
+        k += 1
+    return k
+
+
+@aotc.export
+def inside(i: i64, n: i64) -> f64:
+    return 1.0 if 0 <= i < n else -1.0
+
+
+@aotc.export
+def logic(a: f64, b: f64) -> bool_:
+    return (a > 0 and b > 0) or not (a < b)
+
+
+@aotc.export
+def first_or_fill(x: f64[:], fill: f64) -> f64:
+    return x[0] if x.shape[0] > 0 and x[0] == x[0] else fill
+
+
+# -- raise and assert -------------------------------------------------------------------------
+
+@aotc.export
+def prefix_sum(x: f64[:], n: i64) -> f64:
+    if n > x.shape[0]:
+        raise ValueError("n must be <= len(x)")
+    assert n >= 0, "n must be non-negative"
+    return np.sum(x[:n])
+
+
+@aotc.export
+def checked_mean(x: f64[:, :]) -> f64:
+    if x.shape[1] != 3:
+        raise IndexError("expected 3 columns")
+    return np.mean(x)
+
+
+# -- comprehensions, literals, unpacking ----------------------------------------------------
+
+@aotc.export
+def row_norms(m: f64[:, :]) -> f64[:]:
+    return np.array([sqrt(np.sum(r * r)) for r in m])
+
+
+@aotc.export
+def weighted_sum(x: f64[:], n: i64) -> f64:
+    return sum(x[i] * i for i in range(n))
+
+
+@aotc.export
+def with_literals(d: f64[:], a: f64, b: f64):
+    return np.concatenate(([1.0], d)), np.array([a, b, a + b]), np.array([[a, 0.0], [0.0, b]])
+
+
+@aotc.export
+def path_length(pos: f64[:, :]) -> f64:
+    total = 0.0
+    for i in range(1, pos.shape[0]):
+        dx, dy = pos[i] - pos[i - 1]
+        total += sqrt(dx * dx + dy * dy)
+    return total
+
+
+@aotc.export
+def dot_by_zip(xs: f64[:], ys: f64[:]) -> f64:
+    s = 0.0
+    for a, b in zip(xs, ys):  # noqa: B905 - kernels mirror NumPy users
+        s += a * b
+    for i, v in enumerate(xs):
+        s += i * v
+    return s
+
+
+@aotc.export
+def doubled(a: f64[:, :]) -> f64[:, :]:
+    out = zeros(a.shape)
+    for idx in np.ndindex(a.shape):
+        out[idx] = a[idx] * 2
+    return out
+
+
+# -- names and scopes --------------------------------------------------------------------------
+
+@aotc.export
+def reused_names(x: f64[:]) -> f64:
+    for i in range(x.shape[0]):
+        t = x[i]
+        x[i] = t * 2
+    t = 0.0
+    for j in range(x.shape[0]):
+        t += x[j]
+    return t
+
+
+@aotc.export
+def aliases(x: f64[:]) -> f64:
+    flags = zeros(3, dtype=bool)
+    ints = N.ones(2, dtype="i8")
+    small = np.full(2, 1.5, dtype=np.float32)
+    return N.sum(flags) + np.sum(ints) + np.sum(small) + sqrt(TWO_PI) + np.sum(WEIGHTS) + \
+        np.sum(x)
+
+
+@aotc.export
+def matmul_loops(m0: f64[:, :], m1: f64[:, :]) -> f64[:, :]:
+    n = m0.shape[0]
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            r = 0
+            for k in range(n):
+                r += m0[i, k] * m1[k, j]
+            out[i, j] = r
+    return out
+
+
+@aotc.export
+def project(v: f64[:], z: f64 = 1.0) -> f64[:]:
+    return v / z
+
+
+@aotc.export("f8(f8[:], f8)", "f8(f8[:])")
+def scaled_total(x, factor=2.0):
+    return np.sum(x) * factor
+
+
+def _smooth(x):
+    out = x.copy()
+    out[1:-1] = x[:-2] * WEIGHTS[0] + x[1:-1] * WEIGHTS[1] + x[2:] * WEIGHTS[2]
+    return out
+
+
+@aotc.export
+def smooth_twice(x: f64[:]) -> f64[:]:
+    return _smooth(_smooth(x))
+
+
+@aotc.export
+def calls_a_kernel(x: f64[:]) -> f64:
+    return piecewise(x[0]) + total_or_default(x, x)[0]
+
+
+@aotc.export
+def same_shape_sum(a: f64[:], b: f64[:]) -> f64:
+    if a.shape == b.shape:
+        return np.sum(a + b)
+    return 0.0
+
+
+@aotc.export
+def with_math(x: f64) -> f64:
+    return math.pi * x
+
+
+@aotc.export
+def fill_through_view(n: i64, steps: i64) -> f64[:]:
+    padded = np.zeros(n + 2)
+    inner = padded[1:-1]
+    inner[:] = 1.0
+    for _ in range(steps):
+        inner += 0.5 * (padded[:-2] + padded[2:])  # a write through a view, in a loop
+    return padded
+
+
+@aotc.export
+def copy_in_loop(x: f64[:], steps: i64) -> f64[:]:
+    buf = np.zeros(x.shape[0])
+    for k in range(steps):
+        np.copyto(buf, x * k)
+    return buf
+
+
+@aotc.export
+def moving_sums(x: f64[:], k: i64) -> f64[:]:
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = x[i:i + k].sum()  # a window whose bounds are loop values
+    return out
+
+
+@aotc.export
+def solve(a: f64[:, :], b: f64[:]) -> f64[:]:
+    """Gaussian elimination with partial pivoting, as in textbooks."""
+    n = a.shape[0]
+    m = a.copy()
+    y = b.copy()
+    for i in range(n):
+        p = i + np.argmax(np.abs(m[i:, i]))
+        row = m[i].copy()
+        m[i] = m[p]
+        m[p] = row
+        y[i], y[p] = y[p], y[i]
+        for j in range(i + 1, n):
+            f = m[j, i] / m[i, i]
+            m[j, i:] -= f * m[i, i:]
+            y[j] -= f * y[i]
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        x[i] = (y[i] - m[i, i + 1:] @ x[i + 1:]) / m[i, i]
+    return x
+
+
+@aotc.export
+def strided_windows(x: f64[:]) -> f64:
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[i::-2].sum() * (i + 1) + x[-i:].sum()  # negative steps and bounds
+        head = x[:i] * 2.0  # a temporary whose size is the loop index
+        if i > 0:
+            total += head.mean() + head[-1]
+    return total
+
+
+@aotc.export
+def cumulative_rows(m: f64[:, :]) -> f64[:, :]:
+    out = np.zeros_like(m)
+    for i in range(m.shape[0]):
+        out[i, :i + 1] = m[:i + 1].sum(axis=0)[:i + 1]  # writes of runtime length
+    return out
+
+
+@aotc.export
+def swap_ends(x: f64[:]) -> f64[:]:
+    y = x.copy()
+    y[0], y[-1] = y[-1], y[0]  # scalars read before either write, as in NumPy
+    first = y[0]
+    y[0] = 100.0
+    return y * first
+
+
+# -- index arrays ------------------------------------------------------------------------------
+
+@aotc.export
+def gather_rows(m: f64[:, :], rows: i64[:], cols: i64[:]) -> tuple:
+    return m[rows], m[:, cols], m[rows, cols], m[0, :, None][cols]
+
+
+@aotc.export
+def histogram_by_hand(bins: i64[:], n: i64) -> f64[:]:
+    counts = np.zeros(n)
+    for b in bins:
+        counts[b] += 1.0
+    again = np.zeros(n)
+    again[bins] += 1.0  # repeated indices: the last write wins, as in NumPy
+    return counts * 10 + again
+
+
+@aotc.export
+def scatter_rows(m: f64[:, :], rows: i64[:]) -> f64[:, :]:
+    y = m.copy()
+    y[rows, 1:] = -1.0
+    y[:, [0, -1]] *= 2.0
+    y[rows[::-1], 0] = m[rows, 0] + 0.5
+    return y

@@ -1,0 +1,183 @@
+"""Real-world Python in kernels, compiled into one extension and compared with the very
+same source run as plain Python on NumPy (``constructs_kernels.py``): results, dtypes,
+arguments after the call, and the exceptions the source raises."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+PACKAGE = "aotc_constructs"
+SOURCE = Path(__file__).with_name("constructs_kernels.py")
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory: pytest.TempPathFactory, c_compiler: str) -> Any:
+    root = tmp_path_factory.mktemp("constructs")
+    (root / PACKAGE).mkdir()
+    (root / PACKAGE / "__init__.py").write_text("")
+    (root / PACKAGE / "kernels.py").write_text(SOURCE.read_text())
+    (root / "pyproject.toml").write_text(textwrap.dedent(f"""
+        [project]
+        name = "{PACKAGE}"
+        version = "0.1"
+        [tool.aotc]
+        modules = ["{PACKAGE}.kernels"]
+    """))
+    done = subprocess.run([sys.executable, "-m", "aotc", "build", str(root)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    sys.path.insert(0, str(root))
+    try:
+        compiled = importlib.import_module(f"{PACKAGE}.kernels")
+        assert compiled.__file__.endswith(".so"), compiled.__file__
+        spec = importlib.util.spec_from_file_location("constructs_source", SOURCE)
+        assert spec is not None and spec.loader is not None
+        source = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(source)
+        yield compiled, source
+    finally:
+        sys.path.remove(str(root))
+        for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE]:
+            del sys.modules[name]
+
+
+def _copy(args: tuple[Any, ...]) -> list[Any]:
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _outcome(fn: Any, args: list[Any]) -> tuple[str, Any]:
+    try:
+        with np.errstate(all="ignore"):
+            return "value", fn(*args)
+    except Exception as err:
+        return "error", (type(err), str(err))
+
+
+def _same(got: Any, want: Any) -> None:
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            _same(g, w)
+        return
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=0, equal_nan=True)
+
+
+#: NumPy names the axis an index array is out of bounds for; a gather does not know
+#: which axis of the user's index it is, so its message gives the index and size only.
+_OUT_OF_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)")
+
+
+def _same_message(got: str, want: str, where: str) -> None:
+    found = _OUT_OF_BOUNDS.fullmatch(want)
+    if found and f"out of bounds for an axis with size {found[2]}" in got:
+        assert got.startswith(f"index {found[1]} is"), f"{where}: {got!r} vs {want!r}"
+        return
+    assert want in got, f"{where}: {got!r} vs {want!r}"
+
+
+X = np.array([1.5, -2.0, 3.25, 0.5])
+M = np.arange(12.0).reshape(4, 3) - 4.0
+IDX = np.array([0, 1], dtype=np.int64)
+POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
+
+CALLS: dict[str, list[tuple[Any, ...]]] = {
+    "total_or_default": [(X, X[::-1]), (X[:0], X[:2]), (X[:1], X[:1])],
+    "piecewise": [(-2.0,), (0.5,), (3.0,), (0.0,), (np.nan,)],
+    "first_above": [(X, 1.0), (X, 10.0), (X[:0], 0.0), (X, -np.inf)],
+    "newton": [(2.0, 1e-12), (0.25, 1e-12), (9.0, 0.0)],
+    "positive_prefix": [(X,), (np.abs(X),), (X[:0],), (-X,)],
+    "inside": [(3, 5), (-1, 5), (5, 5), (0, 0)],
+    "logic": [(1.0, 2.0), (-1.0, 2.0), (3.0, -1.0), (-1.0, -2.0)],
+    "first_or_fill": [(X, 7.0), (X[:0], 7.0), (np.array([np.nan]), 7.0)],
+    "prefix_sum": [(X, 2), (X, 4), (X, 5), (X, -1), (X[:0], 0)],
+    "checked_mean": [(M,), (M[:, :2],), (M[:0],)],
+    "row_norms": [(M,), (M[:1],), (M[:0],), (M.T,)],
+    "weighted_sum": [(X, 4), (X, 0), (X, 2)],
+    "with_literals": [(X, 1.5, 2.5), (X[:0], 0.0, -1.0)],
+    "path_length": [(POS,), (POS[:1],), (POS[:0],), (M,)],
+    "dot_by_zip": [(X, X[::-1]), (X, X[:2]), (X[:0], X)],
+    "doubled": [(M,), (M[:0],), (M.T,)],
+    "reused_names": [(X,), (X[:0],)],
+    "aliases": [(X,), (X[:0],)],
+    "matmul_loops": [(M[:3], M[:3].T), (M[:0, :0], M[:0, :0])],
+    "project": [(X, 2.0), (X,)],
+    "scaled_total": [(X, 3.0), (X,)],
+    "smooth_twice": [(X,), (np.arange(10.0),)],
+    "calls_a_kernel": [(X,), (-X,)],
+    "same_shape_sum": [(X, X), (X, X[:2])],
+    "with_math": [(2.0,)],
+    "fill_through_view": [(5, 3), (0, 2), (3, 0)],
+    "copy_in_loop": [(X, 3), (X, 0)],
+    "moving_sums": [(X, 2), (X, 0), (X, -1), (X, 10), (X[:0], 3), (X, 2**62), (X, -2**62)],
+    "solve": [(np.array([[2.0, 1.0, -1.0], [-3.0, -1.0, 2.0], [-2.0, 1.0, 2.0]]),
+               np.array([8.0, -11.0, -3.0])), (M[:3] + 10 * np.eye(3), X[:3]),
+              (M[:0, :0], X[:0])],
+    "strided_windows": [(X,), (X[:1],), (X[:0],), (np.arange(9.0),)],
+    "cumulative_rows": [(M,), (M[:1],), (M.T,), (M[:0],)],
+    "swap_ends": [(X,), (X[:1],), (X[:0],)],
+    "gather_rows": [(M, np.array([0, -1, 2]), np.array([2, 0, 1])), (M, IDX[:0], IDX[:0]),
+                    (M, np.array([4]), np.array([0])), (M, np.array([0]), np.array([-4]))],
+    "histogram_by_hand": [(np.array([0, 2, 2, 1]), 4), (IDX[:0], 3), (np.array([3]), 3),
+                          (np.array([-1, -3]), 3)],
+    "scatter_rows": [(M, np.array([0, 2, 2])), (M, IDX[:0]), (M.T, np.array([-1])),
+                     (M, np.array([7]))],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_compiled_matches_source(modules: Any, name: str) -> None:
+    compiled, source = modules
+    for args in CALLS[name]:
+        mine, theirs = _copy(args), _copy(args)
+        got = _outcome(getattr(compiled, name), mine)
+        want = _outcome(getattr(source, name), theirs)
+        where = f"{name}{[np.shape(a) for a in args]}"
+        assert got[0] == want[0], f"{where}: compiled {got}, source {want}"
+        if want[0] == "error":
+            assert got[1][0] is want[1][0] or issubclass(want[1][0], got[1][0]), where
+            _same_message(got[1][1], want[1][1], where)
+        elif name == "weighted_sum" and args[1] == 0:
+            # Python's sum of nothing is the int 0; the kernel's type cannot depend on n.
+            assert got[1] == want[1] == 0 and np.asarray(got[1]).dtype == np.float64
+        else:
+            _same(got[1], want[1])
+        for m, t in zip(mine, theirs, strict=True):
+            if isinstance(t, np.ndarray):
+                np.testing.assert_array_equal(m, t, err_msg=f"{where}: argument after the call")
+
+
+def test_defaults_of_runtime_parameters(modules: Any) -> None:
+    compiled, _ = modules
+    np.testing.assert_array_equal(compiled.project(X), X)
+    np.testing.assert_array_equal(compiled.project(X, z=4.0), X / 4.0)
+    assert compiled.scaled_total(X) == np.sum(X) * 2.0
+    assert "z: float = ..." in Path(compiled.__file__).with_name("kernels.pyi").read_text()
+
+
+def test_a_users_exception_class_raises_its_builtin_base(modules: Any) -> None:
+    compiled, _ = modules
+    with pytest.raises(RuntimeError, match="ConvergenceError: no convergence in 100 steps"):
+        compiled.newton(-1.0, 0.0)
+
+
+def test_index_arrays_of_different_lengths_raise_numpys_index_error(modules: Any) -> None:
+    compiled, source = modules
+    args = (M, np.array([0, -1, 2]), np.array([2, 0]))
+    with pytest.raises(IndexError, match="shape mismatch: indexing arrays could not be "
+                                         "broadcast together"):
+        source.gather_rows(*args)
+    with pytest.raises(IndexError, match="shape mismatch: indexing arrays could not be "
+                                         "broadcast together: size 3 against size 2"):
+        compiled.gather_rows(*args)
