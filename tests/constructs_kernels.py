@@ -323,3 +323,13 @@ def scatter_rows(m: f64[:, :], rows: i64[:]) -> f64[:, :]:
     y[:, [0, -1]] *= 2.0
     y[rows[::-1], 0] = m[rows, 0] + 0.5
     return y
+
+
+@aotc.export
+def loop_inside_branch(x: f64[:], t: f64, k: i64) -> f64[:]:
+    s = x * 1.0
+    if t > 0:
+        for _ in range(k):
+            s += 1.0  # s is read in the branch, and dead after it
+        x = x + s
+    return x

@@ -131,6 +131,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                     (M, np.array([4]), np.array([0])), (M, np.array([0]), np.array([-4]))],
     "histogram_by_hand": [(np.array([0, 2, 2, 1]), 4), (IDX[:0], 3), (np.array([3]), 3),
                           (np.array([-1, -3]), 3)],
+    "loop_inside_branch": [(X, 1.0, 3), (X, -1.0, 3), (X, 1.0, 0)],
     "scatter_rows": [(M, np.array([0, 2, 2])), (M, IDX[:0]), (M.T, np.array([-1])),
                      (M, np.array([7]))],
 }

@@ -81,7 +81,7 @@ def uses(node: ast.AST) -> set[str]:
 
 class Liveness:
     """Live variables after every statement of a function (by ``id`` of the node), and at
-    the start of every loop body."""
+    the start of every loop body and branch."""
 
     def __init__(self, fn: ast.FunctionDef) -> None:
         self.after: dict[int, Names] = {}
@@ -95,8 +95,10 @@ class Liveness:
 
     def stmt(self, s: ast.stmt, live: Names) -> Names:
         self.after[id(s)] = live
-        if isinstance(s, ast.If):
-            return frozenset(uses(s.test)) | self.block(s.body, live) | self.block(s.orelse, live)
+        if isinstance(s, ast.If):  # entry of a branch: what it reads before it assigns
+            entry = self.block(s.body, live) | self.block(s.orelse, live)
+            self.body_entry[id(s)] = entry
+            return frozenset(uses(s.test)) | entry
         if isinstance(s, (ast.For, ast.While)):
             return self._loop(s, live)
         if isinstance(s, ast.Return):
