@@ -22,6 +22,7 @@ from string import Template
 import numpy as np
 
 from . import abi, cpu
+from .argument_order import order_conflicts
 from .errors import BuildError
 from .ir import Program, runs_loops, runtime_errors
 from .types import SHORT_NAMES, ArrayType, Signature
@@ -188,6 +189,9 @@ def _argument_lines(fn: Function, ov: Overload) -> str:
         else:
             check = f"    _check_written(a{i}, {fn.param_names[i]!r})\n" if i in written else ""
             parts.append(_fill("arg_array.pyx.in", i=i, written=check))
+    for w, r in order_conflicts(ov.program):
+        parts.append(f"    _check_order(a{w}, a{r}, {fn.param_names[w]!r}, "
+                     f"{fn.param_names[r]!r})\n")
     return "".join(parts).rstrip("\n")
 
 
