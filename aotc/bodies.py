@@ -178,10 +178,10 @@ _KINDS = "biufc"
 
 
 def _weak_takes(value: Tracer, dtype: np.dtype) -> bool:
-    """A weak scalar (a Python number) takes ``dtype`` when that is of its kind or a
-    higher one (0 -> 0.0, as NumPy would compute; never 5 -> True)."""
-    return value.weak and value.ndim == 0 and value.dtype != dtype and \
-        _KINDS.index(value.dtype.kind) <= _KINDS.index(dtype.kind)
+    """A weak scalar (a Python number) or a Python list's values take ``dtype`` when that
+    is of their kind or a higher one (0 -> 0.0, as NumPy would compute; never 5 -> True)."""
+    return (value.weak and value.ndim == 0 or value.list_like) and value.dtype != dtype \
+        and _KINDS.index(value.dtype.kind) <= _KINDS.index(dtype.kind)
 
 
 def keep_identity(before: list[Any], after: list[Tracer], identity: list[int | None],

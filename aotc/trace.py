@@ -210,6 +210,9 @@ class Tracer:
         #: For an integer scalar that is a size expression (a shape entry or an
         #: integer argument): that expression, so it can size new arrays.
         self.dim = dim
+        #: A Python list's values (``[0] * n``, a list comprehension): writing a float
+        #: item makes it hold floats, as the list would, instead of truncating.
+        self.list_like = False
 
     @property
     def atom(self) -> Atom:

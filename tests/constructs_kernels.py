@@ -333,3 +333,31 @@ def loop_inside_branch(x: f64[:], t: f64, k: i64) -> f64[:]:
             s += 1.0  # s is read in the branch, and dead after it
         x = x + s
     return x
+
+
+# -- arguments that share memory --------------------------------------------------------------
+
+@aotc.export
+def smooth_into(src: f64[:], dst: f64[:]) -> None:
+    for i in range(1, src.shape[0] - 1):
+        dst[i] = (src[i - 1] + src[i] + src[i + 1]) / 3.0  # Python sees dst's writes in src
+
+
+@aotc.export
+def add_into(x: f64[:], y: f64[:]) -> None:
+    x += y  # elementwise: each y[i] is read before x[i] is written, with or without overlap
+
+
+# -- Python lists ------------------------------------------------------------------------------
+
+@aotc.export
+def relax_lists(n: i64, steps: i64) -> tuple:
+    u = [[0] * n for _ in range(n)]  # lists of ints that come to hold floats
+    u[0] = [1] * n
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                u[i][j] = (u[i + 1][j] + u[i - 1][j] + u[i][j + 1] + u[i][j - 1]) / 4
+    counts = [0] * n
+    counts[n // 2] += 2
+    return np.array(u), np.array(counts), np.array(n * [1.5, 2.5])

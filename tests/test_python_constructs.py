@@ -132,6 +132,9 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "histogram_by_hand": [(np.array([0, 2, 2, 1]), 4), (IDX[:0], 3), (np.array([3]), 3),
                           (np.array([-1, -3]), 3)],
     "loop_inside_branch": [(X, 1.0, 3), (X, -1.0, 3), (X, 1.0, 0)],
+    # Only calls whose loops store floats: a compiled list that may come to hold floats
+    # is float from the start (Python's would stay int when no float is stored).
+    "relax_lists": [(5, 3), (4, 1)],
     "scatter_rows": [(M, np.array([0, 2, 2])), (M, IDX[:0]), (M.T, np.array([-1])),
                      (M, np.array([7]))],
 }
@@ -182,3 +185,22 @@ def test_index_arrays_of_different_lengths_raise_numpys_index_error(modules: Any
     with pytest.raises(IndexError, match="shape mismatch: indexing arrays could not be "
                                          "broadcast together: size 3 against size 2"):
         compiled.gather_rows(*args)
+
+
+def test_arguments_sharing_memory_get_pythons_answer_or_a_clear_error(modules: Any) -> None:
+    compiled, source = modules
+    r = np.arange(6.0) ** 2
+    mine, theirs = r.copy(), r.copy()
+    compiled.smooth_into(mine, mine + 0.0)  # no sharing: the ordinary answer
+    with pytest.raises(ValueError, match="parameters 'dst' and 'src' share memory, and the "
+                                         "kernel reads 'src' after it writes 'dst'"):
+        compiled.smooth_into(mine, mine)
+    with pytest.raises(ValueError, match="share memory"):
+        compiled.smooth_into(mine[1:], mine[:-1])  # overlapping views
+    np.testing.assert_array_equal(mine, r)  # refused before anything was written
+    compiled.smooth_into(mine[::2], mine[1::2])  # interleaved, disjoint: allowed
+    source.smooth_into(theirs[::2], theirs[1::2])
+    np.testing.assert_array_equal(mine, theirs)
+    compiled.add_into(mine, mine)  # no read after a write: x += x is NumPy's answer
+    source.add_into(theirs, theirs)
+    np.testing.assert_array_equal(mine, theirs)

@@ -302,7 +302,10 @@ def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool
             if kind == "set":
                 raise current().error("a set comprehension over runtime values",
                                       hint="build an array and use np.unique")
-            return seq.stacked(item_value)
+            stacked = seq.stacked(item_value)
+            if kind == "list" and isinstance(stacked, Tracer):
+                stacked.list_like = True  # a Python list: its items may change type
+            return stacked
     values = [item_value(v) for v in items]
     return values if kind == "list" else set(values) if kind == "set" else iter(values)
 

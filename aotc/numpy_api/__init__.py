@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import lax
+from ..shapes import relu
 from ..trace import DISPATCH, Tracer, current
 from . import fancy, functions, joining, linalg, masks, methods, ufuncs, views, writes
 from .functions import CREATION, FUNCTIONS
@@ -38,6 +40,22 @@ def _constant(value: Any) -> Tracer:
     raise current().error(f"{type(value).__name__} values cannot be used in a kernel")
 
 
+def _times(reflected: bool) -> Any:
+    """``x * y``, where ``[0.0] * n`` with a runtime ``n`` is Python's list repetition
+    (``n`` copies of the list, none when ``n <= 0``), not an elementwise product."""
+    plain = ufuncs.OPERATORS["__rmul__" if reflected else "__mul__"]
+
+    def times(self: Tracer, other: Any) -> Any:
+        if isinstance(other, (list, tuple)) and self.ndim == 0 and self.dtype.kind in "iu":
+            items = joining.array(other)
+            count = lax.dim_value(relu(self.dim)) if self.dim is not None else self
+            repeated = joining.tile(items, (count,) + (1,) * (items.ndim - 1))
+            repeated.list_like = True
+            return repeated
+        return plain(self, other)
+    return times
+
+
 def _register() -> None:
     DISPATCH.array_ufunc = functions.array_ufunc
     DISPATCH.array_function = functions.array_function
@@ -48,6 +66,8 @@ def _register() -> None:
     DISPATCH.constant = _constant
     for dunder, fn in ufuncs.OPERATORS.items():
         setattr(Tracer, dunder, fn)
+    setattr(Tracer, "__mul__", _times(False))  # noqa: B010
+    setattr(Tracer, "__rmul__", _times(True))  # noqa: B010
     for name, ufunc in ufuncs.BINARY_OPERATORS.items():
         setattr(Tracer, f"__i{name}__", writes.inplace(ufunc))
     # @ is np.matmul, a ufunc in NumPy 2 that aotc writes as dot_general (see linalg).

@@ -30,6 +30,7 @@ def write(target: Tracer, key: Any, value: Any) -> None:
     ctx = current()
     if is_mask_key(key):
         return write_masked(target, key, value)
+    _widen_list(target, value)
     region = getitem(target, key, as_view=True) if key is not Ellipsis else target
     if region.window is None and region.base is not None:
         raise ctx.error("writing through a reshape/ravel/broadcast_to view: NumPy decides "
@@ -58,6 +59,25 @@ def write(target: Tracer, key: Any, value: Any) -> None:
     base.set_atom(window.write(base, new).atom)
     base.version += 1
     return None
+
+
+_KINDS = "biufc"
+
+
+def _widen_list(target: Tracer, value: Any) -> None:
+    """Writing a float into a Python list of ints makes the list hold floats (its other
+    items keep their values): the list's array takes the wider dtype first."""
+    base = target.base if target.base is not None else target
+    if not base.list_like:
+        return
+    kind = value.dtype if isinstance(value, Tracer) else np.asarray(value).dtype
+    if _KINDS.index(kind.kind) <= _KINDS.index(base.dtype.kind):
+        return
+    widened = lax.convert(base, np.result_type(base.dtype, kind))
+    if base.context is not current():
+        raise OuterWrite(base)  # the enclosing construct carries it, then widens it here
+    base.set_atom(widened.atom)
+    base.version += 1
 
 
 def _check_same_kind(value: Tracer, dtype: np.dtype, what: str) -> None:
