@@ -201,16 +201,29 @@ def _unify_outputs(programs: list[Program], leaves: list[list[Any]]) -> list[Pro
     out = list(programs)
     for k in range(len(types[0])):
         column = [t[k] for t in types]
-        strong = {a for a, branch in zip(column, leaves, strict=True)
-                  if not (isinstance(branch[k], Tracer) and branch[k].weak and a.ndim == 0)}
         if len(set(column)) == 1:
             continue
-        if len(strong) == 1:
-            (target,) = strong
-            out = [_converted_output(p, k, target) for p in out]
-            continue
-        raise BranchTypes(k, column)
+        if len({a.shape for a in column}) != 1:
+            raise BranchTypes(k, column)
+        # NumPy's promotion, Python numbers weak: 10 vs 0.5 * x is float, as Numba unifies
+        kinds = [_weak_kind(branch[k], a) for a, branch in zip(column, leaves, strict=True)]
+        if column[0].ndim and len({d for d in kinds if isinstance(d, np.dtype)}) > 1:
+            raise BranchTypes(k, column)  # arrays of two dtypes: Python's would differ too
+        try:
+            dtype = np.result_type(*kinds)
+        except TypeError:
+            raise BranchTypes(k, column) from None
+        target = AType(dtype, column[0].shape)
+        out = [_converted_output(p, k, target) for p in out]
     return out
+
+
+def _weak_kind(value: Any, atype: AType) -> Any:
+    """What a branch's value means to promotion: a Python number (or a weak scalar) only
+    by its kind, anything else by its dtype."""
+    weak = isinstance(value, (bool, int, float, complex)) or (
+        isinstance(value, Tracer) and value.weak and atype.ndim == 0)
+    return atype.dtype.type(0).item() if weak else atype.dtype
 
 
 class BranchTypes(TraceError):

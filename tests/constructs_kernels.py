@@ -361,3 +361,19 @@ def relax_lists(n: i64, steps: i64) -> tuple:
     counts = [0] * n
     counts[n // 2] += 2
     return np.array(u), np.array(counts), np.array(n * [1.5, 2.5])
+
+
+@aotc.export
+def phi0(x: f64) -> f64:
+    x = abs(x)
+    if x < 9.08e-5:
+        return 10  # a Python int on one path, a float on the other: float, as Numba gives
+    else:
+        return -math.log(math.tanh(x / 2))
+
+
+@aotc.export
+def window_floor(idx: i64, radius: f64) -> f64:
+    if radius > idx:
+        return 0
+    return idx - radius

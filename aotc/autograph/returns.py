@@ -35,6 +35,17 @@ def _returns(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Return) for n in walk_code(node))
 
 
+def _always_leaves(stmts: list[ast.stmt]) -> bool:
+    """Every path through ``stmts`` returns or raises (so what follows is dead code)."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.Return, ast.Raise)):
+            return True
+        if isinstance(stmt, ast.If) and _always_leaves(stmt.body) \
+                and _always_leaves(stmt.orelse):
+            return True
+    return False
+
+
 def _nested_return(stmts: list[ast.stmt]) -> bool:
     """A return inside a compound statement (one at the top level needs no lowering)."""
     return any(_returns(s) for s in stmts if not isinstance(s, ast.Return))
@@ -53,7 +64,13 @@ class _Lower:
             if not _returns(stmt):
                 out.append(stmt)
                 continue
+            leaves = _always_leaves([stmt])
             out.append(self.stmt(stmt))
+            if leaves:  # every path returned: the flag is True here, at build time
+                out.append(assign(DID_RET, ast.Constant(True), stmt))
+                if in_loop:
+                    out.append(ast.copy_location(ast.Break(), stmt))
+                return out
             if in_loop:  # leave the enclosing loop too
                 out.append(ast.copy_location(
                     ast.If(load(DID_RET), [ast.copy_location(ast.Break(), stmt)], []), stmt))
@@ -93,7 +110,7 @@ def lower_returns(tree: ast.FunctionDef) -> None:
                  and not (isinstance(n.value, ast.Constant) and n.value.value is None)
                  for n in walk_code(tree))
     body = _Lower(valued).block(tree.body, False)
-    if valued and not isinstance(tree.body[-1], (ast.Return, ast.Raise)):
+    if valued and not _always_leaves(tree.body):
         # Falling off the end returns None in Python: give that path its value.
         body.append(ast.If(runtime_call("not_any", load(DID_RET)),
                            [assign(RET, ast.Constant(None), tree.body[-1])], []))
