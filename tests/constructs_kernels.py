@@ -377,3 +377,29 @@ def window_floor(idx: i64, radius: f64) -> f64:
     if radius > idx:
         return 0
     return idx - radius
+
+
+def _is_prime(n):
+    if n < 2:
+        return False
+    if n == 2:
+        return True
+    top = int(math.ceil(math.sqrt(n)))
+    i = 2
+    while i <= top:
+        if n % i == 0:
+            return False
+        i += 1
+    return True
+
+
+@aotc.export
+def sum_primes(n: i64) -> i64:
+    return sum([x for x in range(2, n) if _is_prime(x)])  # a filtered comprehension
+
+
+@aotc.export
+def filtered_stats(x: f64[:], t: f64) -> tuple:
+    big = [v * 2 for v in x if v > t]
+    return (len(big), max(big), min(v for v in x if v < t), any(v > 3 for v in x if v > t),
+            sum(r.sum() for r in [x, x * 2] if r[0] > t))

@@ -137,6 +137,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "relax_lists": [(5, 3), (4, 1)],
     "phi0": [(1e-6,), (0.5,), (-3.0,)],
     "window_floor": [(3, 1.5), (1, 2.0)],
+    "sum_primes": [(200,), (2,), (-5,)],
+    "filtered_stats": [(X, 0.0), (X, 10.0), (X, -10.0)],
     "scatter_rows": [(M, np.array([0, 2, 2])), (M, IDX[:0]), (M.T, np.array([-1])),
                      (M, np.array([7]))],
 }

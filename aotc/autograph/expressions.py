@@ -62,7 +62,7 @@ class Expressions(ast.NodeTransformer):
 
     def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> ast.AST:
         self.generic_visit(node)
-        if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async:
+        if len(node.generators) != 1 or node.generators[0].is_async:
             return node  # Python's own (fine on build-time values)
         gen = node.generators[0]
         params = _target_params(gen.target)
@@ -70,8 +70,12 @@ class Expressions(ast.NodeTransformer):
             return node
         names, unpack = params
         fn = ast.copy_location(ast.Lambda(arguments(*names), node.elt), node.elt)
+        keep: ast.expr = ast.Constant(None)
+        if gen.ifs:  # [v for v in seq if a if b]: kept where every condition holds
+            test = gen.ifs[0] if len(gen.ifs) == 1 else ast.BoolOp(ast.And(), gen.ifs)
+            keep = ast.copy_location(ast.Lambda(arguments(*names), test), gen.ifs[0])
         call = runtime_call("comprehension", ast.Constant(_COMPREHENSIONS[type(node)]), fn,
-                            gen.iter, ast.Constant(unpack))
+                            gen.iter, ast.Constant(unpack), keep)
         return ast.copy_location(call, node)
 
     visit_ListComp = _comprehension

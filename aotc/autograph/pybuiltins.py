@@ -15,8 +15,11 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..numpy_api.masks import MaskedValue
+from ..ops.index import raise_if_p
+from ..shapes import DimExpr, size
 from ..trace import Tracer, current
-from .sequences import RuntimeSeq, sequence
+from .sequences import RuntimeSeq, length, sequence
 
 
 def _traced(*values: Any) -> bool:
@@ -32,11 +35,50 @@ def _items(value: Any) -> Any:
     return value
 
 
+def _kept(selection: MaskedValue, fill: Any) -> tuple[Any, tuple[int, ...]]:
+    """A selection's values with ``fill`` where they are not kept, and the axes its
+    items run along (the mask's)."""
+    full, mask = selection.full, selection.mask
+    mask = lax.reshape(mask, mask.aval.shape + (DimExpr.const(1),) * (full.ndim - mask.ndim))
+    return np.where(mask, full, fill), tuple(range(selection.mask.ndim))
+
+
+def _count(selection: MaskedValue) -> Any:
+    count: Any = np.count_nonzero(selection.mask)
+    count.weak = True  # len() is a Python int
+    return count
+
+
+def _identity(dtype: np.dtype, largest: bool) -> Any:
+    if dtype.kind == "f":
+        return -np.inf if largest else np.inf
+    if dtype.kind == "b":
+        return not largest
+    info = np.iinfo(dtype)
+    return info.min if largest else info.max
+
+
 def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
              reduce: Callable[..., Any]) -> Callable[..., Any]:
     """``min``/``max``: of several values (Python's rule: keep the first unless a later one
     is better), or of one iterable's items."""
+    largest = builtin is builtins.max
+
     def extreme(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and isinstance(args[0], MaskedValue) and not kwargs:
+            selection = args[0]
+            empty: Any = np.equal(_count(selection), 0)
+            lax.bind(raise_if_p, empty.atom, error="ValueError",
+                     message=f"{builtin.__name__}() arg is an empty sequence")
+            fill = _identity(selection.full.dtype, largest)
+            values, axes = _kept(selection, fill)
+            # One more item that never wins: an empty selection raises Python's error
+            # above, not the reduction's own about a zero-size array.
+            values = lax.reshape(values, (size(values.aval.shape[:len(axes)]),)
+                                 + values.aval.shape[len(axes):])
+            padded = np.concatenate([np.full((1,) + values.shape[1:], fill, values.dtype),
+                                     values])
+            return reduce(padded, axis=0)
         if kwargs or not _traced(*args):
             return builtin(*args, **kwargs)
         if len(args) == 1:
@@ -49,19 +91,29 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
 
 
 def _sum(iterable: Any, start: Any = 0) -> Any:
-    if not _traced(iterable):
+    if isinstance(iterable, MaskedValue):
+        items, axes = _kept(iterable, 0)
+    elif not _traced(iterable):
         return builtins.sum(iterable, start)
-    items = _items(iterable)
+    else:
+        items, axes = _items(iterable), (0,)
     dtype = np.dtype(np.int64) if items.dtype == np.bool_ else items.dtype
-    return np.add(start, np.add.reduce(items.astype(dtype), axis=0, dtype=dtype))
+    return np.add(start, np.add.reduce(items.astype(dtype), axis=axes, dtype=dtype))
 
 
 def _truth(reduce: Callable[..., Any], builtin: Callable[..., Any]) -> Callable[..., Any]:
     def truth(iterable: Any) -> Any:
+        if isinstance(iterable, MaskedValue):  # skipped items count as all() wants them
+            values, axes = _kept(iterable, builtin is builtins.all)
+            return reduce(values, axis=axes)
         if not _traced(iterable):
             return builtin(iterable)
         return reduce(_items(iterable), axis=0)
     return truth
+
+
+def _traced_len(value: Any) -> Any:
+    return _count(value) if isinstance(value, MaskedValue) else length(value)
 
 
 def _scalar_conversion(python: type, dtype: Any) -> Callable[..., Any]:
@@ -99,4 +151,5 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.float: _scalar_conversion(float, np.float64),
     builtins.int: _scalar_conversion(int, np.int64),
     builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
+    builtins.len: _traced_len,
 }

@@ -25,6 +25,7 @@ from ..bodies import SCALAR_I64, UNDEFINED, flatten, probe
 from ..control import BranchTypes
 from ..ir import Lit, Var
 from ..numpy_api import CREATION
+from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
 from ..ops.index import raise_if_p
 from ..trace import WEAK_TYPES, Tracer, as_atom, as_tracer, current
@@ -285,14 +286,22 @@ def unpack(value: Any, count: int) -> Any:
     return tuple(seq.item(i) for i in builtins.range(count))
 
 
-def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool) -> Any:
-    """``[fn(v) for v in iterable]`` (``kind`` list, generator or set): Python's own on
-    build-time items; over a runtime sequence the values are stacked into an array, its
-    first axis the sequence."""
+def _truth_value(value: Any) -> Any:
+    """A condition's truth as a traced bool (``if x`` on a number means ``x != 0``)."""
+    t = as_tracer(value)
+    return t if t.dtype == np.bool_ else np.not_equal(t, 0)
+
+
+def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool,
+                  keep: Callable[..., Any] | None = None) -> Any:
+    """``[fn(v) for v in iterable if keep(v)]`` (``kind`` list, generator or set):
+    Python's own on build-time items; over a runtime sequence the values are stacked
+    into an array, its first axis the sequence, and a filter makes it the selection of
+    the kept rows (``sum``, ``len``, ``min``... of it work; see ``pybuiltins``)."""
     nargs = fn.__code__.co_argcount
 
-    def item_value(item: Any) -> Any:
-        return fn(*unpack(item, nargs)) if spread else fn(item)
+    def apply(f: Callable[..., Any], item: Any) -> Any:
+        return f(*unpack(item, nargs)) if spread else f(item)
 
     seq = sequence(iterable)
     items: Any = seq
@@ -302,11 +311,23 @@ def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool
             if kind == "set":
                 raise current().error("a set comprehension over runtime values",
                                       hint="build an array and use np.unique")
-            stacked = seq.stacked(item_value)
+            stacked = seq.stacked(lambda item: apply(fn, item))
+            if keep is not None:
+                kept = seq.stacked(lambda item: _truth_value(apply(keep, item)))
+                return MaskedValue(as_tracer(stacked), kept)
             if kind == "list" and isinstance(stacked, Tracer):
                 stacked.list_like = True  # a Python list: its items may change type
             return stacked
-    values = [item_value(v) for v in items]
+    if keep is not None:
+        items = list(items)
+        conds = [apply(keep, v) for v in items]
+        if any(isinstance(c, Tracer) for c in conds):  # kept or not only at run time
+            values = [as_tracer(apply(fn, v)) for v in items]
+            rows: Any = np.stack(values)
+            flags: Any = np.stack([_truth_value(c) for c in conds])
+            return MaskedValue(rows, flags)
+        items = [v for v, c in zip(items, conds, strict=True) if c]
+    values = [apply(fn, v) for v in items]
     return values if kind == "list" else set(values) if kind == "set" else iter(values)
 
 

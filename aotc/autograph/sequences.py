@@ -177,6 +177,6 @@ def as_tuple(value: Any = ()) -> Any:
 
 SEQUENCES: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.range: range_, builtins.zip: zip_, builtins.enumerate: enumerate_,
-    builtins.reversed: reversed_, np.ndindex: ndindex, builtins.len: length,
+    builtins.reversed: reversed_, np.ndindex: ndindex,
     builtins.list: as_list, builtins.tuple: as_tuple,
 }
