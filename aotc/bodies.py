@@ -30,10 +30,23 @@ Tree = Any
 
 
 class _Undefined:
-    """A variable that has no value (yet) on this path."""
+    """A variable that has no value (yet) on this path: using it is Python's
+    UnboundLocalError, at build time (every run would raise it)."""
 
     def __repr__(self) -> str:
         return "<undefined>"
+
+    def _used(self, *args: Any) -> Any:
+        raise current().error("a local variable is used before it has a value on this "
+                              "path (Python raises UnboundLocalError here)",
+                              hint="give it a value before the loop or branch")
+
+    __array_ufunc__ = None
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _used
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _used
+    __pow__ = __rpow__ = __neg__ = __abs__ = __getitem__ = __lt__ = __gt__ = _used
+    __le__ = __ge__ = __and__ = __rand__ = __or__ = __ror__ = __matmul__ = _used
+    __rmatmul__ = __bool__ = __float__ = __int__ = __index__ = __len__ = __iter__ = _used
 
 
 UNDEFINED = _Undefined()

@@ -11,6 +11,7 @@ from aotc.errors import TraceError
 from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.ir import verify
+from aotc.ops.index import KernelError
 from aotc.passes import optimize
 from aotc.types import signature_from_annotations
 
@@ -184,13 +185,25 @@ def test_state_that_changes_dtype_is_a_located_error():
 
 
 def test_variable_first_assigned_in_a_traced_loop():
+    """Defined after the loop when it ran; Python's UnboundLocalError when it did not."""
     def k(x: f64[:]):
         for i in range(x.shape[0]):
             last = x[i]
         return last
 
-    with pytest.raises(TraceError, match="variable 'last' is first assigned inside a loop"):
-        compiled(k)
+    program = compiled(k)
+    assert eval_program(program, np.array([1.0, 2.5]))[0] == 2.5
+    with pytest.raises(KernelError, match="cannot access local variable 'last'") as info:
+        eval_program(program, np.zeros(0))
+    assert info.value.error == "UnboundLocalError"
+
+    def reads_first(x: f64[:]):
+        for i in range(x.shape[0]):
+            last = last + x[i]  # noqa: F821 - Python raises here on the first iteration
+        return last
+
+    with pytest.raises(TraceError, match="used before it has a value"):
+        compiled(reads_first)
 
 
 def first_positive(x: f64[:]):

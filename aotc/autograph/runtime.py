@@ -85,13 +85,13 @@ def _zeros_like(value: Any) -> Any:
     return value
 
 
-def _typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[State], State]]
-                   ) -> State:
-    """``state`` with an undefined return value (see :mod:`.returns`) given a placeholder
-    of the type a body gives it, traced aside: the flag guards every read of it, but a
-    loop or conditional must know its type."""
+def _typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[State], State]],
+                   every: bool = False) -> State:
+    """``state`` with an undefined return value (see :mod:`.returns`; with ``every``, any
+    undefined value) given a placeholder of the type a body gives it, traced aside: the
+    flag guards every read of it, but a loop or conditional must know its type."""
     slots = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
-             if v is UNDEFINED and n == RET]
+             if v is UNDEFINED and (every or n == RET)]
     if not slots:
         return state
     leaves, structure = flatten(state)
@@ -132,8 +132,15 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any) -> S
         for item in items:
             state = body(item, state)
         return state
-    state = _typed_returns(state, names, [lambda s: body(seq.item(_any_index()), s)])
+    first = [n for v, n in zip(state, names, strict=True) if v is UNDEFINED and n != RET]
+    state = _typed_returns(state, names, [lambda s: body(seq.item(_any_index()), s)],
+                           every=True)
     _require_defined(state, names, "a loop")
+    if first:  # assigned in every iteration, as the body was seen to: defined if it runs
+        empty: Any = np.less_equal(as_tracer(seq.length), 0)
+        lax.bind(raise_if_p, empty.atom, error="UnboundLocalError",
+                 message=f"cannot access local variable '{first[0]}' where it is not "
+                         "associated with a value (the loop assigning it ran no times)")
     state = tuple(_lifted(v) for v in state)
     return lax.fori_loop(0, seq.length, lambda i, s: body(seq.item(i), s), state)
 
