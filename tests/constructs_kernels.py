@@ -6,6 +6,7 @@ across scopes, helpers and other kernels, NumPy imported under other names.
 every kernel against this very source run as plain Python on NumPy.
 """
 
+import itertools
 import math
 
 import numpy as N
@@ -403,3 +404,69 @@ def filtered_stats(x: f64[:], t: f64) -> tuple:
     big = [v * 2 for v in x if v > t]
     return (len(big), max(big), min(v for v in x if v < t), any(v > 3 for v in x if v > t),
             sum(r.sum() for r in [x, x * 2] if r[0] > t))
+
+
+# -- boolean masks -----------------------------------------------------------------------------
+
+@aotc.export
+def periodic_wrap(dx: f64[:], box: f64) -> f64[:]:
+    dx[dx > box / 2] = dx[dx > box / 2] - box  # the same mask, built twice
+    dx[dx < -box / 2] += box
+    return dx
+
+
+@aotc.export
+def unit_or_zero(x: f64[:], eps: f64) -> f64[:]:
+    out = np.empty(shape=x.shape, dtype=x.dtype)
+    small = np.abs(x) < eps
+    out[small] = 0
+    rest = np.logical_not(small)
+    out[rest] = x[rest] / np.abs(x[rest])  # ufuncs on selections
+    return out
+
+
+@aotc.export
+def descend(steps: i64) -> tuple:
+    rate = 0.005
+    r, theta = 10.0, 180.0
+    for _ in range(100_000):  # every input a constant: still a loop, not folded at build
+        energy = 50.0 * (r - 0.95) ** 2 + 50.0 * (theta - 104.5) ** 2
+        g_r, g_theta = 100.0 * (r - 0.95), 100.0 * (theta - 104.5)
+        if abs(g_r) > 0.001 / rate or abs(g_theta) > 0.01 / rate:
+            r = r - rate * g_r
+            theta = theta - rate * g_theta
+    return energy, r * steps, theta
+
+
+@aotc.export
+def fit_line(x: f64[:], d: f64[:], mu: f64, epochs: i64) -> f64[:]:
+    f = 2 / len(x)
+    y = np.zeros(len(x))
+    err = np.zeros(len(x))
+    w = np.zeros(2)
+    grad = np.empty(2)
+    for _ in itertools.repeat(None, epochs):
+        err[:] = d - y
+        grad[:] = f * np.sum(err), f * (np.dot(err, x))
+        w += mu * grad
+        y = w[0] + w[1] * x
+    return w
+
+
+@aotc.export
+def collatz_start(target: i64) -> i64:
+    start = 1
+    while True:  # left only by the return
+        i = start
+        steps = 0
+        while True:
+            if i == 1:
+                break
+            if i % 2 == 0:
+                i = i // 2
+            else:
+                i = 3 * i + 1
+            steps += 1
+        if steps == target:
+            return start
+        start += 1

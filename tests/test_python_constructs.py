@@ -139,6 +139,12 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "window_floor": [(3, 1.5), (1, 2.0)],
     "sum_primes": [(200,), (2,), (-5,)],
     "filtered_stats": [(X, 0.0), (X, 10.0), (X, -10.0)],
+    "periodic_wrap": [(X * 3, 4.0), (X[:0], 1.0)],
+    "unit_or_zero": [(np.array([-3.0, 0.2, 4.0, 1e-9, 0.0]), 1e-6), (X[:0], 1.0)],
+    "descend": [(2,)],
+    "fit_line": [(np.linspace(0, 2, 50), 3 + 2 * np.linspace(0, 2, 50), 0.01, 100),
+                 (X, X, 0.1, 0), (X, X, 0.1, -3)],
+    "collatz_start": [(10,), (0,), (7,)],
     "scatter_rows": [(M, np.array([0, 2, 2])), (M, IDX[:0]), (M.T, np.array([-1])),
                      (M, np.array([7]))],
 }

@@ -43,6 +43,21 @@ def _always_leaves(stmts: list[ast.stmt]) -> bool:
         if isinstance(stmt, ast.If) and _always_leaves(stmt.body) \
                 and _always_leaves(stmt.orelse):
             return True
+        if isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) \
+                and stmt.test.value and not _breaks(stmt.body):
+            return True  # while True: left only by a return (or a raise)
+    return False
+
+
+def _breaks(stmts: list[ast.stmt]) -> bool:
+    """A ``break`` of the loop these statements are the body of (not of inner loops)."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Break):
+            return True
+        if isinstance(stmt, ast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+            return True
+        if isinstance(stmt, (ast.With, ast.Try)) and _breaks(stmt.body):
+            return True
     return False
 
 

@@ -11,6 +11,7 @@ array (``lax.scan``). On build-time iterables every stand-in here is Python's ow
 from __future__ import annotations
 
 import builtins
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -103,6 +104,14 @@ def _sized_trip_count(start: Any, stop: Any, step: int) -> Any:
     return lax.dim_value(ceil_div(relu(span), abs(step)))
 
 
+def repeat_(value: Any, times: Any = None) -> Any:
+    """``itertools.repeat(value, times)`` with a runtime ``times``: ``value`` that many
+    times (none when it is negative)."""
+    if times is None or not isinstance(times, Tracer):
+        return itertools.repeat(value) if times is None else itertools.repeat(value, times)
+    return RuntimeSeq(_sized_trip_count(0, times, 1), lambda _: value)
+
+
 def zip_(*iterables: Any, strict: bool = False) -> Any:
     seqs = [sequence(i) for i in iterables]
     if not any(isinstance(s, RuntimeSeq) for s in seqs):
@@ -177,6 +186,6 @@ def as_tuple(value: Any = ()) -> Any:
 
 SEQUENCES: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.range: range_, builtins.zip: zip_, builtins.enumerate: enumerate_,
-    builtins.reversed: reversed_, np.ndindex: ndindex,
+    builtins.reversed: reversed_, np.ndindex: ndindex, itertools.repeat: repeat_,
     builtins.list: as_list, builtins.tuple: as_tuple,
 }

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..ir import Lit
 from ..trace import Tracer, as_tracer, current
 from .functions_base import where
 from .ufuncs import BINARY_OPERATORS, apply_ufunc, broadcast_all
@@ -27,9 +28,9 @@ class MaskedValue:
 
     def _combine(self, ufunc: np.ufunc, other: Any, reflected: bool = False) -> MaskedValue:
         if isinstance(other, MaskedValue):
-            if other.mask is not self.mask:
+            if not same_value(other.mask, self.mask):
                 raise current().error("combining x[mask1] with y[mask2]: only the same mask "
-                                      "object lines elements up")
+                                      "lines elements up")
             other = other.full
         elif isinstance(other, Tracer) and other.ndim:
             raise current().error("combining a boolean-mask selection with an array: its "
@@ -41,6 +42,18 @@ class MaskedValue:
     def __neg__(self) -> MaskedValue:
         return self._combine(np.multiply, -1)
 
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any
+                        ) -> Any:
+        """``np.abs(x[m])``, ``np.maximum(x[m], y[m])``: the ufunc on the whole arrays,
+        selected by the same mask (elements outside it are computed and never read)."""
+        if method != "__call__" or kwargs or ufunc.nout != 1:
+            return NotImplemented
+        if ufunc.nin == 1:
+            return MaskedValue(apply_ufunc(ufunc, self.full), self.mask)
+        first, other = inputs
+        return first._combine(ufunc, other) if first is self else self._combine(ufunc, first,
+                                                                                True)
+
     def __getattr__(self, name: str) -> Any:
         self.data_dependent()
 
@@ -51,7 +64,6 @@ class MaskedValue:
                  "np.count_nonzero(mask)",
         )
 
-    __array_ufunc__ = None
 
 
 def _masked_operators() -> None:
@@ -62,6 +74,27 @@ def _masked_operators() -> None:
 
 
 _masked_operators()
+
+
+def same_value(a: Tracer, b: Tracer) -> bool:
+    """``a`` and ``b`` are the same value: one variable, or the same equation of the same
+    inputs (``x[x > 0] = x[x > 0] - 1`` builds its mask twice)."""
+    if a.atom is b.atom:
+        return True
+    made = {out: eqn for eqn in current().eqns for out in eqn.outs}
+
+    def same(u: Any, v: Any, depth: int) -> bool:
+        if u is v:
+            return True
+        if isinstance(u, Lit) or isinstance(v, Lit):
+            return isinstance(u, Lit) and isinstance(v, Lit) and u.dtype == v.dtype \
+                and bool(np.array_equal(u.value, v.value, equal_nan=True))
+        e, f = made.get(u), made.get(v)
+        return depth > 0 and e is not None and f is not None and e.prim is f.prim \
+            and e.params == f.params and len(e.inputs) == len(f.inputs) \
+            and e.outs.index(u) == f.outs.index(v) \
+            and all(same(x, y, depth - 1) for x, y in zip(e.inputs, f.inputs, strict=True))
+    return same(a.atom, b.atom, 16)
 
 
 def read_masked(x: Tracer, mask: Tracer) -> MaskedValue:
@@ -81,7 +114,7 @@ def _mask_for(x: Tracer, mask: Any) -> Tracer:
 def write_masked(target: Tracer, mask: Any, value: Any) -> None:
     """``target[mask] = value`` as one whole-array write of ``where(mask, value, target)``."""
     if isinstance(value, MaskedValue):
-        if value.mask is not mask and value.mask.atom != _mask_for(target, mask).atom:
+        if value.mask is not mask and not same_value(value.mask, _mask_for(target, mask)):
             raise current().error("x[mask] = y[other_mask]: the masks must be the same array")
         value = value.full
     elif isinstance(value, Tracer) and value.ndim:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..interpret import concrete_params
-from ..ir import Eqn, Lit, Program, has_effect
+from ..ir import Eqn, Lit, Program, has_effect, nested_programs
 from ..ops import impl_rules
 from .rewrite import Renamer, map_nested
 
@@ -24,7 +24,8 @@ def _foldable(eqn: Eqn) -> bool:
             and all(v.type.shape == () for v in eqn.outs)
             and not any(isinstance(v, tuple) and v and not isinstance(v[0], int)
                         for _, v in eqn.params)
-            and eqn.prim in impl_rules and not has_effect(eqn))
+            and eqn.prim in impl_rules and not has_effect(eqn)
+            and not nested_programs(eqn))  # a loop of constants still runs at run time
 
 
 def constant_fold(program: Program) -> Program:
