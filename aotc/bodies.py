@@ -156,10 +156,14 @@ def match_carry(before: list[Tracer], after: list[Any], what: str) -> None:
     for i, (b, a) in enumerate(zip(before, after, strict=True)):
         got = a.type if hasattr(a, "type") else a
         if b.aval != got:
+            same_rank = b.aval.dtype == got.dtype and b.aval.ndim == got.ndim
             raise ctx.error(
                 f"{what}: state value {i} starts as {b.aval} but the body makes it {got}",
-                hint="start the state with the dtype and shape it keeps, e.g. 0.0 instead "
-                     "of 0 for a float accumulator, or convert with .astype()",
+                hint="the loop swaps arrays whose sizes are not known to be equal: give "
+                     "them the same size names in the signature, e.g. f64['n', 'm']"
+                if same_rank else
+                "start the state with the dtype and shape it keeps, e.g. 0.0 instead "
+                "of 0 for a float accumulator, or convert with .astype()",
             )
 
 
