@@ -470,3 +470,16 @@ def collatz_start(target: i64) -> i64:
         if steps == target:
             return start
         start += 1
+
+
+# -- shapes known at run time ------------------------------------------------------------------
+
+@aotc.export
+def as_matrix(x: f64[:], n: i64, m: i64) -> f64[:, :]:
+    return x.reshape(n, m)  # checked when called, ValueError as NumPy
+
+
+@aotc.export
+def row_maxima(x: f64[:, :], m: i64) -> f64:
+    y = x.reshape(-1, m)  # the -1 size known only at run time
+    return y.sum(axis=1).max() + y.shape[0]

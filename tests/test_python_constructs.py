@@ -145,6 +145,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "fit_line": [(np.linspace(0, 2, 50), 3 + 2 * np.linspace(0, 2, 50), 0.01, 100),
                  (X, X, 0.1, 0), (X, X, 0.1, -3)],
     "collatz_start": [(10,), (0,), (7,)],
+    "as_matrix": [(np.arange(6.0), 2, 3), (np.arange(6.0), 3, 2), (X[:0], 0, 5)],
+    "row_maxima": [(M, 6), (M, 3), (M, 12)],
     "scatter_rows": [(M, np.array([0, 2, 2])), (M, IDX[:0]), (M.T, np.array([-1])),
                      (M, np.array([7]))],
 }
@@ -217,3 +219,11 @@ def test_arguments_sharing_memory_get_pythons_answer_or_a_clear_error(modules: A
     compiled.add_into(mine, mine)  # no read after a write: x += x is NumPy's answer
     source.add_into(theirs, theirs)
     np.testing.assert_array_equal(mine, theirs)
+
+
+def test_reshapes_checked_at_run_time_raise_numpys_value_error(modules: Any) -> None:
+    compiled, _ = modules
+    with pytest.raises(ValueError, match="cannot reshape array of size 6 into shape"):
+        compiled.as_matrix(np.arange(6.0), 4, 3)
+    with pytest.raises(ValueError, match="cannot reshape array of size 12 into shape"):
+        compiled.row_maxima(M, 5)

@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import lax
 from ..lax import as_dim, size_value
-from ..shapes import DimExpr, exact_div, relu, size
-from ..trace import Tracer, as_tracer, current
+from ..shapes import DimExpr, bound_symbols, exact_div, relu, size
+from ..trace import Tracer, as_tracer, bind_dim, current
 from .functions_base import check_cast
 from .views import make_view
 
@@ -66,17 +66,33 @@ def reshape(a: Any, *shape: Any, order: str = "C", newshape: Any = None) -> Trac
         known = size(tuple(d for d in dims if d is not None))
         inferred = exact_div(total, known)
         if inferred is None:
-            if not known.is_const or known.value == 0:
-                raise ctx.error("reshape: cannot infer the -1 size from these sizes",
-                                hint="give every size explicitly")
-            inferred = total // known.value
+            if known.is_const and known.value == 0:
+                raise ctx.error("reshape: cannot infer the -1 size when another size is 0")
+            inferred = total // known.value if known.is_const else _runtime_quotient(
+                total, known)
         dims[unknown[0]] = inferred
     new = tuple(d for d in dims if d is not None)
-    if size(new) != total:
+    if size(new) == total:
+        return _reshape_view(x, new)
+    if (size(new) - total).is_const:
         raise ctx.error(f"cannot reshape an array of size {total} into shape "
                         f"({', '.join(map(str, new))})",
                         hint="write the new sizes in terms of x.shape")
-    return _reshape_view(x, new)
+    # Equal only at run time (x.reshape(n, m) with integer arguments): checked there.
+    shown = ", ".join("-1" if bound_symbols(d) else str(d) for d in new)
+    ctx.check("==", total, size(new), "ValueError",
+              f"cannot reshape array of size {{lhs}} into shape ({shown}) (of size {{rhs}})")
+    flat = lax.refine_shape(lax.reshape(x, (total,)), (size(new),))
+    return make_view(x, lax.reshape(flat, new), lambda w: None)
+
+
+def _runtime_quotient(total: DimExpr, known: DimExpr) -> DimExpr:
+    """The -1 size of a reshape when the other sizes are only known at run time: their
+    quotient, bound as a size (a remainder fails the reshape's size check)."""
+    count = lax.dim_value(total)
+    others = lax.dim_value(known)
+    safe: Any = np.maximum(others, 1)
+    return bind_dim(np.floor_divide(count, safe), total)
 
 
 def _reshape_view(x: Tracer, new: tuple[DimExpr, ...]) -> Tracer:
