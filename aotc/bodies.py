@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from .bind import convert
+from .bind import convert, refine_shape
 from .ir import Atom, AType, Program, Var
+from .shapes import Shape, bound_symbols
 from .trace import TraceContext, Tracer, as_tracer, current, tracing
 
 Tree = Any
@@ -176,19 +177,55 @@ def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_struc
     A weak scalar in the initial state (``0.0``, ``0``) takes the dtype the body gives it,
     as in JAX: the body is traced again with that dtype.
     """
-    for _ in range(2):
+    for _ in range(3):
         program, consts, leaves, out_structure = trace_body(
             fn, lead + [init], lead_structures + [structure], what, identity)
         outs = [o.type for o in program.outputs]
         if len(outs) != len(init):
             break  # match_carry reports it
-        promoted = [convert(t, o.dtype) if _weak_takes(t, o.dtype) else t
-                    for t, o in zip(init, outs, strict=True)]
+        sizes = _shared_sizes(init, outs)
+        promoted = [_settled(t, o, sizes) for t, o in zip(init, outs, strict=True)]
         if all(p is t for p, t in zip(promoted, init, strict=True)):
             break
         init = promoted
     match_carry(init, list(program.outputs), what)
     return program, consts, init, out_structure
+
+
+def _shared_sizes(init: list[Tracer], outs: list[AType]) -> dict[Shape, Shape]:
+    """Shapes a loop's state moves between (``In, Out = Out, In``), each mapped to the
+    first of its group in state order: the one shape the group's arrays will have."""
+    parent: dict[Shape, Shape] = {}
+
+    def find(shape: Shape) -> Shape:
+        while parent.get(shape, shape) != shape:
+            shape = parent[shape]
+        return shape
+
+    for start, made in zip(init, outs, strict=True):
+        if start.dtype == made.dtype and start.ndim == made.ndim and start.ndim \
+                and not any(bound_symbols(d) for d in made.shape):
+            a, b = find(start.aval.shape), find(made.shape)
+            if a != b:
+                parent[b] = a  # the earlier slot's shape leads
+    return {shape: find(shape) for shape in parent}
+
+
+def _settled(start: Tracer, made: AType, sizes: dict[Shape, Shape]) -> Tracer:
+    """The loop state ``start`` as the body makes it: a weak scalar takes the body's
+    dtype; an array the body swaps with one of other symbolic sizes (``In, Out = Out,
+    In``) is checked, before the loop, to have its group's sizes, and takes them."""
+    if _weak_takes(start, made.dtype):
+        return convert(start, made.dtype)
+    want = sizes.get(start.aval.shape)
+    if want is None or want == start.aval.shape:
+        return start
+    ctx = current()
+    for axis, (have, other) in enumerate(zip(start.aval.shape, want, strict=True)):
+        ctx.check("==", have, other, "ValueError",
+                  f"a loop swaps arrays of different sizes: {{lhs}} against {{rhs}} on axis "
+                  f"{axis}")
+    return refine_shape(start, want)
 
 
 _KINDS = "biufc"

@@ -483,3 +483,14 @@ def as_matrix(x: f64[:], n: i64, m: i64) -> f64[:, :]:
 def row_maxima(x: f64[:, :], m: i64) -> f64:
     y = x.reshape(-1, m)  # the -1 size known only at run time
     return y.sum(axis=1).max() + y.shape[0]
+
+
+@aotc.export
+def jacobi_swap(grid: f64[:, :], out: f64[:, :], steps: i64) -> None:
+    n = grid.shape[0]
+    h2 = (1.0 / n) ** 2
+    for _ in range(steps):
+        out[1:n - 1, 1:n - 1] = h2 * (grid[0:n - 2, 1:n - 1] + grid[1:n - 1, 0:n - 2]
+                                      - 4.0 * grid[1:n - 1, 1:n - 1] + grid[2:n, 1:n - 1]
+                                      + grid[1:n - 1, 2:n])
+        grid, out = out, grid  # two arguments of their own symbolic sizes, swapped

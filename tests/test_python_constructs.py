@@ -64,6 +64,9 @@ def _outcome(fn: Any, args: list[Any]) -> tuple[str, Any]:
 
 
 def _same(got: Any, want: Any) -> None:
+    if want is None:
+        assert got is None
+        return
     if isinstance(want, (tuple, list)):
         assert isinstance(got, tuple) and len(got) == len(want)
         for g, w in zip(got, want, strict=True):
@@ -147,6 +150,9 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "collatz_start": [(10,), (0,), (7,)],
     "as_matrix": [(np.arange(6.0), 2, 3), (np.arange(6.0), 3, 2), (X[:0], 0, 5)],
     "row_maxima": [(M, 6), (M, 3), (M, 12)],
+    "jacobi_swap": [(np.arange(16.0).reshape(4, 4), np.arange(16.0).reshape(4, 4).T * 1.0, 3),
+                    (np.arange(25.0).reshape(5, 5), np.ones((5, 5)), 4),
+                    (np.arange(16.0).reshape(4, 4), np.ones((4, 4)), 0)],
     "scatter_rows": [(M, np.array([0, 2, 2])), (M, IDX[:0]), (M.T, np.array([-1])),
                      (M, np.array([7]))],
 }
@@ -227,3 +233,9 @@ def test_reshapes_checked_at_run_time_raise_numpys_value_error(modules: Any) -> 
         compiled.as_matrix(np.arange(6.0), 4, 3)
     with pytest.raises(ValueError, match="cannot reshape array of size 12 into shape"):
         compiled.row_maxima(M, 5)
+
+
+def test_arrays_swapped_in_a_loop_must_have_the_same_size(modules: Any) -> None:
+    compiled, _ = modules
+    with pytest.raises(ValueError, match="a loop swaps arrays of different sizes: 3 against 4"):
+        compiled.jacobi_swap(np.zeros((4, 4)), np.zeros((3, 4)), 2)
