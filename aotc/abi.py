@@ -10,7 +10,8 @@ For each compiled overload with symbol prefix ``P`` the object file defines::
     } aotc_runtime;
 
     int64_t P_shapes(void *const *argv, int64_t *out_dims, int64_t *info);
-    int64_t P(void *const *argv, void *const *outv, void *scratch, aotc_runtime *rt);
+    int64_t P(void *const *argv, void *const *outv, int64_t *out_dims, void *scratch,
+              aotc_runtime *rt);
 
 ``argv[i]`` points at an ``aotc_array`` for an array parameter (strides in bytes, any
 sign, any layout) or at the value of a scalar parameter, stored in its dtype (bool as
@@ -27,7 +28,11 @@ its message, or a negative code from
 overflow-checked arithmetic and proven non-negative, so ``P`` may assume valid sizes.
 
 ``P`` runs the kernel. ``outv[j]`` points at the data of output j: C-contiguous and
-sized from ``P_shapes`` (a scalar output is one element). ``scratch`` points at
+sized from ``P_shapes`` (a scalar output is one element). A size known only while the
+kernel runs (a selection ``x[x > 0]``, a slice with runtime bounds) is reported by
+``P_shapes`` as its upper bound, so the buffer is big enough; ``P`` then writes every
+output's actual dims into ``out_dims`` (the same slots): output j is C-contiguous with
+those dims at the start of its buffer. ``scratch`` points at
 ``info[0]`` bytes aligned to :data:`SCRATCH_ALIGN` (may be NULL when 0). It returns 0,
 or a code from :data:`KERNEL_ERRORS`. Inputs never alias outputs or scratch.
 

@@ -23,7 +23,7 @@ from .autograph.runtime import KernelRaises
 from .errors import AotcError, Loc, TraceError, internal_errors, tracing_failure
 from .ir import Atom, AType, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
 from .ops.shape import broadcast_in_dim_p
-from .shapes import DimExpr, bound_symbols
+from .shapes import DimExpr, upper_bound
 from .trace import TraceContext, Tracer, as_atom, tracing
 from .types import ArrayType, Signature
 
@@ -94,12 +94,9 @@ def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKin
         if isinstance(item, (Tracer, int, float, bool, complex, np.generic)) \
                 or type(item).__name__ == "MaskedValue":
             atoms.append(as_atom(item))
-            if any(bound_symbols(d) for d in atoms[-1].type.shape):
-                raise ctx.error(
-                    "the kernel returns an array whose size is only known while the kernel "
-                    "runs (a slice with runtime bounds); returning it is not supported yet",
-                    hint="return a copy into an array of a size known from the arguments, "
-                         "or a reduction of it")
+            if any(upper_bound(d, ctx.uppers()) is None for d in atoms[-1].type.shape):
+                raise ctx.error("the kernel returns an array whose size cannot be bounded "
+                                "from its arguments' sizes")
         else:
             raise ctx.error(f"the kernel returns {type(item).__name__}, which is not an array "
                             "or number")

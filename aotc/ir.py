@@ -108,7 +108,7 @@ class Check:
     ``message`` may use ``{lhs}`` and ``{rhs}``, filled with the runtime values.
     """
 
-    op: str  # "==", ">=", "<"
+    op: str  # "==", ">=", "<", "<="
     lhs: DimExpr
     rhs: DimExpr
     error: str  # "ValueError" or "IndexError"

@@ -127,7 +127,7 @@ class TraceContext:
             if self.parent is None:
                 raise TraceError(message.format(lhs=lhs, rhs=rhs), loc=user_loc(),
                                  kernel=self.kernel)
-        elif op == ">=" and diff.is_nonneg():
+        elif op == ">=" and diff.is_nonneg() or op == "<=" and (-diff).is_nonneg():
             return
         if self.parent is not None or bound_symbols(diff):  # holds where the code runs
             self.emit(check_p, [], op=op, lhs=lhs, rhs=rhs, error=error, message=message)

@@ -25,6 +25,7 @@ from . import abi, cpu
 from .argument_order import order_conflicts
 from .errors import BuildError
 from .ir import Program, runs_loops, runtime_errors
+from .shapes import bound_symbols
 from .types import SHORT_NAMES, ArrayType, Signature
 
 
@@ -202,6 +203,17 @@ def _writeback_lines(ov: Overload) -> str:
                    for i in sorted(_written(ov)))
 
 
+def _shrink_lines(ov: Overload) -> str:
+    """Outputs whose sizes were only known while the kernel ran: their buffers were
+    allocated at the upper bound, and the kernel wrote the actual dims back."""
+    lines, offset = [], 0
+    for j, out in enumerate(ov.program.outputs):
+        if any(bound_symbols(d) for d in out.type.shape):
+            lines.append(f"    _o{j} = _shrink(_o{j}, &dims[{offset}], {out.type.ndim})\n")
+        offset += out.type.ndim
+    return "".join(lines)
+
+
 def _output_lines(ov: Overload) -> tuple[str, list[str], int]:
     """Allocation code, the Python value of each output, and the dims slots used."""
     parts, values, offset = [], [], 0
@@ -255,6 +267,7 @@ def _render_overload(fn: Function, k: int, ov: Overload) -> str:
         nargs=max(1, len(ov.signature.params)), nouts=max(1, len(values)),
         ndims=max(1, ndims), arguments=_argument_lines(fn, ov), outputs=outputs,
         result=_result_expr(fn, ov, values), writebacks=_writeback_lines(ov),
+        shrink=_shrink_lines(ov),
         # A kernel with runtime loops may run long whatever its arrays' sizes.
         work="_NOGIL_WORK" if runs_loops(ov.program) else "0",
     )

@@ -494,3 +494,40 @@ def jacobi_swap(grid: f64[:, :], out: f64[:, :], steps: i64) -> None:
                                       - 4.0 * grid[1:n - 1, 1:n - 1] + grid[2:n, 1:n - 1]
                                       + grid[1:n - 1, 2:n])
         grid, out = out, grid  # two arguments of their own symbolic sizes, swapped
+
+
+# -- sizes that depend on the data -------------------------------------------------------------
+
+@aotc.export
+def positives(x: f64[:], t: f64) -> tuple:
+    kept = x[x > t]
+    return (kept, np.sum(x[x > t]), x[x > t].mean(), np.nonzero(x > t)[0],
+            np.flatnonzero(x < t), kept * 2 + 1, len(kept), x[np.argmax(x):])
+
+
+@aotc.export
+def selections(m: i64[:, :]) -> tuple:
+    rows = m[m[:, 0] > 2]
+    hits = np.where(m > 5)
+    return (rows, np.argwhere(m > 5), hits[0], hits[1],
+            np.compress([True, False, True], m, axis=1), np.extract(m % 2 == 0, m))
+
+
+@aotc.export
+def trimmed(x: f64[:]) -> tuple:
+    return np.trim_zeros(x), np.trim_zeros(x, "f"), np.trim_zeros(x, "b")
+
+
+@aotc.export
+def refill(x: f64[:], y: f64[:]) -> tuple:
+    z = x.copy()
+    z[z > 2] = y[:4]  # y's items in order into the selected places
+    w = x.copy()
+    w[w < 2] = x[x > 5]  # one item broadcasts, as in NumPy
+    return z, w
+
+
+@aotc.export
+def subpixel(c: f64[:]) -> tuple:
+    shift = np.float32((c[0] * c[1] - 2 * c[2]) / (4 * c[3] - c[1] ** 2))  # a scalar type
+    return shift, np.int16(c * 100), np.float64(shift) * 2

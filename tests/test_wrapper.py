@@ -434,7 +434,7 @@ int main(void) {
     void *argv[2] = {&a, &b}, *outv[1] = {&out};
     if (P_shapes(argv, dims, info) != 0) return 1;
     void *scratch = info[0] ? aligned_alloc(AOTC_SCRATCH_ALIGN, (info[0] + 63) / 64 * 64) : NULL;
-    if (P(argv, outv, scratch, NULL) != 0) return 2;
+    if (P(argv, outv, dims, scratch, NULL) != 0) return 2;
     free(scratch);
     argv[1] = &c;
     int64_t failed = P_shapes(argv, dims, info);

@@ -440,6 +440,11 @@ def _is_user_code(fn: types.FunctionType) -> bool:
     return not path.startswith(_LIBRARY_DIRS) and os.path.exists(path)
 
 
+def _scalar_type(scalar: type, value: Tracer) -> Tracer:
+    """``np.float32(x)`` of a traced value: ``x`` converted (NumPy casts unsafely)."""
+    return lax.convert(value, np.dtype(scalar))
+
+
 def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` as written in a converted kernel (AutoGraph's converted
     call): a traced stand-in where :data:`TRACED` has one, an error for ``numpy.random``,
@@ -450,6 +455,9 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         stand_in = None
     if stand_in is not None:
         return stand_in(*args, **kwargs)
+    if isinstance(fn, type) and issubclass(fn, np.generic) and len(args) == 1 \
+            and not kwargs and isinstance(args[0], Tracer):
+        return _scalar_type(fn, args[0])
     if _is_random(fn):
         raise current().error(
             "numpy.random is not supported in kernels: a compiled kernel has no random state",

@@ -130,9 +130,11 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
     for d in shape_dims:
         b.fail_if(b.icmp_signed("<", dims(d), i64(0)), abi.NEGATIVE_DIMENSION)
     slot = 0
-    for atom in program.outputs:
+    for atom in program.outputs:  # a size known only while running: its upper bound
         for d in atom.type.shape:
-            put(out_dims, slot, dims(d))
+            bound = upper_bound(d, uppers)
+            assert bound is not None  # tracing refuses results it cannot bound
+            put(out_dims, slot, dims(bound))
             slot += 1
     put(info, 0, scratch)
     put(info, 3, touched)
@@ -141,13 +143,14 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
 
 def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
                 fp_flags: tuple[str, ...]) -> None:
-    """``int64_t name(void *const *argv, void *const *outv, void *scratch, aotc_runtime *rt)``.
+    """``int64_t name(void *const *argv, void *const *outv, int64_t *out_dims,
+    void *scratch, aotc_runtime *rt)``.
 
     A kernel with traced loops gets its body twice: once for C-contiguous arguments
     (constant strides, see :mod:`.specialize`), once generic.
     """
-    fn = _declare(module, name, ("argv", "outv", "scratch", "rt"))
-    argv, outv, scratch, runtime = fn.args
+    fn = _declare(module, name, ("argv", "outv", "out_dims", "scratch", "rt"))
+    argv, outv, out_dims, scratch, runtime = fn.args
     b = _start(fn, fp_flags)
     args = Args(b, argv, program)
     dims = DimEvaluator(b, args.symbols())
@@ -169,6 +172,7 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
     def body(values: list[Scalar | View], dests: dict[int, View]) -> None:
         version = Lowering(b, dims.child(), layout, outv, scratch, runtime, EQN_RULES, errors)
         _emit_body(version, program, values, dests, private)
+        _report_runtime_sizes(version, program, out_dims)
 
     fast = contiguous(b, [*inputs, *callers.values()]) if runs_loops(program) else None
     if fast is None:
@@ -196,6 +200,18 @@ def _emit_body(ctx: Lowering, program: Program, inputs: list[Scalar | View],
             continue  # computed in place
         _copy_output(ctx, j, atom.type.dtype, ctx.read(atom))
     _write_back(ctx, dests, program, private)
+
+
+def _report_runtime_sizes(ctx: Lowering, program: Program, out_dims: ir.Value) -> None:
+    """The actual dims of outputs whose sizes were bound while the kernel ran (the
+    caller allocated their upper bounds and keeps the front of each buffer)."""
+    slot = 0
+    for atom in program.outputs:
+        for d in atom.type.shape:
+            if bound_symbols(d):
+                ctx.b.store(ctx.dims(d), ctx.b.gep(out_dims, [i64(slot)], source_etype=I64),
+                            align=8)
+            slot += 1
 
 
 def _own_argument(ctx: Lowering, args: Args, program: Program, index: int

@@ -18,16 +18,16 @@ from llvmlite import ir
 
 from ..ir import Eqn
 from ..ops.core import Primitive
-from ..ops.index import check_p, raise_if_p, take_p
+from ..ops.index import check_p, compress_p, raise_if_p, take_p
 from ..ops.shape import concatenate_p, update_slice_p
 from .context import Lowering
 from .convert import convert
-from .dtypes import INT64, i64
+from .dtypes import I8, I64, INT64, i64
 from .inplace import Update
 from .loops import loop_nest
 from .nests import EqnRule, copy_into, materialize
 from .runtime import set_detail
-from .values import Scalar, Value, View, load, sub_view
+from .values import Scalar, Value, View, load, store, sub_view
 
 TAKE_INDEX_ERROR = 2  # abi.KERNEL_ERRORS
 
@@ -59,6 +59,39 @@ def lower_take(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
         return load(b, x, [*idx[:axis], i, *idx[axis + k:]])
 
     return materialize(ctx, out, element, "t")
+
+
+def lower_compress(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """The kept items, one pass in C order with a running output position (the count,
+    and so the output's size, was bound before)."""
+    x, mask = args
+    b, out = ctx.b, eqn.outs[0]
+    assert isinstance(x, View) and isinstance(mask, View)  # tracing selects rank >= 1
+    dest = ctx.home(out)
+    position = b.entry_alloca(I64, "kept")
+    b.store(i64(0), position)
+    with loop_nest(b, mask.dims, "cmp") as idx:
+        keep = load(b, mask, idx)
+        at = b.load(position)
+        source, target = _item(b, x, idx), _item(b, dest, [at])
+        if target.ndim:
+            with b.if_then(keep):
+                copy_into(ctx, source, target)
+        else:  # branch-free: every element is stored, the next one overwrites a skipped
+            # one (the buffer has room: it was sized for every element being kept)
+            store(b, target, [], load(b, source, []))
+        b.store(b.add(at, b.zext(keep, I64)), position)
+    return [dest]
+
+
+def _item(b: ir.IRBuilder, view: View, lead: Sequence[ir.Value]) -> View:
+    """``view[lead...]``: the sub-array at the leading indices ``lead``."""
+    offset: ir.Value = i64(0)
+    for i, stride in zip(lead, view.strides, strict=False):
+        offset = b.add(offset, b.mul(i, stride))
+    rest = len(lead)
+    return View(b.gep(view.data, [offset], source_etype=I8), view.dims[rest:],
+                view.strides[rest:], view.dtype, view.align)
 
 
 def _update(ctx: Lowering, eqn: Eqn, base: Value, update: Value,
@@ -131,6 +164,7 @@ def lower_check(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
 
 RULES: dict[Primitive, EqnRule] = {
     take_p: lower_take,
+    compress_p: lower_compress,
     update_slice_p: lower_update_slice,
     concatenate_p: lower_concatenate,
     raise_if_p: lower_raise_if,

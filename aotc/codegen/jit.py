@@ -28,12 +28,13 @@ from ..abi import (
 )
 from ..interpret import bind_dims
 from ..ir import Program, runtime_errors
+from ..shapes import bound_symbols
 from .module import compile_object
 from .target import TargetSpec, jit_target_machine
 
 _ENTRY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 _KERNEL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                           ctypes.c_void_p)
+                           ctypes.c_void_p, ctypes.c_void_p)
 _POLL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
 
 
@@ -81,7 +82,8 @@ class JitKernel:
 
     program: Program
     _shapes: Callable[[int, int, int], int]  # P_shapes(argv, out_dims, info) -> failed check
-    _kernel: Callable[[int, int, int | None, int | None], int]  # P(argv, outv, scratch, rt)
+    # P(argv, outv, out_dims, scratch, rt)
+    _kernel: Callable[[int, int, int, int | None, int | None], int]
     _owner: JitLibrary
     #: Called by long-running loops through the runtime's poll hook: a true answer stops
     #: the kernel (``KeyboardInterrupt``).
@@ -133,17 +135,23 @@ class JitKernel:
         scratch, scratch_addr = _scratch(info[0])
         hook = self.poll
         runtime = Runtime(_POLL(lambda _: 1 if hook is not None and hook() else 0))
-        code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv), scratch_addr,
-                            ctypes.addressof(runtime))
+        code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv),
+                            ctypes.addressof(out_dims), scratch_addr, ctypes.addressof(runtime))
         del scratch, keep
         if code:
             errors = runtime_errors(program)
             if 0 <= code - FIRST_PROGRAM_ERROR < len(errors):
                 name, message = errors[code - FIRST_PROGRAM_ERROR]
-                message = message.format(lhs=runtime.detail[0], rhs=runtime.detail[1])
             else:
                 name, message = KERNEL_ERRORS.get(code, ("RuntimeError", f"kernel error {code}"))
-            raise getattr(builtins, name)(message)
+            raise getattr(builtins, name)(message.replace("{lhs}", str(runtime.detail[0]))
+                                          .replace("{rhs}", str(runtime.detail[1])))
+        start = 0
+        for j, rank in enumerate(ranks):  # sizes known only while running: what P wrote
+            if rank and any(bound_symbols(d) for d in program.outputs[j].type.shape):
+                dims = tuple(out_dims[start:start + rank])
+                outputs[j] = outputs[j].reshape(-1)[:int(np.prod(dims))].reshape(dims)
+            start += rank
         return outputs
 
     def _check_shapes(self, values: list[np.ndarray]) -> None:

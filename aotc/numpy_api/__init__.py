@@ -29,10 +29,9 @@ from .functions import CREATION, FUNCTIONS
 
 def _constant(value: Any) -> Tracer:
     """An operand that is not a scalar: a small ndarray is embedded, a list or tuple is
-    what ``np.array`` makes of it, a lazy boolean-mask selection explains why it cannot
-    be used here."""
+    what ``np.array`` makes of it, a lazy boolean-mask selection is laid out."""
     if isinstance(value, masks.MaskedValue):
-        value.data_dependent()
+        return value.values()
     if isinstance(value, np.ndarray):
         return joining.constant_array(value)
     if isinstance(value, (list, tuple)):  # [1.0], (a, 2.0): what np.array makes of it

@@ -16,12 +16,14 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..ops.index import take_p
+from ..ops.index import raise_if_p, take_p
 from ..shapes import DimExpr, size
 from ..trace import Tracer, as_tracer, current
+from . import selection
 from .creation import iota
-from .indexing import getitem
+from .indexing import getitem, is_mask_key
 from .joining import array
+from .masks import MaskedValue, mask_for, same_value
 from .shaping import transpose
 from .ufuncs import broadcast_all
 from .writes import write
@@ -182,4 +184,36 @@ def getitem_any(x: Tracer, key: Any) -> Any:
 def setitem_any(x: Tracer, key: Any, value: Any) -> None:
     if is_fancy_key(key):
         return assign(x, key, value)
+    if is_mask_key(key) and _items_in_order(key, value):
+        return _assign_selected(x, key, value)
     return write(x, key, value)
+
+
+def _items_in_order(mask: Any, value: Any) -> bool:
+    """``x[mask] = value`` gives the selected places ``value`` 's items in order (not one
+    scalar, nor the same selection of another array, which are whole-array writes)."""
+    if isinstance(value, MaskedValue):
+        return not isinstance(mask, MaskedValue) and not (
+            isinstance(mask, Tracer) and same_value(value.mask, mask))
+    return isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) > 0 or (
+        isinstance(value, Tracer) and value.ndim > 0)
+
+
+def _assign_selected(x: Tracer, mask: Any, value: Any) -> None:
+    """``x[mask] = y``: y's items into the true places, in order (NumPy's ValueError when
+    y has neither that many items nor one)."""
+    m = mask_for(x, mask)
+    places = selection.nonzero(m)
+    items = as_tracer(value.values() if isinstance(value, MaskedValue) else value)
+    items = lax.reshape(items, (size(items.aval.shape),)) if items.ndim != 1 else items
+    count, given = places[0].aval.shape[0], items.aval.shape[0]
+    if given != count and not (given.is_const and given.value == 1):
+        n, k = lax.dim_value(given), lax.dim_value(count)
+        bad: Any = np.logical_and(np.not_equal(n, k), np.not_equal(n, 1))
+        lax.bind(raise_if_p, bad.atom, n.atom, k.atom, error="ValueError",
+                 message="NumPy boolean array indexing assignment cannot assign {lhs} input "
+                         "values to the {rhs} output values where the mask is true")
+        # One item broadcasts to every place, as in NumPy; otherwise item j goes to place j.
+        source: Any = np.minimum(iota(I64, (count,), 0), np.subtract(n, 1))
+        items = lax.bind1(take_p, items.atom, source.atom, axis=0)
+    assign(x, tuple(places), items)

@@ -33,12 +33,12 @@ from . import (
     reductions,
     rounding,
     searching,
+    selection,
     shaping,
     statistics,
     triangular,
     vectors,
 )
-from .functions_base import where
 from .ufuncs import DECOMPOSITIONS, apply_ufunc
 
 
@@ -59,7 +59,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.sum: reductions.sum_, np.prod: reductions.prod, np.max: reductions.max_,
     np.amax: reductions.max_, np.min: reductions.min_, np.amin: reductions.min_,
     np.any: reductions.any_, np.all: reductions.all_, np.mean: reductions.mean,
-    np.where: where, np.reshape: shaping.reshape, np.transpose: shaping.transpose,
+    np.where: selection.where, np.reshape: shaping.reshape, np.transpose: shaping.transpose,
     np.ravel: shaping.ravel, np.squeeze: shaping.squeeze, np.expand_dims: shaping.expand_dims,
     np.astype: shaping.astype, np.shape: _shape, np.ndim: _ndim, np.size: _size,
     **creation.LIKE,
@@ -84,12 +84,12 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.tril: triangular.tril, np.einsum: einsum.einsum, np.cross: vectors.cross,
     np.polyval: polynomial.polyval, np.bincount: histograms.bincount,
     np.histogram: histograms.histogram,
+    np.nonzero: selection.nonzero, np.flatnonzero: selection.flatnonzero,
+    np.argwhere: selection.argwhere, np.compress: selection.compress,
+    np.extract: selection.extract, np.trim_zeros: selection.trim_zeros,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
-DATA_DEPENDENT = {
-    np.nonzero: "np.nonzero", np.flatnonzero: "np.flatnonzero", np.unique: "np.unique",
-    np.argwhere: "np.argwhere", np.extract: "np.extract", np.compress: "np.compress",
-}
+DATA_DEPENDENT = {np.unique: "np.unique"}
 
 
 #: Every NumPy callable a kernel may call by any name, with no array argument needed.

@@ -1,69 +1,133 @@
 """Boolean-mask selections ``x[mask]``: sizes that depend on the data.
 
-A selection is kept lazy, as the full array and its mask: it may be combined with
-scalars and written back under the same mask (``x[mask] -= 1``, ``x[m] = y[m] * 2``),
-which is one whole-array ``where``; anything that needs its elements laid out is a
-build error saying what to write instead.
+A selection stays lazy, as the full array and its mask (the array's leading shape),
+for as long as that is cheaper: combined with scalars or with selections under the
+same mask, written back under it (``x[m] -= 1``, ``x[m] = y[m] * 2``: one whole-array
+``where``), reduced (``np.sum(x[x > 0])``, ``x[m].mean()``: one fused pass, no
+intermediate array). Anything that needs its items laid out (returning it, indexing
+it, combining it with an array) materializes it: the mask's count is bound as a size
+(at most the array's), then one ``compress`` pass fills the items in C order.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import lax
 from ..ir import Lit
-from ..trace import Tracer, as_tracer, current
+from ..ops.index import compress_p, raise_if_p
+from ..shapes import DimExpr, size
+from ..trace import Tracer, as_tracer, bind_dim, current
 from .functions_base import where
-from .ufuncs import BINARY_OPERATORS, apply_ufunc, broadcast_all
+from .ufuncs import BINARY_OPERATORS, apply_ufunc
 
 
 class MaskedValue:
-    """``x[mask]``: its size depends on the data, so it may only be combined with scalars
-    and written back under the same mask (``x[mask] -= 1``, ``x[m] = y[m] * 2``)."""
+    """``x[mask]``: the items of ``full`` where ``mask`` (``full``'s leading shape) is
+    true, kept lazy until they must be laid out (:meth:`values`)."""
 
     def __init__(self, full: Tracer, mask: Tracer) -> None:
         self.full, self.mask = full, mask
+        self._values: Tracer | None = None
 
-    def _combine(self, ufunc: np.ufunc, other: Any, reflected: bool = False) -> MaskedValue:
+    # -- laid out ----------------------------------------------------------------------
+    def count(self) -> Any:
+        """How many items are kept (a Python int to NumPy: weak)."""
+        count: Any = np.count_nonzero(self.mask)
+        count.weak = True
+        return count
+
+    def values(self) -> Tracer:
+        """The kept items as an array of runtime length (computed once)."""
+        if self._values is None:
+            self._values = compress(self.full, self.mask, kept_count(self.mask))
+        return self._values
+
+    def expanded(self) -> Tracer:
+        """The mask broadcast over ``full`` (for whole-array ``where`` s)."""
+        extra = self.full.ndim - self.mask.ndim
+        m = lax.reshape(self.mask, self.mask.aval.shape + (DimExpr.const(1),) * extra)
+        return lax.broadcast_to(m, self.full.aval.shape) if extra else m
+
+    # -- lazy arithmetic -----------------------------------------------------------------
+    def _combine(self, ufunc: np.ufunc, other: Any, reflected: bool = False) -> Any:
+        if isinstance(other, MaskedValue) and not same_value(other.mask, self.mask):
+            other = other.values()  # other items: they line up only once laid out
         if isinstance(other, MaskedValue):
-            if not same_value(other.mask, self.mask):
-                raise current().error("combining x[mask1] with y[mask2]: only the same mask "
-                                      "lines elements up")
             other = other.full
-        elif isinstance(other, Tracer) and other.ndim:
-            raise current().error("combining a boolean-mask selection with an array: its "
-                                  "size depends on the data",
-                                  hint="use np.where(mask, x op y, x) on whole arrays")
+        elif isinstance(other, Tracer) and other.ndim:  # an array of the items' length
+            args = (other, self.values()) if reflected else (self.values(), other)
+            return apply_ufunc(ufunc, *args)
         args = (other, self.full) if reflected else (self.full, other)
         return MaskedValue(apply_ufunc(ufunc, *args), self.mask)
 
-    def __neg__(self) -> MaskedValue:
-        return self._combine(np.multiply, -1)
+    def __neg__(self) -> Any:
+        return MaskedValue(apply_ufunc(np.negative, self.full), self.mask)
+
+    def __abs__(self) -> Any:
+        return MaskedValue(apply_ufunc(np.absolute, self.full), self.mask)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any
                         ) -> Any:
         """``np.abs(x[m])``, ``np.maximum(x[m], y[m])``: the ufunc on the whole arrays,
         selected by the same mask (elements outside it are computed and never read)."""
         if method != "__call__" or kwargs or ufunc.nout != 1:
-            return NotImplemented
+            return getattr(ufunc, method)(*_laid_out(inputs), **kwargs)
         if ufunc.nin == 1:
             return MaskedValue(apply_ufunc(ufunc, self.full), self.mask)
         first, other = inputs
         return first._combine(ufunc, other) if first is self else self._combine(ufunc, first,
                                                                                 True)
 
+    def __array_function__(self, func: Callable[..., Any], types: Any, args: tuple[Any, ...],
+                           kwargs: dict[str, Any]) -> Any:
+        reduce = LAZY_REDUCTIONS.get(func)
+        if reduce is not None and args and args[0] is self and len(args) == 1 \
+                and not kwargs:
+            return reduce(self)
+        return func(*_laid_out(args), **{k: _laid_out(v) for k, v in kwargs.items()})
+
+    # -- anything else: the laid-out items ------------------------------------------
     def __getattr__(self, name: str) -> Any:
-        self.data_dependent()
+        if name.startswith("_"):
+            raise AttributeError(name)
+        reduce = LAZY_METHODS.get(name)
+        if reduce is not None:
+            return lambda *args, **kwargs: reduce(self) if not args and not kwargs \
+                else getattr(self.values(), name)(*args, **kwargs)
+        if name == "dtype":
+            return self.full.dtype
+        if name == "size":
+            return self.count() if self.full.ndim == self.mask.ndim else self.values().size
+        return getattr(self.values(), name)
 
-    def data_dependent(self) -> Any:
-        raise current().error(
-            "a boolean-mask selection x[mask] has a size that depends on the data",
-            hint="use np.where(mask, x, fill), np.sum(np.where(mask, x, 0)) or "
-                 "np.count_nonzero(mask)",
-        )
+    def __getitem__(self, key: Any) -> Any:
+        return self.values()[key]
 
+    def __iter__(self) -> Any:
+        return iter(self.values())
+
+
+def kept_count(mask: Tracer) -> DimExpr:
+    """How many elements of ``mask`` are true, bound as a size (at most its size)."""
+    count: Any = np.count_nonzero(mask)
+    return bind_dim(lax.convert(count, np.dtype(np.int64)), size(mask.aval.shape))
+
+
+def compress(full: Tracer, mask: Tracer, kept: DimExpr) -> Tracer:
+    """The items of ``full`` where ``mask`` (its leading shape, ``kept`` of them true)."""
+    return lax.bind1(compress_p, full.atom, mask.atom, size=kept)
+
+
+def _laid_out(value: Any) -> Any:
+    if isinstance(value, MaskedValue):
+        return value.values()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_laid_out(v) for v in value)
+    return value
 
 
 def _masked_operators() -> None:
@@ -71,9 +135,57 @@ def _masked_operators() -> None:
         setattr(MaskedValue, f"__{name}__", lambda s, o, u=ufunc: s._combine(u, o))
         setattr(MaskedValue, f"__r{name}__", lambda s, o, u=ufunc: s._combine(u, o, True))
         setattr(MaskedValue, f"__i{name}__", lambda s, o, u=ufunc: s._combine(u, o))
+    for name, ufunc in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
+                        ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal)):
+        setattr(MaskedValue, f"__{name}__", lambda s, o, u=ufunc: s._combine(u, o))
 
 
 _masked_operators()
+
+
+# -- reductions of a selection: one pass over the whole array ---------------------------
+
+def _filled(selection: MaskedValue, fill: Any) -> Tracer:
+    return where(selection.expanded(), selection.full, fill)
+
+
+def _extreme(reduce: Callable[..., Any], name: str, largest: bool) -> Callable[..., Any]:
+    def extreme(selection: MaskedValue) -> Any:
+        empty: Any = np.equal(np.count_nonzero(selection.expanded()), 0)
+        lax.bind(raise_if_p, empty.atom, error="ValueError",
+                 message=f"zero-size array to reduction operation {name} which has no "
+                         "identity")
+        dtype = selection.full.dtype
+        fill: Any = (-np.inf if largest else np.inf) if dtype.kind == "f" else (
+            (not largest) if dtype.kind == "b" else
+            (np.iinfo(dtype).min if largest else np.iinfo(dtype).max))
+        return reduce(_filled(selection, fill))
+    return extreme
+
+
+def _mean(selection: MaskedValue) -> Any:
+    total: Any = np.sum(_filled(selection, 0))
+    count = np.count_nonzero(selection.expanded())
+    dtype = selection.full.dtype
+    if dtype.kind == "f":  # NumPy's mean of floats keeps their dtype
+        return np.true_divide(total, count).astype(dtype)
+    return np.true_divide(total, count)
+
+
+#: ``np.func(x[m])`` and ``x[m].method()`` computed from the whole array.
+LAZY_REDUCTIONS: dict[Callable[..., Any], Callable[[MaskedValue], Any]] = {
+    np.sum: lambda s: np.sum(_filled(s, 0)),
+    np.prod: lambda s: np.prod(_filled(s, 1)),
+    np.mean: _mean,
+    np.max: _extreme(np.max, "maximum", True), np.amax: _extreme(np.max, "maximum", True),
+    np.min: _extreme(np.min, "minimum", False), np.amin: _extreme(np.min, "minimum", False),
+    np.any: lambda s: np.any(np.logical_and(s.expanded(), s.full)),
+    np.all: lambda s: np.all(np.logical_or(np.logical_not(s.expanded()), s.full)),
+    np.count_nonzero: lambda s: np.count_nonzero(np.logical_and(s.expanded(), s.full)),
+}
+LAZY_METHODS = {"sum": LAZY_REDUCTIONS[np.sum], "prod": LAZY_REDUCTIONS[np.prod],
+                "mean": _mean, "max": LAZY_REDUCTIONS[np.max], "min": LAZY_REDUCTIONS[np.min],
+                "any": LAZY_REDUCTIONS[np.any], "all": LAZY_REDUCTIONS[np.all]}
 
 
 def same_value(a: Tracer, b: Tracer) -> bool:
@@ -97,31 +209,39 @@ def same_value(a: Tracer, b: Tracer) -> bool:
     return same(a.atom, b.atom, 16)
 
 
-def read_masked(x: Tracer, mask: Tracer) -> MaskedValue:
-    return MaskedValue(x, _mask_for(x, mask))
+def read_masked(x: Tracer, mask: Any) -> MaskedValue:
+    return MaskedValue(x, mask_for(x, mask))
 
 
-def _mask_for(x: Tracer, mask: Any) -> Tracer:
+def mask_for(x: Tracer, mask: Any) -> Tracer:
+    """A boolean index for ``x``: its shape is ``x``'s leading shape (IndexError as
+    NumPy when a size differs; checked at run time for sizes known only then)."""
+    if isinstance(mask, MaskedValue):
+        mask = mask.values()
     m = as_tracer(mask)
+    ctx = current()
     if m.dtype != np.bool_:
-        raise current().error("only boolean arrays can be used as masks here")
+        raise ctx.error("only boolean arrays can be used as masks here")
     if m.ndim > x.ndim:
-        raise current().error("the mask has more dimensions than the array")
-    m, _ = broadcast_all([m, x])
-    return m
+        raise ctx.error(f"too many indices for array: array is {x.ndim}-dimensional, but "
+                        f"{m.ndim} were indexed")
+    want = x.aval.shape[:m.ndim]
+    for axis, (have, size_) in enumerate(zip(m.aval.shape, want, strict=True)):
+        ctx.check("==", size_, have, "IndexError",
+                  f"boolean index did not match indexed array along axis {axis}; size of "
+                  "axis is {lhs} but size of corresponding boolean axis is {rhs}")
+    return lax.refine_shape(m, want)
 
 
 def write_masked(target: Tracer, mask: Any, value: Any) -> None:
-    """``target[mask] = value`` as one whole-array write of ``where(mask, value, target)``."""
+    """``target[mask] = value`` (a scalar, or the same selection of another array) as one
+    whole-array write of ``where(mask, value, target)``."""
+    selection = MaskedValue(target, mask_for(target, mask))
     if isinstance(value, MaskedValue):
-        if value.mask is not mask and not same_value(value.mask, _mask_for(target, mask)):
-            raise current().error("x[mask] = y[other_mask]: the masks must be the same array")
+        if not same_value(value.mask, selection.mask) or value.full.aval.shape != \
+                target.aval.shape:
+            raise current().error("x[mask] = y[other_mask]: the masks must be the same "
+                                  "array", hint="assign y[other_mask] to a variable first")
         value = value.full
-    elif isinstance(value, Tracer) and value.ndim:
-        raise current().error(
-            "x[mask] = array assigns the array's elements to the selected places in order, "
-            "which depends on the data",
-            hint="use x[mask] = scalar, or x[mask] = y[mask] with the same mask",
-        )
-    m = mask.mask if isinstance(mask, MaskedValue) else _mask_for(target, mask)
-    target[...] = where(m, lax.convert(as_tracer(value, target.dtype), target.dtype), target)
+    target[...] = where(selection.expanded(),
+                        lax.convert(as_tracer(value, target.dtype), target.dtype), target)

@@ -6,13 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 from ..trace import Tracer, current
-from . import joining, linalg, reductions, rounding, searching, shaping, statistics
+from . import joining, linalg, reductions, rounding, searching, selection, shaping, statistics
 
 _METHODS: dict[str, Callable[..., Any]] = {
     "sum": reductions.sum_, "prod": reductions.prod, "max": reductions.max_,
     "min": reductions.min_, "any": reductions.any_, "all": reductions.all_,
     "mean": reductions.mean, "reshape": shaping.reshape, "transpose": shaping.transpose,
     "ravel": shaping.ravel, "flatten": shaping.ravel, "squeeze": shaping.squeeze,
+    "nonzero": selection.nonzero, "compress": lambda a, condition, axis=None, out=None:
+    selection.compress(condition, a, axis, out),
     "astype": shaping.astype, "var": statistics.var, "std": statistics.std,
     "argmax": statistics.argmax, "argmin": statistics.argmin, "clip": statistics.clip,
     "cumsum": joining.cumsum, "cumprod": joining.cumprod, "repeat": joining.repeat,

@@ -32,7 +32,8 @@ EFFECT = "effect"
 
 #: The comparisons of size checks (``ir.Check`` at a kernel's entry, ``check`` in a body).
 COMPARE: dict[str, Callable[[int, int], bool]] = {
-    "==": lambda a, b: a == b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b}
+    "==": lambda a, b: a == b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b}
 
 
 @dataclass(frozen=True)

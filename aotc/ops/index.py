@@ -20,6 +20,10 @@ from ..avals import AType
 from .core import COMPARE, EFFECT, impl_rules, primitive, type_rules
 
 take_p = primitive("take")
+#: ``compress[size] x mask``: the items of ``x`` (sub-arrays over the axes after the
+#: mask's) where ``mask`` (``x``'s leading shape) is true, in C order; ``size`` is their
+#: count, a size bound while the kernel runs.
+compress_p = primitive("compress")
 raise_if_p = primitive("raise_if", EFFECT)
 check_p = primitive("check", EFFECT)
 
@@ -89,5 +93,19 @@ def _check_impl(*, op: str, lhs: int, rhs: int, error: str, message: str
     return ()
 
 
-type_rules.update({take_p: _take_type, raise_if_p: _raise_if_type, check_p: _check_type})
-impl_rules.update({take_p: _take_impl, raise_if_p: _raise_if_impl, check_p: _check_impl})
+def _compress_type(x: Any, mask: Any, *, size: Any) -> tuple[Any, ...]:
+    if mask.dtype != np.bool_ or tuple(x.shape[:mask.ndim]) != tuple(mask.shape):
+        raise ValueError("compress: the mask is bool and has the array's leading shape")
+    return (AType(x.dtype, (size,) + tuple(x.shape[mask.ndim:])),)
+
+
+def _compress_impl(x: np.ndarray, mask: np.ndarray, *, size: int) -> tuple[np.ndarray, ...]:
+    out = x[mask]
+    assert out.shape[0] == size, "compress: the bound size is the mask's count"
+    return (out,)
+
+
+type_rules.update({compress_p: _compress_type, take_p: _take_type,
+                   raise_if_p: _raise_if_type, check_p: _check_type})
+impl_rules.update({compress_p: _compress_impl, take_p: _take_impl,
+                   raise_if_p: _raise_if_impl, check_p: _check_impl})

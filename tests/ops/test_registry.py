@@ -96,10 +96,15 @@ def _indexing(dtype: np.dtype) -> Program:
     x, y, i = pb.array(dtype, "a", "b"), pb.array(dtype, "n"), pb.array("i8", "k")
     j = pb.scalar("i8")
     part = pb.apply("slice", y, start=(ZERO,), step=(1,), shape=(N // 2,))
+    keep = pb.apply("ne", pb.apply("convert", x, dtype=np.dtype(bool)), True)  # x's nonzeros
+    count = pb.apply("reduce_sum", pb.apply("convert", keep, dtype=np.dtype(np.int64)),
+                     axes=(0, 1))
+    pb.apply("bind_dim", count, symbol="@kept", upper=A * B)
     return pb.build(
         pb.apply("take", x, i, axis=1), pb.apply("take", x, j, axis=0),
         pb.apply("update_slice", y, part, start=(ONE,), step=(2,)),
-        pb.apply("concatenate", x, x, axis=1))
+        pb.apply("concatenate", x, x, axis=1),
+        pb.apply("compress", x, keep, size=DimExpr.sym("@kept")))
 
 
 def _iota(dtype: np.dtype) -> Program:
@@ -151,7 +156,7 @@ BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     **{name: ((name,), _along_axis(name)) for name in ("argmax", "argmin", "cumsum", "cumprod")},
     "dot_general": (("dot_general",), _dot_general),
     "views": (("broadcast_in_dim", "reshape", "transpose", "slice", "refine_shape"), _views),
-    "indexing": (("take", "update_slice", "concatenate"), _indexing),
+    "indexing": (("take", "update_slice", "concatenate", "compress"), _indexing),
     "iota": (("iota",), _iota),
     "misc": (("dim_value", "raise_if", "check", "bind_dim"), _misc),
     "control": (("for_loop", "while_loop", "cond", "scan"), _control),
