@@ -121,10 +121,22 @@ _STRING_DTYPES: dict[str, np.dtype] = {
        {"b1": "?", "boolean": "?", "bool": "?", "i1": "i1", "i2": "i2", "i4": "i4", "i8": "i8",
         "u1": "u1", "u2": "u2", "u4": "u4", "u8": "u8", "f4": "f4", "f8": "f8",
         "c8": "c8", "c16": "c16", "intp": "i8", "float": "f8", "int": "i8",
-        "double": "f8", "single": "f4"}.items()},
+        "double": "f8", "single": "f4", "complex": "c16"}.items()},
 }
 _OUR_NAMES = {a.name: a.dtype for a in (bool_, i8, i16, i32, i64, u8, u16, u32, u64,
                                          f32, f64, c64, c128)}
+
+
+def real_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of a complex dtype's real and imaginary parts (float64 for complex128,
+    as ``z.real`` has); any other dtype is its own."""
+    dtype = np.dtype(dtype)
+    return np.dtype(f"f{dtype.itemsize // 2}") if dtype.kind == "c" else dtype
+
+
+def complex_dtype(dtype: np.dtype) -> np.dtype:
+    """The complex dtype whose parts are of float dtype ``dtype`` (complex64 for float32)."""
+    return np.dtype(f"c{2 * np.dtype(dtype).itemsize}")
 
 
 @dataclass(frozen=True)

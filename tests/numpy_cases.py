@@ -15,12 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from aotc.ops.elementwise import BINARY_UFUNCS, COMPARISON_UFUNCS, PREDICATE_UFUNCS, UNARY_UFUNCS
+from aotc.ops.elementwise import (
+    BINARY_UFUNCS,
+    COMPARISON_UFUNCS,
+    NO_COMPLEX_KERNEL,
+    PREDICATE_UFUNCS,
+    UNARY_UFUNCS,
+)
 
-DTYPES = [np.dtype(c) for c in ["?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8"]]
+DTYPES = [np.dtype(c) for c in ["?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4", "f8",
+                                "c8", "c16"]]
 CODE = {np.dtype(c): s for c, s in [("?", "b1"), ("i1", "i1"), ("i2", "i2"), ("i4", "i4"),
                                     ("i8", "i8"), ("u1", "u1"), ("u2", "u2"), ("u4", "u4"),
-                                    ("u8", "u8"), ("f4", "f4"), ("f8", "f8")]}
+                                    ("u8", "u8"), ("f4", "f4"), ("f8", "f8"), ("c8", "c8"),
+                                    ("c16", "c16")]}
 
 #: Functions computed by libm here and by NumPy's own (often SIMD) code: they may
 #: differ by a few ulp. glibc's libm is < 1 ulp and NumPy's SIMD paths are documented
@@ -29,6 +37,21 @@ TRANSCENDENTAL = {"exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin"
                   "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
                   "arccosh", "arctanh", "cbrt", "pow", "arctan2", "hypot"}
 TRANSCENDENTAL_ULPS = 8
+#: Complex functions and their norm-wise ulp bounds: glibc's cexp, clog, csin... (which
+#: NumPy calls) against straight-line kernels (measured <= 3 ulp; complex64 sqrt, computed
+#: in float64, is within 2 of glibc's float csqrtf). ``abs`` is NumPy's SIMD formula bit
+#: for bit, but NumPy itself switches to C's hypot for negative strides (up to 1 ulp
+#: apart). Everything else (+ - * /, conj, sign, comparisons...) compares bit for bit.
+#: ``pow`` is ``exp(b log a)`` in glibc, with an error that grows with ``|b log a|`` on
+#: both sides: it has its own tests (``tests/codegen/test_complexmath.py``) and moderate
+#: catalog cases (``numpy_cases_complex.py``).
+COMPLEX_ULPS = {**dict.fromkeys(["exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin",
+                                 "cos", "sinh", "cosh", "sqrt"], TRANSCENDENTAL_ULPS),
+                "abs": 1}
+#: NumPy's complex64 product is fused (FMA) for every layout but negative strides, which
+#: take its unfused scalar loop (complex128 is fused for all of them): the reversed layout
+#: is left out for these, as ``a * b`` can then differ in the last bit or be NaN for -inf.
+FUSED_ONLY_FORWARD = {"mul", "square"}
 #: NumPy's own fmax/fmin loops return either operand for fmax(0.0, -0.0) (the SIMD body
 #: and the scalar tail differ), so the sign of a zero result is not compared for them.
 ZERO_SIGN_UNSPECIFIED = {"fmax", "fmin"}
@@ -56,6 +79,13 @@ def edge_values(dtype: np.dtype, rng: np.random.Generator, n: int = 24) -> np.nd
         rand = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
         small = rng.integers(max(info.min, -9), 10, n).astype(dtype)
         return np.concatenate([np.array(special, dtype), rand, small])[:max(n, len(special))]
+    if dtype.kind == "c":  # special parts in both places, then random values
+        parts = edge_values(np.dtype(f"f{dtype.itemsize // 2}"), rng, n)
+        special = np.array([complex(r, i) for r in parts[:18:3] for i in parts[:18:2]], dtype)
+        rand = rng.standard_normal(n) * 3 + 1j * rng.standard_normal(n) * 3
+        real, imaginary = np.zeros(len(parts), dtype), np.zeros(len(parts), dtype)
+        real.real, imaginary.imag = parts, parts  # exactly (1j * inf has a NaN real part)
+        return np.concatenate([special, rand.astype(dtype), real, imaginary])
     special = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, np.inf, -np.inf, np.nan, 1e-30, -3.5,
                np.finfo(dtype).max, np.finfo(dtype).tiny, 0.7, 1.5, 2.5, -2.5]
     rand = rng.standard_normal(n) * 3
@@ -65,6 +95,11 @@ def edge_values(dtype: np.dtype, rng: np.random.Generator, n: int = 24) -> np.nd
 def _layouts(a: np.ndarray) -> list[np.ndarray]:
     """The same data as contiguous, reversed, strided, empty and size-1 arrays."""
     return [a, a[::-1], a[::2], a[:0], a[:1]]
+
+
+def _forward_layouts(a: np.ndarray) -> list[np.ndarray]:
+    """:func:`_layouts` without the reversed one (see ``FUSED_ONLY_FORWARD``)."""
+    return [a, a[::2], a[:0], a[:1]]
 
 
 def _ufunc_cases() -> list[Case]:
@@ -79,25 +114,34 @@ def _ufunc_cases() -> list[Case]:
                     loop = ufunc.resolve_dtypes((dtype,) * arity + (None,))
                 except (TypeError, ValueError):
                     continue
-                if loop[0] != dtype:
-                    continue  # run each loop once, at its own dtype
+                if loop[0] != dtype or dtype.kind == "c" and (name in NO_COMPLEX_KERNEL
+                                                              or name == "pow"):
+                    continue  # run each loop once, at its own dtype (refusals: elsewhere)
                 a = edge_values(dtype, rng)
                 code = CODE[dtype]
+                layouts = _layouts
+                if dtype == np.dtype("c8") and name in FUSED_ONLY_FORWARD:
+                    layouts = _forward_layouts
                 if arity == 1:
                     fn = _unary(ufunc)
-                    inputs = [(x,) for x in _layouts(a)]
+                    inputs = [(x,) for x in layouts(a)]
                     sig = f"({code}[:])"
                 else:
                     fn = _binary(ufunc)
                     b = np.roll(edge_values(dtype, rng), 3)[: len(a)]
                     if name in ("left_shift", "right_shift", "pow") and dtype.kind in "iu":
                         b = np.abs(b % 70).astype(dtype)  # keep NumPy itself defined
-                    if dtype.kind == "f":  # every pair of signed zeros: -0.0 + 0.0 ...
-                        a = np.concatenate([a, np.array([0.0, -0.0, 0.0, -0.0], dtype)])
-                        b = np.concatenate([b, np.array([0.0, 0.0, -0.0, -0.0], dtype)])
-                    inputs = [(x, y) for x, y in zip(_layouts(a), _layouts(b), strict=True)]
+                    if dtype.kind in "fc":  # every pair of signed zeros: -0.0 + 0.0 ...
+                        zeros = [0.0, -0.0, 0.0, -0.0]
+                        if dtype.kind == "c":
+                            zeros = [complex(r, i) for r in zeros for i in zeros]
+                        a = np.concatenate([a, np.array(zeros, dtype)])
+                        b = np.concatenate([b, np.array(zeros[1:] + zeros[:1], dtype)])
+                    inputs = [(x, y) for x, y in zip(layouts(a), layouts(b), strict=True)]
                     sig = f"({code}[:], {code}[:])"
                 ulps = TRANSCENDENTAL_ULPS if name in TRANSCENDENTAL and dtype.kind == "f" else 0
+                if dtype.kind == "c":
+                    ulps = COMPLEX_ULPS.get(name, 0)
                 tags = {"ufunc"} | ({"zero_sign_unspecified"} if name in ZERO_SIGN_UNSPECIFIED
                                     else set())
                 cases.append(Case(f"{name}_{code}", fn, sig, inputs, ulps, tags))
@@ -246,6 +290,11 @@ def assert_same(actual: Any, expected: Any, ulps: int = 0, what: str = "", *,
     results are zero (unless ``signed_zero=False``: only for operations whose zero sign
     NumPy itself leaves unspecified). Everything else compares exactly.
 
+    Complex values compare part by part, and a tolerance is norm-wise: relative to the
+    element's largest part (``re = 1e-17`` next to ``im = 1.0`` may differ by an ulp of
+    1.0), the error measure of complex arithmetic, where a small part is the difference
+    of large products.
+
     This is the one comparison of the test suite (``tests/codegen/data.py`` imports it).
     """
     actual, expected = np.asarray(actual), np.asarray(expected)
@@ -272,11 +321,17 @@ def assert_same(actual: Any, expected: Any, ulps: int = 0, what: str = "", *,
     finite = np.isfinite(a) & np.isfinite(e)
     with np.errstate(all="ignore"):
         diff = np.abs(a.astype("f8") - e.astype("f8"))
+        scale = np.maximum(np.abs(a), np.abs(e))
+        reference = np.abs(e)
+        if actual.dtype.kind == "c":  # norm-wise: the element's largest finite part
+            scale = np.where(np.isfinite(scale), scale, 0).max(axis=-1, keepdims=True)
+            reference = np.where(np.isfinite(reference), reference, 0).max(axis=-1,
+                                                                           keepdims=True)
         if ulps:
-            spacing = np.spacing(np.maximum(np.abs(a), np.abs(e)))
+            spacing = np.spacing(scale.astype(a.dtype))
             close = diff <= ulps * np.abs(spacing).astype("f8")
         else:
-            close = diff <= rtol * np.abs(e.astype("f8")) + float(np.finfo(e.dtype).tiny)
+            close = diff <= rtol * reference.astype("f8") + float(np.finfo(e.dtype).tiny)
     zeros = (a == 0) & (e == 0)
     same_zero = zeros & ((np.signbit(a) == np.signbit(e)) | (not signed_zero))
     bad = ~(identical | same_zero | (finite & close & ~zeros))

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..numpy_api.complexes import make_complex
+from ..numpy_api.functions_base import warn_complex_cast
 from ..numpy_api.masks import MaskedValue
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
@@ -125,6 +127,11 @@ def _scalar_conversion(python: type, dtype: Any) -> Callable[..., Any]:
                                       "one element")
             if python is bool:
                 return np.not_equal(x, 0)
+            if x.dtype.kind == "c":
+                if python is int:
+                    raise current().error("int() of a complex value",
+                                          hint="take int(z.real) or int(abs(z))")
+                warn_complex_cast(x.dtype, np.dtype(dtype))  # as float(np.complex128(z))
             if python is int and x.dtype.kind == "f":
                 x = np.trunc(x)  # type: ignore[assignment]  # a Tracer, by __array_ufunc__
             out = lax.convert(x, np.dtype(dtype))
@@ -132,6 +139,24 @@ def _scalar_conversion(python: type, dtype: Any) -> Callable[..., Any]:
             return out
         return python(*args)
     return convert
+
+
+def _complex(real: Any = 0, imag: Any = 0) -> Any:
+    """``complex(re, im)``: a Python complex (weak complex128), ``re + im*1j`` exactly when
+    both are real; a complex argument counts as itself (``complex(1j, 1j) == -1+1j``)."""
+    if not _traced(real, imag):
+        return builtins.complex(real, imag)
+    kinds = [np.dtype(v.dtype if isinstance(v, Tracer) else np.asarray(v).dtype).kind
+             for v in (real, imag)]
+    if "c" in kinds:
+        out = np.add(real, np.multiply(imag, 1j))
+    else:
+        out = make_complex(real, imag, np.dtype(np.complex128))
+    out = lax.convert(out, np.dtype(np.complex128))
+    if out.ndim:
+        raise current().error("complex() of an array with more than one element")
+    out.weak = True  # a Python number, as the builtin returns
+    return out
 
 
 def _round(number: Any, ndigits: Any = None) -> Any:
@@ -151,5 +176,6 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.float: _scalar_conversion(float, np.float64),
     builtins.int: _scalar_conversion(int, np.int64),
     builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
+    builtins.complex: _complex,
     builtins.len: _traced_len,
 }

@@ -5,7 +5,8 @@ built in :mod:`.entry`. Lowering is per equation and table-driven, one table per
 merged into :data:`.entry.EQN_RULES`:
 
 - :mod:`.scalar` — elementwise primitives on one element (with :mod:`.division`,
-  :mod:`.convert`, :mod:`.mathlib` for the cases NumPy defines unusually);
+  :mod:`.convert`, :mod:`.mathlib` for the cases NumPy defines unusually, and
+  :mod:`.complexarith`, :mod:`.complexmath`, :mod:`.complexfuncs` for complex values);
 - :mod:`.views` — index maps without loops; :mod:`.nests` — elementwise loops, ``iota``;
 - :mod:`.reductions`, :mod:`.indexing`, :mod:`.linalg`, :mod:`.control`.
 

@@ -21,7 +21,7 @@ from ..ops.core import Primitive
 from ..shapes import bound_symbols
 from .builder import KernelBuilder
 from .dims import DimEvaluator
-from .dtypes import I8, PTR, constant, i64, mem_type
+from .dtypes import I64, PTR, constant, i64, mem_type
 from .layout import Home, Layout, OutputHome
 from .values import Scalar, Value, View, contiguous_view, store_memory, sub_view
 
@@ -133,9 +133,19 @@ class Lowering:
         if isinstance(where, OutputHome):
             data = self.output_pointer(where.index)
         else:
-            data = self.b.gep(self.scratch, [self.dims(where.offset)], source_etype=I8)
+            data = self._separate_slot(where.offset)
         return contiguous_view(self.b, data, tuple(self.dims(d) for d in atype.shape),
                                atype.dtype)
+
+    def _separate_slot(self, offset: Any) -> ir.Value:
+        """A scratch slot LLVM sees as an object of its own (an address, not a GEP of
+        ``scratch``). Slots of one ``scratch`` object accessed with different strides in
+        one loop (a bool mask beside a complex array) defeat LLVM's dependence analysis:
+        it then checks every pair of pointers at run time, also the real and imaginary
+        parts of one complex array, which always "overlap", so the vector loop never
+        ran. Distinct objects are only checked against each other, and that passes."""
+        base = self.b.ptrtoint(self.scratch, I64)
+        return self.b.inttoptr(self.b.add(base, self.dims(offset)), PTR)
 
     def pointer_to(self, scalar: Scalar) -> ir.Value:
         """Memory holding a register value (an entry-block alloca), for rank-0 views."""

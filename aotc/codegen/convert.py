@@ -15,6 +15,11 @@ what x86-64 NumPy builds produce, without ever creating poison:
 
 These results are platform behaviour, not a NumPy promise; they match NumPy 2.x on
 x86-64 Linux, which the tests check.
+
+Complex values convert part by part to another complex dtype; a real value becomes the
+real part with a +0.0 imaginary part; a complex value becomes bool when either part is
+nonzero, and any other dtype from its real part alone (NumPy's ``astype``, which warns
+with ``ComplexWarning`` that the imaginary part is discarded).
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
+from ..types import real_dtype
 from .builder import KernelBuilder
+from .complexarith import pack, parts, truth
 from .dtypes import BOOL, FLOAT64, bits, constant, reg_type
 
 _INT32 = np.dtype(np.int32)
@@ -33,6 +40,15 @@ def convert(b: KernelBuilder, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.V
     """``x`` (a register value of ``src``) as a register value of ``dst``."""
     if src == dst:
         return x
+    if src.kind == "c" and dst.kind == "c":
+        return pack(b, *(convert(b, p, real_dtype(src), real_dtype(dst)) for p in parts(b, x)))
+    if src.kind == "c":
+        if dst == BOOL:
+            return truth(b, x)
+        return convert(b, b.extract_value(x, 0), real_dtype(src), dst)
+    if dst.kind == "c":
+        part = real_dtype(dst)
+        return pack(b, convert(b, x, src, part), constant(part, 0.0))
     return _RULES[(_kind(src), _kind(dst))](b, x, src, dst)
 
 

@@ -3,7 +3,13 @@
 A value lives in a register as its *register type* (``i1`` for bool, so comparisons
 and selects need no conversion) and in memory as its *memory type* (bool is one byte
 holding 0 or 1, as NumPy and the C ABI store it). Signedness is not part of LLVM's
-integer types; rules ask ``dtype.kind`` ('b', 'i', 'u', 'f') instead.
+integer types; rules ask ``dtype.kind`` ('b', 'i', 'u', 'f', 'c') instead.
+
+A complex value is the literal struct ``{T, T}`` (real, imaginary), NumPy's and C99's
+interleaved layout. Rules only build it with ``insertvalue`` and take it apart with
+``extractvalue`` (see :mod:`.complexarith`), and memory is read and written one part at a
+time (:mod:`.values`), so after instcombine a loop over complex values is plain float
+arithmetic on stride-2 accesses, which LLVM's vectorizer handles as interleaved groups.
 """
 
 from __future__ import annotations
@@ -31,16 +37,13 @@ _REGISTER: dict[np.dtype, ir.Type] = {
     **{np.dtype(f"{k}{n}"): ir.IntType(8 * n) for k in "iu" for n in (1, 2, 4, 8)},
     np.dtype("f4"): F32,
     FLOAT64: F64,
+    np.dtype("c8"): ir.LiteralStructType([F32, F32]),
+    np.dtype("c16"): ir.LiteralStructType([F64, F64]),
 }
 
 
 def check_supported(dtype: np.dtype) -> None:
-    """Raise :class:`UnsupportedError` for dtypes codegen cannot handle (e.g. complex)."""
-    if dtype.kind == "c":
-        raise UnsupportedError(
-            f"complex kernels are not supported yet (dtype {dtype})",
-            hint="split the computation into real and imaginary float arrays",
-        )
+    """Raise :class:`UnsupportedError` for dtypes codegen cannot handle (float16...)."""
     if dtype not in _REGISTER:
         raise UnsupportedError(f"dtype {dtype} is not supported by the code generator")
 
@@ -65,6 +68,10 @@ def constant(dtype: np.dtype, value: Any) -> ir.Constant:
     ty = reg_type(dtype)
     if dtype.kind == "f":
         return ir.Constant(ty, float(value))
+    if dtype.kind == "c":
+        z = complex(value)
+        part = ty.elements[0]
+        return ir.Constant(ty, [ir.Constant(part, z.real), ir.Constant(part, z.imag)])
     if dtype == BOOL:
         return ir.Constant(ty, int(bool(value)))
     width = bits(dtype)

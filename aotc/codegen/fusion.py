@@ -37,6 +37,7 @@ from llvmlite import ir
 from ..ir import Eqn, Lit, Var
 from ..ops.core import Primitive
 from ..ops.fusion import fusion_p
+from ..types import real_dtype
 from .context import Lowering
 from .dtypes import I8, constant, i64, mem_type
 from .fusion_plan import ZERO, Affine, FusionPlan, Index, Node, plan_fusion
@@ -108,7 +109,9 @@ class _Nest:
         self.stores = [_access(ctx, home, full if out.reduction is None else kept)
                        if home is not None else None
                        for out, home in zip(plan.outputs, self.homes, strict=True)]
-        floats = [lanes_for(o.dtype) for o in plan.outputs if o.reduction and o.dtype.kind == "f"]
+        floats = [lanes_for(real_dtype(o.dtype)) for o in plan.outputs
+                  if o.reduction and (o.dtype.kind == "f" or o.reduction == "reduce_sum"
+                                      and o.dtype.kind == "c")]
         reassoc = "reassoc" in self.b.fp_flags
         self.lanes = max(floats) if floats and not reassoc and not plan.rows else 1
         self.reductions = [FusedReduction(ctx, o.reduction, o.dtype, self.lanes)

@@ -17,21 +17,27 @@ from llvmlite import ir
 from ..ir import Eqn
 from ..ops.core import ALL_PRIMITIVES, Primitive
 from ..ops.reduce import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
+from .complexarith import mul_unfused, pack, select
 from .context import Lowering
 from .dtypes import I64, constant, i64, int_max, int_min, reg_type
 from .loops import for_range, loop_nest
 from .nests import Accumulator, EqnRule, copy_into, materialize, merge_index
 from .pairwise import pairwise_sum
-from .scalar import scalar_rule
-from .values import Scalar, Value, View, load, store
+from .scalar import Fn, scalar_rule
+from .values import Scalar, Value, View, load, part_view, store
 
 
 def _lowest(dtype: np.dtype) -> object:
-    return -np.inf if dtype.kind == "f" else False if dtype.kind == "b" else int_min(dtype)
+    """Below every value (complex: lexicographically, as NumPy orders complex)."""
+    if dtype.kind in "fc":
+        return complex(-np.inf, -np.inf) if dtype.kind == "c" else -np.inf
+    return False if dtype.kind == "b" else int_min(dtype)
 
 
 def _highest(dtype: np.dtype) -> object:
-    return np.inf if dtype.kind == "f" else True if dtype.kind == "b" else int_max(dtype)
+    if dtype.kind in "fc":
+        return complex(np.inf, np.inf) if dtype.kind == "c" else np.inf
+    return True if dtype.kind == "b" else int_max(dtype)
 
 
 #: reduction -> (elementwise primitive that combines, identity for a dtype).
@@ -47,9 +53,21 @@ REDUCERS: dict[str, tuple[str, Callable[[np.dtype], object]]] = {
 }
 
 
+def combiner(reduction: str, dtype: np.dtype) -> Fn:
+    """The scalar rule that adds an item into reduction ``reduction``'s running value.
+
+    NumPy's reduce loop multiplies complex values with its scalar (unfused) product, not
+    the SIMD one elementwise ``*`` uses, so a complex product does too."""
+    if reduction == "reduce_prod" and dtype.kind == "c":
+        return lambda b, dtype, acc, item: mul_unfused(b, acc, item)
+    return scalar_rule(ALL_PRIMITIVES[REDUCERS[reduction][0]])
+
+
 def lower_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
-    """``reduce_*`` over ``axes``. Float sums are blocked and pairwise (:mod:`.pairwise`);
-    the rest accumulate sequentially (exact for integers, NaN-propagating for max/min)."""
+    """``reduce_*`` over ``axes``. Float sums are blocked and pairwise (:mod:`.pairwise`),
+    complex sums too, part by part; the rest accumulate sequentially (exact for
+    integers, NaN-propagating for max/min). A complex product starts from the first
+    item, as NumPy's reduce does (``1 * z`` is not ``z`` for infinite parts)."""
     (x,), out = args, eqn.outs[0]
     axes = sorted(eqn.params["axes"])
     if not axes:  # NumPy copies; ``0 + x`` would lose the sign of -0.0
@@ -60,19 +78,30 @@ def lower_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Valu
         return [dest]
     assert isinstance(x, View)
     b, dtype = ctx.b, x.dtype
-    combine_name, identity = REDUCERS[eqn.prim.name]
-    combine = scalar_rule(ALL_PRIMITIVES[combine_name])
+    _, identity = REDUCERS[eqn.prim.name]
+    combine = combiner(eqn.prim.name, dtype)
     kept = [k for k in range(x.ndim) if k not in axes]
     acc = Accumulator(ctx, reg_type(dtype), "acc")
+    first_item = eqn.prim.name == "reduce_prod" and dtype.kind == "c"
 
     def reduce_at(kept_idx: Sequence[ir.Value]) -> ir.Value:
-        if eqn.prim.name == "reduce_sum" and dtype.kind == "f":
-            return pairwise_sum(b, x, axes, lambda outer, i: merge_index(
-                x.ndim, (kept, kept_idx), (axes[:-1], outer), (axes[-1:], [i])))
+        if eqn.prim.name == "reduce_sum" and dtype.kind in "fc":
+            def index_of(outer: Sequence[ir.Value], i: ir.Value) -> list[ir.Value]:
+                return merge_index(x.ndim, (kept, kept_idx), (axes[:-1], outer), (axes[-1:], [i]))
+            if dtype.kind == "f":
+                return pairwise_sum(b, x, axes, index_of)
+            return pack(b, *(pairwise_sum(b, part_view(b, x, k), axes, index_of)
+                             for k in (0, 1)))
         acc.set(constant(dtype, identity(dtype)))
         with loop_nest(b, [x.dims[k] for k in axes], "r") as red_idx:
             item = load(b, x, merge_index(x.ndim, (kept, kept_idx), (axes, red_idx)))
-            acc.set(combine(b, dtype, acc.get(), item))
+            combined = combine(b, dtype, acc.get(), item)
+            if first_item:
+                first: ir.Value = ir.Constant(ir.IntType(1), 1)
+                for i in red_idx:
+                    first = b.and_(first, b.icmp_signed("==", i, i64(0)))
+                combined = select(b, first, item, combined)
+            acc.set(combined)
         return acc.get()
 
     return materialize(ctx, out, reduce_at, "k")
@@ -118,8 +147,10 @@ def lower_cumulative(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
     (x,), out = args, eqn.outs[0]
     b, dtype, axis = ctx.b, out.type.dtype, eqn.params["axis"]
     is_sum = eqn.prim.name == "cumsum"
-    combine = scalar_rule(ALL_PRIMITIVES["add" if is_sum else "mul"])
-    start = constant(dtype, (-0.0 if dtype.kind == "f" else 0) if is_sum else 1)
+    combine = combiner("reduce_sum" if is_sum else "reduce_prod", dtype)
+    negative_zero = complex(-0.0, -0.0) if dtype.kind == "c" else -0.0
+    start = constant(dtype, (negative_zero if dtype.kind in "fc" else 0) if is_sum else 1)
+    first_item = not is_sum and dtype.kind == "c"  # (1+0j) * z is not z: copy z
     dest = ctx.home(out)
     kept = [k for k in range(dest.ndim) if k != axis]
     acc = Accumulator(ctx, reg_type(dtype), "acc")
@@ -127,7 +158,11 @@ def lower_cumulative(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
         acc.set(start)
         with for_range(b, dest.dims[axis], "s") as i:
             idx = merge_index(dest.ndim, (kept, kept_idx), ([axis], [i]))
-            acc.set(combine(b, dtype, acc.get(), load(b, x, idx)))
+            item = load(b, x, idx)
+            combined = combine(b, dtype, acc.get(), item)
+            if first_item:
+                combined = select(b, b.icmp_signed("==", i, i64(0)), item, combined)
+            acc.set(combined)
             store(b, dest, idx, acc.get())
     return [dest]
 

@@ -2,10 +2,11 @@
 
 ``dtype`` is the operands' dtype (for ``select``, that of the two branches; for
 ``convert``, the source) and ``args`` are register values. A rule is a :class:`ByKind`:
-one function per dtype kind ('b' bool, 'i' signed, 'u' unsigned, 'f' float), so a kind
-is supported exactly when NumPy has a loop for it (``np.sqrt`` on ints has none: the
-tracer converts first). Semantics are NumPy's ufunc loops; the tricky ones live in
-:mod:`.division`, :mod:`.convert` and :mod:`.mathlib`.
+one function per dtype kind ('b' bool, 'i' signed, 'u' unsigned, 'f' float, 'c'
+complex), so a kind is supported exactly when NumPy has a loop for it (``np.sqrt`` on
+ints has none: the tracer converts first). Semantics are NumPy's ufunc loops; the tricky
+ones live in :mod:`.division`, :mod:`.convert`, :mod:`.mathlib` and, for complex values,
+:mod:`.complexarith` and :mod:`.complexmath`.
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ from llvmlite import ir
 from ..errors import UnsupportedError
 from ..ir import Eqn
 from ..ops.core import ALL_PRIMITIVES, Primitive
+from ..ops.elementwise import NO_COMPLEX_KERNEL
 from . import division as dm
 from .builder import KernelBuilder
+from .complexarith import COMPLEX_RULES, make_complex
+from .complexfuncs import COMPLEX_MATH_RULES, power
 from .convert import convert, to_bool, to_float64
 from .dtypes import BOOL, FLOAT64, I1, bits, constant
 from .mathlib import fabs, float_rules
@@ -40,6 +44,8 @@ class ByKind:
                  ) -> ir.Value:
         impl = self.impls.get(dtype.kind)
         if impl is None:
+            if dtype.kind == "c" and self.name in NO_COMPLEX_KERNEL:
+                raise UnsupportedError(f"'{self.name}' of complex values is not supported yet")
             raise UnsupportedError(
                 f"'{self.name}' is not supported for dtype {dtype} (NumPy has no such loop)")
         return impl(b, dtype, *args, **params)
@@ -51,9 +57,10 @@ class ByKind:
 def kinds(b: Fn | None = None, i: Fn | None = None, u: Fn | None = None,
           f: Fn | None = None, iu: Fn | None = None, biu: Fn | None = None,
           every: Fn | None = None) -> dict[str, Fn]:
-    """Spell a kind table; ``iu`` is both integer kinds, ``every`` all four."""
+    """Spell a kind table; ``iu`` is both integer kinds, ``every`` all five (complex
+    rules come from :mod:`.complexarith` and :mod:`.complexmath`, merged below)."""
     table = {"b": b, "i": i, "u": u, "f": f}
-    for group, fn in (("iu", iu), ("biu", biu), ("biuf", every)):
+    for group, fn in (("iu", iu), ("biu", biu), ("biufc", every)):
         if fn is not None:
             table.update(dict.fromkeys(group, fn))
     return {k: v for k, v in table.items() if v is not None}
@@ -247,6 +254,10 @@ _TABLE: dict[str, dict[str, Fn]] = {
     # special
     "select": kinds(every=_select),
     "convert": kinds(every=_convert),
+    # complex parts (the 'c' rules are merged below)
+    "conj": kinds(iu=_identity, f=_identity),
+    "real": {}, "imag": {},
+    "complex": kinds(f=make_complex),
 }
 _TABLE.update({name: kinds(f=_F[name]) for name in (
     "sqrt", "cbrt", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sin", "cos",
@@ -254,6 +265,9 @@ _TABLE.update({name: kinds(f=_F[name]) for name in (
     "arctanh", "arctan2", "hypot")})
 _TABLE.update({name: kinds(biu=_icmp(op), f=_fcmp(op)) for name, op in (
     ("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="))})
+
+for _name, _rule in {**COMPLEX_RULES, **COMPLEX_MATH_RULES, "pow": power}.items():
+    _TABLE[_name]["c"] = _rule
 
 #: Every elementwise primitive's scalar rule.
 SCALAR_RULES: dict[Primitive, ByKind] = {

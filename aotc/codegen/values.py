@@ -9,6 +9,7 @@ Views over the same bytes, never loops. Element ``idx`` lives at
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,8 +50,24 @@ class View:
 Value = Scalar | View
 
 
+def _parts(b: KernelBuilder, ptr: ir.Value, dtype: np.dtype, align: int
+           ) -> list[tuple[ir.Value, int]]:
+    """The addresses and alignments of a complex element's real and imaginary parts."""
+    half = dtype.itemsize // 2
+    return [(ptr, min(align, half)),
+            (b.gep(ptr, [i64(half)], source_etype=I8, inbounds=True), math.gcd(align, half))]
+
+
 def load_memory(b: KernelBuilder, ptr: ir.Value, dtype: np.dtype, align: int) -> ir.Value:
-    """Load one element as its register value (bool: any nonzero byte is True)."""
+    """Load one element as its register value (bool: any nonzero byte is True; complex:
+    two float loads, which the vectorizer groups with the neighbours' as interleaved)."""
+    if dtype.kind == "c":
+        ty = mem_type(dtype)
+        value: ir.Value = ir.Constant(ty, None)
+        for k, (at, part_align) in enumerate(_parts(b, ptr, dtype, align)):
+            part = b.load(at, typ=ty.elements[k], align=part_align)
+            value = b.insert_value(value, part, k)
+        return value
     raw = b.load(ptr, typ=mem_type(dtype), align=align)
     if dtype == BOOL:
         return b.icmp_unsigned("!=", raw, ir.Constant(I8, 0))
@@ -59,7 +76,11 @@ def load_memory(b: KernelBuilder, ptr: ir.Value, dtype: np.dtype, align: int) ->
 
 def store_memory(b: KernelBuilder, value: ir.Value, ptr: ir.Value, dtype: np.dtype,
                  align: int) -> None:
-    """Store a register value (bool is written as the byte 0 or 1)."""
+    """Store a register value (bool is written as the byte 0 or 1; complex part by part)."""
+    if dtype.kind == "c":
+        for k, (at, part_align) in enumerate(_parts(b, ptr, dtype, align)):
+            b.store(b.extract_value(value, k), at, align=part_align)
+        return
     if dtype == BOOL and value.type == I1:
         value = b.zext(value, I8)
     b.store(value, ptr, align=align)
@@ -87,6 +108,14 @@ def load(b: KernelBuilder, value: Value, idx: Sequence[ir.Value]) -> ir.Value:
 
 def store(b: KernelBuilder, view: View, idx: Sequence[ir.Value], value: ir.Value) -> None:
     store_memory(b, value, element_ptr(b, view, idx), view.dtype, view.align)
+
+
+def part_view(b: KernelBuilder, view: View, k: int) -> View:
+    """The real (``k = 0``) or imaginary (``k = 1``) parts of a complex View: a float View
+    with the same dims and strides, ``k`` half-elements in (NumPy's ``z.real``)."""
+    half = view.dtype.itemsize // 2
+    data = view.data if k == 0 else b.gep(view.data, [i64(half)], source_etype=I8)
+    return View(data, view.dims, view.strides, np.dtype(f"f{half}"), math.gcd(view.align, half))
 
 
 def c_strides(b: KernelBuilder, dims: Sequence[ir.Value], itemsize: int) -> tuple[ir.Value, ...]:

@@ -75,8 +75,6 @@ def convolve(a: Any, v: Any, mode: Any = "full") -> Tracer:
     ctx.check(">=", n, ONE, "ValueError", "a cannot be empty")
     ctx.check(">=", m, ONE, "ValueError", "v cannot be empty")
     dtype = np.result_type(x.dtype, y.dtype)
-    if dtype.kind == "c":
-        raise ctx.error("complex numbers are not supported yet")
     x, y = lax.convert(x, dtype), lax.convert(y, dtype)
     short_n, long_n = minimum(n, m), maximum(n, m)
     if kind == "full":
@@ -146,6 +144,6 @@ def _matrix(pair: _Pair, k: Tracer, dtype: np.dtype) -> Tracer:
         return any_(_ufunc(np.logical_and, valid, _ufunc(np.logical_and, short, long)), axis=0)
     zero = np.zeros((), dtype)[()]
     total = sum_(where(valid, _ufunc(np.multiply, long, short), zero), axis=0, dtype=dtype)
-    if dtype.kind == "f":
+    if dtype.kind in "fc":
         total = _ufunc(np.add, total, zero)  # NumPy's sums start at +0.0: never -0.0
     return total

@@ -54,6 +54,8 @@ def _like(fill: int | None) -> Any:
     def like(a: Any, *args: Any, dtype: Any = None, shape: Any = None, **kwargs: Any) -> Tracer:
         x = as_tracer(a)
         value = fill if fill is not None else (args[0] if args else kwargs.pop("fill_value"))
+        if fill is not None and args:  # zeros_like(a, np.float32): dtype by position
+            dtype, args = args[0], args[1:]
         reject_unsupported("full_like", kwargs, LAYOUT + ("subok",))
         dims = x.aval.shape if shape is None else _shape(shape)
         return full_from_dims(dims, value, np.dtype(dtype) if dtype is not None else x.dtype)

@@ -248,7 +248,7 @@ def einsum(*args: Any, out: Any = None, dtype: Any = None, order: Any = "K",
                 raise ctx.error(f"Iterator operand {i} dtype could not be cast from "
                                 f"dtype('{v.dtype}') to dtype('{result_dtype}') according to "
                                 f"the rule '{casting}'")
-    if result_dtype.kind == "c" or result_dtype not in (np.dtype(c) for c in "?bhilqBHILQfd"):
+    if result_dtype not in (np.dtype(c) for c in "?bhilqBHILQfdFD"):
         raise ctx.error(f"np.einsum computing in {result_dtype} is not supported")
     out_letters = _output(subs, output)
     terms = []
@@ -273,6 +273,6 @@ def einsum(*args: Any, out: Any = None, dtype: Any = None, order: Any = "K",
         if acc.letters != out_letters else acc.value
     if not summed:
         return result  # NumPy returns a view of the single operand
-    if result_dtype.kind == "f":  # NumPy accumulates into a zeroed output: never -0.0
+    if result_dtype.kind in "fc":  # NumPy accumulates into a zeroed output: never -0.0
         return apply_ufunc(np.add, result, np.zeros((), result_dtype)[()])
     return result

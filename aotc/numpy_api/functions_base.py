@@ -3,12 +3,13 @@ that NumPy functions take but kernels cannot."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import lax
-from ..trace import Tracer, as_tracer, current
+from ..trace import Tracer, as_tracer, current, user_loc
 from .ufuncs import broadcast_all, promote_types
 
 
@@ -47,3 +48,14 @@ def check_cast(source: np.dtype, target: np.dtype, casting: Any, what: str) -> N
     if not allowed:
         raise current().error(f"{what}: cannot cast array data from {source} to {target} "
                               f"according to the rule {casting!r}")
+
+
+def warn_complex_cast(source: np.dtype, target: np.dtype) -> None:
+    """NumPy's ``ComplexWarning`` for a cast of complex values to a real dtype (which keeps
+    the real parts), given once, when the kernel is built, where NumPy gives it at every
+    call."""
+    if source.kind == "c" and target.kind not in "cb":
+        loc = user_loc()
+        where = f"{loc}: " if loc is not None else ""
+        warnings.warn(f"{where}casting complex values to {target} discards the imaginary "
+                      "part", np.exceptions.ComplexWarning, stacklevel=2)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..ops.elementwise import imag_p, real_p
 from ..ops.linalg import dot_general_p
 from ..shapes import DimExpr, broadcast_shapes
 from ..trace import Tracer, as_tracer, current
@@ -84,7 +85,17 @@ def inner(a: Any, b: Any) -> Tracer:
 
 
 def vdot(a: Any, b: Any) -> Tracer:
-    return inner(ravel(a), ravel(b))
+    """``sum(conj(a) * b)`` over the flattened arrays (the first is conjugated). Complex
+    vectors are that sum itself, which fuses into one pass summed pairwise (NumPy calls
+    BLAS's ``zdotc``: another order, the same accuracy); the real ones a ``dot_general``."""
+    x, y = _pair(ravel(a), ravel(b))
+    if x.dtype.kind != "c":
+        return inner(x, y)
+    if x.aval.shape[0] != y.aval.shape[0]:
+        current().check("==", x.aval.shape[0], y.aval.shape[0], "ValueError",
+                        "cannot reshape array of size {rhs} into shape ({lhs},)")
+        y = lax.refine_shape(y, x.aval.shape)
+    return sum_(apply_ufunc(np.multiply, apply_ufunc(np.conjugate, x), y))
 
 
 def outer(a: Any, b: Any, out: Any = None) -> Tracer:
@@ -111,8 +122,13 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
         v = lax.convert(v, np.dtype(np.float64))
     vector = axis is not None and not isinstance(axis, tuple) or (axis is None and v.ndim == 1)
     if ord is None or ord == "fro" or (ord == 2 and vector):
-        return apply_ufunc(np.sqrt, sum_(apply_ufunc(np.multiply, v, v), axis=axis,
-                                         keepdims=keepdims))
+        if v.dtype.kind == "c":  # |z|**2 = re**2 + im**2, in the parts' dtype
+            re, im = (lax.bind1(p, v.atom) for p in (real_p, imag_p))
+            squares = apply_ufunc(np.add, apply_ufunc(np.multiply, re, re),
+                                  apply_ufunc(np.multiply, im, im))
+        else:
+            squares = apply_ufunc(np.multiply, v, v)
+        return apply_ufunc(np.sqrt, sum_(squares, axis=axis, keepdims=keepdims))
     if vector and ord in (1, np.inf, -np.inf):
         mag = apply_ufunc(np.absolute, v)
         reduce = {1: sum_, np.inf: max_, -np.inf: min_}[ord]

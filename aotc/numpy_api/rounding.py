@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import lax
 from ..trace import Tracer, as_tracer, current
+from .complexes import imag, make_complex, real
 from .ufuncs import apply_ufunc
 
 F64 = np.dtype(np.float64)
@@ -68,8 +69,8 @@ def round_(a: Any, decimals: Any = 0, out: Any = None) -> Tracer:
                                   "does not support", hint="convert first: x.astype(np.float32)")
         raise current().error("Cannot cast ufunc 'multiply' output from dtype('float64') to "
                               "dtype('bool') with casting rule 'same_kind'")
-    if kind == "c":
-        raise current().error("complex numbers are not supported yet")
+    if kind == "c":  # each part rounded as a float array, as NumPy's PyArray_Round does
+        return make_complex(round_(real(x), d), round_(imag(x), d), x.dtype)
     if kind in "iu":
         if d >= 0:
             return Tracer(x.atom)  # NumPy returns a copy (of an array, never a Python int)

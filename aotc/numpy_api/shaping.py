@@ -15,7 +15,7 @@ from .. import lax
 from ..lax import as_dim, size_value
 from ..shapes import DimExpr, bound_symbols, exact_div, relu, size
 from ..trace import Tracer, as_tracer, bind_dim, current
-from .functions_base import check_cast
+from .functions_base import check_cast, warn_complex_cast
 from .views import make_view
 
 
@@ -159,4 +159,7 @@ def astype(a: Any, dtype: Any, order: str = "K", casting: str = "unsafe", subok:
     x = as_tracer(a)
     target = np.dtype(dtype)
     check_cast(x.dtype, target, casting, "astype")
-    return lax.fresh(x) if x.dtype == target else lax.convert(x, target)
+    warn_complex_cast(x.dtype, target)
+    if x.dtype == target:  # a copy, and a typed one: astype makes a weak scalar strong
+        return Tracer(x.atom, x.dim, weak=False)
+    return lax.convert(x, target)

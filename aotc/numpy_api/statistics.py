@@ -17,6 +17,8 @@ from ..ops.index import raise_if_p
 from ..ops.reduce import ARG_REDUCTIONS
 from ..shapes import DimExpr, relu, size
 from ..trace import Tracer, as_tracer, current
+from ..types import complex_dtype
+from .complexes import imag, real
 from .functions_base import reject_unsupported, where
 from .reductions import _keep, any_, max_, mean, min_, sum_
 from .shaping import normalize_axes, ravel
@@ -31,9 +33,17 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
     x = as_tracer(a)
     axes = normalize_axes(axis, x.ndim)
     result_dtype = np.var(np.zeros(1, x.dtype), dtype=dtype).dtype
-    centered = apply_ufunc(np.subtract, lax.convert(x, result_dtype),
-                           mean(x, axis=axes, dtype=result_dtype, keepdims=True))
-    total = sum_(apply_ufunc(np.multiply, centered, centered), axis=axes, keepdims=keepdims)
+    # complex values are centered in complex; |x - mean|**2 = re**2 + im**2 is real
+    work = complex_dtype(result_dtype) if x.dtype.kind == "c" else result_dtype
+    centered = apply_ufunc(np.subtract, lax.convert(x, work),
+                           mean(x, axis=axes, dtype=work, keepdims=True))
+    if work.kind == "c":
+        re, im = real(centered), imag(centered)
+        squares = apply_ufunc(np.add, apply_ufunc(np.multiply, re, re),
+                              apply_ufunc(np.multiply, im, im))
+    else:
+        squares = apply_ufunc(np.multiply, centered, centered)
+    total = sum_(squares, axis=axes, keepdims=keepdims)
     count = relu(size(tuple(x.aval.shape[i] for i in axes)) - int(ddof))
     return lax.convert(apply_ufunc(np.true_divide, total,
                                    lax.convert(lax.dim_value(count), result_dtype)), result_dtype)
@@ -118,14 +128,18 @@ def _isnan(x: Tracer) -> Tracer:
 
 def nansum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tracer:
     x = as_tracer(a)
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         x = where(_isnan(x), 0, x)
     return sum_(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _nan_extreme(reduce: Any, fill: float) -> Any:
+def _nan_extreme(name: str, reduce: Any, fill: float) -> Any:
     def nan_reduction(a: Any, axis: Any = None, keepdims: bool = False) -> Tracer:
         x = as_tracer(a)
+        if x.dtype.kind == "c":  # NumPy's fmax.reduce: an all-NaN slice gives its first NaN
+            raise current().error(f"np.{name} of complex values is not supported yet",
+                                  hint="reduce np.where(np.isnan(z), fill, z) with np.max "
+                                       "or np.min")
         if x.dtype.kind != "f":
             return reduce(x, axis=axis, keepdims=keepdims)
         nan = _isnan(x)
@@ -136,13 +150,13 @@ def _nan_extreme(reduce: Any, fill: float) -> Any:
     return nan_reduction
 
 
-nanmax = _nan_extreme(max_, -np.inf)
-nanmin = _nan_extreme(min_, np.inf)
+nanmax = _nan_extreme("nanmax", max_, -np.inf)
+nanmin = _nan_extreme("nanmin", min_, np.inf)
 
 
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tracer:
     x = as_tracer(a)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         return mean(x, axis=axis, dtype=dtype, keepdims=keepdims)
     valid = apply_ufunc(np.logical_not, _isnan(x))
     total = nansum(x, axis=axis, dtype=dtype, keepdims=keepdims)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.core import COMPARISON
-from ..ops.elementwise import PRIM_OF_UFUNC
+from ..ops.elementwise import NO_COMPLEX_KERNEL, PRIM_OF_UFUNC
 from ..shapes import DimExpr, broadcast_shapes
 from ..trace import WEAK_TYPES, Tracer, as_tracer, current
 from ..types import SHORT_NAMES
@@ -93,6 +93,10 @@ def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
         raise current().error(
             f"np.{ufunc.__name__} here computes in {unsupported[0]}, which aotc does not "
             "support", hint="convert the input first, e.g. x.astype(np.float32)")
+    if loop[0].kind == "c" and prim.name in NO_COMPLEX_KERNEL:
+        raise current().error(f"np.{ufunc.__name__} of complex values is not supported yet",
+                              hint="compute it from exp, log and sqrt, which support complex "
+                                   "values, or on the real and imaginary parts")
     if prim.has(COMPARISON):
         loop = _comparison_loop(loop, operands)
     ins = [lax.convert(as_tracer(o, dt), dt)
@@ -156,13 +160,6 @@ def _scaled(ufunc: np.ufunc, factor: float) -> Callable[[Any], Tracer]:
     return apply
 
 
-def _conjugate(x: Any) -> Tracer:
-    kind = x.dtype.kind if isinstance(x, Tracer) else np.asarray(x).dtype.kind
-    if kind == "c":
-        raise current().error("complex numbers are not supported yet")
-    return lax.fresh(as_tracer(x))
-
-
 def _float_power(x: Any, y: Any) -> Tracer:
     dtype = promote_types(np.float64(0), x, y)
     return apply_ufunc(np.power, lax.convert(as_tracer(x), dtype), lax.convert(as_tracer(y), dtype))
@@ -170,7 +167,6 @@ def _float_power(x: Any, y: Any) -> Tracer:
 
 DECOMPOSITIONS: dict[np.ufunc, Callable[..., Tracer]] = {
     np.positive: _identity,
-    np.conjugate: _conjugate,
     np.fabs: lambda x: apply_ufunc(np.absolute, lax.convert(as_tracer(x),
                                                             loop_dtypes(np.fabs, (x,))[0])),
     np.deg2rad: _scaled(np.deg2rad, math.pi / 180.0),

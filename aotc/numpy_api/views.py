@@ -10,6 +10,12 @@ updates the base, so ``u = U[1:-1]; u += 1; return U`` means what it means in Nu
 Views whose aliasing NumPy decides from memory layout at run time (``reshape``,
 ``ravel``, ``broadcast_to``) are tracked without a window: writing through them, or
 reading them after their base changed, is a build error asking for ``.copy()``.
+
+``z.real`` and ``z.imag`` of a complex array are views of one part of each element (a
+float view at byte offset 0 or itemsize/2, in NumPy). Their window names that ``part``:
+reading takes the part (the ``real``/``imag`` primitives, which fuse like any
+elementwise op), writing puts the new part together with the other, unchanged one of
+the base (``complex(v, imag(old))``), so ``z.imag += 1`` and ``z.real[0] = 0`` change ``z``.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .. import lax
+from ..ops.elementwise import complex_p, imag_p, real_p
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, Shape
 from ..trace import TraceContext, Tracer, current, tracing
@@ -35,6 +42,9 @@ class Window:
     step: tuple[int, ...]
     axis_of: tuple[int | None, ...]
     view_shape: Shape
+    #: The part of each complex element the view holds: 0 real, 1 imaginary, or None
+    #: for the whole element.
+    part: int | None = None
 
     @staticmethod
     def identity(shape: Shape) -> Window:
@@ -81,7 +91,10 @@ class Window:
         x = lax.reshape(x, tuple(x.aval.shape[r] for r in mapped))
         order = sorted(range(len(mapped)), key=lambda k: axes[k])
         x = lax.transpose(x, tuple(order))
-        return lax.reshape(x, self.view_shape)
+        x = lax.reshape(x, self.view_shape)
+        if self.part is not None:
+            x = lax.bind1((real_p, imag_p)[self.part], x.atom)
+        return x
 
     def write(self, base: Tracer, value: Tracer) -> Tracer:
         axes = [a for a in self.axis_of if a is not None]  # the view axis of each mapped one
@@ -90,6 +103,11 @@ class Window:
         position = {a: k for k, a in enumerate(view_axes)}
         v = lax.transpose(v, tuple(position[a] for a in axes))
         v = lax.reshape(v, self._sizes())
+        if self.part is not None:  # the new part, with the other part of the old elements
+            old = lax.slice_(base, self.start, self.step, self._sizes())
+            other = lax.bind1((imag_p, real_p)[self.part], old.atom)
+            re, im = (v, other) if self.part == 0 else (other, v)
+            v = lax.bind1(complex_p, re.atom, im.atom)
         return lax.bind1(update_slice_p, base.atom, v.atom, start=self.start, step=self.step)
 
 

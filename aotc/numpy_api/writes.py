@@ -17,6 +17,7 @@ from .. import lax
 from ..bodies import OuterWrite
 from ..shapes import DimExpr
 from ..trace import Tracer, as_tracer, current
+from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
 from .ufuncs import apply_ufunc, broadcast_all, dtype_arg
@@ -40,6 +41,7 @@ def write(target: Tracer, key: Any, value: Any) -> None:
     if isinstance(value, Tracer) and value.base is not None and value.base is region.base \
             and value.window == region.window and value.seen_version == region.base.version:
         return None  # ``U[k] += v`` already wrote through the view U[k]
+    warn_complex_cast(new.dtype, region.dtype)
     new = lax.convert(new, region.dtype)  # assignment casts unsafely, as NumPy's does
     _, new = broadcast_all([region, new]) if new.ndim else (region, new)
     if new.ndim == 0:

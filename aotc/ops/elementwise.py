@@ -3,17 +3,21 @@
 All inputs of an elementwise primitive share one dtype (tracing inserts ``convert``
 first, as NumPy's ufunc type resolution does) and either the output's shape or ``()``;
 a rank-0 input is the same value at every index. Comparisons and ``is*`` tests give
-bool; ``select(cond, a, b)`` takes a bool condition.
+bool; ``select(cond, a, b)`` takes a bool condition. On complex operands ``abs`` gives
+the parts' float dtype, as ``np.absolute`` does; ``real``/``imag`` take a complex value
+apart and ``complex`` puts one together from two floats.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ..avals import AType
 from ..errors import TraceError
+from ..types import complex_dtype, real_dtype
 from .core import (
     ALL_PRIMITIVES,
     COMMUTATIVE,
@@ -37,6 +41,7 @@ UNARY_UFUNCS: dict[str, np.ufunc] = {
     "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "rint": np.rint,
     "reciprocal": np.reciprocal, "logical_not": np.logical_not, "invert": np.invert,
+    "conj": np.conjugate,
 }
 BINARY_UFUNCS: dict[str, np.ufunc] = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
@@ -59,6 +64,14 @@ _COMMUTATIVE = {"add", "mul", "max", "min", "fmax", "fmin", "hypot", "bitwise_an
                 "bitwise_or", "bitwise_xor", "logical_and", "logical_or", "logical_xor",
                 "eq", "ne"}
 
+#: Ufunc primitives whose result on complex operands is real (``|z|``).
+REAL_RESULT = {"abs"}
+#: NumPy has complex loops for these, aotc has no complex kernel yet: tracing refuses
+#: them on complex values with a located error (``tests/ops/test_registry.py`` checks
+#: that every other complex loop NumPy has is lowered).
+NO_COMPLEX_KERNEL = frozenset({"tan", "tanh", "arcsin", "arccos", "arctan", "arcsinh",
+                               "arccosh", "arctanh"})
+
 #: Every elementwise primitive defined by a ufunc, and the ufunc.
 UFUNC_OF: dict[Primitive, np.ufunc] = {}
 #: The primitive for each ufunc (the inverse of ``UFUNC_OF``).
@@ -79,21 +92,27 @@ def _same_dtype(name: str, types: tuple[Any, ...]) -> np.dtype:
     return dtypes.pop()
 
 
+def _result_dtype(name: str, result_bool: bool, dtype: np.dtype) -> np.dtype:
+    if result_bool:
+        return BOOL
+    return real_dtype(dtype) if name in REAL_RESULT else dtype
+
+
 def _make_type_rule(name: str, result_bool: bool):
     def rule(*types: Any) -> tuple[Any, ...]:
 
         dtype = _same_dtype(name, types)
-        return (AType(BOOL if result_bool else dtype, _broadcast_shape(types)),)
+        return (AType(_result_dtype(name, result_bool, dtype), _broadcast_shape(types)),)
     return rule
 
 
-def _make_impl_rule(ufunc: np.ufunc):
+def _make_impl_rule(name: str, ufunc: np.ufunc, result_bool: bool):
     def impl(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
-        dtype = arrays[0].dtype
+        want = _result_dtype(name, result_bool, arrays[0].dtype)
         with np.errstate(all="ignore"):
             out = ufunc(*arrays)
-        if out.dtype != BOOL and out.dtype != dtype:
-            out = out.astype(dtype)  # e.g. np.sign on bool is undefined; keep the IR dtype
+        if out.dtype != want:
+            out = out.astype(want)  # e.g. np.sign on bool is undefined; keep the IR dtype
         return (np.asarray(out),)
     return impl
 
@@ -108,7 +127,7 @@ for _table, _bool_result in ((UNARY_UFUNCS, False), (BINARY_UFUNCS, False),
         UFUNC_OF[_p] = _ufunc
         PRIM_OF_UFUNC[_ufunc] = _p
         type_rules[_p] = _make_type_rule(_name, _bool_result)
-        impl_rules[_p] = _make_impl_rule(_ufunc)
+        impl_rules[_p] = _make_impl_rule(_name, _ufunc, _bool_result)
 
 
 # -- select and convert ------------------------------------------------------------------
@@ -135,12 +154,50 @@ def _convert_type(x: Any, *, dtype: np.dtype) -> tuple[Any, ...]:
 
 
 def _convert_impl(x: np.ndarray, *, dtype: np.dtype) -> tuple[np.ndarray, ...]:
-    with np.errstate(all="ignore"):
+    # complex -> real keeps the real part; tracing warned once, where the user cast
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
         return (np.asarray(x).astype(dtype),)
 
 
 type_rules[convert_p] = _convert_type
 impl_rules[convert_p] = _convert_impl
+
+
+# -- complex parts ---------------------------------------------------------------------
+
+real_p = primitive("real", ELEMENTWISE)
+imag_p = primitive("imag", ELEMENTWISE)
+#: ``complex(re, im)``: two floats of one dtype as the complex value ``re + im*1j``
+#: (exactly: ``im`` never multiplies ``1j``, so ``complex(0.0, inf)`` has a zero real part).
+complex_p = primitive("complex", ELEMENTWISE)
+
+
+def _part_type(x: Any) -> tuple[Any, ...]:
+
+    if x.dtype.kind != "c":
+        raise TraceError(f"real/imag: the operand must be complex, got {x.dtype}")
+    return (AType(real_dtype(x.dtype), x.shape),)
+
+
+def _complex_type(re: Any, im: Any) -> tuple[Any, ...]:
+
+    dtype = _same_dtype("complex", (re, im))
+    if dtype.kind != "f":
+        raise TraceError(f"complex: the parts must be float32 or float64, got {dtype}")
+    return (AType(complex_dtype(dtype), _broadcast_shape((re, im))),)
+
+
+def _complex_impl(re: np.ndarray, im: np.ndarray) -> tuple[np.ndarray, ...]:
+    re, im = np.broadcast_arrays(re, im)
+    out = np.empty(re.shape, complex_dtype(re.dtype))
+    out.real, out.imag = re, im
+    return (out,)
+
+
+type_rules.update({real_p: _part_type, imag_p: _part_type, complex_p: _complex_type})
+impl_rules.update({real_p: lambda x: (np.real(x).copy(),),
+                   imag_p: lambda x: (np.imag(x).copy(),), complex_p: _complex_impl})
 
 
 def prim(name: str) -> Primitive:

@@ -16,7 +16,8 @@ BOOL = np.dtype(bool)
 INTS = [np.dtype(c) for c in ("i1", "i2", "i4", "i8")]
 UINTS = [np.dtype(c) for c in ("u1", "u2", "u4", "u8")]
 FLOATS = [np.dtype("f4"), np.dtype("f8")]
-DTYPES = [BOOL, *INTS, *UINTS, *FLOATS]
+COMPLEX = [np.dtype("c8"), np.dtype("c16")]
+DTYPES = [BOOL, *INTS, *UINTS, *FLOATS, *COMPLEX]
 
 
 def edge_values(dtype: np.dtype) -> np.ndarray:
@@ -31,6 +32,12 @@ def edge_values(dtype: np.dtype) -> np.ndarray:
         if dtype.kind == "i":
             values += [-1, -2, -3, -7, -100, -bits, info.min, info.min + 1]
         return np.array([v for v in values if info.min <= v <= info.max], dtype)
+    if dtype.kind == "c":  # pairs of a few edge parts, built exactly (1j * inf is NaN + inf j)
+        parts = [0.0, -0.0, 1.0, -2.5, 0.1, 1e30, float(np.finfo(dtype).max), np.inf,
+                 -np.inf, np.nan]
+        z = np.zeros(len(parts) ** 2, dtype)
+        z.real, z.imag = np.repeat(parts, len(parts)), np.tile(parts, len(parts))
+        return z
     info = np.finfo(dtype)
     return np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.0, -7.0, 0.1, 100.0,
                      1e10, -1e10, 1e30, info.tiny, info.smallest_subnormal, info.max, -info.max,
@@ -78,7 +85,9 @@ def random_values(dtype: np.dtype, shape: tuple[int, ...], seed: int = 0) -> np.
     if dtype == BOOL:
         return rng.random(shape) < 0.7
     edges = edge_values(dtype)
-    if dtype.kind == "f":
+    if dtype.kind == "c":
+        small = rng.standard_normal(size) * 4 + 4j * rng.standard_normal(size)
+    elif dtype.kind == "f":
         small = rng.standard_normal(size) * 4
     else:
         info = np.iinfo(dtype)

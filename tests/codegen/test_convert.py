@@ -2,7 +2,9 @@
 
 Float -> int of NaN, inf and out-of-range values is platform behaviour in NumPy; the
 code generator reproduces x86-64 NumPy (see ``aotc/codegen/convert.py``), and these
-tests pin that down so a change is noticed.
+tests pin that down so a change is noticed. Complex -> unsigned of such values is not
+even consistent within NumPy (its complex64 -> uint32 loop gives 2**31 for NaN in its
+vector body and 0 in its scalar tail), so those are checked in the defined range only.
 """
 
 from __future__ import annotations
@@ -42,9 +44,10 @@ def kernels():
 def test_convert_matches_astype(kernels, src, dst):
     kernel = kernels[(src, dst)]
     x = _inputs(src)
-    if src.kind == "f" and dst.kind in "iu" and not X86:
+    if src.kind == "f" and dst.kind in "iu" and not X86 or src.kind == "c" and dst.kind == "u":
         info = np.iinfo(dst)
-        x = x[np.isfinite(x) & (x > info.min - 1) & (x < info.max + 1)]  # defined range only
+        re = x.real
+        x = x[np.isfinite(re) & (re > info.min - 1) & (re < info.max + 1)]  # defined range
     for k in (0, len(x) - 1):
         got, want = kernel(x, x[k]), eval_program(kernel.program, x, x[k])
         for j in range(2):

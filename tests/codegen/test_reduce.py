@@ -27,7 +27,8 @@ CASES = [(r, d, axes) for r in ARITH for d in DTYPES
          for axes in (ALL_AXES if d in MAIN else SOME_AXES)]
 CASES += [(r, BOOL, axes) for r in ("reduce_and", "reduce_or") for axes in ALL_AXES]
 SHAPES = [(2, 3, 4), (1, 5, 1), (0, 3, 2), (3, 0, 2), (2, 3, 0)]
-SUM_RTOL = {np.dtype("f4"): 1e-5, np.dtype("f8"): 1e-13}
+SUM_RTOL = {np.dtype("f4"): 1e-5, np.dtype("f8"): 1e-13, np.dtype("c8"): 1e-5,
+            np.dtype("c16"): 1e-13}
 
 
 def _program(reduction: str, dtype: np.dtype, axes: tuple[int, ...]):
