@@ -12,7 +12,7 @@ from .numpy_api.functions import CREATION, DATA_DEPENDENT, FUNCTIONS, UFUNCS
 from .numpy_api.methods import _METHODS, _PROPERTIES
 from .numpy_api.pymath import PYMATH
 from .numpy_api.ufuncs import BINARY_OPERATORS
-from .ops.elementwise import PRIM_OF_UFUNC
+from .ops.elementwise import NO_COMPLEX_KERNEL, PRIM_OF_UFUNC, UFUNC_OF
 
 _NAMESPACES = {np: "np", np.linalg: "np.linalg"}
 
@@ -54,14 +54,19 @@ def markdown() -> str:
         "`x[m] = v`, `x[m] op= v`, `x[m] = y[m]` |",
         "| control flow | Python `for`/`while`/`if` on runtime values, `aotc.lax.fori_loop`, "
         "`while_loop`, `cond`, `switch`, `scan` |",
-        "| builtins on traced scalars | `abs`, `min`, `max`, `float`, `int`, `bool`, `round`, "
-        "`len` |",
+        "| builtins on traced scalars | `abs`, `min`, `max`, `float`, `int`, `bool`, `complex`, "
+        "`round`, `len` |",
+        "| complex values (`c64`, `c128`) | every ufunc above that NumPy defines for them, "
+        "except (not yet) "
+        f"{_row([f'np.{u.__name__}' for p, u in UFUNC_OF.items() if p.name in NO_COMPLEX_KERNEL])}"
+        "; `.real`/`.imag` are views (writes go through) |",
         f"| Python `math` on traced scalars | {_row([f'math.{f.__name__}' for f in PYMATH])} "
         "(constants such as `math.pi` are plain numbers) |",
-        "| data-dependent shapes (build error with advice) | "
-        f"{_row(list(DATA_DEPENDENT.values()))} |",
-        "",
     ]
+    if DATA_DEPENDENT:
+        lines.append("| data-dependent shapes (build error with advice) | "
+                     f"{_row(list(DATA_DEPENDENT.values()))} |")
+    lines.append("")
     return "\n".join(lines)
 
 

@@ -5,7 +5,7 @@ Numba, JAX and numexpr for comparison (see run.py)."""
 import numpy as np
 
 import aotc
-from aotc import f32, f64
+from aotc import f32, f64, i64
 
 
 @aotc.export
@@ -98,3 +98,50 @@ def log_likelihood(data: f64[:], mean: float, sigma: float) -> f64:
 def tiny(x: f64[:]) -> f64[:]:
     """Call overhead: x + 1.0 on a handful of elements."""
     return x + 1.0
+
+
+# -- sorting: against NumPy's own sorts (x86-simd-sort on AVX-512/AVX2 machines) -----------
+
+@aotc.export
+def sort_f64(x: f64[:]) -> f64[:]:
+    return np.sort(x)
+
+
+@aotc.export
+def sort_i64(x: i64[:]) -> i64[:]:
+    return np.sort(x)
+
+
+@aotc.export
+def sort_f32(x: f32[:]) -> f32[:]:
+    return np.sort(x)
+
+
+@aotc.export
+def argsort_f64(x: f64[:]) -> i64[:]:
+    return np.argsort(x)
+
+
+@aotc.export
+def argsort_i64(x: i64[:]) -> i64[:]:
+    return np.argsort(x)
+
+
+@aotc.export
+def stable_sort_f64(x: f64[:]) -> f64[:]:
+    return np.sort(x, kind="stable")
+
+
+@aotc.export
+def unique_f64(x: f64[:]) -> f64[:]:
+    return np.unique(x)
+
+
+@aotc.export
+def unique_i64(x: i64[:]) -> i64[:]:
+    return np.unique(x)
+
+
+@aotc.export
+def median_rows(x: f32[:, :]) -> f32[:]:
+    return np.median(x, axis=1)

@@ -530,4 +530,66 @@ def refill(x: f64[:], y: f64[:]) -> tuple:
 @aotc.export
 def subpixel(c: f64[:]) -> tuple:
     shift = np.float32((c[0] * c[1] - 2 * c[2]) / (4 * c[3] - c[1] ** 2))  # a scalar type
-    return shift, np.int16(c * 100), np.float64(shift) * 2
+    return shift, np.int16(c[1] * 100), np.float64(shift) * 2
+
+
+# -- lists that grow, and lists as arguments ---------------------------------------------------
+
+@aotc.export
+def black_scholes(price: f64[:], strike: f64[:], years: f64[:], rate: f64, vol: f64,
+                  n: i64) -> tuple:
+    calls = []
+    puts = []
+    for k in range(0, n):
+        root = math.sqrt(years[k])
+        d1 = (math.log(price[k] / strike[k]) + (rate + 0.5 * vol * vol) * years[k]) / (vol * root)
+        calls.append(price[k] * d1)
+        puts.append(strike[k] - d1)
+    return calls, puts
+
+
+@aotc.export
+def doubled_positives(x: f64[:]) -> tuple:
+    out = [0.0]
+    for v in x:
+        if v > 0:
+            out.append(v * 2)  # appended on some iterations only
+    out.append(-1.0)
+    return out, len(out)
+
+
+@aotc.export
+def dot_rows(a: f64[:, 2], b: f64[:, 2]) -> f64[:, :]:
+    table = []
+    for t1, p1 in a:
+        table.append([t1 * t2 + p1 * p2 for t2, p2 in b])
+    return np.array(table)
+
+
+# -- sorting and what is built on it -------------------------------------------------------
+
+@aotc.export
+def order_statistics(x: f64[:], m: i64[:, :]) -> tuple:
+    s = np.sort(x)
+    values, inverse, counts = np.unique(m, return_inverse=True, return_counts=True)
+    return (s, np.argsort(x, kind="stable"), np.median(x), np.percentile(x, [25, 75]),
+            np.sort(m, axis=0), values, inverse, counts, np.searchsorted(s, 0.0),
+            np.partition(m, 1, axis=1)[:, 1])
+
+
+@aotc.export
+def sort_rows_in_place(m: f64[:, :]) -> None:
+    m.sort()
+
+
+# -- returning an argument ----------------------------------------------------------------------
+
+@aotc.export
+def triad_into(a: f64[:], b: f64[:], c: f64[:], s: f64) -> f64[:]:
+    a[:] = b + s * c
+    return a  # the caller's own array, as the uncompiled function returns
+
+
+@aotc.export
+def same_array(a: f64[:]) -> tuple:
+    return a, a.sum()

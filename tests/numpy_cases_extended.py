@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy_cases import TRANSCENDENTAL_ULPS, Case
+from numpy_cases import CODE, TRANSCENDENTAL_ULPS, Case
 
 rng = np.random.default_rng(7)
 V = rng.standard_normal(11)
@@ -25,6 +25,10 @@ def _cases() -> list[Case]:
     add("zeros_ones_full", lambda x, n: (np.zeros((n + 2, 3)), np.ones(x.shape[0], np.int32),
                                          np.full((2, n), 1.5, np.float32), np.empty(0)),
         "(f8[:], i8)", [(V, np.int64(3)), (V[:0], np.int64(0))])
+    # astype gives a typed value: float32 with an int64 zero promotes to float64
+    add("astype_is_strong", lambda x: (np.where(x < 0, x, np.asarray(0).astype(np.int64)),
+                                       x + np.asarray(2).astype(np.int64)),
+        "(f4[:])", [(V.astype(np.float32),)])
     add("like_functions", lambda x: (np.zeros_like(x), np.ones_like(x, dtype=np.int8),
                                      np.full_like(x, 7), np.zeros_like(x, dtype=np.float32)),
         "(f8[:, :])", [(m,) for m in MATS])
@@ -484,3 +488,139 @@ def _more_functions_cases() -> list[Case]:
 
 
 EXTENDED_CASES += _more_functions_cases()
+
+
+def _sorting_cases() -> list[Case]:
+    """np.sort, np.argsort (stable: exactly NumPy's kind='stable'; other kinds: the values
+    they put in order), .sort() in place, np.unique, np.median, np.percentile/quantile,
+    np.partition/argpartition (sorted rows are one valid partition: cases compare what
+    any partition must give) at every dtype, on edge values and layouts."""
+    c: list[Case] = []
+    r = np.random.default_rng(23)
+
+    def add(name, fn, sig, inputs, tags=("extended",)):
+        c.append(Case(name, fn, sig, inputs, 0, set(tags)))
+
+    def layouts(a):  # contiguous, reversed, strided, empty, one element
+        return [(a,), (a[::-1],), (a[::3],), (a[:0],), (a[:1],)]
+
+    special = np.array([3.0, -0.0, np.nan, 0.0, -np.inf, 1.5, -0.0, np.inf, np.nan, -2.5, 0.0,
+                        1.5, 5e-324, -5e-324, np.finfo("f8").max, -np.finfo("f8").max, 0.0])
+    payload = special.copy()
+    payload.view(np.uint64)[2] = 0x7FF8_0000_0000_0123  # NaN payloads and a negative NaN
+    payload.view(np.uint64)[8] = 0xFFF8_0000_0000_0000
+    many = r.standard_normal(400)
+    many[::7] = np.round(many[::7])  # ties
+    many[::13] = np.nan
+    many[::17] = -0.0
+    floats = [(special,), (payload,), (many,), (many[::-2],), (special[:0],), (special[:1],),
+              (np.full(40, 2.5),), (np.sort(many),), (np.sort(many)[::-1],),
+              (np.zeros(30) * np.array([1.0, -1.0] * 15),)]
+
+    def stable(x):
+        return (np.sort(x, kind="stable"), np.argsort(x, kind="stable"),
+                np.sort(x, kind="mergesort"), np.argsort(x, stable=True))
+
+    add("sort_stable_float64", stable, "(f8[:])", floats)
+    with np.errstate(over="ignore"):  # float64's max is float32's inf
+        add("sort_stable_float32", stable, "(f4[:])", [(a.astype("f4"),) for (a,) in floats])
+    # NumPy's unstable kinds order equal elements (and -0.0/0.0) as they happen to fall,
+    # so argsort is checked through the values it orders, and zero signs are not compared.
+    add("sort_default_kinds", lambda x: (np.sort(x), x[np.argsort(x)], np.sort(x, kind="quick"),
+                                         np.sort(x, kind="heapsort"), x[np.argsort(x, axis=None)]),
+        "(f8[:])", floats, tags=("extended", "zero_sign_unspecified"))
+    for dtype in [np.dtype(d) for d in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8")]:
+        if dtype.kind == "b":
+            values = r.integers(0, 2, 300).astype(bool)
+        else:
+            info = np.iinfo(dtype)
+            extremes = np.array([info.max, info.min, 0, 1, info.max, info.min + 1, 7], dtype)
+            values = np.concatenate([extremes, r.integers(info.min, info.max, 150, dtype,
+                                                          endpoint=True),
+                                     r.integers(0, 5, 150).astype(dtype)])
+        code = CODE[dtype]
+        add(f"sort_{code}", lambda x: (np.sort(x), np.argsort(x, kind="stable"),
+                                       x[np.argsort(x)], np.sort(x, axis=None)),
+            f"({code}[:])", layouts(values) + [(np.full(20, values[0]),)])
+    grid = np.round(r.standard_normal((5, 7)), 1)
+    grid[1, 2], grid[3, 0], grid[0, 0] = np.nan, -0.0, 0.0
+    grids = [(grid,), (grid.T,), (grid[::-1, ::2],), (np.asfortranarray(grid),), (grid[:0],),
+             (grid[:, :1],)]
+    add("sort_2d_each_axis", lambda x: (np.sort(x, axis=0, kind="stable"),
+                                        np.sort(x, axis=1, kind="stable"),
+                                        np.sort(x, axis=None, kind="stable"),
+                                        np.argsort(x, axis=0, kind="stable"),
+                                        np.argsort(x, axis=-1, kind="stable"), x.argsort(axis=0,
+                                                                                   kind="stable")),
+        "(f8[:, :])", grids)
+    add("sort_3d_middle_axis", lambda x: (np.sort(x, axis=1, kind="stable"),
+                                          np.argsort(x, axis=1, kind="stable")),
+        "(i4[:, :, :])", [(r.integers(-3, 3, (3, 4, 5)).astype("i4"),),
+                          (r.integers(-3, 3, (2, 0, 3)).astype("i4"),)])
+
+    def sort_in_place(x, y):
+        x.sort(kind="stable")
+        y.sort(axis=0)
+        v = y[:, ::2]
+        v.sort()  # a write through a view of the argument
+        return x, y
+
+    add("sort_method_in_place", sort_in_place, "(f8[:], i8[:, :])",
+        [(many.copy(), r.integers(-9, 9, (4, 6))), (special.copy(), r.integers(-9, 9, (1, 3)))],
+        tags=("writes",))
+
+    def uniques(x):
+        values, index, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                                   return_counts=True)
+        return (np.unique(x), values, index, inverse, counts, np.unique(x, return_counts=True)[1],
+                np.unique(x, equal_nan=False), np.unique(x, sorted=False))
+
+    add("unique_float64", uniques, "(f8[:])", floats, tags=("extended", "zero_sign_unspecified"))
+    add("unique_int_and_bool", lambda x, b: (*np.unique(x, return_inverse=True,
+                                                        return_counts=True),
+                                             *np.unique(b, return_index=True)),
+        "(i8[:], b1[:])", [(np.array([5, -2**63, 5, 2**63 - 1, 0, 5, -1]),
+                            np.array([True, False, True])),
+                           (np.zeros(0, "i8"), np.zeros(0, bool)),
+                           (np.full(9, 7), np.ones(4, bool))])
+    add("unique_2d_inverse_shape", lambda x: np.unique(x, return_inverse=True), "(u2[:, :])",
+        [(r.integers(0, 4, (3, 5)).astype("u2"),), (r.integers(0, 4, (3, 5)).astype("u2").T,)])
+    medians = [(grid,), (grid.T,), (np.abs(grid),), (grid[:, :1],), (grid[:0],),
+               (np.array([[-0.0, -0.0], [np.inf, -np.inf]]),), (np.array([[1e308, 1e308]]),)]
+    add("median", lambda x: (np.median(x), np.median(x, axis=0), np.median(x, axis=1),
+                             np.median(x, axis=-1, keepdims=True), np.median(x, axis=(0, 1)),
+                             np.median(x, keepdims=True)),
+        "(f8[:, :])", medians)
+    add("median_int_and_float32", lambda i, f: (np.median(i), np.median(i[1:]), np.median(f),
+                                                np.median(f[::2]), np.median(i > 0)),
+        "(i8[:], f4[:])", [(np.array([2**63 - 1, 2**63 - 1, 5, -3]), np.float32([1, 2, 4, 3])),
+                           (np.array([7]), np.float32([np.nan, 1]))])
+    quants = [(np.abs(grid),), (grid,), (grid.T,), (grid[:, :1],),
+              (np.array([[1.0, np.inf, -np.inf, 3.0]]),)]
+    add("percentile_quantile", lambda x: (np.percentile(x, 50), np.percentile(x, [10, 37.5, 90]),
+                                          np.quantile(x, 0.3, axis=0), np.quantile(x, 1),
+                                          np.quantile(x, [0, 1]), np.percentile(x, 100, axis=1),
+                                          np.quantile(x, 0.25, axis=1, keepdims=True),
+                                          np.quantile(x, [0.5, 0.75], axis=0, keepdims=True)),
+        "(f8[:, :])", quants)
+    add("quantile_dtypes", lambda f, i, q: (np.quantile(f, 0.3), np.quantile(f, [0.3]),
+                                            np.quantile(f, q), np.percentile(i, 40),
+                                            np.quantile(i, 1), np.quantile(i, [0.5, 0.9]),
+                                            np.percentile(f, q * 100)),
+        "(f4[:], i2[:], f8)", [(np.float32([1, 2, 3.5, 7, -1]), np.int16([5, -32768, 32767, 0]),
+                                np.float64(0.71)),
+                               (np.float32([5]), np.int16([3]), np.float64(0.0))])
+    add("partition_property", lambda x: (np.partition(x, 3)[3], np.partition(x, [1, -2])[1],
+                                         np.partition(x, -2)[-2],
+                                         np.sort(np.partition(x, 4)[:4]),
+                                         x[np.argpartition(x, 2)][2],
+                                         np.sort(np.partition(x[None], 1, axis=1)[0, 1:])),
+        "(i8[:])", [(r.integers(-20, 20, 9),), (np.array([5, 5, 5, 1, 9, 9, 0]),)])
+    return c
+
+
+EXTENDED_CASES += _sorting_cases()
+
+from numpy_cases_complex import COMPLEX_CASES  # noqa: E402  (after the cases it extends)
+
+EXTENDED_CASES += COMPLEX_CASES

@@ -64,14 +64,27 @@ def test_unsupported_function_names_closest_alternatives():
     assert "closest supported: np.cumprod" in text
 
 
-def test_unique_says_what_to_write_instead():
-    def k(x: f64[:]):
-        return np.unique(x)
+def test_unique_rows_say_what_to_write_instead():
+    def k(x: f64[:, :]):
+        return np.unique(x, axis=0)
 
     with pytest.raises(TraceError) as info:
         _trace(k)
-    assert "np.unique returns an array whose size depends on the data" in str(info.value)
-    assert f":{_line_of(k, 'return np.unique')}:" in str(info.value)
+    text = str(info.value)
+    assert "np.unique with axis= is not supported" in text
+    assert f":{_line_of(k, 'return np.unique')}:" in text
+    assert "hint: compare rows yourself" in text
+
+
+def test_sorting_complex_values_is_refused_by_name():
+    def k(x: f64[:]):
+        return np.sort(x * 1j)
+
+    with pytest.raises(TraceError) as info:
+        _trace(k)
+    text = str(info.value)
+    assert "np.sort of complex values is not supported" in text
+    assert f":{_line_of(k, 'return np.sort')}:" in text
 
 
 def test_large_array_constants_are_rejected_with_a_hint():
@@ -376,8 +389,8 @@ def test_new_functions_runtime_errors_are_numpys(body, sig, args, error, message
 
 
 def test_unsupported_functions_suggest_ones_that_do_the_same_job():
-    cases = {"correlate": "np.convolve", "sort": "np.argmax, np.argmin, np.max, np.min",
-             "median": "np.mean, np.max, np.min", "digitize": "np.searchsorted, np.histogram",
+    cases = {"correlate": "np.convolve", "lexsort": "np.argsort, np.sort",
+             "nanmedian": "np.median, np.nanmean", "digitize": "np.searchsorted, np.histogram",
              "tensordot": "np.einsum, np.dot, np.matmul"}
     binary = ("correlate", "digitize", "tensordot")
     for name, expected in cases.items():
@@ -388,3 +401,24 @@ def test_unsupported_functions_suggest_ones_that_do_the_same_job():
             trace_kernel(k, parse_signature_string("(f8[:])"), name="k")
         assert f"np.{name} is not supported" in str(info.value)
         assert f"closest supported: {expected};" in str(info.value)
+
+
+def _countdown(n):
+    if n <= 0:
+        return 0
+    return 1 + _countdown(n - 1)
+
+
+def test_recursion_on_runtime_values_is_a_located_error():
+    def k(n: aotc.i64):
+        return _countdown(n)
+
+    with pytest.raises(TraceError, match="'_countdown' calls itself on values known only "
+                                         "at run time") as info:
+        _trace(k)
+    assert "return 1 + _countdown(n - 1)" in str(info.value)
+
+    def fixed(x: f64):
+        return x * _countdown(5)  # recursion on build-time values runs while tracing
+
+    assert _trace(fixed).program is not None

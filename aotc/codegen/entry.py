@@ -18,6 +18,7 @@ from ..ir import (
     Program,
     Var,
     bound_uppers,
+    returned_arguments,
     runs_loops,
     runtime_errors,
     size_expressions,
@@ -25,7 +26,7 @@ from ..ir import (
 )
 from ..ops.core import Primitive
 from ..shapes import DimExpr, bound_symbols, size, upper_bound
-from . import control, fusion, indexing, linalg, nests, reductions
+from . import control, fusion, indexing, linalg, nests, reductions, sorting
 from .args import Args
 from .builder import KernelBuilder
 from .context import Lowering
@@ -50,7 +51,7 @@ def _eqn_rules() -> dict[Primitive, EqnRule]:
     for prim, view_rule in VIEW_RULES.items():
         rules[prim] = _view_eqn_rule(view_rule)
     for table in (nests.RULES, reductions.RULES, indexing.RULES, linalg.RULES, control.RULES,
-                  fusion.RULES):
+                  fusion.RULES, sorting.RULES):
         rules.update(table)
     return rules
 
@@ -195,9 +196,11 @@ def _emit_body(ctx: Lowering, program: Program, inputs: list[Scalar | View],
     except AotcError as error:
         error.with_context(kernel=program.name)
         raise
+    returned = returned_arguments(program)
     for j, atom in enumerate(program.outputs):
-        if isinstance(atom, Var) and ctx.layout.homes.get(atom) == OutputHome(j):
-            continue  # computed in place
+        if j in returned or isinstance(atom, Var) and ctx.layout.homes.get(atom) == \
+                OutputHome(j):
+            continue  # the caller returns the argument itself, or computed in place
         _copy_output(ctx, j, atom.type.dtype, ctx.read(atom))
     _write_back(ctx, dests, program, private)
 

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 
 from ..abi import SCRATCH_ALIGN
 from ..errors import UnsupportedError
-from ..ir import AType, Program, Var, bound_uppers, nested_programs
+from ..ir import AType, Program, Var, bound_uppers, nested_programs, returned_arguments
 from ..ops.control import cond_p
 from ..shapes import DimExpr, relu, size, upper_bound
 from .carries import LOOP_FORMS
 from .dtypes import check_supported
 from .inplace import BufferPlan, Move, Update, plan_buffers
+from .workspace import workspace
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ class Layout:
     #: ``("writeback", k)`` (writes into arguments), ``(loop, k)`` (back edges),
     #: ``(cond, branch, k)`` (branch results), ``(update, "operand")`` (staged update
     #: operands), and ``("argument", index)`` (the fallback for an argument written in
-    #: place whose array overlaps itself or another argument).
+    #: place whose array overlaps itself or another argument); ``(eqn, "work", k)``
+    #: are the work buffers of an equation's lowering (see :mod:`.workspace`).
     staging: Mapping[Hashable, ScratchHome] = field(default_factory=dict)
     plan: BufferPlan | None = None
 
@@ -106,6 +108,7 @@ def _staged_types(program: Program, plan: BufferPlan) -> list[tuple[Hashable, AT
     for eqn in program.eqns:
         for nested in nested_programs(eqn):
             found.extend(_staged_types(nested, plan))
+        found.extend(((eqn, "work", k), atype) for k, atype in enumerate(workspace(eqn)))
         if plan.updates.get(eqn) is Update.STAGED:
             found.append(((eqn, "operand"), eqn.inputs[1].type))
         if eqn.prim in LOOP_FORMS:
@@ -126,7 +129,10 @@ def plan_layout(program: Program) -> Layout:
     _check_dtypes(program)
     plan = plan_buffers(program)
     first_output: dict[Var, int] = {}
+    returned = returned_arguments(program)  # the caller returns the argument: no buffer
     for j, atom in enumerate(program.outputs):
+        if j in returned:
+            continue
         if isinstance(atom, Var) and atom in plan.buffer:
             first_output.setdefault(plan.buffer[atom], j)
     slots = _Slots(bound_uppers(program))

@@ -6,10 +6,12 @@ Importing the package registers it into the tracer core's dispatch table
 (:data:`aotc.trace.DISPATCH`) and installs Python's operators on tracers; the modules
 import each other one way only: ``ufuncs`` <- ``functions_base`` <- ``views``,
 ``shaping`` <- ``reductions``, ``creation`` <- ``joining``, ``masks`` <- ``indexing`` <-
-``writes`` <- ``fancy`` (index arrays), ``linalg``, ``statistics`` <- the one-job
+``writes`` <- ``fancy`` (index arrays), ``complexes`` (``.real``/``.imag`` as views)
+<- ``linalg``, ``statistics`` <- the one-job
 modules built on them (``rounding``, ``extrema``, ``closeness``, ``copying``,
 ``searching`` <- ``convolution``, ``histograms``; ``grids``, ``triangular``,
-``vectors``, ``polynomial``, ``einsum``) <- ``functions``, ``methods`` (the tables).
+``vectors``, ``polynomial``, ``einsum``; ``sorting`` <- ``unique``, ``quantiles``)
+<- ``functions``, ``methods`` (the tables).
 ``pymath`` (Python's ``math`` on traced scalars) is a table autograph's converted calls
 use.
 """
@@ -23,7 +25,7 @@ import numpy as np
 from .. import lax
 from ..shapes import relu
 from ..trace import DISPATCH, Tracer, current
-from . import fancy, functions, joining, linalg, masks, methods, ufuncs, views, writes
+from . import complexes, fancy, functions, joining, linalg, masks, methods, ufuncs, views, writes
 from .functions import CREATION, FUNCTIONS
 
 
@@ -65,6 +67,8 @@ def _register() -> None:
     DISPATCH.constant = _constant
     for dunder, fn in ufuncs.OPERATORS.items():
         setattr(Tracer, dunder, fn)
+    Tracer.real = complexes.part_property(0)  # type: ignore[attr-defined]
+    Tracer.imag = complexes.part_property(1)  # type: ignore[attr-defined]
     setattr(Tracer, "__mul__", _times(False))  # noqa: B010
     setattr(Tracer, "__rmul__", _times(True))  # noqa: B010
     for name, ufunc in ufuncs.BINARY_OPERATORS.items():

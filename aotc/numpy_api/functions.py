@@ -20,6 +20,7 @@ from ..ops.elementwise import PRIM_OF_UFUNC
 from ..trace import as_tracer, current
 from . import (
     closeness,
+    complexes,
     convolution,
     copying,
     creation,
@@ -30,13 +31,16 @@ from . import (
     joining,
     linalg,
     polynomial,
+    quantiles,
     reductions,
     rounding,
     searching,
     selection,
     shaping,
+    sorting,
     statistics,
     triangular,
+    unique,
     vectors,
 )
 from .ufuncs import DECOMPOSITIONS, apply_ufunc
@@ -87,9 +91,14 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.nonzero: selection.nonzero, np.flatnonzero: selection.flatnonzero,
     np.argwhere: selection.argwhere, np.compress: selection.compress,
     np.extract: selection.extract, np.trim_zeros: selection.trim_zeros,
+    np.sort: sorting.sort, np.argsort: sorting.argsort, np.partition: sorting.partition,
+    np.argpartition: sorting.argpartition,
+    np.unique: unique.unique, np.median: quantiles.median, np.percentile: quantiles.percentile,
+    np.quantile: quantiles.quantile,
+    **complexes.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
-DATA_DEPENDENT = {np.unique: "np.unique"}
+DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
 
 
 #: Every NumPy callable a kernel may call by any name, with no array argument needed.
@@ -97,6 +106,7 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     **{getattr(np, name): fn for name, fn in creation.CREATION.items()},
     np.array: joining.array, np.asarray: joining.asarray,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
+    **complexes.SCALAR_TYPES,
 }
 #: Ufuncs written as compositions (here too, those that are other operations).
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul}
@@ -112,11 +122,9 @@ def supported_names() -> list[str]:
 #: closest spellings (``np.correlate`` suggests ``np.convolve``, not ``np.clip``).
 RELATED: dict[str, tuple[str, ...]] = {
     "correlate": ("convolve",), "fftconvolve": ("convolve",), "fft": ("convolve", "einsum"),
-    "sort": ("argmax", "argmin", "max", "min"), "argsort": ("argmax", "argmin"),
-    "partition": ("max", "min", "argmax"), "argpartition": ("argmax", "argmin"),
-    "lexsort": ("argmax", "argmin"), "median": ("mean", "max", "min"),
-    "percentile": ("mean", "max", "min"), "quantile": ("mean", "max", "min"),
-    "nanmedian": ("nanmean", "nanmax", "nanmin"), "nanpercentile": ("nanmean", "nanmax"),
+    "lexsort": ("argsort", "sort"), "sort_complex": ("sort", "argsort"),
+    "nanmedian": ("median", "nanmean"), "nanpercentile": ("percentile", "nanmean"),
+    "nanquantile": ("quantile", "nanmean"),
     "digitize": ("searchsorted", "histogram"), "histogram2d": ("histogram", "bincount"),
     "histogramdd": ("histogram", "bincount"), "histogram_bin_edges": ("histogram", "linspace"),
     "tensordot": ("einsum", "dot", "matmul"), "kron": ("outer", "einsum"),
@@ -133,7 +141,7 @@ RELATED: dict[str, tuple[str, ...]] = {
     "dstack": ("stack", "concatenate"), "atleast_3d": ("atleast_2d", "expand_dims"),
     "logspace": ("linspace", "power"), "geomspace": ("linspace", "exp"),
     "cov": ("var", "mean", "dot"), "corrcoef": ("var", "mean", "dot"),
-    "poly1d": ("polyval",), "isin": ("searchsorted", "any"), "in1d": ("searchsorted", "any"),
+    "poly1d": ("polyval",), "isin": ("searchsorted", "unique"), "in1d": ("searchsorted", "unique"),
     "array_equal": ("all", "equal"), "allequal": ("all", "equal"),
     "mgrid": ("meshgrid", "arange"), "ogrid": ("meshgrid", "arange"),
     "indices": ("meshgrid", "arange"),

@@ -12,7 +12,7 @@ by step, so counts, edges and dtypes are NumPy's: edges from ``linspace`` in Num
 corrections on the edges (the last bin is closed), values outside the range dropped.
 Without ``range`` the data's min and max are used (0 and 1 for empty data, a
 ``ValueError`` for non-finite ones), widened by 0.5 when equal. ``bins`` may also be
-an array of increasing edges (counted with :func:`.searching.count_before`, without
+an array of increasing edges (NumPy's sort and binary search of the data, without
 weights). ``density=True`` divides by the bin widths and the total.
 """
 
@@ -26,6 +26,7 @@ import numpy as np
 from .. import lax
 from ..ops.index import raise_if_p
 from ..ops.reduce import REDUCTIONS
+from ..ops.sorting import sort_p
 from ..shapes import DimExpr
 from ..trace import WEAK_TYPES, Tracer, as_tracer, current
 from .creation import full_from_dims, iota, linspace
@@ -83,7 +84,9 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None) -> Tracer:
         return sum_(hits, axis=0, dtype=I64)
     w = one_dimensional(weights, "weights")
     if w.dtype.kind == "c":
-        raise ctx.error("complex numbers are not supported yet")
+        raise ctx.error(f"np.bincount: cannot cast the weights from {w.dtype} to float64 "
+                        "according to the rule 'safe' (complex weights)",
+                        hint="pass weights.real and weights.imag in two calls")
     n = values.aval.shape[0]
     if w.aval.shape[0] != n:
         ctx.check("==", w.aval.shape[0], n, "ValueError",
@@ -256,9 +259,10 @@ def _uniform_counts(data: Tracer, weights: Tracer | None, edges: _Edges, values:
 
 def _edge_counts(data: Tracer, values: Tracer) -> Tracer:
     """NumPy's path for explicit edges: ``diff`` of how many values sort before each edge
-    (the last edge inclusive)."""
+    (the last edge inclusive), by binary search in the sorted data."""
     dtype = np.result_type(data.dtype, values.dtype)
     a, e = lax.convert(data, dtype), lax.convert(values, dtype)
+    a = lax.bind1(sort_p, a.atom, axis=0)
     cumulative = concatenate([count_before(a, e[:-1], "left"),
                               count_before(a, e[-1:], "right")])
     return diff(cumulative)
@@ -271,12 +275,14 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     if data.dtype == np.bool_:  # NumPy converts (with a RuntimeWarning)
         data = lax.convert(data, np.dtype(np.uint8))
     if data.dtype.kind == "c":
-        raise ctx.error("complex numbers are not supported yet")
+        raise ctx.error("np.histogram of complex values is not supported (complex values "
+                        "have no order for bins)", hint="histogram np.abs(a) or a.real")
     w = None
     if weights is not None:
         w = as_tracer(weights)
         if w.dtype.kind == "c":
-            raise ctx.error("complex numbers are not supported yet")
+            raise ctx.error("np.histogram with complex weights is not supported yet",
+                            hint="histogram weights.real and weights.imag separately")
         if w.ndim != data.ndim:
             raise ctx.error("weights should have the same shape as a.")
         for dw, da in zip(w.aval.shape, data.aval.shape, strict=True):

@@ -6,7 +6,18 @@ from collections.abc import Callable
 from typing import Any
 
 from ..trace import Tracer, current
-from . import joining, linalg, reductions, rounding, searching, selection, shaping, statistics
+from . import (
+    complexes,
+    joining,
+    linalg,
+    reductions,
+    rounding,
+    searching,
+    selection,
+    shaping,
+    sorting,
+    statistics,
+)
 
 _METHODS: dict[str, Callable[..., Any]] = {
     "sum": reductions.sum_, "prod": reductions.prod, "max": reductions.max_,
@@ -20,7 +31,10 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "cumsum": joining.cumsum, "cumprod": joining.cumprod, "repeat": joining.repeat,
     "take": joining.take, "copy": joining.copy, "swapaxes": joining.swapaxes,
     "dot": linalg.dot, "trace": linalg.trace, "round": rounding.round_,
-    "searchsorted": searching.searchsorted,
+    "sort": sorting.sort_method, "argsort": sorting.argsort,
+    "partition": sorting.partition_method, "argpartition": sorting.argpartition,
+    "searchsorted": searching.searchsorted, "conj": complexes.conj,
+    "conjugate": complexes.conj,
 }
 
 
@@ -34,7 +48,7 @@ _PROPERTIES: dict[str, Callable[[Tracer], Any]] = {
     "T": lambda self: shaping.transpose(self),
     "mT": lambda self: shaping.transpose(self, tuple(range(self.ndim - 2))
                                          + (self.ndim - 1, self.ndim - 2)),
-    "real": lambda self: self,
+    "real": complexes.real, "imag": complexes.imag,
 }
 
 

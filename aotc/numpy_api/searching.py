@@ -1,17 +1,16 @@
-"""``np.searchsorted`` and ``np.interp``, by counting instead of bisecting (for now).
+"""``np.searchsorted`` and ``np.interp``, by binary search.
 
 The insertion index of ``v`` in a sorted ``a`` is how many elements of ``a`` sort
-before it: ``sum(a < v)`` for ``side='left'``, ``sum(a <= v)`` for ``'right'``, with
-NumPy's order for floats, where NaN sorts after everything. Counting compares every
-``v`` with every ``a``: **O(len(a) * len(v))** work (and, unfused, memory) where a
-binary search is O(len(v) * log len(a)); a real binary search comes with sorting. For
-sorted input (which NumPy assumes as well) the results are NumPy's.
+before it (``side='left'``), or not after it (``'right'``), in NumPy's order for floats,
+where NaN sorts after everything: the ``searchsorted`` primitive finds it by binary
+search, O(len(v) * log len(a)). For sorted input (which NumPy assumes as well) the
+results are NumPy's.
 
-``np.interp`` finds its interval the same way (``j = sum(xp <= x) - 1``, what NumPy's
-``binary_search_with_guess`` returns for increasing ``xp``), then follows NumPy's
-``arr_interp`` step by step: ``left``/``right`` outside, ``fp[j]`` on a sample point,
-``slope * (x - xp[j]) + fp[j]`` inside, retried from the right end when that is NaN.
-``period=`` is not supported yet (it needs a sort).
+``np.interp`` finds its interval the same way (``j = searchsorted(xp, x, 'right') - 1``,
+what NumPy's ``binary_search_with_guess`` returns for increasing ``xp``), then follows
+NumPy's ``arr_interp`` step by step: ``left``/``right`` outside, ``fp[j]`` on a sample
+point, ``slope * (x - xp[j]) + fp[j]`` inside, retried from the right end when that is
+NaN. ``period=`` is not supported yet.
 """
 
 from __future__ import annotations
@@ -22,10 +21,10 @@ import numpy as np
 
 from .. import lax
 from ..ops.index import take_p
+from ..ops.sorting import searchsorted_p
 from ..shapes import DimExpr, relu
 from ..trace import WEAK_TYPES, Tracer, as_tracer, current
 from .functions_base import where
-from .reductions import sum_
 from .ufuncs import apply_ufunc
 
 I64 = np.dtype(np.int64)
@@ -61,28 +60,14 @@ def take(x: Tracer, indices: Tracer) -> Tracer:
 
 
 def count_before(a: Tracer, v: Tracer, side: str) -> Tracer:
-    """For each element of ``v`` (any shape), how many elements of the 1-D ``a`` sort
-    before it (``'left'``) or not after it (``'right'``), in NumPy's NaN-last order.
-    ``a`` and ``v`` share a dtype."""
-    keys = lax.reshape(v, v.aval.shape + (ONE,))
-    if side == "left":
-        before = _ufunc(np.less, a, keys)
-        if a.dtype.kind == "f":  # a NaN key sorts after every number
-            before = _ufunc(np.logical_or, before, _ufunc(
-                np.logical_and, _ufunc(np.isnan, keys), _ufunc(np.logical_not,
-                                                                _ufunc(np.isnan, a))))
-    else:
-        after = _ufunc(np.less, keys, a)
-        if a.dtype.kind == "f":  # a NaN in a sorts after every number key
-            after = _ufunc(np.logical_or, after, _ufunc(
-                np.logical_and, _ufunc(np.isnan, a), _ufunc(np.logical_not,
-                                                             _ufunc(np.isnan, keys))))
-        before = _ufunc(np.logical_not, after)
-    return sum_(before, axis=-1, dtype=I64)
+    """For each element of ``v`` (any shape), how many elements of the sorted 1-D ``a``
+    sort before it (``'left'``) or not after it (``'right'``), in NumPy's NaN-last
+    order. ``a`` and ``v`` share a dtype."""
+    return lax.bind1(searchsorted_p, a.atom, v.atom, side=side)
 
 
 def searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Tracer:
-    """``np.searchsorted`` by counting: O(len(a) * len(v)), see the module docstring."""
+    """``np.searchsorted`` by binary search, see the module docstring."""
     x = one_dimensional(a, "a")
     if side not in ("left", "right"):
         raise current().error(f"search side must be 'left' or 'right' (got {side!r})")
@@ -103,13 +88,14 @@ def _scalar_f64(value: Any, what: str) -> Tracer:
     if t.ndim:
         raise current().error(f"np.interp: {what} must be a scalar")
     if t.dtype.kind == "c":
-        raise current().error("complex numbers are not supported yet")
+        raise current().error(f"np.interp: a complex {what} is not supported yet",
+                              hint="interpolate the real and imaginary parts separately")
     return lax.convert(t, F64)
 
 
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
            period: Any = None) -> Tracer:
-    """``np.interp`` for increasing ``xp``: O(len(x) * len(xp)), see the module docstring."""
+    """``np.interp`` for increasing ``xp``, see the module docstring."""
     ctx = current()
     if period is not None:
         raise ctx.error("np.interp with period= is not supported yet (it sorts the sample "
@@ -117,7 +103,8 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
                                         "and pass sample points that cover it in order")
     values = as_tracer(fp)
     if values.dtype.kind == "c":
-        raise ctx.error("complex numbers are not supported yet")
+        raise ctx.error("np.interp with complex fp is not supported yet",
+                        hint="interpolate fp.real and fp.imag separately")
     xs = lax.convert(as_tracer(x, F64 if isinstance(x, WEAK_TYPES) else None), F64)
     pts = lax.convert(one_dimensional(xp, "xp"), F64)
     vals = lax.convert(one_dimensional(values, "fp"), F64)

@@ -1,0 +1,139 @@
+"""One row of a sort: strided element access, locals, the helper functions' frame, and
+the insertion sort short rows use.
+
+The row helpers (:mod:`.radix`) are internal functions emitted once per module and
+dtype; this module holds what they are written with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from .builder import KernelBuilder
+from .dtypes import I64, PTR, i64
+from .loops import for_range
+
+VOID = ir.VoidType()
+#: Helper parameters that are i64 (the others are pointers).
+INT_PARAMS = ("src_stride", "n", "dst_stride")
+
+
+@dataclass(frozen=True)
+class Row:
+    """``n`` elements of ``ty`` at ``data + i * stride`` bytes."""
+
+    data: ir.Value
+    stride: ir.Value
+    ty: ir.Type
+    align: int
+
+    def at(self, b: ir.IRBuilder, i: ir.Value) -> ir.Value:
+        return b.gep(self.data, [b.mul(i, self.stride)], source_etype=ir.IntType(8))
+
+    def load(self, b: ir.IRBuilder, i: ir.Value) -> ir.Value:
+        return b.load(self.at(b, i), typ=self.ty, align=self.align)
+
+    def store(self, b: ir.IRBuilder, i: ir.Value, value: ir.Value) -> None:
+        b.store(value, self.at(b, i), align=self.align)
+
+
+def packed(b: ir.IRBuilder, data: ir.Value, ty: ir.IntType) -> Row:
+    """A buffer of our own: contiguous, naturally aligned."""
+    return Row(data, i64(ty.width // 8), ty, ty.width // 8)
+
+
+class Local:
+    """A mutable local (an entry-block alloca; mem2reg makes it a register)."""
+
+    def __init__(self, b: KernelBuilder, ty: ir.Type, init: ir.Value, name: str) -> None:
+        self.b, self.ty = b, ty
+        self.slot = b.entry_alloca(ty, name)
+        b.store(init, self.slot)
+
+    def get(self) -> ir.Value:
+        return self.b.load(self.slot, typ=self.ty)
+
+    def set(self, value: ir.Value) -> None:
+        self.b.store(value, self.slot)
+
+
+@contextmanager
+def helper_function(module: ir.Module, name: str, args: list[str]) -> Iterator[
+        tuple[KernelBuilder, dict[str, ir.Argument]]]:
+    """Define internal ``void name(args...)``; the body is the ``with`` block."""
+    types = [I64 if a in INT_PARAMS else PTR for a in args]
+    fn = ir.Function(module, ir.FunctionType(VOID, types), name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    params = dict(zip(args, fn.args, strict=True))
+    for arg_name, arg in params.items():
+        arg.name = arg_name
+    entry = fn.append_basic_block("entry")
+    b = KernelBuilder(fn.append_basic_block("start"))
+    yield b, params
+    b.ret_void()
+    with b.goto_block(entry):
+        b.branch(fn.basic_blocks[1])
+
+
+def insertion_sort(b: KernelBuilder, n: ir.Value, sorted_keys: Row,
+                   key_of: Callable[[ir.Value], ir.Value], moved: list[Row],
+                   budget: ir.Value | None = None) -> ir.Value:
+    """Stable insertion sort of ``n`` elements: ``sorted_keys`` holds what is compared
+    (``key_of`` makes its key), every row of ``moved`` moves along with it.
+
+    With a ``budget``, gives up once more than that many elements have moved (the row
+    is then a permutation of what it was, equal keys still in their order) and returns
+    i1 false; returns true when the row is sorted."""
+    fn = b.function
+    rows = (sorted_keys, *moved)
+    moves = Local(b, I64, i64(0), "moves")
+    i = Local(b, I64, i64(1), "i")
+    outer, item, head, check, shift, place, done = (
+        fn.append_basic_block(f"ins.{s}")
+        for s in ("outer", "item", "head", "check", "shift", "place", "done"))
+    b.branch(outer)
+    b.position_at_end(outer)
+    more = b.icmp_signed("<", i.get(), n)
+    if budget is not None:
+        more = b.and_(more, b.icmp_signed("<=", moves.get(), budget))
+    b.cbranch(more, item, done)
+    b.position_at_end(item)
+    at = i.get()
+    i.set(b.add(at, i64(1)))
+    values = [row.load(b, at) for row in rows]
+    key = key_of(values[0])
+    j = Local(b, I64, at, "j")
+    b.branch(head)
+    b.position_at_end(head)
+    b.cbranch(b.icmp_signed(">", j.get(), i64(0)), check, place)
+    b.position_at_end(check)
+    before = b.sub(j.get(), i64(1))
+    b.cbranch(b.icmp_unsigned("<", key, key_of(sorted_keys.load(b, before))), shift, place)
+    b.position_at_end(shift)
+    for row in rows:
+        row.store(b, j.get(), row.load(b, before))
+    j.set(before)
+    moves.set(b.add(moves.get(), i64(1)))
+    b.branch(head)
+    b.position_at_end(place)
+    with b.if_then(b.icmp_signed("!=", j.get(), at)):
+        for row, value in zip(rows, values, strict=True):
+            row.store(b, j.get(), value)
+    b.branch(outer)
+    b.position_at_end(done)
+    return b.icmp_signed("<=", moves.get(), budget) if budget is not None else \
+        ir.Constant(ir.IntType(1), 1)
+
+
+def copy_row(b: ir.IRBuilder, n: ir.Value, src: Row, dst: Row,
+             convert: Callable[[ir.Value], ir.Value]) -> None:
+    """``dst[i] = convert(src[i])`` for ``i < n`` (``dst`` may be ``src``)."""
+    with for_range(b, n, "cpy") as i:
+        dst.store(b, i, convert(src.load(b, i)))
+
+

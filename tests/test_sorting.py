@@ -1,0 +1,200 @@
+"""Sorting compiled (in-process JIT) against NumPy, beyond the catalog's cases.
+
+The claims checked here: every sort is stable and returns NumPy's ``kind='stable'``
+result bit for bit (NaN payloads and signs, ``-0.0``/``0.0`` in input order), at every
+dtype, for rows short enough for insertion sort and long enough for the radix passes,
+with digits that all keys share (skipped passes) and ones that vary; partitions have
+the partition property for every ``kth``; ``searchsorted`` is NumPy's binary search;
+and the work buffers come from the kernel's scratch plan, never from malloc.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy_cases import CODE
+
+from aotc import lax
+from aotc.codegen import TargetSpec, emit_llvm, jit
+from aotc.codegen.layout import plan_layout
+from aotc.codegen.radix import SMALL
+from aotc.frontend import trace_kernel
+from aotc.passes import optimize
+from aotc.types import parse_signature_string
+
+ORDERED = [np.dtype(c) for c in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4",
+                                 "f8")]
+SIZES = [0, 1, 2, SMALL, SMALL + 1, 257, 3000]
+
+
+def _program(fn: Any, signature: str) -> Any:
+    return optimize(trace_kernel(fn, parse_signature_string(signature), name="k").program)
+
+
+def _kernel(fn: Any, signature: str) -> jit.JitKernel:
+    return jit.JitKernel(_program(fn, signature))
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return a.view(f"u{a.dtype.itemsize}") if a.dtype.kind == "f" else a
+
+
+def _data(dtype: np.dtype, n: int, rng: np.random.Generator, shape: str) -> np.ndarray:
+    """Values that exercise every digit (random), few digits (small range), one digit
+    value for all keys but one (skipped passes), or none (all equal)."""
+    if dtype.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind == "f":
+        x = (rng.standard_normal(n) * 1e3).astype(dtype)
+        if shape == "small":
+            x = np.round(x / 100).astype(dtype)
+        x[::5] = np.nan
+        x[::7] = -0.0
+        x[::11] = 0.0
+        x[::13] = -np.inf
+        bits = x.view(f"u{dtype.itemsize}")
+        x[5::19] = -np.nan  # NaNs with the sign bit set, and with payloads
+        x[2::19] = np.nan
+        bits[2::19] |= 0x5
+        bits[3::17] |= 1
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        if shape == "small":
+            x = (rng.integers(0, 40, n) * (256 if dtype.itemsize > 1 else 1)).astype(dtype)
+    if shape == "equal":
+        x[:] = x[0] if n else x
+    return x
+
+
+@pytest.mark.parametrize("dtype", ORDERED, ids=str)
+def test_sort_and_argsort_are_numpys_stable_sort(dtype: np.dtype) -> None:
+    k = _kernel(lambda x: (np.sort(x), np.argsort(x), np.sort(x[::-1]), np.argsort(x[::2])),
+                f"({CODE[dtype]}[:])")
+    rng = np.random.default_rng(5)
+    for n in SIZES:
+        for shape in ("random", "small", "equal"):
+            x = _data(dtype, n, rng, shape)
+            got = k(x)
+            want = (np.sort(x, kind="stable"), np.argsort(x, kind="stable"),
+                    np.sort(x[::-1], kind="stable"), np.argsort(x[::2], kind="stable"))
+            for g, w in zip(got, want, strict=True):
+                assert g.dtype == w.dtype and g.shape == w.shape
+                np.testing.assert_array_equal(_bits(g), _bits(w), err_msg=f"{dtype} n={n} {shape}")
+
+
+def test_rows_of_every_length_along_either_axis() -> None:
+    k = _kernel(lambda x: (np.sort(x, axis=0), np.argsort(x, axis=1), np.sort(x.T, axis=1)),
+                "(f4[:, :])")
+    rng = np.random.default_rng(8)
+    for rows, cols in [(3, 40), (40, 3), (SMALL + 1, SMALL), (1, 500), (0, 4), (4, 0)]:
+        x = _data(np.dtype("f4"), rows * cols, rng, "random").reshape(rows, cols)
+        got = k(x)
+        want = (np.sort(x, axis=0, kind="stable"), np.argsort(x, axis=1, kind="stable"),
+                np.sort(x.T, axis=1, kind="stable"))
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(_bits(g), _bits(w))
+
+
+def _before(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """NumPy's order: a < b, NaN after every number."""
+    if a.dtype.kind == "f":
+        return (a < b) | (np.isnan(b) & ~np.isnan(a))
+    return a < b
+
+
+@pytest.mark.parametrize("dtype", [np.dtype("f8"), np.dtype("i2")], ids=str)
+def test_partitions_have_the_partition_property(dtype: np.dtype) -> None:
+    rng = np.random.default_rng(3)
+    x = _data(dtype, 60, rng, "small")
+    for kth in (0, 1, 29, 58, 59, -1, -60):
+        k = _kernel(lambda x, kth=kth: (np.partition(x, kth), np.argpartition(x, kth)),
+                    f"({CODE[dtype]}[:])")
+        part, order = k(x)
+        np.testing.assert_array_equal(np.sort(_bits(part)), np.sort(_bits(x)))
+        assert sorted(order.tolist()) == list(range(x.size))
+        for p in (part, x[order]):
+            pivot = p[kth]
+            assert not _before(np.full(x.size, pivot), p)[:kth % x.size].any()
+            assert not _before(p, np.full(x.size, pivot))[kth % x.size + 1:].any()
+
+
+def test_kth_out_of_bounds_is_numpys_error() -> None:
+    k = _kernel(lambda x: np.partition(x, 4), "(f8[:])")
+    with pytest.raises(ValueError, match=r"kth\(=4\) out of bounds \(3\)"):
+        k(np.zeros(3))
+    runtime = _kernel(lambda x, k: (np.partition(x, k)[k], np.argpartition(x, [k, 0])),
+                      "(f8[:], i8)")
+    x = np.array([5.0, 1.0, 3.0])
+    assert runtime(x, np.int64(-1))[0] == 5.0
+    for kth, shown in ((3, 3), (-4, -1)):
+        with pytest.raises(ValueError, match=rf"kth\(={shown}\) out of bounds \(3\)"):
+            runtime(x, np.int64(kth))
+        with pytest.raises(ValueError, match=rf"kth\(={shown}\) out of bounds \(3\)"):
+            np.partition(x, kth)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype("f8"), np.dtype("f4"), np.dtype("i8"),
+                                   np.dtype("u1"), np.dtype("?")], ids=str)
+def test_searchsorted_is_a_binary_search(dtype: np.dtype) -> None:
+    k = _kernel(lambda a, v: (np.searchsorted(a, v), np.searchsorted(a, v, side="right")),
+                f"({CODE[dtype]}[:], {CODE[dtype]}[:])")
+    rng = np.random.default_rng(4)
+    for n in (0, 1, 2, 7, 1000):
+        a = np.sort(_data(dtype, n, rng, "small"), kind="stable")
+        v = np.concatenate([_data(dtype, 300, rng, "small"), a])
+        left, right = k(a, v)
+        np.testing.assert_array_equal(left, np.searchsorted(a, v))
+        np.testing.assert_array_equal(right, np.searchsorted(a, v, side="right"))
+
+
+def test_work_buffers_are_planned_in_scratch() -> None:
+    """Each sort's key, index and counter buffers are scratch slots of the plan (sized by
+    the row's upper bound when it is only known at run time); no code allocates."""
+    program = _program(lambda x: (np.sort(x[x > 0]), np.argsort(x), np.unique(x)), "(f8[:])")
+    layout = plan_layout(program)
+    work = [key for key in layout.staging if isinstance(key, tuple) and key[1:2] == ("work",)]
+    prims = {key[0].prim.name for key in work}
+    assert prims == {"sort", "argsort"}
+    text = emit_llvm([("k", program)], TargetSpec())
+    assert "malloc" not in text and "calloc" not in text
+
+
+def test_sorting_inside_a_loop_and_of_a_selection() -> None:
+    def kernel(x, k):
+        def body(i, acc):
+            row = np.sort(x[i])
+            return acc + row[-1] - row[0]
+        return lax.fori_loop(0, k, body, 0.0), np.sort(x[x > 0]), np.median(x[x < 0])
+
+    kern = _kernel(kernel, "(f8[:, :], i8)")
+    x = np.random.default_rng(9).standard_normal((5, 30))
+    total, positives, median = kern(x, np.int64(4))
+    expected = 0.0
+    for i in range(4):
+        expected = expected + x[i].max() - x[i].min()
+    assert total == expected
+    np.testing.assert_array_equal(positives, np.sort(x[x > 0]))
+    assert median == np.median(x[x < 0])
+
+
+@pytest.mark.parametrize("code", ["i8", "u8", "f8"])
+def test_shortcut_and_its_fallback(code: str) -> None:
+    """64-bit keys are first sorted by their top varying digits and finished by an
+    insertion sort; keys that share those digits in bulk make it give up and sort every
+    digit instead. Both give NumPy's stable order."""
+    k = _kernel(lambda x: (np.sort(x), np.argsort(x)), f"({code}[:])")
+    rng = np.random.default_rng(12)
+    n = 20_000
+    low = rng.integers(0, 2**32, n, dtype=np.uint64)
+    for top in (rng.integers(0, 2**32, n, dtype=np.uint64),  # distinct prefixes: shortcut
+                np.uint64(0x0101_0101) * (np.arange(n, dtype=np.uint64) % 50)):  # shared
+        bits = (top << np.uint64(32)) | low
+        x = bits.view(np.dtype(code))
+        if code == "f8":
+            x = np.where(np.isfinite(x), x, 0.5)  # no NaNs from random bits
+        values, order = k(x)
+        np.testing.assert_array_equal(_bits(values), _bits(np.sort(x, kind="stable")))
+        np.testing.assert_array_equal(order, np.argsort(x, kind="stable"))
