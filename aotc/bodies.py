@@ -62,7 +62,11 @@ class OuterWrite(Exception):
 
 
 def flatten(tree: Tree) -> tuple[list[Any], Tree]:
-    """Leaves of nested tuples/lists, and a structure to rebuild them with."""
+    """Leaves of nested tuples/lists (and of objects with ``tree_flatten``, as JAX's
+    pytrees), and a structure to rebuild them with."""
+    if hasattr(type(tree), "tree_flatten"):  # the class: a Tracer answers any attribute
+        children, meta = tree.tree_flatten()
+        return list(children), (_Node, (type(tree), meta))
     if isinstance(tree, (tuple, list)):
         leaves: list[Any] = []
         shapes = []
@@ -74,10 +78,17 @@ def flatten(tree: Tree) -> tuple[list[Any], Tree]:
     return [tree], None
 
 
+class _Node:
+    """The structure tag of a ``tree_flatten`` object."""
+
+
 def unflatten(structure: Tree, leaves: list[Any]) -> Tree:
     if structure is None:
         return leaves[0]
     kind, shapes = structure
+    if kind is _Node:
+        cls, meta = shapes
+        return cls.tree_unflatten(meta, leaves)
     out, pos = [], 0
     for count, shape in shapes:
         out.append(unflatten(shape, leaves[pos:pos + count]))

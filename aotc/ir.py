@@ -257,6 +257,22 @@ def bound_uppers(*programs: Program) -> dict[str, DimExpr]:
     return found
 
 
+def returned_arguments(program: Program) -> dict[int, int]:
+    """Outputs that are an array argument itself, as the kernel left it (``return a``,
+    after writing into ``a`` or not): output index -> argument index. The caller gets
+    that argument object back, as from the uncompiled function, not a copy."""
+    final = {atom: i for i, atom in program.writebacks}
+    for i, var in enumerate(program.inputs):
+        if var.type.ndim and i not in final.values():
+            final[var] = i
+    found: dict[int, int] = {}
+    for j, atom in enumerate(program.outputs):
+        if isinstance(atom, Var) and atom in final and atom.type.ndim \
+                and final[atom] not in found.values():
+            found[j] = final[atom]
+    return found
+
+
 def runs_loops(program: Program) -> bool:
     """Whether the program runs a loop whose trip count is only known at run time."""
     return any(eqn.prim.has(LOOP) or any(runs_loops(p) for p in nested_programs(eqn))

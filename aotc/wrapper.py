@@ -24,7 +24,7 @@ import numpy as np
 from . import abi, cpu
 from .argument_order import order_conflicts
 from .errors import BuildError
-from .ir import Program, runs_loops, runtime_errors
+from .ir import Program, returned_arguments, runs_loops, runtime_errors
 from .shapes import bound_symbols
 from .types import SHORT_NAMES, ArrayType, Signature
 
@@ -62,7 +62,12 @@ DTYPES: dict[np.dtype, DTypeInfo] = {
 }
 
 #: Scalar-argument conversion for a kind; bool is normalized to one byte 0/1 (the ABI).
+#: Cython converts to ``double complex`` as ``complex()`` does (``__complex__``, else
+#: ``__float__`` or ``__index__``), so ints, floats and NumPy scalars all arrive.
 _CONVERT = {_BOOL: "1 if {arg} else 0", _INT: "{arg}", _FLOAT: "{arg}", _COMPLEX: "{arg}"}
+#: The C header's spelling where C and Cython differ: C99's complex types (the layout of
+#: NumPy's complex64/complex128, real part first).
+_C_SPELLING = {np.dtype("c8"): "float _Complex", np.dtype("c16"): "double _Complex"}
 
 RESULT_KINDS = ("single", "tuple", "none")
 
@@ -217,10 +222,14 @@ def _shrink_lines(ov: Overload) -> str:
 def _output_lines(ov: Overload) -> tuple[str, list[str], int]:
     """Allocation code, the Python value of each output, and the dims slots used."""
     parts, values, offset = [], [], 0
+    returned = returned_arguments(ov.program)
     for j, out in enumerate(ov.program.outputs):
         info = _dtype(out.type.dtype, f"output {j}")
         ndim = out.type.ndim
-        if ndim:
+        if j in returned:  # ``return a``: the caller's own array, as uncompiled
+            parts.append(f"    outv[{j}] = NULL\n")
+            values.append(f"a{returned[j]}")
+        elif ndim:
             parts.append(_fill("out_array.pyx.in", j=j, ndim=ndim, offset=offset,
                                typenum=f"cnp.{info.npy}"))
             values.append(f"_o{j}")
@@ -291,6 +300,21 @@ def literal_default(value: object) -> str | None:
     return None
 
 
+def _sequence_lines(fn: Function) -> str:
+    """Lists and tuples passed where every overload takes an array it only reads become
+    the arrays NumPy makes of them (NumPy's functions take them too), in the first
+    overload's dtype they fit by 'same_kind' casting."""
+    lines = []
+    for i, name in enumerate(fn.param_names):
+        types = [ov.signature.params[i] for ov in fn.overloads if i < len(ov.signature.params)]
+        written = any(i in _written(ov) for ov in fn.overloads)
+        if not types or written or any(p.is_scalar for p in types):
+            continue
+        candidates = ", ".join(f"(cnp.{_dtype(p.dtype, name).npy}, {p.ndim})" for p in types)
+        lines.append(f"    {name} = _sequence_arg({name}, ({candidates},))\n")
+    return "".join(lines)
+
+
 def _render_function(fn: Function) -> str:
     """The ``def``: trailing parameters some overloads do not take default to their
     literal default, else to ``_MISSING``; an overload is tried only when exactly its own
@@ -305,6 +329,7 @@ def _render_function(fn: Function) -> str:
                              args=", ".join(fn.param_names[:len(ov.signature.params)]))
                        for k, ov in enumerate(fn.overloads))
     names = tuple(fn.param_names)
+    dispatch = _sequence_lines(fn) + dispatch
     body = _fill(
         "function.pyx.in", name=fn.name, params=params,
         args=args + ("," if len(names) == 1 else ""),
@@ -379,10 +404,11 @@ def _c_comment(text: str) -> str:
 def _entry_doc(fn: Function, ov: Overload) -> str:
     lines = []
     for i, (name, p) in enumerate(zip(fn.param_names, ov.signature.params, strict=False)):
-        c = "aotc_array" if not p.is_scalar else _dtype(p.dtype, name).ctype
+        c = "aotc_array" if not p.is_scalar else \
+            _C_SPELLING.get(p.dtype, _dtype(p.dtype, name).ctype)
         lines.append(f"argv[{i}]  {name}: {p}  ({c})")
     for j, out in enumerate(ov.program.outputs):
-        elem = _dtype(out.type.dtype, f"output {j}").ctype
+        elem = _C_SPELLING.get(out.type.dtype, _dtype(out.type.dtype, f"output {j}").ctype)
         lines.append(f"outv[{j}]  {_rank_text(out.type.dtype, out.type.ndim)}  ({elem} elements)")
     for n, chk in enumerate(ov.program.checks, 1):
         lines.append(f"check {n}: {chk.lhs} {chk.op} {chk.rhs} else {chk.error}: {chk.message}")

@@ -67,7 +67,7 @@ def _same(got: Any, want: Any) -> None:
     if want is None:
         assert got is None
         return
-    if isinstance(want, (tuple, list)):
+    if isinstance(want, tuple):  # a Python list result comes back as an array
         assert isinstance(got, tuple) and len(got) == len(want)
         for g, w in zip(got, want, strict=True):
             _same(g, w)
@@ -162,8 +162,19 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                (np.array([1.0, 5.0, 0.0, 7.0, 3.0, 3.0]), np.arange(10.0, 50.0, 10.0)),
                (np.array([1.0, 5.0, 0.0, 7.0, 3.0, 1.0]), np.arange(10.0, 50.0, 10.0))],
     "subpixel": [(np.array([1.5, -2.0, 3.25, 7.5]),), (np.array([0.0, 0.0, 0.0, 0.0]),)],
+    "black_scholes": [([30.0, 40.0, 50.0], [35.0, 40.0, 45.0], [0.5, 1.0, 2.0], 0.05, 0.3, 3),
+                      ([30.0], [35.0], [0.5], 0.05, 0.3, 0)],
+    "doubled_positives": [([1.0, -2.0, 3.0],), (X[:0],), (X,)],
+    "dot_rows": [([(12.4, 0.5), (-5.6, 12.34)], [(3.45, 1.5), (55.4, 567.0), (1.0, 2.0)]),
+                 (np.arange(10.0).reshape(5, 2), np.arange(6.0).reshape(3, 2))],
+    "triad_into": [(X.copy(), X, X[::-1], 2.0), (X[:0].copy(), X[:0], X[:0], 1.0)],
+    "same_array": [(X,), (X[:0],)],
     "scatter_rows": [(M, np.array([0, 2, 2])), (M, IDX[:0]), (M.T, np.array([-1])),
                      (M, np.array([7]))],
+    "order_statistics": [(np.array([3.0, -1.0, np.nan, 0.5, -0.0, 2.0]),
+                          np.array([[3, 1, 3], [2, 2, 9]])), (X, M.astype(np.int64)),
+                         (X[:1], np.zeros((1, 2), np.int64))],
+    "sort_rows_in_place": [(M[::-1].copy(),), (M.T.copy(),), (M[:0].copy(),)],
 }
 
 
@@ -248,3 +259,15 @@ def test_arrays_swapped_in_a_loop_must_have_the_same_size(modules: Any) -> None:
     compiled, _ = modules
     with pytest.raises(ValueError, match="a loop swaps arrays of different sizes: 3 against 4"):
         compiled.jacobi_swap(np.zeros((4, 4)), np.zeros((3, 4)), 2)
+
+
+def test_a_returned_argument_is_the_callers_own_array(modules: Any) -> None:
+    compiled, _ = modules
+    a, b = np.zeros(4), np.arange(4.0)
+    assert compiled.triad_into(a, b, b, 2.0) is a
+    np.testing.assert_array_equal(a, 3 * b)
+    strided = np.zeros(8)[::2]  # written through NumPy, still the same object
+    assert compiled.triad_into(strided, b, b, 1.0) is strided
+    np.testing.assert_array_equal(strided, 2 * b)
+    result, total = compiled.same_array(b)
+    assert result is b and total == 6.0

@@ -329,8 +329,16 @@ def test_type_error_shows_declared_and_python_types(k):
     assert "i64[:, :] array of shape (2, 4)" in str(err.value)
 
 
+def test_lists_are_taken_for_arrays_the_kernel_only_reads(k):
+    """As NumPy's functions take them: the array np.asarray makes, cast 'same_kind'."""
+    np.testing.assert_array_equal(k.add1([1.0, 2.0]), [2.0, 3.0])
+    np.testing.assert_array_equal(k.add1((1, 2)), [2.0, 3.0])
+    with pytest.raises(TypeError, match=r"add1\(\): no signature matches"):
+        k.add1([[1.0], [2.0]])  # a list of another rank is still no match
+
+
 @pytest.mark.parametrize("args", [
-    ([1.0, 2.0],), (None,), ("abc",), (3.0,), (np.float64(1.0),), (np.array(1.0),),
+    (None,), ("abc",), (3.0,), (np.float64(1.0),), (np.array(1.0),),
     (np.zeros((2, 2)),), (np.zeros(3, np.float32),), (np.array([1, "a"], dtype=object),),
     (np.zeros(3, dtype="U3"),), (np.zeros(3, dtype=[("a", "f8")]),),
 ])

@@ -10,6 +10,7 @@ its calls, with the operands Python might not evaluate passed as thunks::
     [f(v) for v in xs] ->  __aotc__.comprehension('list', lambda v: f(v), xs, False)
     a, b = v           ->  a, b = __aotc__.unpack(v, 2)
     raise E(msg)       ->  __aotc__.raise_(lambda: E(msg))
+    lst.append(v)      ->  lst = __aotc__.append(lst, v)
     assert c, msg      ->  __aotc__.assert_(lambda: c, lambda: msg)
 
 On build-time values the runtime does exactly what Python does.
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from .syntax import arguments, runtime_call, thunk
+from .syntax import arguments, assign, load, runtime_call, thunk
 
 _COMPREHENSIONS = {ast.ListComp: "list", ast.GeneratorExp: "generator", ast.SetComp: "set"}
 
@@ -89,6 +90,18 @@ class Expressions(ast.NodeTransformer):
                 and not any(isinstance(e, ast.Starred) for e in target.elts):
             node.value = ast.copy_location(
                 runtime_call("unpack", node.value, ast.Constant(len(target.elts))), node.value)
+        return node
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        """``lst.append(v)`` -> ``lst = __aotc__.append(lst, v)``: a list a loop appends
+        to becomes part of the loop's state (see :mod:`.lists`)."""
+        self.generic_visit(node)
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                and call.func.attr == "append" and isinstance(call.func.value, ast.Name) \
+                and len(call.args) == 1 and not call.keywords:
+            name = call.func.value.id
+            return assign(name, runtime_call("append", load(name), call.args[0]), node)
         return node
 
     def visit_Raise(self, node: ast.Raise) -> ast.AST:

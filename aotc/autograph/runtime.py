@@ -29,6 +29,11 @@ from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
 from ..ops.index import raise_if_p
 from ..trace import WEAK_TYPES, Tracer, as_atom, as_tracer, current
+from .lists import (
+    append,  # noqa: F401 - converted code calls __aotc__.append
+    grow_lists,
+    laid_out,
+)
 from .pybuiltins import BUILTINS
 from .returns import RET
 from .sequences import SEQUENCES, UNROLL_LIMIT, RuntimeSeq, range_, sequence
@@ -112,12 +117,14 @@ def _any_index() -> Tracer:
 
 # -- statements ----------------------------------------------------------------------------
 
-def for_range(body: Body, state: State, names: Sequence[str], *bounds: Any) -> State:
+def for_range(body: Body, state: State, names: Sequence[str], *bounds: Any,
+              appends: dict[str, int] | None = None) -> State:
     """``for i in range(*bounds)`` with ``state = body(i, state)``."""
-    return for_iter(body, state, names, range_(*bounds))
+    return for_iter(body, state, names, range_(*bounds), appends=appends)
 
 
-def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any) -> State:
+def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
+             appends: dict[str, int] | None = None) -> State:
     """``for x in iterable``: Python's loop over build-time items (unrolled up to
     :data:`UNROLL_LIMIT` of them), else a runtime loop over the items' indices."""
     seq = sequence(iterable)
@@ -132,6 +139,8 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any) -> S
         for item in items:
             state = body(item, state)
         return state
+    state, grown = grow_lists(state, names, appends or {}, seq.length,
+                              lambda s: body(seq.item(_any_index()), s))
     first = [n for v, n in zip(state, names, strict=True) if v is UNDEFINED and n != RET]
     state = _typed_returns(state, names, [lambda s: body(seq.item(_any_index()), s)],
                            every=True)
@@ -142,7 +151,8 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any) -> S
                  message=f"cannot access local variable '{first[0]}' where it is not "
                          "associated with a value (the loop assigning it ran no times)")
     state = tuple(_lifted(v) for v in state)
-    return lax.fori_loop(0, seq.length, lambda i, s: body(seq.item(i), s), state)
+    state = lax.fori_loop(0, seq.length, lambda i, s: body(seq.item(i), s), state)
+    return laid_out(state, grown)
 
 
 def while_stmt(test: Callable[[State], Any], body: Body, state: State,
@@ -463,5 +473,24 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             "numpy.random is not supported in kernels: a compiled kernel has no random state",
             hint="draw the random numbers outside and pass them in as an array argument")
     if isinstance(fn, types.FunctionType) and converter is not None and _is_user_code(fn):
-        fn = converter(fn)
+        code = (fn.__code__.co_filename, fn.__code__.co_firstlineno, fn.__qualname__)
+        if _CALLING.count(code) >= _NESTING_LIMIT and \
+                any(_traced(a) for a in (*args, *kwargs.values())):
+            raise current().error(
+                f"'{fn.__name__}' calls itself on values known only at run time: a "
+                "compiled kernel inlines the functions it calls, so the recursion has no "
+                "end", hint="write it as a loop (with an explicit stack array if needed); "
+                "recursion on build-time values is fine")
+        _CALLING.append(code)
+        try:
+            return converter(fn)(*args, **kwargs)
+        finally:
+            _CALLING.pop()
     return fn(*args, **kwargs)
+
+
+#: The user's functions being traced (by where their source is: each conversion is a new
+#: function object), innermost last. The same function nested this deep on traced values
+#: is recursion with no build-time end (closures composed a few levels deep are fine).
+_CALLING: list[tuple[str, int, str]] = []
+_NESTING_LIMIT = 24

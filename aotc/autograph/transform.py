@@ -96,6 +96,7 @@ class _Statements(ast.NodeTransformer):
             fn = _body_function(body_name, [node.target.id], state, node.body)
             call = runtime_call("for_range", load(body_name), _initial_state(state),
                                 _names_const(state), *it.args)
+            call.keywords = _appends_keyword(node.body)
             return self._emit(node, [fn], call, state)
         item = f"{HIDDEN}item_{uid}"
         target_assign = ast.copy_location(ast.Assign([node.target], load(item)), node)
@@ -105,6 +106,7 @@ class _Statements(ast.NodeTransformer):
         fn = _body_function(body_name, [item], state, [target_assign] + node.body)
         call = runtime_call("for_iter", load(body_name), _initial_state(state),
                             _names_const(state), it)
+        call.keywords = _appends_keyword(node.body)
         return self._emit(node, [fn], call, state)
 
     def visit_While(self, node: ast.While) -> object:
@@ -135,6 +137,41 @@ class _Statements(ast.NodeTransformer):
 
     def visit_Lambda(self, node: ast.Lambda) -> object:
         return node
+
+
+def _appends_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
+    """``appends={name: k}``: the ``name.append`` calls one iteration of this loop body
+    makes at most (-1 when a loop nested in it appends), for :mod:`.lists`."""
+    counts: dict[str, int] = {}
+
+    def visit(node: ast.AST, nested: bool) -> None:
+        if isinstance(node, ast.Lambda) or isinstance(node, ast.FunctionDef) \
+                and not node.name.startswith(HIDDEN):
+            return  # the user's own functions append to their own lists
+        if _is_append(node):
+            name = node.args[0].id  # type: ignore[attr-defined]
+            counts[name] = -1 if nested or counts.get(name, 0) < 0 else counts.get(name, 0) + 1
+        # Bodies already converted: a branch is this iteration, a loop body is nested.
+        inner = isinstance(node, (ast.For, ast.While)) or isinstance(node, ast.FunctionDef) \
+            and node.name.startswith((f"{HIDDEN}body_", f"{HIDDEN}test_"))
+        for child in ast.iter_child_nodes(node):
+            visit(child, nested or inner)
+
+    for stmt in body:
+        visit(stmt, False)
+    if not counts:
+        return []
+    value = ast.Dict([ast.Constant(k) for k in counts],
+                     [ast.Constant(v) for v in counts.values()])
+    return [ast.keyword("appends", value)]
+
+
+def _is_append(node: ast.AST) -> bool:
+    """A rewritten append: ``__aotc__.append(name, value)``."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr == "append" and isinstance(node.func.value, ast.Name) \
+        and node.func.value.id == RUNTIME and bool(node.args) \
+        and isinstance(node.args[0], ast.Name)
 
 
 def _target_names(target: ast.expr) -> list[str]:

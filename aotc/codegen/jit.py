@@ -27,7 +27,7 @@ from ..abi import (
     SHAPE_ERRORS,
 )
 from ..interpret import bind_dims
-from ..ir import Program, runtime_errors
+from ..ir import Program, returned_arguments, runtime_errors
 from ..shapes import bound_symbols
 from .module import compile_object
 from .target import TargetSpec, jit_target_machine
@@ -128,8 +128,10 @@ class JitKernel:
             raise getattr(builtins, check.error)(
                 check.message.format(lhs=info[1], rhs=info[2]))
         outputs, start = [], 0
-        for atom, rank in zip(program.outputs, ranks, strict=True):
-            outputs.append(np.empty(tuple(out_dims[start:start + rank]), atom.type.dtype))
+        returned = returned_arguments(program)  # ``return a``: that very array
+        for j, (atom, rank) in enumerate(zip(program.outputs, ranks, strict=True)):
+            outputs.append(values[returned[j]] if j in returned else
+                           np.empty(tuple(out_dims[start:start + rank]), atom.type.dtype))
             start += rank
         outv = (ctypes.c_void_p * max(len(outputs), 1))(*(o.ctypes.data for o in outputs))
         scratch, scratch_addr = _scratch(info[0])

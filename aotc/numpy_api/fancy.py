@@ -36,7 +36,13 @@ def _is_index_array(item: Any) -> bool:
         return item.ndim > 0 and item.dtype.kind in "iu"
     if isinstance(item, np.ndarray):
         return item.dtype.kind in "iu"
-    return isinstance(item, list)
+    # A list of indices (a list of bools is a mask: see ``getitem_any``).
+    return isinstance(item, list) and not _bool_list(item)
+
+
+def _bool_list(item: Any) -> bool:
+    return isinstance(item, list) and bool(item) and all(
+        isinstance(v, (bool, np.bool_)) for v in item)
 
 
 def is_fancy_key(key: Any) -> bool:
@@ -178,10 +184,12 @@ def assign(x: Tracer, key: Any, value: Any) -> None:
 
 def getitem_any(x: Tracer, key: Any) -> Any:
     """``x[key]``: basic indexing, or fancy indexing when the key holds index arrays."""
+    key = np.asarray(key) if _bool_list(key) else key  # [True, False]: a mask
     return read(x, key) if is_fancy_key(key) else getitem(x, key)
 
 
 def setitem_any(x: Tracer, key: Any, value: Any) -> None:
+    key = np.asarray(key) if _bool_list(key) else key
     if is_fancy_key(key):
         return assign(x, key, value)
     if is_mask_key(key) and _items_in_order(key, value):

@@ -1,0 +1,133 @@
+"""Python lists that grow in a runtime loop: ``out = []; for ...: out.append(v)``.
+
+``lst.append(v)`` is rewritten to ``lst = __aotc__.append(lst, v)`` (see
+:mod:`.expressions`), so a list a loop appends to is part of the loop's state. On
+build-time paths it stays a Python list. When the loop runs at run time, the list
+becomes a :class:`RuntimeList`: a buffer with room for every append the loop can make
+(the items it had, plus the loop's trip count times the appends its body writes) and
+the count used so far, carried by the loop like any array and integer; an append
+writes one row and counts it, in a branch as well. After the loop the list is the
+buffer's used front: an array whose length is a size bound while the kernel runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..bodies import UNDEFINED, flatten, probe
+from ..numpy_api.creation import full_from_dims
+from ..shapes import DimExpr, as_dim
+from ..trace import Tracer, as_tracer, current
+
+State = tuple[Any, ...]
+
+
+class RuntimeList:
+    """A list being appended to in a runtime loop: ``buffer[:count]`` are its items."""
+
+    def __init__(self, buffer: Tracer, count: Tracer) -> None:
+        self.buffer, self.count = buffer, count
+
+    def tree_flatten(self) -> tuple[list[Any], None]:
+        return [self.buffer, self.count], None
+
+    @classmethod
+    def tree_unflatten(cls, meta: None, leaves: list[Any]) -> RuntimeList:
+        return cls(*leaves)
+
+    def append(self, value: Any) -> RuntimeList:
+        self.buffer[self.count] = value
+        self.count = self.count + 1
+        return self
+
+    def items(self) -> Tracer:
+        """The items so far, laid out (a runtime length, at most the buffer's)."""
+        used = self.buffer[:self.count]
+        used.list_like = True
+        return used
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.items()[key]
+
+    def __iter__(self) -> Any:
+        return iter(self.items())
+
+
+class _FirstItem:
+    """Stands for a list while its loop's body is traced aside: remembers what the
+    first append gives it (the type every item will have)."""
+
+    def __init__(self) -> None:
+        self.item: Any = None
+
+    def tree_flatten(self) -> tuple[list[Any], _FirstItem]:
+        return [], self
+
+    @classmethod
+    def tree_unflatten(cls, meta: _FirstItem, leaves: list[Any]) -> _FirstItem:
+        return meta
+
+    def append(self, value: Any) -> _FirstItem:
+        if self.item is None:
+            self.item = value
+        return self
+
+
+def append(lst: Any, value: Any) -> Any:
+    """``lst.append(value)`` as written in a kernel (the list is returned: it may be a
+    new value when the list is traced)."""
+    if isinstance(lst, Tracer):  # a list laid out by an earlier loop: one more row
+        row = lax.reshape(lax.convert(as_tracer(value), lst.dtype), (DimExpr.const(1),)
+                          + lst.aval.shape[1:])
+        grown: Any = np.concatenate([lst, row])
+        grown.list_like = True
+        return grown
+    lst.append(value)
+    return lst
+
+
+def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
+               trip_count: Any, body: Callable[[State], State]) -> tuple[State, list[int]]:
+    """``state`` with each Python list the loop appends to made a :class:`RuntimeList`
+    with room for every append; also the positions of those lists in the state."""
+    grown = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
+             if n in appends and isinstance(v, list)]
+    if not grown:
+        return state, []
+    ctx = current()
+    for i in grown:
+        if appends[names[i]] < 0:
+            raise ctx.error(f"appending to list '{names[i]}' in a loop nested in this "
+                            "runtime loop is not supported yet",
+                            hint="append in the outer loop, or fill a preallocated array")
+    trips = trip_count.dim if isinstance(trip_count, Tracer) else as_dim(int(trip_count))
+    if trips is None:
+        raise ctx.error("appending to a list in a loop whose trip count is computed from "
+                        "array values", hint="fill a preallocated array instead")
+    probes = {i: _FirstItem() for i in grown}
+    leaves, structure = flatten(tuple(probes.get(i, v) for i, v in enumerate(state)))
+    probe(body, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
+    out = list(state)
+    for i in grown:
+        item = probes[i].item
+        if item is None:
+            continue  # the body never appends (that path is not taken): keep the list
+        first = as_tracer(item)
+        dtype = first.dtype if first.ndim or not first.weak else np.asarray(item).dtype
+        initial = [lax.convert(as_tracer(v), dtype) for v in state[i]]
+        capacity = len(initial) + appends[names[i]] * trips
+        buffer: Any = full_from_dims((capacity, *first.aval.shape), 0, dtype)
+        for k, v in enumerate(initial):
+            buffer[k] = v
+        out[i] = RuntimeList(buffer, as_tracer(np.int64(len(initial))))
+    return tuple(out), grown
+
+
+def laid_out(state: State, grown: list[int]) -> State:
+    """After the loop: its lists as the arrays of their items."""
+    return tuple(v.items() if i in grown and isinstance(v, RuntimeList) else v
+                 for i, v in enumerate(state))
