@@ -63,7 +63,10 @@ class OuterWrite(Exception):
 
 def flatten(tree: Tree) -> tuple[list[Any], Tree]:
     """Leaves of nested tuples/lists (and of objects with ``tree_flatten``, as JAX's
-    pytrees), and a structure to rebuild them with."""
+    pytrees), and a structure to rebuild them with. None has no leaves, as in JAX: a
+    variable that is None on every path passes through a construct as it is."""
+    if tree is None:
+        return [], _NONE
     if hasattr(type(tree), "tree_flatten"):  # the class: a Tracer answers any attribute
         children, meta = tree.tree_flatten()
         return list(children), (_Node, (type(tree), meta))
@@ -82,9 +85,15 @@ class _Node:
     """The structure tag of a ``tree_flatten`` object."""
 
 
+#: The structure of None (no leaves).
+_NONE = ("None",)
+
+
 def unflatten(structure: Tree, leaves: list[Any]) -> Tree:
     if structure is None:
         return leaves[0]
+    if structure is _NONE:
+        return None
     kind, shapes = structure
     if kind is _Node:
         cls, meta = shapes

@@ -18,7 +18,8 @@ from typing import Any, Literal
 import numpy as np
 
 from . import numpy_api  # noqa: F401  (registers NumPy's API into the tracer's tables)
-from .autograph import convert
+from .autograph import convert, optional
+from .autograph.optional import Optional
 from .autograph.runtime import KernelRaises
 from .errors import AotcError, Loc, TraceError, internal_errors, tracing_failure
 from .ir import Atom, AType, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
@@ -27,7 +28,10 @@ from .shapes import DimExpr, upper_bound
 from .trace import TraceContext, Tracer, as_atom, tracing
 from .types import ArrayType, Signature
 
-ResultKind = Literal["single", "tuple", "none"]
+ResultKind = Literal["single", "tuple", "none", "optional", "optional_tuple"]
+#: What a kernel that may return None returns where it does not: its first output is
+#: the flag (the wrapper returns None where it is false).
+OPTIONAL_KINDS: dict[str, ResultKind] = {"single": "optional", "tuple": "optional_tuple"}
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,9 @@ def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceConte
 def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:
     if result is None:
         return [], "none"
+    if isinstance(result, Optional):  # None on some paths: a leading flag says which
+        atoms, kind = _output_atoms(result.value, ctx)
+        return [as_atom(result.present), *atoms], OPTIONAL_KINDS[kind]
     items, kind = (list(result), "tuple") if isinstance(result, tuple) else ([result], "single")
     atoms = []
     for item in items:
@@ -152,6 +159,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
     names = [p.name for p in params]
     defaults = tuple(p.default for p in params)
     ctx = TraceContext(name)
+    optional.forget()
     try:
         with tracing(ctx):
             inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
@@ -167,7 +175,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
             except AotcError as err:
                 err.loc = return_loc  # the return statement, not the caller of the kernel
                 raise
-            _check_results(atoms, signature, ctx, loc)
+            _check_results(atoms[kind in OPTIONAL_KINDS.values():], signature, ctx, loc)
             writebacks = tuple((i, tracers[n].atom) for i, n in enumerate(names)
                                if tracers[n].version)
     except AotcError as err:

@@ -24,7 +24,7 @@ import numpy as np
 from . import abi, cpu
 from .argument_order import order_conflicts
 from .errors import BuildError
-from .ir import Program, returned_arguments, runs_loops, runtime_errors
+from .ir import Atom, Program, returned_arguments, runs_loops, runtime_errors
 from .shapes import bound_symbols
 from .types import SHORT_NAMES, ArrayType, Signature
 
@@ -69,7 +69,9 @@ _CONVERT = {_BOOL: "1 if {arg} else 0", _INT: "{arg}", _FLOAT: "{arg}", _COMPLEX
 #: NumPy's complex64/complex128, real part first).
 _C_SPELLING = {np.dtype("c8"): "float _Complex", np.dtype("c16"): "double _Complex"}
 
-RESULT_KINDS = ("single", "tuple", "none")
+RESULT_KINDS = ("single", "tuple", "none", "optional", "optional_tuple")
+#: Kernels that may return None: the value's kind (their first output is the flag).
+_OPTIONAL_OF = {"optional": "single", "optional_tuple": "tuple"}
 
 #: Valid Python parameter names that Cython reads as C types or keywords in a ``def``.
 CYTHON_RESERVED = frozenset({
@@ -87,7 +89,7 @@ class Overload:
     signature: Signature
     #: The program exactly as compiled: its checks are what ``P_shapes`` numbers.
     program: Program
-    result_kind: str  #: "single", "tuple" or "none"
+    result_kind: str  #: one of RESULT_KINDS
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,21 @@ def _result_types(ov: Overload) -> list[str]:
     declared = ov.signature.results
     if declared:
         return [str(t) for t in declared]
-    return [_rank_text(out.type.dtype, out.type.ndim) for out in ov.program.outputs]
+    return [_rank_text(out.type.dtype, out.type.ndim) for out in _value_outputs(ov)]
+
+
+def _value_outputs(ov: Overload) -> tuple[Atom, ...]:
+    """The outputs that are the kernel's value (without an optional's flag)."""
+    return ov.program.outputs[ov.result_kind in _OPTIONAL_OF:]
+
+
+def _shown(kind: str, items: list[str], tuple_text: str) -> str:
+    """How results of ``kind`` combine ``items`` (``tuple_text`` formats a tuple's
+    joined items); ``X | None`` for an optional."""
+    base = _OPTIONAL_OF.get(kind, kind)
+    text = {"single": items[0] if items else "None", "none": "None",
+            "tuple": tuple_text.format(", ".join(items))}[base]
+    return f"{text} | None" if kind in _OPTIONAL_OF else text
 
 
 def _param_text(t: ArrayType) -> str:
@@ -156,10 +172,7 @@ def signature_text(fn: Function, ov: Overload) -> str:
     """``scale(x: f64[:], a: f64) -> f64[:]``: how errors and docs show an overload."""
     params = ", ".join(f"{n}: {_param_text(t)}"
                        for n, t in zip(fn.param_names, ov.signature.params, strict=False))
-    results = _result_types(ov)
-    shown = {"single": results[0] if results else "None",
-             "tuple": f"({', '.join(results)})", "none": "None"}[ov.result_kind]
-    return f"{fn.name}({params}) -> {shown}"
+    return f"{fn.name}({params}) -> {_shown(ov.result_kind, _result_types(ov), '({})')}"
 
 
 # -- the Cython wrapper ------------------------------------------------------------------
@@ -243,11 +256,15 @@ def _output_lines(ov: Overload) -> tuple[str, list[str], int]:
 def _result_expr(fn: Function, ov: Overload, values: list[str]) -> str:
     if ov.result_kind not in RESULT_KINDS:
         raise BuildError(f"kernel '{fn.name}': unknown result kind {ov.result_kind!r}")
-    if ov.result_kind == "single" and len(values) != 1:
+    flag = values[0] if ov.result_kind in _OPTIONAL_OF else None
+    values = values[flag is not None:]
+    kind = _OPTIONAL_OF.get(ov.result_kind, ov.result_kind)
+    if kind == "single" and len(values) != 1:
         raise BuildError(f"kernel '{fn.name}': a single result but {len(values)} outputs")
-    return {"single": values[0] if values else "None",
-            "tuple": f"({', '.join(values)}{',' if len(values) == 1 else ''})",
-            "none": "None"}[ov.result_kind]
+    value = {"single": values[0] if values else "None",
+             "tuple": f"({', '.join(values)}{',' if len(values) == 1 else ''})",
+             "none": "None"}[kind]
+    return value if flag is None else f"({value} if {flag} else None)"
 
 
 def _exception(name: str, where: str) -> str:
@@ -447,12 +464,10 @@ def _pyi_type(t: ArrayType) -> str:
 
 
 def _pyi_result(ov: Overload) -> str:
-    outs = [(o.type.dtype, o.type.ndim) for o in ov.program.outputs]
+    outs = [(o.type.dtype, o.type.ndim) for o in _value_outputs(ov)]
     types = [_dtype(d, "result").scalar if n == 0 else f"NDArray[{_dtype(d, 'result').scalar}]"
              for d, n in outs]
-    return {"single": types[0] if types else "None",
-            "tuple": f"tuple[{', '.join(types)}]" if types else "tuple[()]",
-            "none": "None"}[ov.result_kind]
+    return _shown(ov.result_kind, types, "tuple[{}]" if types else "tuple[()]")
 
 
 def render_pyi(module: str, functions: Sequence[Function], *, source: str,

@@ -593,3 +593,69 @@ def triad_into(a: f64[:], b: f64[:], c: f64[:], s: f64) -> f64[:]:
 @aotc.export
 def same_array(a: f64[:]) -> tuple:
     return a, a.sum()
+
+
+# -- variables and results that may be None ---------------------------------------------------
+
+@aotc.export
+def first_index_above(x: f64[:], t: f64):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i
+    return None
+
+
+@aotc.export
+def circumcenter(ax: f64, ay: f64, bx: f64, by: f64):
+    d = ax * by - ay * bx
+    if d == 0.0:
+        return None
+    return (ax / d, by / d)
+
+
+@aotc.export
+def smallest_above(x: f64[:], t: f64) -> f64:
+    best = None
+    for v in x:
+        if v > t and (best is None or v < best):
+            best = v
+    if best is None:
+        return -1.0
+    return best * 2.0
+
+
+@aotc.export
+def axpy_unless_empty(n: i64, a: f64, x: f64[:], y: f64[:]):
+    if n <= 0:
+        return
+    for i in range(n):
+        y[i] = y[i] + a * x[i]
+    return y
+
+
+@aotc.export
+def classify_sides(pts: f64[:, :]) -> tuple:
+    left = None
+    right = None
+    for p in pts:
+        c = None if p[0] == 0.0 else (p[0], p[1])
+        if c is None:
+            continue
+        if p[0] > 0.0 and (left is None or c[1] > left[1]):
+            left = c
+        elif p[0] < 0.0 and (right is None or c[1] < right[1]):
+            right = c
+    if left is None and right is None:
+        return (0.0, 0.0)
+    if left is None:
+        return right
+    return left
+
+
+@aotc.export
+def none_times_two(x: f64[:], t: f64) -> f64:
+    best = None
+    for v in x:
+        if v > t:
+            best = v
+    return best * 2.0

@@ -96,6 +96,11 @@ IDX = np.array([0, 1], dtype=np.int64)
 POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
 
 CALLS: dict[str, list[tuple[Any, ...]]] = {
+    "first_index_above": [(X, 1.0), (X, 10.0), (X[:0], 0.0)],
+    "circumcenter": [(1.0, 2.0, 3.0, 4.0), (1.0, 2.0, 2.0, 4.0)],
+    "smallest_above": [(X, 0.0), (X, 10.0), (X[:0], 0.0)],
+    "axpy_unless_empty": [(4, 2.0, X, X[::-1].copy()), (0, 2.0, X, X.copy())],
+    "classify_sides": [(POS,), (-POS,), (POS * 0.0,), (np.array([[1.0, 2.0], [-1.0, 3.0]]),)],
     "total_or_default": [(X, X[::-1]), (X[:0], X[:2]), (X[:1], X[:1])],
     "piecewise": [(-2.0,), (0.5,), (3.0,), (0.0,), (np.nan,)],
     "first_above": [(X, 1.0), (X, 10.0), (X[:0], 0.0), (X, -np.inf)],
@@ -271,3 +276,23 @@ def test_a_returned_argument_is_the_callers_own_array(modules: Any) -> None:
     np.testing.assert_array_equal(strided, 2 * b)
     result, total = compiled.same_array(b)
     assert result is b and total == 6.0
+
+
+def test_none_used_as_a_value_is_a_type_error(modules: Any) -> None:
+    compiled, source = modules
+    assert compiled.none_times_two(X, 0.0) == source.none_times_two(X, 0.0) == 1.0
+    with pytest.raises(TypeError):
+        source.none_times_two(X, 10.0)
+    with pytest.raises(TypeError, match="None"):
+        compiled.none_times_two(X, 10.0)
+
+
+def test_results_that_may_be_none(modules: Any) -> None:
+    compiled, _ = modules
+    y = X[::-1].copy()
+    np.testing.assert_array_equal(compiled.axpy_unless_empty(4, 2.0, X, y), X[::-1] + 2 * X)
+    np.testing.assert_array_equal(y, X[::-1] + 2 * X)
+    assert compiled.axpy_unless_empty(0, 2.0, X, y) is None
+    stub = Path(compiled.__file__).with_name("kernels.pyi").read_text()
+    assert "def first_index_above(x: NDArray[np.float64], t: float) -> int | None" in stub \
+        or "-> np.int64 | None" in stub, stub

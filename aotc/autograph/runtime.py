@@ -29,6 +29,7 @@ from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
 from ..ops.index import raise_if_p
 from ..trace import WEAK_TYPES, Tracer, as_atom, as_tracer, current
+from . import optional
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
     grow_lists,
@@ -51,10 +52,14 @@ def maybe(read: Callable[[], Any]) -> Any:
 
 
 def _traced(*values: Any) -> bool:
-    return any(isinstance(v, (Tracer, RuntimeSeq)) for v in values)
+    return any(isinstance(v, (Tracer, RuntimeSeq, optional.Optional)) for v in values)
 
 
 def _as_bool(value: Any) -> Any:
+    if isinstance(value, optional.Optional):  # None is false, a value as itself
+        if isinstance(value.value, Tracer):
+            return np.logical_and(value.present, _as_bool(value.value))
+        return value.present if value.value else np.logical_and(value.present, False)
     if isinstance(value, Tracer):
         if value.ndim != 0:
             raise current().error(
@@ -112,7 +117,9 @@ def _typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[St
 
 def _any_index() -> Tracer:
     """A stand-in loop index for a body traced aside (:func:`_typed_returns`)."""
-    return Tracer(Var(SCALAR_I64))
+    var = Var(SCALAR_I64)
+    current().defined.add(var)  # the probe's own: not captured from the contexts around it
+    return Tracer(var)
 
 
 # -- statements ----------------------------------------------------------------------------
@@ -150,9 +157,31 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
         lax.bind(raise_if_p, empty.atom, error="UnboundLocalError",
                  message=f"cannot access local variable '{first[0]}' where it is not "
                          "associated with a value (the loop assigning it ran no times)")
-    state = tuple(_lifted(v) for v in state)
-    state = lax.fori_loop(0, seq.length, lambda i, s: body(seq.item(i), s), state)
+    state = _loop(lambda s, step: lax.fori_loop(0, seq.length,
+                                                lambda i, s: step(seq.item(i), s), s),
+                  body, state, lambda s: body(seq.item(_any_index()), s))
     return laid_out(state, grown)
+
+
+def _loop(run: Callable[[State, Body], State], body: Body, state: State,
+          aside: Callable[[State], State]) -> State:
+    """``run(state, body)`` (a runtime loop), with the variables that are None before
+    the loop or in its body and a value elsewhere made optional (``aside`` is the body
+    on a state alone, traced aside to find them)."""
+    lifted = tuple(_lifted(v) for v in state)
+    key = optional.site_key((body,), lifted)
+    unified = optional.KNOWN.get(key)
+    if unified is None:
+        def checked(*args: Any) -> State:
+            out = body(*args)
+            optional.check_body(out, lifted)
+            return out
+
+        try:
+            return run(lifted, checked)
+        except optional.NoneOnAPath:
+            unified = optional.KNOWN[key] = optional.unify(lifted, [aside], with_before=True)
+    return run(unified.wrap(lifted), unified.body(body))
 
 
 def while_stmt(test: Callable[[State], Any], body: Body, state: State,
@@ -176,15 +205,30 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
                 hint="make its condition depend on a value the loop updates")
     state = _typed_returns(state, names, [body])
     _require_defined(state, names, "a while loop")
-    state = tuple(_lifted(v) for v in state)
-    return lax.while_loop(lambda s: _as_bool(test(s)), body, state)
+    return _loop(lambda s, step: lax.while_loop(lambda s: _as_bool(test(s)), step, s),
+                 body, state, body)
 
 
-def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str]) -> State:
-    """``if test: then else: orelse``, each taking and returning the state."""
+def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
+            site: Sequence[Any] = ()) -> State:
+    """``if test: then else: orelse``, each taking and returning the state (``site``:
+    what identifies the construct, if not its bodies' code)."""
     if not _traced(test):
         return then(state) if test else orelse(state)
     state = _typed_returns(state, names, [then, orelse])
+    key = optional.site_key(site or (then, orelse), state)
+    unified = optional.KNOWN.get(key)
+    if unified is None:
+        try:
+            return _cond(test, then, orelse, state, names, None)
+        except optional.NoneOnAPath:  # a branch gives None: which variables are optional?
+            unified = optional.KNOWN[key] = optional.unify(state, [then, orelse], False)
+    return _cond(test, unified.body(then), unified.body(orelse), unified.wrap(state),
+                 names, unified)
+
+
+def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
+          unified: optional.Unified | None) -> State:
     known = [i for i, v in enumerate(state) if v is not UNDEFINED]
 
     def branch(fn: Body) -> Callable[..., State]:
@@ -200,6 +244,8 @@ def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[s
                         "runtime value and read after it, so it has no value after the "
                         "other", hint=f"give '{name}' a value before the if, or in both "
                                       "branches")
+            if unified is None:
+                optional.check_body(out)
             return out
         return run
 
@@ -257,7 +303,7 @@ def not_(value: Any) -> Any:
 
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
-    "Eq": operator.eq, "NotEq": operator.ne, "Is": operator.is_, "IsNot": operator.is_not,
+    "Eq": operator.eq, "NotEq": operator.ne, "Is": optional.is_, "IsNot": optional.is_not,
     "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b,
 }
 
@@ -276,7 +322,9 @@ def ifexp(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
     """``body if test else orelse``; only the taken side is evaluated."""
     if not _traced(test):
         return body() if test else orelse()
-    return lax.cond(_as_bool(test), body, orelse)
+    state = if_stmt(test, lambda _: (body(),), lambda _: (orelse(),), (UNDEFINED,),
+                    ("(a if c else b)",), (body, orelse))  # None on a side too
+    return state[0]
 
 
 def unpack(value: Any, count: int) -> Any:
@@ -463,6 +511,9 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         stand_in = TRACED.get(fn)
     except TypeError:  # an unhashable callable
         stand_in = None
+    if not (isinstance(fn, types.FunctionType) and _is_user_code(fn)):  # cannot take None
+        args = tuple(optional.unwrap(a) for a in args)
+        kwargs = {k: optional.unwrap(v) for k, v in kwargs.items()}
     if stand_in is not None:
         return stand_in(*args, **kwargs)
     if isinstance(fn, type) and issubclass(fn, np.generic) and len(args) == 1 \

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import relu
-from ..trace import DISPATCH, Tracer, current
+from ..trace import DISPATCH, Tracer, as_tracer, current
 from . import complexes, fancy, functions, joining, linalg, masks, methods, ufuncs, views, writes
 from .functions import CREATION, FUNCTIONS
 
@@ -38,6 +38,8 @@ def _constant(value: Any) -> Tracer:
         return joining.constant_array(value)
     if isinstance(value, (list, tuple)):  # [1.0], (a, 2.0): what np.array makes of it
         return joining.array(value)
+    if hasattr(type(value), "__aotc_value__"):  # a variable that may be None: its value
+        return as_tracer(value.__aotc_value__())
     raise current().error(f"{type(value).__name__} values cannot be used in a kernel")
 
 

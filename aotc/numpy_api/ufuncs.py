@@ -81,6 +81,9 @@ def loop_dtypes(ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[np.dtype, .
 
 
 def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
+    # a variable that may be None (autograph.optional) takes part as its value
+    operands = tuple(o.__aotc_value__() if hasattr(type(o), "__aotc_value__") else o
+                     for o in operands)
     decomposition = DECOMPOSITIONS.get(ufunc)
     if decomposition is not None:
         return decomposition(*operands)
