@@ -659,3 +659,31 @@ def none_times_two(x: f64[:], t: f64) -> f64:
         if v > t:
             best = v
     return best * 2.0
+
+
+# -- lookup tables and splits ---------------------------------------------------------------
+
+@aotc.export
+def lookup_table(x: f64[:], k: i64) -> tuple:
+    w = [0.5, 2.0, -1.0]
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += w[i % 3] * x[i]
+    return s, (1.0, 2.0)[k]
+
+
+@aotc.export
+def bin_sums(x: f64[:], n: i64) -> f64[:]:
+    parts = np.array_split(x, n)
+    out = np.zeros(n)
+    for i in range(len(parts)):
+        out[i] = parts[i].sum() + parts[i].shape[0] * 100.0
+    return out
+
+
+@aotc.export
+def split_pieces(x: f64[:], m: f64[:, :]) -> tuple:
+    a, b = np.array_split(x, 2)
+    c = np.split(x[:4], [1, 3])
+    top, bottom = np.vsplit(m, 2)
+    return a.sum(), b, c[0], c[1], c[2], top, bottom, np.hsplit(m, 3)[2]

@@ -96,6 +96,9 @@ IDX = np.array([0, 1], dtype=np.int64)
 POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
 
 CALLS: dict[str, list[tuple[Any, ...]]] = {
+    "lookup_table": [(X, 1), (X, -2), (X, 2), (X[:0], 0)],
+    "bin_sums": [(X, 3), (X, 4), (X, 6), (X[:0], 2), (X, 0)],
+    "split_pieces": [(X, M), (X[::-1], M[::-1])],
     "first_index_above": [(X, 1.0), (X, 10.0), (X[:0], 0.0)],
     "circumcenter": [(1.0, 2.0, 3.0, 4.0), (1.0, 2.0, 2.0, 4.0)],
     "smallest_above": [(X, 0.0), (X, 10.0), (X[:0], 0.0)],

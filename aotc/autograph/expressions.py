@@ -11,6 +11,7 @@ its calls, with the operands Python might not evaluate passed as thunks::
     a, b = v           ->  a, b = __aotc__.unpack(v, 2)
     raise E(msg)       ->  __aotc__.raise_(lambda: E(msg))
     lst.append(v)      ->  lst = __aotc__.append(lst, v)
+    table[i]           ->  __aotc__.getitem(table, i)     (a runtime index into a list)
     assert c, msg      ->  __aotc__.assert_(lambda: c, lambda: msg)
 
 On build-time values the runtime does exactly what Python does.
@@ -82,6 +83,15 @@ class Expressions(ast.NodeTransformer):
     visit_ListComp = _comprehension
     visit_GeneratorExp = _comprehension
     visit_SetComp = _comprehension
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        """A single index that is not a constant: a Python list or tuple of numbers read
+        at a runtime index is read as an array (NumPy would reject a tracer there)."""
+        self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load) and \
+                not isinstance(node.slice, (ast.Slice, ast.Tuple, ast.Constant)):
+            return ast.copy_location(runtime_call("getitem", node.value, node.slice), node)
+        return node
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST:
         self.generic_visit(node)

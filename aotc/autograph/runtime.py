@@ -327,6 +327,20 @@ def ifexp(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
     return state[0]
 
 
+def getitem(value: Any, index: Any) -> Any:
+    """``value[index]``; a Python list or tuple read at a runtime index is read as the
+    array ``np.array(value)`` (a lookup table), with Python's IndexError outside it."""
+    if isinstance(value, (list, tuple)) and isinstance(index, Tracer) and index.ndim == 0 \
+            and index.dtype.kind in "iu" and value:
+        n = len(value)
+        outside: Any = np.logical_or(np.less(index, -n), np.greater_equal(index, n))
+        lax.bind(raise_if_p, outside.atom, error="IndexError",
+                 message=f"{type(value).__name__} index out of range")
+        table = CREATION[np.array](value)
+        return table[np.where(np.less(index, 0), np.add(index, n), index)]
+    return value[index]
+
+
 def unpack(value: Any, count: int) -> Any:
     """``a, b = value``: an array or runtime sequence of exactly ``count`` items (checked
     at run time when its length is only known then)."""

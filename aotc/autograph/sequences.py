@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..ops.index import raise_if_p
 from ..shapes import DimExpr, as_dim, ceil_div, relu
 from ..trace import Tracer, as_tracer, current
 
@@ -43,6 +44,23 @@ class RuntimeSeq:
         """The items, when there are few enough to unroll."""
         n = self.static_length()
         return [self.item(i) for i in range(n)] if n is not None and n <= UNROLL_LIMIT else None
+
+    def __getitem__(self, index: Any) -> Any:
+        """``seq[i]`` as a list's: negative from the end, IndexError outside."""
+        if isinstance(index, slice):
+            raise current().error("slicing a sequence whose length is only known at run "
+                                  "time", hint="index it item by item")
+        n = self.static_length()
+        if n is not None and not isinstance(index, Tracer):
+            if not -n <= index < n:
+                raise current().error("list index out of range")
+            return self.item(index % n)
+        i = as_tracer(index)
+        outside = np.logical_or(np.less(i, np.negative(self.length)),
+                                np.greater_equal(i, self.length))
+        lax.bind(raise_if_p, outside.atom, error="IndexError", message="list index out of "
+                                                                        "range")
+        return self.item(np.where(np.less(i, 0), np.add(i, self.length), i))
 
     def stacked(self, fn: Callable[[Any], Any]) -> Any:
         """``np.array([fn(item) for item in self])``, the loop running at run time."""

@@ -38,6 +38,7 @@ from . import (
     selection,
     shaping,
     sorting,
+    splitting,
     statistics,
     triangular,
     unique,
@@ -95,7 +96,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.argpartition: sorting.argpartition,
     np.unique: unique.unique, np.median: quantiles.median, np.percentile: quantiles.percentile,
     np.quantile: quantiles.quantile,
-    **complexes.FUNCTIONS,
+    **complexes.FUNCTIONS, **splitting.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
