@@ -36,9 +36,10 @@ from .bodies import (
     with_outer_writes,
 )
 from .errors import TraceError
-from .ir import AType, Eqn, Params, Program, Var
+from .ir import AType, Eqn, Params, Program, Var, bound_uppers
 from .ops.control import cond_p, for_loop_p, scan_p, while_loop_p
 from .ops.elementwise import convert_p
+from .shapes import DimExpr
 from .trace import Tracer, as_tracer, current, tracing_now
 
 
@@ -204,7 +205,7 @@ def _unify_outputs(programs: list[Program], leaves: list[list[Any]]) -> list[Pro
         if len(set(column)) == 1:
             continue
         if len({a.shape for a in column}) != 1:
-            raise BranchTypes(k, column)
+            raise BranchTypes(k, column, uppers=bound_uppers(*programs))
         # NumPy's promotion, Python numbers weak: 10 vs 0.5 * x is float, as Numba unifies
         kinds = [_weak_kind(branch[k], a) for a, branch in zip(column, leaves, strict=True)]
         if column[0].ndim and len({d for d in kinds if isinstance(d, np.dtype)}) > 1:
@@ -229,8 +230,10 @@ def _weak_kind(value: Any, atype: AType) -> Any:
 class BranchTypes(TraceError):
     """The branches of a conditional give output ``index`` different ``types``."""
 
-    def __init__(self, index: int, types: list[AType], what: str | None = None) -> None:
+    def __init__(self, index: int, types: list[AType], what: str | None = None,
+                 uppers: dict[str, DimExpr] | None = None) -> None:
         self.index, self.types = index, types
+        self.uppers = uppers or {}  # of the size symbols the branches bind
         what = what or ("the branches of a conditional (an if on a runtime value, a "
                         "conditional expression, 'and'/'or', or lax.cond) give a value")
         error = current().error(

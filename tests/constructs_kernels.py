@@ -687,3 +687,23 @@ def split_pieces(x: f64[:], m: f64[:, :]) -> tuple:
     c = np.split(x[:4], [1, 3])
     top, bottom = np.vsplit(m, 2)
     return a.sum(), b, c[0], c[1], c[2], top, bottom, np.hsplit(m, 3)[2]
+
+
+# -- branches that give arrays of different sizes ----------------------------------------------
+
+@aotc.export
+def unless_same_length(data: f64[:, :], n: i64):
+    if n == data.shape[0]:
+        return data
+    out = np.zeros((n, data.shape[1]))
+    out[0] = data[0]
+    return out
+
+
+@aotc.export
+def trimmed_or_doubled(x: f64[:], k: i64) -> tuple:
+    if k > 0:
+        y = x[k:]
+    else:
+        y = np.concatenate((x, x))
+    return y, y.sum() + y.shape[0]

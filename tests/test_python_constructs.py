@@ -96,6 +96,8 @@ IDX = np.array([0, 1], dtype=np.int64)
 POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
 
 CALLS: dict[str, list[tuple[Any, ...]]] = {
+    "unless_same_length": [(M, 4), (M, 2), (M, 6), (M[::-1], 1)],
+    "trimmed_or_doubled": [(X, 1), (X, 0), (X, 10), (X[:0], -1), (X[:1], 1)],
     "lookup_table": [(X, 1), (X, -2), (X, 2), (X[:0], 0)],
     "bin_sums": [(X, 3), (X, 4), (X, 6), (X[:0], 2), (X, 0)],
     "split_pieces": [(X, M), (X[::-1], M[::-1])],

@@ -29,7 +29,7 @@ from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
 from ..ops.index import raise_if_p
 from ..trace import WEAK_TYPES, Tracer, as_atom, as_tracer, current
-from . import optional
+from . import joins, optional
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
     grow_lists,
@@ -228,8 +228,10 @@ def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[s
 
 
 def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
-          unified: optional.Unified | None) -> State:
+          unified: optional.Unified | None, joined: dict[int, joins.Join] | None = None
+          ) -> State:
     known = [i for i, v in enumerate(state) if v is not UNDEFINED]
+    joined = joined or {}
 
     def branch(fn: Body) -> Callable[..., State]:
         def run(*values: Any) -> State:
@@ -246,19 +248,37 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                                       "branches")
             if unified is None:
                 optional.check_body(out)
-            return out
+            return tuple(joined[i].pad(v) if i in joined else v for i, v in enumerate(out))
         return run
 
     try:
-        return lax.cond(_as_bool(test), branch(then), branch(orelse),
-                        *(state[i] for i in known))
+        result = lax.cond(_as_bool(test), branch(then), branch(orelse),
+                          *(state[i] for i in known))
+        return tuple(v.laid_out(joined[i].uppers) if i in joined else v
+                     for i, v in enumerate(result))
     except BranchTypes as mismatch:
+        slot = _slot_of_leaf(state, mismatch.index)
+        join = joins.joinable(mismatch) if slot is not None and slot not in joined else None
+        if slot is not None and join is not None:  # different sizes: joined in one buffer
+            return _cond(test, then, orelse, state, names, unified, {**joined, slot: join})
         name = _name_of_leaf(state, names, mismatch.index)
         if name is None:
             raise
         what = "the kernel returns values of" if name == RET else \
             f"the two branches of this if give variable '{name}'"
         raise BranchTypes(mismatch.index, mismatch.types, what) from None
+
+
+def _slot_of_leaf(state: State, index: int) -> int | None:
+    """The state variable whose one leaf is flattened leaf ``index`` (None if that
+    variable holds several values)."""
+    start = 0
+    for slot, value in enumerate(state):
+        count = len(flatten(value)[0])
+        if start == index and count == 1:
+            return slot
+        start += count
+    return None
 
 
 def _name_of_leaf(state: State, names: Sequence[str], index: int) -> str | None:

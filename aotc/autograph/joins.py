@@ -1,0 +1,89 @@
+"""Branches that give arrays of different sizes: ``if n == len(x): return x`` before
+``return out`` (``out`` of another symbolic size).
+
+Python returns whichever array the path made; a conditional in the IR has one type per
+output. So each branch lays its array out flat at the front of a buffer with room for
+either (:class:`Joined`: the buffer and the array's sizes), and after the conditional
+the sizes become size symbols bound at run time and the array is the buffer's front,
+reshaped (:meth:`Joined.laid_out`). The array's rank and dtype must agree; its sizes
+must be bounded by the arguments' (as every array's here).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import lax
+from ..control import BranchTypes
+from ..ir import AType
+from ..numpy_api.creation import full_from_dims
+from ..shapes import DimExpr, bound_symbols, relu, upper_bound
+from ..trace import Tracer, bind_dim, current
+
+
+class Joined:
+    """An array of sizes ``dims`` at the front of ``buffer``."""
+
+    def __init__(self, buffer: Tracer, dims: list[Tracer]) -> None:
+        self.buffer, self.dims = buffer, dims
+
+    def tree_flatten(self) -> tuple[list[Any], None]:
+        return [self.buffer, *self.dims], None
+
+    @classmethod
+    def tree_unflatten(cls, meta: None, leaves: list[Any]) -> Joined:
+        return cls(leaves[0], leaves[1:])
+
+    def laid_out(self, uppers: tuple[DimExpr, ...]) -> Tracer:
+        sizes = tuple(bind_dim(d, u) for d, u in zip(self.dims, uppers, strict=True))
+        total = DimExpr.const(1)
+        for s in sizes:
+            total = total * s
+        front = self.buffer[:lax.dim_value(total)]
+        return front.reshape(tuple(lax.dim_value(s) for s in sizes))
+
+
+class Join:
+    """How one state slot's arrays of different sizes are joined: per-axis upper bounds
+    and the buffer's length."""
+
+    def __init__(self, types: list[AType], inner: dict[str, DimExpr]) -> None:
+        known = {**current().uppers(), **inner}
+        first = types[0]
+        axes: list[DimExpr] = []
+        for axis in range(first.ndim):
+            highs = [upper_bound(t.shape[axis], known) for t in types]
+            if any(h is None or bound_symbols(h) for h in highs):
+                raise ValueError("unbounded")
+            top = highs[0]
+            for h in highs[1:]:
+                assert top is not None and h is not None
+                top = top + relu(h - top)  # max(top, h)
+            assert top is not None
+            axes.append(top)
+        self.uppers = tuple(axes)
+        total = DimExpr.const(1)
+        for a in axes:
+            total = total * a
+        self.length = total
+        self.dtype = first.dtype
+
+    def pad(self, value: Any) -> Joined:
+        """A branch's array at the front of a buffer of :attr:`length`."""
+        buffer = full_from_dims((self.length,), 0, self.dtype)
+        flat = value.reshape(-1)
+        buffer[:flat.shape[0]] = flat
+        return Joined(buffer, [lax.dim_value(d) for d in value.aval.shape])
+
+
+def joinable(mismatch: BranchTypes) -> Join | None:
+    """A :class:`Join` when the branches' arrays differ only in sizes (and are bounded)."""
+    types = mismatch.types
+    first = types[0]
+    if first.ndim == 0 or any(t.dtype != first.dtype or t.ndim != first.ndim
+                              for t in types):
+        return None
+    try:
+        return Join(types, mismatch.uppers)
+    except ValueError:
+        return None
