@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .derived import derived_size
 from .ir import Atom
 from .ops.core import Primitive
 from .ops.elementwise import convert_p, select_p
@@ -94,10 +95,15 @@ def size_value(value: Any, what: str = "size") -> DimExpr:
     """A user-given integer (an int, or a traced size such as ``x.shape[0] + 1`` or an
     integer argument) as a size expression, which may be negative."""
     if isinstance(value, Tracer):
-        if value.dim is None or value.ndim != 0:
-            raise current().error(f"{what} must be known from shapes or integer arguments",
-                                  hint="sizes cannot depend on array contents")
-        return value.dim
+        dim = value.dim if value.ndim == 0 else None
+        if dim is None:
+            dim = derived_size(value)
+        if dim is None:
+            raise current().error(f"{what} must be known before the kernel runs: from "
+                                  "shapes and scalar arguments",
+                                  hint="sizes cannot depend on array contents or on values "
+                                       "computed in loops")
+        return dim
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return DimExpr.const(int(value))
     raise current().error(f"{what} {value!r} must be an integer")

@@ -163,6 +163,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
     try:
         with tracing(ctx):
             inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
+            ctx.kernel_inputs = tuple(inputs)
             ctx.defined.update(inputs)
             try:
                 with np.errstate(all="ignore"):
@@ -182,8 +183,8 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
         raise err.with_context(loc=loc, kernel=name) from None
     except Exception as exc:  # the kernel's own exception, or a bug in aotc
         raise tracing_failure(exc, name).with_context(loc=loc) from exc
-    program = Program(tuple(inputs), tuple(ctx.eqns), tuple(atoms), tuple(sources),
-                      tuple(ctx.checks), name, writebacks)
+    program = Program(tuple(inputs), tuple(ctx.eqns), tuple(atoms),
+                      tuple(sources) + tuple(ctx.derived), tuple(ctx.checks), name, writebacks)
     with internal_errors("tracing", kernel=name):  # whatever the kernel does, a malformed
         verify(program)                            # program is a bug in aotc
     return TracedKernel(name, program, tuple(names), signature, kind, defaults)

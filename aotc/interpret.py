@@ -26,6 +26,11 @@ def bind_dims(program: Program, args: tuple[Any, ...]) -> dict[str, int]:
     """Read every size symbol from the runtime arguments."""
     env: dict[str, int] = {}
     for src in program.dim_sources:
+        if src.program is not None:  # computed from the scalar arguments (aotc.derived)
+            with np.errstate(all="ignore"):
+                (value,) = eval_program(src.program, *args, env=env)
+            env[src.symbol] = max(-SYMBOL_LIMIT, min(int(value), SYMBOL_LIMIT))
+            continue
         arg = args[src.index]
         # Integer arguments are clamped, as compiled code reads them (see SYMBOL_LIMIT).
         env[src.symbol] = int(np.shape(arg)[src.axis]) if src.axis is not None \

@@ -125,6 +125,9 @@ class DimSource:
     symbol: str
     index: int
     axis: int | None  # None: the input is an integer scalar whose value is the symbol
+    #: Or the symbol is this program's output, computed from the scalar inputs (the
+    #: kernel's inputs; see aotc.derived).
+    program: Program | None = None
 
 
 @dataclass(frozen=True)

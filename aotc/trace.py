@@ -71,6 +71,11 @@ class TraceContext:
     #: the sizes of ``i:``).
     bound: dict[str, tuple[Var, DimExpr]] = field(default_factory=dict)
     bound_for: dict[Any, Any] = field(default_factory=dict)
+    #: The kernel's inputs, and sizes computed from its scalar arguments (aotc.derived;
+    #: the kernel's own context only).
+    kernel_inputs: tuple[Var, ...] = ()
+    derived: list[Any] = field(default_factory=list)
+    derived_for: dict[Var, DimExpr] = field(default_factory=dict)
 
     def find_bound(self, name: str) -> tuple[Var, DimExpr] | None:
         """The binding of a size symbol here or in an enclosing trace."""

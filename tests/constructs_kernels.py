@@ -707,3 +707,19 @@ def trimmed_or_doubled(x: f64[:], k: i64) -> tuple:
     else:
         y = np.concatenate((x, x))
     return y, y.sum() + y.shape[0]
+
+
+# -- sizes computed from scalar arguments ------------------------------------------------------
+
+@aotc.export
+def sampled(a: f64, b: f64, n: f64, t: f64, dt: f64, k: i64) -> tuple:
+    return np.linspace(a, b, int(n)), np.arange(0.0, t, dt), np.arange(0, k, k // 3 + 1)
+
+
+@aotc.export
+def time_grid(t: f64, dt: f64) -> f64[:]:
+    steps = int(t / dt) + 1
+    out = np.zeros(steps)
+    for i in range(steps):
+        out[i] = i * dt
+    return out

@@ -10,11 +10,14 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from ..ir import Program, Var
+from ..ir import Atom, Lit, Program, Var
+from ..ops.shape import dim_value_p
 from ..shapes import SYMBOL_LIMIT
 from .builder import KernelBuilder
 from .convert import convert
-from .dtypes import I64, INT64, PTR, i64
+from .dims import DimEvaluator
+from .dtypes import I64, INT64, PTR, constant, i64
+from .scalar import rule_params, scalar_rule
 from .values import Scalar, View, load_memory
 
 UINT64 = np.dtype(np.uint64)
@@ -62,11 +65,38 @@ class Args:
         """Every size symbol of the program, from its :class:`~aotc.ir.DimSource`."""
         values: dict[str, ir.Value] = {}
         for src in self.program.dim_sources:
-            if src.axis is not None:
+            if src.program is not None:  # after the symbols it may use (aotc.derived)
+                value = self._derived(src.program, values)
+                values[src.symbol] = self._clamped(value)
+            elif src.axis is not None:
                 values[src.symbol] = self.shape_entry(src.index, src.axis)
             else:
                 values[src.symbol] = self._integer_symbol(src.index)
         return values
+
+    def _derived(self, program: Program, symbols: dict[str, ir.Value]) -> ir.Value:
+        """A size computed from scalar arguments: ``program``'s scalar equations."""
+        env: dict[Var, Scalar] = {}
+
+        def read(atom: Atom) -> Scalar:
+            if isinstance(atom, Lit):
+                return Scalar(constant(atom.type.dtype, atom.value), atom.type.dtype)
+            if atom not in env:
+                env[atom] = self.scalar(self.program.inputs.index(atom))
+            return env[atom]
+
+        dims = DimEvaluator(self.b, symbols)
+        for eqn in program.eqns:
+            out = eqn.outs[0]
+            if eqn.prim is dim_value_p:
+                env[out] = Scalar(dims(eqn.params["expr"]), INT64)
+                continue
+            args = [read(a).value for a in eqn.inputs]
+            rule = scalar_rule(eqn.prim)
+            value = rule(self.b, eqn.inputs[-1].type.dtype, *args, **rule_params(eqn))
+            env[out] = Scalar(value, out.type.dtype)
+        result = read(program.outputs[0])
+        return convert(self.b, result.value, result.dtype, INT64)
 
     def _integer_symbol(self, index: int) -> ir.Value:
         """An integer argument as an i64 size symbol, clamped to ``±SYMBOL_LIMIT`` (see
@@ -74,9 +104,12 @@ class Args:
         s = self.scalar(index)
         b = self.b
         value = convert(b, s.value, s.dtype, INT64)
-        limit = i64(SYMBOL_LIMIT)
         if s.dtype == UINT64:
-            value = b.select(b.icmp_signed("<", value, i64(0)), limit, value)
+            value = b.select(b.icmp_signed("<", value, i64(0)), i64(SYMBOL_LIMIT), value)
+        return self._clamped(value)
+
+    def _clamped(self, value: ir.Value) -> ir.Value:
+        b, limit = self.b, i64(SYMBOL_LIMIT)
         value = b.select(b.icmp_signed(">", value, limit), limit, value)
         return b.select(b.icmp_signed("<", value, i64(-SYMBOL_LIMIT)), i64(-SYMBOL_LIMIT), value)
 

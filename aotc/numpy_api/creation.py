@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import lax
 from ..lax import as_dim, size_value
+from ..ops.index import raise_if_p
 from ..ops.shape import iota_p
 from ..shapes import DimExpr, ceil_div, relu
 from ..trace import Tracer, as_tracer, current
@@ -81,8 +82,10 @@ def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
     if not 1 <= len(args) <= 3:
         raise current().error("np.arange takes 1 to 3 positional arguments")
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-    if isinstance(step, Tracer) or step == 0:
-        raise current().error("np.arange: the step must be a nonzero build-time number")
+    if isinstance(step, Tracer):
+        return _runtime_arange(start, stop, step, dtype)
+    if step == 0:
+        raise current().error("np.arange: the step must not be zero")
     integral = isinstance(step, (int, np.integer))
     if integral and all(_is_size(v) for v in (start, stop)):
         lo, hi = _dim_or_value(start), _dim_or_value(stop)
@@ -94,11 +97,30 @@ def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
         values = apply_ufunc(np.add, values, _as_value(start))
         return lax.convert(values, out_dtype)
     if any(isinstance(v, Tracer) for v in (start, stop)):
-        raise current().error("np.arange with traced float bounds: the length would depend "
-                              "on values", hint="use np.linspace(start, stop, num)")
+        return _runtime_arange(start, stop, step, dtype)
     count = max(math.ceil((stop - start) / step), 0)
     out_dtype = np.dtype(dtype) if dtype is not None else np.arange(start, stop, step).dtype
     values = iota(out_dtype, (DimExpr.const(count),), 0)
+    return lax.convert(apply_ufunc(np.add, apply_ufunc(np.multiply, values, step), start),
+                       out_dtype)
+
+
+def _runtime_arange(start: Any, stop: Any, step: Any, dtype: Any) -> Tracer:
+    """``np.arange`` whose length NumPy computes from values, ``ceil((stop - start) /
+    step)`` (in integers for integers): a size computed from the scalar arguments
+    (:mod:`aotc.derived`), so the bounds and step must come from them."""
+    kind = promote_types(start, stop, step)
+    zero: Any = np.equal(step, 0)
+    lax.bind(raise_if_p, as_tracer(zero).atom, error="ZeroDivisionError",
+             message="division by zero" if kind.kind in "iu" else "float division by zero")
+    safe = where(zero, 1, step)
+    if kind.kind in "iu":  # -((start - stop) // step), exactly
+        count = np.negative(np.floor_divide(np.subtract(start, stop), safe))
+    else:
+        count = np.ceil(np.true_divide(np.subtract(stop, start), safe))
+    length = size_value(lax.convert(as_tracer(np.maximum(count, 0)), I64), "np.arange's length")
+    out_dtype = np.dtype(dtype) if dtype is not None else kind
+    values = iota(kind, (length,), 0)
     return lax.convert(apply_ufunc(np.add, apply_ufunc(np.multiply, values, step), start),
                        out_dtype)
 
