@@ -6,7 +6,7 @@ For each compiled overload with symbol prefix ``P`` the object file defines::
 
     typedef struct aotc_runtime {
         int64_t (*poll)(struct aotc_runtime *);
-        int64_t detail[2];
+        int64_t detail[4];
     } aotc_runtime;
 
     int64_t P_shapes(void *const *argv, int64_t *out_dims, int64_t *info);
@@ -69,8 +69,11 @@ NEGATIVE_IN_KERNEL = 6
 #: ``P``'s codes from here on are the program's own errors, in the order of
 #: :func:`aotc.ir.runtime_errors` (its ``raise_if`` and in-body ``check`` equations). A
 #: failing check stores its two sides in ``rt->detail`` (when ``rt`` is not NULL), for
-#: the message's ``{lhs}`` and ``{rhs}``.
+#: the message's ``{lhs}`` and ``{rhs}``; a ``raise`` up to :data:`DETAILS` values of its
+#: message (see :mod:`aotc.messages`).
 FIRST_PROGRAM_ERROR = 100
+#: ``rt->detail``'s length.
+DETAILS = 4
 
 
 def symbol_prefix(module: str, function: str, overload: int) -> str:

@@ -92,12 +92,19 @@ def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceConte
 def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:
     if result is None:
         return [], "none"
+    if isinstance(result, Optional) and result.unbound is not None:
+        return _output_atoms(result.get(), ctx)  # UnboundLocalError where it has no value
     if isinstance(result, Optional):  # None on some paths: a leading flag says which
         atoms, kind = _output_atoms(result.value, ctx)
         return [as_atom(result.present), *atoms], OPTIONAL_KINDS[kind]
     items, kind = (list(result), "tuple") if isinstance(result, tuple) else ([result], "single")
     atoms = []
     for item in items:
+        if isinstance(item, Optional):
+            if item.unbound is None:
+                raise ctx.error("the kernel returns a tuple with an item that is None on "
+                                "some paths", hint="return None or the whole tuple")
+            item = item.get()
         if isinstance(item, (Tracer, int, float, bool, complex, np.generic)) \
                 or type(item).__name__ == "MaskedValue":
             atoms.append(as_atom(item))

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .ir import Atom, Lit, Program, Var
+from .messages import fill
 from .ops import impl_rules
 from .ops.control import NESTED
 from .ops.index import KernelError
@@ -42,7 +43,7 @@ def run_checks(program: Program, env: dict[str, int]) -> None:
     for check in program.checks:
         lhs, rhs = check.lhs.evaluate(env), check.rhs.evaluate(env)
         if not check.holds(lhs, rhs):
-            raise RuntimeCheckError(check.error, check.message.format(lhs=lhs, rhs=rhs))
+            raise RuntimeCheckError(check.error, fill(check.message, lhs, rhs, bits=False))
 
 
 def concrete_params(value: Any, env: dict[str, int]) -> Any:

@@ -24,6 +24,7 @@ import numpy as np
 
 from .errors import AotcError, Loc, TraceError
 from .ir import Atom, AType, Check, Eqn, Lit, Params, Var
+from .messages import SLOTS, token
 from .ops import Primitive, type_rules
 from .ops.index import check_p
 from .ops.shape import bind_dim_p, dim_value_p
@@ -51,7 +52,13 @@ def user_loc() -> Loc | None:
     return None
 
 
+#: While an exception's message is made (autograph's ``raise``/``assert``): the runtime
+#: values formatted into it, which the kernel stores for the message (aotc.messages).
+MESSAGE_VALUES: ContextVar[list[Tracer] | None] = ContextVar("MESSAGE_VALUES", default=None)
+
+
 @dataclass
+
 class TraceContext:
     """Collects equations and size checks while one kernel (or loop body) runs.
 
@@ -251,7 +258,8 @@ class Tracer:
         return total.value if total.is_const else dim_value(total)
 
     def __repr__(self) -> str:
-        return f"Tracer({self.aval})"
+        text = self._in_message("", as_repr=True)
+        return text if text is not None else f"Tracer({self.aval})"
 
     # Python control flow and conversions need concrete values.
     def __bool__(self) -> bool:
@@ -300,7 +308,24 @@ class Tracer:
                  "operations",
         )
 
+    def _in_message(self, spec: str, as_repr: bool = False) -> str | None:
+        """A token for this value in an exception's message being made (None if none
+        is, or it cannot be shown at run time)."""
+        values = MESSAGE_VALUES.get()
+        if values is None or self.ndim != 0 or self.dtype.kind not in "biuf" \
+                or len(values) >= len(SLOTS):
+            return None
+        values.append(self)
+        return token(len(values) - 1, self.dtype, spec, as_repr)
+
+    def __str__(self) -> str:
+        text = self._in_message("")
+        return text if text is not None else repr(self)
+
     def __format__(self, spec: str) -> str:
+        text = self._in_message(spec)
+        if text is not None:
+            return text
         raise current().error(
             "a runtime value formatted into a string: strings (exception messages too) are "
             "made when the kernel is built",

@@ -723,3 +723,48 @@ def time_grid(t: f64, dt: f64) -> f64[:]:
     for i in range(steps):
         out[i] = i * dt
     return out
+
+
+# -- runtime values in exception messages ----------------------------------------------------
+
+@aotc.export
+def checked_window(x: f64[:], n: i64, limit: f64) -> f64:
+    if n > x.shape[0]:
+        raise ValueError(f"n={n} is larger than len(x)={x.shape[0]}")
+    m = x[:n].max() if n > 0 else 0.0
+    if m > limit:
+        raise ValueError(f"max {m:.2f} exceeds {limit}; ok is {m <= limit}")
+    assert m >= 0, f"negative max {m!r:>8}"
+    return m
+
+
+@aotc.export
+def search_else(x: f64[:]) -> tuple:
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            found = i
+            break
+    else:
+        found = -1
+    q, r = divmod(found, 3)
+    q2, r2 = np.divmod(x, 2.0)
+    return found, q, r, q2, r2
+
+
+# -- variables assigned on some paths only -----------------------------------------------------
+
+@aotc.export
+def one_sided(x: f64[:], flag: bool_) -> f64:
+    if flag:
+        scale = x.max()
+    total = x.sum()
+    if flag:
+        total = total / scale
+    return total
+
+
+@aotc.export
+def read_unbound(x: f64[:], t: f64) -> f64:
+    if x.shape[0] > 2:
+        y = x[0] * t
+    return y

@@ -121,18 +121,26 @@ def _range_as_while(node: ast.For) -> list[ast.stmt] | None:
 
 class _Lower(ast.NodeTransformer):
     def _loop(self, node: ast.For | ast.While) -> list[ast.stmt] | ast.AST:
+        """The loop with its jumps lowered; its ``else:`` clause after it, run where the
+        loop did not break."""
         self.generic_visit(node)  # inner loops first: their jumps are their own
-        if node.orelse or not any(_has_jump(s) for s in node.body):
-            return node
+        orelse, node.orelse = node.orelse, []
+        if not any(_has_jump(s) for s in node.body):
+            return [node, *orelse] if orelse else node
+        setup: list[ast.stmt] = []
+        loop: ast.For | ast.While = node
         if isinstance(node, ast.For) and any(_has_jump(s, (ast.Break,)) for s in node.body):
             rewritten = _range_as_while(node)
             if rewritten is not None:
-                *setup, loop = rewritten
-                lowered = self._loop_jumps(loop)  # type: ignore[arg-type]
-                return [*setup, *(lowered if isinstance(lowered, list) else [lowered])]
-        return self._loop_jumps(node)
+                *setup, loop = rewritten  # type: ignore[assignment]
+        lowered, brk = self._loop_jumps(loop)
+        if orelse and brk is not None:
+            orelse = [ast.copy_location(ast.If(_not_any(brk), orelse, []), orelse[0])]
+        return [*setup, *lowered, *orelse]
 
-    def _loop_jumps(self, node: ast.For | ast.While) -> list[ast.stmt] | ast.AST:
+    def _loop_jumps(self, node: ast.For | ast.While) -> tuple[list[ast.stmt], str | None]:
+        """The loop with flags for its jumps, and the name of its break flag (None if it
+        does not break)."""
         uid = next(_ids)
         jumps = _Jumps(f"{HIDDEN}brk_{uid}", f"{HIDDEN}cnt_{uid}")
         body = jumps.block(node.body)
@@ -146,7 +154,7 @@ class _Lower(ast.NodeTransformer):
             guarded = ast.If(_not_any(jumps.brk), [reset] + body, [])
             node.body = [ast.copy_location(guarded, node.body[0])]
         init = ast.copy_location(_flag(jumps.brk, False), node)
-        return [init, node]
+        return [init, node], jumps.brk if jumps.used_break else None
 
     visit_For = _loop
     visit_While = _loop

@@ -33,26 +33,35 @@ State = tuple[Any, ...]
 
 class Optional:
     """A value that is None where ``present`` is false (``value`` is a placeholder
-    there)."""
+    there), or, for a variable named ``unbound``, that has no value yet there (assigned
+    on some paths of a loop or branch only: reading it is Python's UnboundLocalError)."""
 
-    def __init__(self, present: Tracer, value: Any) -> None:
-        self.present, self.value = present, value
+    def __init__(self, present: Tracer, value: Any, unbound: str | None = None) -> None:
+        self.present, self.value, self.unbound = present, value, unbound
 
     def tree_flatten(self) -> tuple[list[Any], Any]:
         leaves, structure = flatten(self.value)
-        return [self.present, *leaves], structure
+        return [self.present, *leaves], (structure, self.unbound)
 
     @classmethod
-    def tree_unflatten(cls, structure: Any, leaves: list[Any]) -> Optional:
-        return cls(leaves[0], unflatten(structure, leaves[1:]))
+    def tree_unflatten(cls, meta: Any, leaves: list[Any]) -> Optional:
+        structure, unbound = meta
+        return cls(leaves[0], unflatten(structure, leaves[1:]), unbound)
 
     def get(self) -> Any:
-        """The value; a TypeError at run time where it is None (as Python's when None
-        is used as a number, a sequence or an array)."""
+        """The value; Python's error at run time where there is none: a TypeError for
+        None used as a number, a sequence or an array, an UnboundLocalError for a
+        variable not assigned yet."""
         absent: Any = np.logical_not(self.present)
-        lax.bind(raise_if_p, absent.atom, error="TypeError",
-                 message="a variable that is None here is used as a value "
-                         "('NoneType' object is not subscriptable or not a number)")
+        if self.unbound is not None:
+            error, message = "UnboundLocalError", (
+                f"cannot access local variable '{self.unbound}' where it is not associated "
+                "with a value")
+        else:
+            error, message = "TypeError", ("a variable that is None here is used as a value "
+                                           "('NoneType' object is not subscriptable or not "
+                                           "a number)")
+        lax.bind(raise_if_p, absent.atom, error=error, message=message)
         return self.value
 
     def __aotc_value__(self) -> Any:
@@ -90,8 +99,12 @@ for _name in ("neg", "pos", "abs", "invert"):
 
 
 def is_none(value: Any) -> Any:
-    """``value is None``: the runtime flag of an optional."""
+    """``value is None``: the runtime flag of an optional (reading a variable with no
+    value yet is an UnboundLocalError first)."""
     if isinstance(value, Optional):
+        if value.unbound is not None:
+            value.get()
+            return False
         return np.logical_not(value.present)
     return value is None
 
@@ -117,6 +130,20 @@ def unwrap(value: Any) -> Any:
 
 class NoneOnAPath(Exception):
     """A body gave None or an optional: the construct must find its optional slots."""
+
+
+class Unassigned(Exception):
+    """A branch left a variable without a value that the other assigns."""
+
+
+def unbound(state: State, names: Sequence[str], slots: Sequence[int]) -> State:
+    """``state`` with each of ``slots`` (a typed placeholder, see
+    ``runtime._typed_returns``) a variable that has no value yet."""
+    out = list(state)
+    for i in slots:
+        typed = out[i].value if isinstance(out[i], Optional) else out[i]
+        out[i] = Optional(_flag(False), _placeholder(typed), unbound=names[i])
+    return tuple(out)
 
 
 def _mixed(value: Any) -> bool:
@@ -148,8 +175,8 @@ def _flag(value: bool) -> Tracer:
 class Unified:
     """Which state slots are optional, and the type each one's value has."""
 
-    def __init__(self, templates: dict[int, Any]) -> None:
-        self.templates = templates
+    def __init__(self, templates: dict[int, tuple[Any, str | None]]) -> None:
+        self.templates = templates  # slot -> (a value of its type, unbound's name)
 
     def __bool__(self) -> bool:
         return bool(self.templates)
@@ -157,12 +184,12 @@ class Unified:
     def wrap(self, state: State) -> State:
         """``state`` with every optional slot an :class:`Optional`."""
         out = list(state)
-        for i, like in self.templates.items():
+        for i, (like, name) in self.templates.items():
             v = out[i]
             if isinstance(v, Optional) or v is UNDEFINED:
                 continue
-            out[i] = Optional(_flag(False), _placeholder(like)) if v is None else \
-                Optional(_flag(True), _lifted(v))
+            out[i] = Optional(_flag(False), _placeholder(like), name) if v is None else \
+                Optional(_flag(True), _lifted(v), name)
         return tuple(out)
 
     def body(self, fn: Callable[..., State]) -> Callable[..., State]:
@@ -190,14 +217,15 @@ def unify(state: State, bodies: Sequence[Callable[[State], State]],
     leaves, structure = flatten(state)
     leaves = [v if v is UNDEFINED else as_tracer(v) for v in leaves]
     afters = [probe(body, [leaves], [structure]) for body in bodies]
-    templates: dict[int, Any] = {}
+    templates: dict[int, tuple[Any, str | None]] = {}
     for i in range(len(state)):
         # the value before a loop first: its type is the outer trace's own
         seen = ([state[i]] if with_before else []) + [a[i] for a in afters]
         seen = [v for v in seen if v is not UNDEFINED]
         values = [v.value if isinstance(v, Optional) else v for v in seen if v is not None]
+        names = [v.unbound for v in seen if isinstance(v, Optional) and v.unbound]
         if values and any(_mixed(v) for v in seen):
-            templates[i] = values[0]
+            templates[i] = (values[0], names[0] if names else None)
     return Unified(templates)
 
 

@@ -167,6 +167,13 @@ def _round(number: Any, ndigits: Any = None) -> Any:
     return np.round(number, ndigits)
 
 
+def _divmod(a: Any, b: Any) -> Any:
+    """``divmod(a, b)``: Python's floor division and remainder (NumPy's on arrays)."""
+    if _traced(a, b):
+        return np.floor_divide(a, b), np.remainder(a, b)
+    return builtins.divmod(a, b)
+
+
 #: Builtins replaced inside converted kernels; each falls back to Python's own.
 BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.min: _extreme(np.less, builtins.min, np.min),
@@ -177,5 +184,5 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.int: _scalar_conversion(int, np.int64),
     builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
     builtins.complex: _complex,
-    builtins.len: _traced_len,
+    builtins.len: _traced_len, builtins.divmod: _divmod,
 }

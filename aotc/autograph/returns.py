@@ -112,6 +112,7 @@ class _Lower:
             stmt.orelse = self.block(stmt.orelse, False)
         elif isinstance(stmt, (ast.For, ast.While)):
             stmt.body = self.block(stmt.body, True) or [ast.Pass()]
+            stmt.orelse = self.block(stmt.orelse, False)  # runs after the loop
         elif isinstance(stmt, (ast.With, ast.Try)):
             stmt.body = self.block(stmt.body, False)
         return stmt

@@ -28,7 +28,7 @@ from ..numpy_api import CREATION
 from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
 from ..ops.index import raise_if_p
-from ..trace import WEAK_TYPES, Tracer, as_atom, as_tracer, current
+from ..trace import MESSAGE_VALUES, WEAK_TYPES, Tracer, as_atom, as_tracer, current
 from . import joins, optional
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
@@ -203,7 +203,9 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
                 f"a while loop on build-time values ran {UNROLL_LIMIT} times while tracing "
                 "and its condition does not depend on what it changes",
                 hint="make its condition depend on a value the loop updates")
-    state = _typed_returns(state, names, [body])
+    first = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
+    state = _typed_returns(state, names, [body], every=bool(first))
+    state = optional.unbound(state, names, [i for i in first if state[i] is not UNDEFINED])
     _require_defined(state, names, "a while loop")
     return _loop(lambda s, step: lax.while_loop(lambda s: _as_bool(test(s)), step, s),
                  body, state, body)
@@ -216,15 +218,20 @@ def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[s
     if not _traced(test):
         return then(state) if test else orelse(state)
     state = _typed_returns(state, names, [then, orelse])
-    key = optional.site_key(site or (then, orelse), state)
-    unified = optional.KNOWN.get(key)
-    if unified is None:
+    while True:
+        key = optional.site_key(site or (then, orelse), state)
+        unified = optional.KNOWN.get(key)
         try:
-            return _cond(test, then, orelse, state, names, None)
+            if unified is None:
+                return _cond(test, then, orelse, state, names, None)
+            return _cond(test, unified.body(then), unified.body(orelse), unified.wrap(state),
+                         names, unified)
+        except optional.Unassigned:  # assigned in one branch only: unbound in the other
+            slots = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
+            state = optional.unbound(_typed_returns(state, names, [then, orelse], every=True),
+                                     names, slots)
         except optional.NoneOnAPath:  # a branch gives None: which variables are optional?
-            unified = optional.KNOWN[key] = optional.unify(state, [then, orelse], False)
-    return _cond(test, unified.body(then), unified.body(orelse), unified.wrap(state),
-                 names, unified)
+            optional.KNOWN[key] = optional.unify(state, [then, orelse], False)
 
 
 def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
@@ -239,13 +246,8 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             for i, v in zip(known, values, strict=True):
                 full[i] = v
             out = fn(tuple(full))
-            for value, name in zip(out, names, strict=True):
-                if value is UNDEFINED:
-                    raise current().error(
-                        f"variable '{name}' is assigned in only one branch of an if on a "
-                        "runtime value and read after it, so it has no value after the "
-                        "other", hint=f"give '{name}' a value before the if, or in both "
-                                      "branches")
+            if any(value is UNDEFINED for value in out):
+                raise optional.Unassigned
             if unified is None:
                 optional.check_body(out)
             return tuple(joined[i].pad(v) if i in joined else v for i, v in enumerate(out))
@@ -454,34 +456,48 @@ def _builtin_exception(exc: BaseException) -> tuple[str, str]:
     return name, message
 
 
-def _raise_where(cond: Any, exc: BaseException) -> None:
+def _raise_where(cond: Any, exc: BaseException, values: list[Tracer]) -> None:
+    """Raise ``exc`` where ``cond`` holds; ``values``: the runtime values its message
+    shows (see :mod:`aotc.messages`)."""
     error, message = _builtin_exception(exc)
-    if current().parent is None and not isinstance(cond, Tracer):
+    if current().parent is None and not isinstance(cond, Tracer) and not values:
         raise KernelRaises(error, message)
     atom = cond.atom if isinstance(cond, Tracer) else Lit(True, np.dtype(bool))
-    lax.bind(raise_if_p, atom, error=error, message=message)
+    details = [v.atom for v in values] + [Lit(0, np.dtype(np.int64))] * (len(values) == 1)
+    lax.bind(raise_if_p, atom, *details, error=error, message=message)
+
+
+def _message(make: Callable[[], Any], values: list[Tracer]) -> Any:
+    """``make()``, with the runtime values it formats into strings noted in ``values``."""
+    token = MESSAGE_VALUES.set(values)
+    try:
+        return make()
+    finally:
+        MESSAGE_VALUES.reset(token)
 
 
 def raise_(make: Callable[[], Any]) -> None:
     """``raise E(message)``: the kernel raises ``E(message)`` where it runs (the message
-    is made at build time)."""
-    exc = make()
+    is made at build time, with up to two runtime values filled in when it is raised)."""
+    values: list[Tracer] = []
+    exc = _message(make, values)
     if isinstance(exc, type) and issubclass(exc, BaseException):
         exc = exc()
     if not isinstance(exc, BaseException):
         raise TypeError("exceptions must derive from BaseException")
-    _raise_where(True, exc)
+    _raise_where(True, exc, values)
 
 
 def assert_(test: Callable[[], Any], message: Callable[[], Any] | None) -> None:
     """``assert test, message``: ``AssertionError(message)`` where the test fails."""
     value = test()
-    text = str(message()) if message is not None else ""
+    values: list[Tracer] = []
+    text = str(_message(message, values)) if message is not None else ""
     if not _traced(value):
         if not value:
-            _raise_where(True, AssertionError(text))
+            _raise_where(True, AssertionError(text), values)
         return
-    _raise_where(np.logical_not(_as_bool(value)), AssertionError(text))
+    _raise_where(np.logical_not(_as_bool(value)), AssertionError(text), values)
 
 
 # -- helpers for lowered jumps and returns -------------------------------------------------

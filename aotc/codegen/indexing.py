@@ -20,9 +20,10 @@ from ..ir import Eqn
 from ..ops.core import Primitive
 from ..ops.index import check_p, compress_p, raise_if_p, take_p
 from ..ops.shape import concatenate_p, update_slice_p
+from .builder import KernelBuilder
 from .context import Lowering
 from .convert import convert
-from .dtypes import I8, I64, INT64, i64
+from .dtypes import FLOAT64, I8, I64, INT64, i64
 from .inplace import Update
 from .loops import loop_nest
 from .nests import EqnRule, copy_into, materialize
@@ -134,13 +135,22 @@ def lower_concatenate(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Va
     return [dest]
 
 
+def _detail_bits(b: KernelBuilder, value: Value) -> ir.Value:
+    """A message's value as ``runtime->detail`` holds it: an int64, or a float's bits as
+    a double (see :mod:`aotc.messages`)."""
+    assert isinstance(value, Scalar)
+    if value.dtype.kind == "f":
+        return b.bitcast(convert(b, value.value, value.dtype, FLOAT64), I64)
+    return convert(b, value.value, value.dtype, INT64)
+
+
 def lower_raise_if(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     """Fail the kernel with the error's code when any element of the condition is true."""
     cond, *detail = args
     code = ctx.error_code(eqn.params["error"], eqn.params["message"])
     if detail:  # a scalar condition with the values its message shows
         with ctx.b.if_then(cond.value, likely=False):  # type: ignore[union-attr]
-            set_detail(ctx.b, ctx.runtime, *(d.value for d in detail))  # type: ignore[union-attr]
+            set_detail(ctx.b, ctx.runtime, *(_detail_bits(ctx.b, d) for d in detail))
             ctx.b.ret(i64(code))
         return []
     if isinstance(cond, Scalar):

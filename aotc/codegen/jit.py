@@ -20,6 +20,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from ..abi import (
+    DETAILS,
     FIRST_PROGRAM_ERROR,
     INFO_SLOTS,
     KERNEL_ERRORS,
@@ -28,6 +29,7 @@ from ..abi import (
 )
 from ..interpret import bind_dims
 from ..ir import Program, returned_arguments, runtime_errors
+from ..messages import fill
 from ..shapes import bound_symbols
 from .module import compile_object
 from .target import TargetSpec, jit_target_machine
@@ -39,9 +41,9 @@ _POLL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
 
 
 class Runtime(ctypes.Structure):
-    """``typedef struct aotc_runtime { int64_t (*poll)(...); int64_t detail[2]; }``"""
+    """``typedef struct aotc_runtime { int64_t (*poll)(...); int64_t detail[4]; }``"""
 
-    _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * 2)]
+    _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * DETAILS)]
 _library_ids = itertools.count()
 _sessions: dict[TargetSpec, tuple[Any, Any]] = {}
 
@@ -126,7 +128,7 @@ class JitKernel:
         if failed:
             check = program.checks[failed - 1]
             raise getattr(builtins, check.error)(
-                check.message.format(lhs=info[1], rhs=info[2]))
+                fill(check.message, info[1], info[2]))
         outputs, start = [], 0
         returned = returned_arguments(program)  # ``return a``: that very array
         for j, (atom, rank) in enumerate(zip(program.outputs, ranks, strict=True)):
@@ -146,8 +148,7 @@ class JitKernel:
                 name, message = errors[code - FIRST_PROGRAM_ERROR]
             else:
                 name, message = KERNEL_ERRORS.get(code, ("RuntimeError", f"kernel error {code}"))
-            raise getattr(builtins, name)(message.replace("{lhs}", str(runtime.detail[0]))
-                                          .replace("{rhs}", str(runtime.detail[1])))
+            raise getattr(builtins, name)(fill(message, *runtime.detail))
         start = 0
         for j, rank in enumerate(ranks):  # sizes known only while running: what P wrote
             if rank and any(bound_symbols(d) for d in program.outputs[j].type.shape):

@@ -33,8 +33,8 @@ from .dtypes import I64, PTR, i64
 POLL_WORK = 1 << 20
 
 POLL_TYPE = ir.FunctionType(I64, [PTR])
-#: ``aotc_runtime {poll; int64_t detail[2]}``, see :mod:`aotc.abi`.
-RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, 2)])
+#: ``aotc_runtime {poll; int64_t detail[DETAILS]}``, see :mod:`aotc.abi`.
+RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS)])
 
 
 def body_work(*bodies: Program) -> DimExpr:
@@ -65,11 +65,12 @@ def poll(b: KernelBuilder, runtime: ir.Value) -> None:
             b.fail_if(b.icmp_signed("!=", stop, i64(0)), abi.INTERRUPTED)
 
 
-def set_detail(b: KernelBuilder, runtime: ir.Value, lhs: ir.Value, rhs: ir.Value) -> None:
-    """Store a failing check's two sides in ``runtime->detail`` (when there is a runtime)."""
+def set_detail(b: KernelBuilder, runtime: ir.Value, *values: ir.Value) -> None:
+    """Store a failing check's two sides, or a message's values, in ``runtime->detail``
+    (when there is a runtime)."""
     null = ir.Constant(PTR, None)
     with b.if_then(b.icmp_unsigned("!=", runtime, null)):
-        for k, value in enumerate((lhs, rhs)):
+        for k, value in enumerate(values):
             slot = b.gep(runtime, [i64(0), ir.Constant(ir.IntType(32), 1),
                                    ir.Constant(ir.IntType(32), k)], source_etype=RUNTIME_STRUCT)
             b.store(value, slot)

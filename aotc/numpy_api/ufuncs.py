@@ -168,8 +168,9 @@ def _float_power(x: Any, y: Any) -> Tracer:
     return apply_ufunc(np.power, lax.convert(as_tracer(x), dtype), lax.convert(as_tracer(y), dtype))
 
 
-DECOMPOSITIONS: dict[np.ufunc, Callable[..., Tracer]] = {
+DECOMPOSITIONS: dict[np.ufunc, Callable[..., Any]] = {
     np.positive: _identity,
+    np.divmod: lambda x, y: (apply_ufunc(np.floor_divide, x, y), apply_ufunc(np.remainder, x, y)),
     np.fabs: lambda x: apply_ufunc(np.absolute, lax.convert(as_tracer(x),
                                                             loop_dtypes(np.fabs, (x,))[0])),
     np.deg2rad: _scaled(np.deg2rad, math.pi / 180.0),

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..abi import KERNEL_ERRORS
+from ..abi import DETAILS, KERNEL_ERRORS
 from ..avals import AType
+from ..messages import fill
 from .core import COMPARE, EFFECT, impl_rules, primitive, type_rules
 
 take_p = primitive("take")
@@ -56,18 +57,19 @@ def _take_impl(x: np.ndarray, indices: np.ndarray, *, axis: int) -> tuple[np.nda
     bad = indices[(indices >= n) | (indices < -n)] if indices.size else indices
     if bad.size:
         error, message = KERNEL_ERRORS[2]
-        raise KernelError(error, message.format(lhs=int(bad.flat[0]), rhs=n))
+        raise KernelError(error, fill(message, int(bad.flat[0]), n, bits=False))
     return (np.take(x, indices, axis=axis),)
 
 
 def _raise_if_type(cond: Any, *detail: Any, error: str, message: str) -> tuple[Any, ...]:
-    """``raise_if cond [lhs rhs]``: a scalar condition may carry two int64 values that
-    fill the message's ``{lhs}`` and ``{rhs}`` (the index and the size)."""
+    """``raise_if cond [lhs rhs]``: a scalar condition may carry two scalars (bool,
+    integers or floats) that fill the message's ``{lhs}`` and ``{rhs}`` (the index and
+    the size; see :mod:`aotc.messages`)."""
     if cond.dtype != np.bool_:
         raise ValueError("raise_if: the condition must be bool")
-    if detail and (cond.ndim or len(detail) != 2
-                   or any(d.shape != () or d.dtype != np.int64 for d in detail)):
-        raise ValueError("raise_if: details are two int64 scalars, for a scalar condition")
+    if detail and (cond.ndim or not 2 <= len(detail) <= DETAILS
+                   or any(d.shape != () or d.dtype.kind not in "biuf" for d in detail)):
+        raise ValueError("raise_if: details are 2 to 4 real scalars, for a scalar condition")
     return ()
 
 
@@ -75,7 +77,7 @@ def _raise_if_impl(cond: np.ndarray, *detail: np.ndarray, error: str, message: s
                    ) -> tuple[np.ndarray, ...]:
     if np.any(cond):
         if detail:
-            message = message.format(lhs=int(detail[0]), rhs=int(detail[1]))
+            message = fill(message, *(d[()] for d in detail), bits=False)
         raise KernelError(error, message)
     return ()
 
@@ -89,7 +91,7 @@ def _check_type(*, op: str, lhs: Any, rhs: Any, error: str, message: str) -> tup
 def _check_impl(*, op: str, lhs: int, rhs: int, error: str, message: str
                 ) -> tuple[np.ndarray, ...]:
     if not COMPARE[op](lhs, rhs):
-        raise KernelError(error, message.format(lhs=lhs, rhs=rhs))
+        raise KernelError(error, fill(message, lhs, rhs, bits=False))
     return ()
 
 
