@@ -768,3 +768,28 @@ def read_unbound(x: f64[:], t: f64) -> f64:
     if x.shape[0] > 2:
         y = x[0] * t
     return y
+
+
+# -- Python lists written at runtime indices --------------------------------------------------
+
+@aotc.export
+def list_tables(x: f64[:], n: i64) -> tuple:
+    e = [1.0, -1.0, -1.0, -1.0]
+    for i in range(n):
+        e[0] = (e[0] + e[1]) * 0.5  # an outer list written in a runtime loop
+    best = [0.0] * 5
+    for i in range(x.shape[0]):
+        k = i % 5
+        best[k] = max(best[k], x[i])
+    counts = [0, 0, 0]
+    for v in x:
+        if v > 0:
+            counts[int(v) % 3] += 1
+    return e[0], e[1], best[0], best[4], counts[0], counts[1], counts[2]
+
+
+@aotc.export
+def list_operators(n: i64) -> tuple:
+    a = [0.5] * n
+    b = a + [1.0, 2.0]
+    return np.array(b), len(b), np.array(a * 2)

@@ -46,6 +46,21 @@ def assigned(nodes: Iterable[ast.AST]) -> set[str]:
     return found
 
 
+def items_written(nodes: Iterable[ast.AST]) -> set[str]:
+    """Names whose items the statements write (``lst[i] = v``, ``t[i][j] += 1``)."""
+    found: set[str] = set()
+    for node in nodes:
+        for sub in walk_code(node):
+            targets = sub.targets if isinstance(sub, ast.Assign) else \
+                [sub.target] if isinstance(sub, ast.AugAssign) else []
+            for target in targets:
+                while isinstance(target, ast.Subscript):
+                    target = target.value
+                    if isinstance(target, ast.Name):
+                        found.add(target.id)
+    return found
+
+
 def uses(node: ast.AST) -> set[str]:
     """Names an expression (or a statement's own expressions) reads. Comprehensions and
     lambdas read what they use from outside, not their own targets and parameters."""

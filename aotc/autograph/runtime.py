@@ -38,6 +38,7 @@ from .lists import (
 from .pybuiltins import BUILTINS
 from .returns import RET
 from .sequences import SEQUENCES, UNROLL_LIMIT, RuntimeSeq, range_, sequence
+from .written import Written
 
 State = tuple[Any, ...]
 Body = Callable[..., State]
@@ -80,9 +81,16 @@ def _require_defined(state: State, names: Sequence[str], what: str) -> None:
 
 def _lifted(value: Any) -> Any:
     """A build-time number as a traced one (weak if it is a Python number), so a loop
-    can carry it."""
+    can carry it; a Python list of numbers as an array standing for it (its items may
+    then be read and written at runtime indices, see numpy_api.pylists)."""
     if isinstance(value, (bool, int, float, complex)) or isinstance(value, np.generic):
         return Tracer(as_atom(value), weak=isinstance(value, WEAK_TYPES))
+    if isinstance(value, list) and value and all(
+            isinstance(v, (bool, int, float, complex, np.generic))
+            or isinstance(v, Tracer) and v.ndim == 0 for v in value):
+        items: Any = CREATION[np.array](value)
+        items.list_like = True
+        return items
     return value
 
 
@@ -125,13 +133,13 @@ def _any_index() -> Tracer:
 # -- statements ----------------------------------------------------------------------------
 
 def for_range(body: Body, state: State, names: Sequence[str], *bounds: Any,
-              appends: dict[str, int] | None = None) -> State:
+              appends: dict[str, int] | None = None, written: Sequence[str] = ()) -> State:
     """``for i in range(*bounds)`` with ``state = body(i, state)``."""
-    return for_iter(body, state, names, range_(*bounds), appends=appends)
+    return for_iter(body, state, names, range_(*bounds), appends=appends, written=written)
 
 
 def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
-             appends: dict[str, int] | None = None) -> State:
+             appends: dict[str, int] | None = None, written: Sequence[str] = ()) -> State:
     """``for x in iterable``: Python's loop over build-time items (unrolled up to
     :data:`UNROLL_LIMIT` of them), else a runtime loop over the items' indices."""
     seq = sequence(iterable)
@@ -146,6 +154,8 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
         for item in items:
             state = body(item, state)
         return state
+    items_of = Written(state, names, written, _lifted)
+    state, body = items_of.state, items_of.body(body)
     state, grown = grow_lists(state, names, appends or {}, seq.length,
                               lambda s: body(seq.item(_any_index()), s))
     first = [n for v, n in zip(state, names, strict=True) if v is UNDEFINED and n != RET]
@@ -160,7 +170,7 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
     state = _loop(lambda s, step: lax.fori_loop(0, seq.length,
                                                 lambda i, s: step(seq.item(i), s), s),
                   body, state, lambda s: body(seq.item(_any_index()), s))
-    return laid_out(state, grown)
+    return items_of.inside(laid_out(state, grown))
 
 
 def _loop(run: Callable[[State, Body], State], body: Body, state: State,
@@ -185,7 +195,7 @@ def _loop(run: Callable[[State, Body], State], body: Body, state: State,
 
 
 def while_stmt(test: Callable[[State], Any], body: Body, state: State,
-               names: Sequence[str]) -> State:
+               names: Sequence[str], written: Sequence[str] = ()) -> State:
     """``while test(state): state = body(state)``: Python's loop while the test is a
     build-time value (up to :data:`UNROLL_LIMIT` iterations, then the state is lifted
     to traced values and the rest runs as a runtime loop)."""
@@ -203,23 +213,35 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
                 f"a while loop on build-time values ran {UNROLL_LIMIT} times while tracing "
                 "and its condition does not depend on what it changes",
                 hint="make its condition depend on a value the loop updates")
+    items_of = Written(state, names, written, _lifted)
+    state, body, test = items_of.state, items_of.body(body), items_of.test(test)
     first = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
     state = _typed_returns(state, names, [body], every=bool(first))
     state = optional.unbound(state, names, [i for i in first if state[i] is not UNDEFINED])
     _require_defined(state, names, "a while loop")
-    return _loop(lambda s, step: lax.while_loop(lambda s: _as_bool(test(s)), step, s),
-                 body, state, body)
+    return items_of.inside(_loop(
+        lambda s, step: lax.while_loop(lambda s: _as_bool(test(s)), step, s), body, state,
+        body))
 
 
 def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
-            site: Sequence[Any] = ()) -> State:
+            site: Sequence[Any] = (), written: Sequence[str] = ()) -> State:
     """``if test: then else: orelse``, each taking and returning the state (``site``:
     what identifies the construct, if not its bodies' code)."""
     if not _traced(test):
         return then(state) if test else orelse(state)
+    items_of = Written(state, names, written, _lifted)
+    state = items_of.state
+    site = site or (then, orelse)
+    then, orelse = items_of.body(then), items_of.body(orelse)
+    return items_of.inside(_if(test, then, orelse, state, names, site))
+
+
+def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
+        site: Sequence[Any]) -> State:
     state = _typed_returns(state, names, [then, orelse])
     while True:
-        key = optional.site_key(site or (then, orelse), state)
+        key = optional.site_key(site, state)
         unified = optional.KNOWN.get(key)
         try:
             if unified is None:

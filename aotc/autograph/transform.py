@@ -26,7 +26,7 @@ import itertools
 
 from .expressions import convert_expressions
 from .jumps import lower_jumps
-from .liveness import Liveness, assigned
+from .liveness import Liveness, assigned, items_written
 from .returns import lower_returns
 from .syntax import (
     HIDDEN,
@@ -68,11 +68,16 @@ class _Statements(ast.NodeTransformer):
         self.live = live
 
     def _state(self, node: ast.stmt, blocks: list[list[ast.stmt]],
-               exclude: frozenset[str] = frozenset()) -> list[str]:
-        names = assigned(s for block in blocks for s in block) - set(exclude)
+               exclude: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+        """The variables the statement assigns that are live after it, and those whose
+        items it writes without assigning them (a Python list must be carried; see
+        :mod:`.written`), both in the state."""
+        stmts = [s for block in blocks for s in block]
+        names = assigned(stmts) - set(exclude)
         needed = set(self.live.after.get(id(node), ())) | set(
             self.live.body_entry.get(id(node), ()))
-        return sorted(names & needed)
+        written = sorted((items_written(stmts) - names - set(exclude)) & needed)
+        return sorted(names & needed) + written, written
 
     def _emit(self, node: ast.stmt, defs: list[ast.stmt], call: ast.Call,
               state: list[str]) -> list[ast.stmt]:
@@ -83,7 +88,7 @@ class _Statements(ast.NodeTransformer):
         return out
 
     def visit_For(self, node: ast.For) -> object:
-        state = self._state(node, [node.body], frozenset(_target_names(node.target)))
+        state, written = self._state(node, [node.body], frozenset(_target_names(node.target)))
         self.generic_visit(node)
         if node.orelse:
             return node
@@ -96,7 +101,7 @@ class _Statements(ast.NodeTransformer):
             fn = _body_function(body_name, [node.target.id], state, node.body)
             call = runtime_call("for_range", load(body_name), _initial_state(state),
                                 _names_const(state), *it.args)
-            call.keywords = _appends_keyword(node.body)
+            call.keywords = _appends_keyword(node.body) + _written_keyword(written)
             return self._emit(node, [fn], call, state)
         item = f"{HIDDEN}item_{uid}"
         target_assign = ast.copy_location(ast.Assign([node.target], load(item)), node)
@@ -106,11 +111,11 @@ class _Statements(ast.NodeTransformer):
         fn = _body_function(body_name, [item], state, [target_assign] + node.body)
         call = runtime_call("for_iter", load(body_name), _initial_state(state),
                             _names_const(state), it)
-        call.keywords = _appends_keyword(node.body)
+        call.keywords = _appends_keyword(node.body) + _written_keyword(written)
         return self._emit(node, [fn], call, state)
 
     def visit_While(self, node: ast.While) -> object:
-        state = self._state(node, [node.body])
+        state, written = self._state(node, [node.body])
         self.generic_visit(node)
         if node.orelse:
             return node
@@ -120,16 +125,18 @@ class _Statements(ast.NodeTransformer):
         body = _body_function(f"{HIDDEN}body_{uid}", [], state, node.body)
         call = runtime_call("while_stmt", load(test.name), load(body.name),
                             _initial_state(state), _names_const(state))
+        call.keywords = _written_keyword(written)
         return self._emit(node, [test, body], call, state)
 
     def visit_If(self, node: ast.If) -> object:
-        state = self._state(node, [node.body, node.orelse])
+        state, written = self._state(node, [node.body, node.orelse])
         self.generic_visit(node)
         uid = next(_ids)
         then = _body_function(f"{HIDDEN}then_{uid}", [], state, node.body or [ast.Pass()])
         orelse = _body_function(f"{HIDDEN}else_{uid}", [], state, node.orelse or [ast.Pass()])
         call = runtime_call("if_stmt", node.test, load(then.name), load(orelse.name),
                             _initial_state(state), _names_const(state))
+        call.keywords = _written_keyword(written)
         return self._emit(node, [then, orelse], call, state)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> object:
@@ -137,6 +144,11 @@ class _Statements(ast.NodeTransformer):
 
     def visit_Lambda(self, node: ast.Lambda) -> object:
         return node
+
+
+def _written_keyword(written: list[str]) -> list[ast.keyword]:
+    """``written=(names)``: state variables whose items the statement writes."""
+    return [ast.keyword("written", _names_const(written))] if written else []
 
 
 def _appends_keyword(body: list[ast.stmt]) -> list[ast.keyword]:

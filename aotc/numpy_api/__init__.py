@@ -25,7 +25,19 @@ import numpy as np
 from .. import lax
 from ..shapes import relu
 from ..trace import DISPATCH, Tracer, as_tracer, current
-from . import complexes, fancy, functions, joining, linalg, masks, methods, ufuncs, views, writes
+from . import (
+    complexes,
+    fancy,
+    functions,
+    joining,
+    linalg,
+    masks,
+    methods,
+    pylists,
+    ufuncs,
+    views,
+    writes,
+)
 from .functions import CREATION, FUNCTIONS
 
 
@@ -75,6 +87,10 @@ def _register() -> None:
     setattr(Tracer, "__rmul__", _times(True))  # noqa: B010
     for name, ufunc in ufuncs.BINARY_OPERATORS.items():
         setattr(Tracer, f"__i{name}__", writes.inplace(ufunc))
+    current = {name: getattr(Tracer, name) for name in
+               ("__add__", "__radd__", "__iadd__", "__mul__", "__rmul__", "__imul__")}
+    for dunder, fn in pylists.list_operators(current).items():  # Python lists' + and *
+        setattr(Tracer, dunder, fn)
     # @ is np.matmul, a ufunc in NumPy 2 that aotc writes as dot_general (see linalg).
     setattr(Tracer, "__matmul__", lambda self, other: linalg.matmul(self, other))  # noqa: B010
     setattr(Tracer, "__rmatmul__", lambda self, other: linalg.matmul(other, self))  # noqa: B010

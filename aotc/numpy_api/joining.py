@@ -261,7 +261,9 @@ def array(obj: Any, dtype: Any = None, *, copy: Any = True, **kwargs: Any) -> Tr
         value = constant_array(obj) if isinstance(obj, np.ndarray) else as_tracer(obj)
     if dtype is not None and value.dtype != np.dtype(dtype):
         return lax.convert(value, np.dtype(dtype))
-    return lax.fresh(value) if copy and value is obj else value
+    if value is obj and (copy or value.list_like):  # an array, no longer a Python list
+        return lax.fresh(value)
+    return value
 
 
 def asarray(obj: Any, dtype: Any = None, **kwargs: Any) -> Tracer:

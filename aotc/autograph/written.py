@@ -1,0 +1,61 @@
+"""Variables whose items a loop or branch writes without assigning them: ``e[j] = v``.
+
+Such a variable is in the construct's state (see ``transform._state``) so that a Python
+list can be carried: a list of numbers becomes an array standing for it
+(``numpy_api.pylists``), written at constant or runtime indices, and is that array after
+the construct (before this, the body wrote its own values into the outer Python list).
+Anything else (an array: writes into arrays made outside a body are carried by
+:mod:`aotc.bodies`) is not carried: it passes through the construct as :class:`Outer`,
+a pytree with no leaves, and the body sees the object itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+State = tuple[Any, ...]
+
+
+class Outer:
+    """A written variable that is not carried (its structure is itself: identity)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def tree_flatten(self) -> tuple[list[Any], Outer]:
+        return [], self
+
+    @classmethod
+    def tree_unflatten(cls, meta: Outer, leaves: list[Any]) -> Outer:
+        return meta
+
+
+class Written:
+    """The slots of a construct's state that are written variables, and how the state
+    goes in and out of its bodies."""
+
+    def __init__(self, state: State, names: Sequence[str], written: Sequence[str],
+                 lifted: Callable[[Any], Any]) -> None:
+        self.slots = [names.index(n) for n in written]
+        out = list(state)
+        for i in self.slots:  # a list: an array standing for it, or itself (a pytree)
+            out[i] = lifted(out[i]) if isinstance(out[i], list) else Outer(out[i])
+        self.state: State = tuple(out)
+        self.outer = {i: v for i, v in enumerate(self.state) if isinstance(v, Outer)}
+
+    def inside(self, state: State) -> State:
+        """The state as the body's code sees it."""
+        return tuple(v.value if isinstance(v, Outer) else v for v in state)
+
+    def outside(self, state: State) -> State:
+        """The body's new state, its pass-through variables wrapped again."""
+        return tuple(self.outer[i] if i in self.outer and v is self.outer[i].value else v
+                     for i, v in enumerate(state))
+
+    def body(self, fn: Callable[..., State]) -> Callable[..., State]:
+        """``fn(*lead, state)`` between :meth:`inside` and :meth:`outside`."""
+        return lambda *args: self.outside(fn(*args[:-1], self.inside(args[-1])))
+
+    def test(self, fn: Callable[[State], Any]) -> Callable[[State], Any]:
+        return lambda state: fn(self.inside(state))
