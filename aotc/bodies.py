@@ -70,6 +70,10 @@ def flatten(tree: Tree) -> tuple[list[Any], Tree]:
     if hasattr(type(tree), "tree_flatten"):  # the class: a Tracer answers any attribute
         children, meta = tree.tree_flatten()
         return list(children), (_Node, (type(tree), meta))
+    if isinstance(tree, dict):  # its values, in key order
+        keys = tuple(tree)
+        values, shape = flatten(tuple(tree[k] for k in keys))
+        return values, (_Dict, (keys, shape))
     if isinstance(tree, (tuple, list)):
         leaves: list[Any] = []
         shapes = []
@@ -85,6 +89,10 @@ class _Node:
     """The structure tag of a ``tree_flatten`` object."""
 
 
+class _Dict:
+    """The structure tag of a dict."""
+
+
 #: The structure of None (no leaves).
 _NONE = ("None",)
 
@@ -98,6 +106,9 @@ def unflatten(structure: Tree, leaves: list[Any]) -> Tree:
     if kind is _Node:
         cls, meta = shapes
         return cls.tree_unflatten(meta, leaves)
+    if kind is _Dict:
+        keys, shape = shapes
+        return dict(zip(keys, unflatten(shape, leaves), strict=True))
     out, pos = [], 0
     for count, shape in shapes:
         out.append(unflatten(shape, leaves[pos:pos + count]))

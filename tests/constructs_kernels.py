@@ -793,3 +793,11 @@ def list_operators(n: i64) -> tuple:
     a = [0.5] * n
     b = a + [1.0, 2.0]
     return np.array(b), len(b), np.array(a * 2)
+
+
+@aotc.export
+def dict_state(n: i64) -> f64:
+    d = {"a": 1.0, "b": 2.0}
+    for i in range(n):
+        d["a"] = d["a"] * 0.5 + d["b"]
+    return d["a"]

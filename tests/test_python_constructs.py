@@ -96,6 +96,7 @@ IDX = np.array([0, 1], dtype=np.int64)
 POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
 
 CALLS: dict[str, list[tuple[Any, ...]]] = {
+    "dict_state": [(3,), (0,)],
     "list_tables": [(X, 3), (np.abs(X) * 3.0, 0), (X[:0], 1)],
     "list_operators": [(3,), (0,)],
     "one_sided": [(X, True), (X, False), (X[:1], True)],

@@ -4,15 +4,19 @@ Such a variable is in the construct's state (see ``transform._state``) so that a
 list can be carried: a list of numbers becomes an array standing for it
 (``numpy_api.pylists``), written at constant or runtime indices, and is that array after
 the construct (before this, the body wrote its own values into the outer Python list).
-Anything else (an array: writes into arrays made outside a body are carried by
-:mod:`aotc.bodies`) is not carried: it passes through the construct as :class:`Outer`,
-a pytree with no leaves, and the body sees the object itself.
+A dict is carried as a pytree of its values. An array is not carried (writes into
+arrays made outside a body are carried by :mod:`aotc.bodies`): it passes through the
+construct as :class:`Outer`, a pytree with no leaves, and the body sees the object
+itself. Any other object is a build error (its writes could not be seen after).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from ..bodies import UNDEFINED
+from ..trace import Tracer, current
 
 State = tuple[Any, ...]
 
@@ -40,7 +44,17 @@ class Written:
         self.slots = [names.index(n) for n in written]
         out = list(state)
         for i in self.slots:  # a list: an array standing for it, or itself (a pytree)
-            out[i] = lifted(out[i]) if isinstance(out[i], list) else Outer(out[i])
+            value = out[i]
+            if isinstance(value, list):
+                out[i] = lifted(value)
+            elif hasattr(type(value), "tree_flatten"):
+                continue  # aotc's own pytrees (a list being appended to, an optional)
+            elif not isinstance(value, (dict, Tracer)) and value is not UNDEFINED:
+                raise current().error(
+                    f"items of a {type(value).__name__} ('{names[i]}') are written in a loop "
+                    "or branch that runs at run time", hint="use an array, a list or a dict")
+            elif not isinstance(value, dict):  # a dict is carried as a pytree of its values
+                out[i] = Outer(value)
         self.state: State = tuple(out)
         self.outer = {i: v for i, v in enumerate(self.state) if isinstance(v, Outer)}
 
