@@ -422,3 +422,26 @@ def test_recursion_on_runtime_values_is_a_located_error():
         return x * _countdown(5)  # recursion on build-time values runs while tracing
 
     assert _trace(fixed).program is not None
+
+
+def test_containers_changed_in_runtime_loops_are_located_errors():
+    """A set or an object changed in place in a loop that runs at run time cannot keep
+    its changes: an error at the line, never the outer object silently left as it was."""
+    def grows_a_set(n: aotc.i64):
+        seen = set()
+        for i in range(n):
+            seen.add(i % 2)
+        return len(seen)
+
+    with pytest.raises(TraceError, match="the set 'seen' is changed in place") as info:
+        _trace(grows_a_set)
+    assert "seen.add(i % 2)" in str(info.value)
+
+    def sorts_a_list(x: f64[:], n: aotc.i64):  # a list of numbers is an array: fine
+        table = [3.0, 1.0, 2.0]
+        for i in range(n):
+            table.sort()
+            table[0] = table[0] + x[0]
+        return table[0]
+
+    assert _trace(sorts_a_list).program is not None

@@ -46,15 +46,24 @@ def assigned(nodes: Iterable[ast.AST]) -> set[str]:
     return found
 
 
+#: Methods that change a Python container (or an array) in place.
+MUTATORS = frozenset({"extend", "insert", "pop", "remove", "clear", "sort", "reverse", "add",
+                      "discard", "update", "setdefault", "popitem", "fill", "itemset"})
+
+
 def items_written(nodes: Iterable[ast.AST]) -> set[str]:
-    """Names whose items the statements write (``lst[i] = v``, ``t[i][j] += 1``)."""
+    """Names whose items or attributes the statements change without rebinding them
+    (``lst[i] = v``, ``t[i][j] += 1``, ``s.add(v)``, ``obj.x = v``)."""
     found: set[str] = set()
     for node in nodes:
         for sub in walk_code(node):
-            targets = sub.targets if isinstance(sub, ast.Assign) else \
+            targets: list[ast.expr] = sub.targets if isinstance(sub, ast.Assign) else \
                 [sub.target] if isinstance(sub, ast.AugAssign) else []
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                    and sub.func.attr in MUTATORS:
+                targets = [sub.func]
             for target in targets:
-                while isinstance(target, ast.Subscript):
+                while isinstance(target, (ast.Subscript, ast.Attribute)):
                     target = target.value
                     if isinstance(target, ast.Name):
                         found.add(target.id)
@@ -101,6 +110,11 @@ class Liveness:
     def __init__(self, fn: ast.FunctionDef) -> None:
         self.after: dict[int, Names] = {}
         self.body_entry: dict[int, Names] = {}
+        #: The function's own variables (its parameters and what it assigns): ``np`` in
+        #: ``np.sort(x)`` is not one, so that call changes no variable of the function.
+        self.local_names: Names = frozenset(
+            a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)) \
+            | assigned(fn.body)
         self.block(fn.body, EMPTY)
 
     def block(self, stmts: list[ast.stmt], live: Names) -> Names:

@@ -76,7 +76,8 @@ class _Statements(ast.NodeTransformer):
         names = assigned(stmts) - set(exclude)
         needed = set(self.live.after.get(id(node), ())) | set(
             self.live.body_entry.get(id(node), ()))
-        written = sorted((items_written(stmts) - names - set(exclude)) & needed)
+        written = sorted((items_written(stmts) - names - set(exclude)) & needed
+                         & self.live.local_names)
         return sorted(names & needed) + written, written
 
     def _emit(self, node: ast.stmt, defs: list[ast.stmt], call: ast.Call,

@@ -51,8 +51,9 @@ class Written:
                 continue  # aotc's own pytrees (a list being appended to, an optional)
             elif not isinstance(value, (dict, Tracer)) and value is not UNDEFINED:
                 raise current().error(
-                    f"items of a {type(value).__name__} ('{names[i]}') are written in a loop "
-                    "or branch that runs at run time", hint="use an array, a list or a dict")
+                    f"the {type(value).__name__} '{names[i]}' is changed in place in a loop "
+                    "or branch that runs at run time, where its changes could not be kept",
+                    hint="use an array (or a list or dict written by index)")
             elif not isinstance(value, dict):  # a dict is carried as a pytree of its values
                 out[i] = Outer(value)
         self.state: State = tuple(out)
