@@ -11,6 +11,7 @@ import numpy as np
 from .numpy_api.functions import CREATION, DATA_DEPENDENT, FUNCTIONS, UFUNCS
 from .numpy_api.methods import _METHODS, _PROPERTIES
 from .numpy_api.pymath import PYMATH
+from .numpy_api.ufunc_methods import METHODS
 from .numpy_api.ufuncs import BINARY_OPERATORS
 from .ops.elementwise import NO_COMPLEX_KERNEL, PRIM_OF_UFUNC, UFUNC_OF
 
@@ -33,6 +34,7 @@ def markdown() -> str:
     ufuncs = [f"np.{u.__name__}" for u in PRIM_OF_UFUNC] + \
              [f"np.{u.__name__}" for u in UFUNCS]
     functions = [_qualified(f) for f in FUNCTIONS] + [_qualified(f) for f in CREATION]
+    ufunc_methods = [f"np.add.{m}()" for m in METHODS]
     methods = [f".{m}()" for m in _METHODS] + [f".{p}" for p in _PROPERTIES] + \
               [".shape", ".ndim", ".dtype", ".size"]
     operators = [f"__{n}__" for n in [*BINARY_OPERATORS, "matmul"]] + \
@@ -47,6 +49,7 @@ def markdown() -> str:
         "| --- | --- |",
         f"| ufuncs ({len(set(ufuncs))}) | {_row(ufuncs)} |",
         f"| functions ({len(set(functions))}) | {_row(functions)} |",
+        f"| ufunc methods (every binary ufunc above) | {_row(ufunc_methods)} |",
         f"| array methods and attributes | {_row(methods)} |",
         f"| operators (and their in-place forms) | {_row(operators)} |",
         "| indexing | integers (build-time or runtime), slices with steps and size "

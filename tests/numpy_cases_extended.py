@@ -624,3 +624,145 @@ EXTENDED_CASES += _sorting_cases()
 from numpy_cases_complex import COMPLEX_CASES  # noqa: E402  (after the cases it extends)
 
 EXTENDED_CASES += COMPLEX_CASES
+
+
+def _index_and_ufunc_method_cases() -> list[Case]:
+    """unravel_index/ravel_multi_index, the triangle and diagonal indices, ufunc methods
+    (reduce, accumulate, outer), column_stack/dstack, isin, diag/diagonal/fill_diagonal
+    and gradient: exact integer and selection arithmetic, compared bit for bit."""
+    c: list[Case] = []
+    r = np.random.default_rng(31)
+
+    def add(name, fn, sig, inputs, ulps=0, tags=("extended",)):
+        c.append(Case(name, fn, sig, inputs, ulps, set(tags)))
+
+    flat = np.array([0, 5, 11, 7, 3, 3])
+    add("unravel_index", lambda i, n: (*np.unravel_index(i, (3, 4)),
+                                       *np.unravel_index(i, (3, 4), order="F"),
+                                       *np.unravel_index(7, (n, 4)),
+                                       *np.unravel_index(i[:1], (n, 2, 2)),
+                                       *np.unravel_index(i[None, :], (12,)),
+                                       *np.unravel_index(np.int64(0), (1, 1))),
+        "(i8[:], i8)", [(flat, np.int64(3)), (flat[:0], np.int64(2)), (flat[::-2], np.int64(6))])
+    add("ravel_multi_index", lambda x, i, j: (np.ravel_multi_index((i, j), x.shape),
+                                              np.ravel_multi_index((i, j), (5, 7), order="F"),
+                                              np.ravel_multi_index((i, j + 20), (3, 4),
+                                                                   mode="wrap"),
+                                              np.ravel_multi_index((i - 5, j), (3, 4),
+                                                                   mode=("clip", "raise")),
+                                              np.ravel_multi_index((i[0], 2), (3, 4)),
+                                              np.ravel_multi_index(np.stack([i, j]), (3, 4))),
+        "(f8[:, :], i4[:], i8[:])",
+        [(np.zeros((3, 4)), np.array([0, 2, 1], "i4"), np.array([3, 0, 2])),
+         (np.zeros((3, 5)), np.array([2], "i4"), np.array([3]))])
+    add("triangle_indices", lambda x, n, k: (*np.triu_indices(n), *np.tril_indices(n, -1),
+                                             *np.triu_indices(n, k, 5), *np.tril_indices(n, k),
+                                             *np.diag_indices(n), *np.diag_indices(2, 3),
+                                             *np.triu_indices(4, 1), *np.triu_indices_from(x),
+                                             *np.tril_indices_from(x, 1),
+                                             *np.diag_indices_from(x[:2, :2])),
+        "(f8[:, :], i8, i8)", [(np.zeros((3, 4)), np.int64(4), np.int64(1)),
+                               (np.zeros((2, 2)), np.int64(0), np.int64(-2)),
+                               (np.zeros((2, 3)), np.int64(1), np.int64(3))])
+    # add.reduce sums pairwise in another order than NumPy's: rounding only
+    fv = np.array([3.0, -1.0, np.nan, 7.0, -0.0, 2.5, np.inf, 0.0])
+    add("ufunc_methods_float", lambda x: (np.maximum.accumulate(x), np.minimum.accumulate(x),
+                                          np.add.accumulate(x), np.multiply.accumulate(x),
+                                          np.subtract.accumulate(x), np.fmax.accumulate(x),
+                                          np.add.reduce(x), np.maximum.reduce(x[:1]),
+                                          np.fmin.reduce(x[:1]), np.subtract.reduce(x[:1]),
+                                          np.subtract.outer(x, x[:3]),
+                                          np.multiply.outer(x, 2.0),
+                                          np.maximum.reduce([x[0], x[-1], 2.0]),
+                                          np.add.outer([x[0], 1.0], x)),
+        "(f8[:])", [(fv,), (fv[::-1],), (fv[1:2],), (r.standard_normal(40),)], ulps=16)
+    add("ufunc_methods_empty", lambda x: (np.maximum.accumulate(x), np.add.reduce(x),
+                                          np.multiply.reduce(x), np.logical_or.reduce(x),
+                                          np.subtract.accumulate(x), np.power.outer(x, x)),
+        "(f8[:])", [(fv[:0],), (fv[2:3],)])
+    m = r.integers(-9, 9, (3, 4)).astype(float)
+    # (no np.power.reduce here: NumPy's own result changes with the layout of the input)
+    add("ufunc_methods_axes", lambda x: (np.maximum.accumulate(x, axis=1),
+                                         np.minimum.accumulate(x), np.add.reduce(x, axis=1),
+                                         np.add.reduce(x, axis=1, keepdims=True),
+                                         np.subtract.reduce(x, axis=1),
+                                         np.maximum.outer(x[0], x[:, 0]),
+                                         np.logical_xor.reduce(x, axis=1),
+                                         np.add.accumulate(x, axis=-1),
+                                         np.add.reduce(x, axis=None), np.minimum.reduce(x, 1),
+                                         np.subtract.reduce(x, axis=0, keepdims=True),
+                                         np.subtract.reduce(x, axis=()),
+                                         np.subtract.reduce(x, axis=(1,))),
+        "(f8[:, :])", [(m,), (m.T,), (m[::-1, ::2],), (m[:1],)])
+    iv = np.array([100, 100, -3, 27, 127], "i1")
+    add("ufunc_methods_int8", lambda x: (np.add.accumulate(x), np.maximum.accumulate(x),
+                                         np.multiply.reduce(x), np.subtract.accumulate(x),
+                                         np.add.outer(x, x), np.bitwise_or.reduce(x),
+                                         np.bitwise_xor.accumulate(x), np.add.reduce(x),
+                                         np.minimum.reduce(x), np.left_shift.outer(x, x[:2])),
+        "(i1[:])", [(iv,), (iv[::-1],), (iv[:1],)])
+    add("ufunc_methods_bool", lambda b: (np.logical_and.accumulate(b), np.logical_or.reduce(b),
+                                         np.logical_xor.reduce(b), np.equal.reduce(b),
+                                         np.add.accumulate(b), np.logical_and.outer(b, b)),
+        "(b1[:])", [(np.array([True, True, False, True]),), (np.array([True]),)])
+    # joining
+    jv = np.array([1.0, -2.0, 3.5])
+    add("column_stack_dstack", lambda x, v: (np.column_stack([v, v]),
+                                             np.column_stack((x, v)), np.dstack([v, v]),
+                                             np.dstack([x, x]), np.dstack((x[0, 0], x[1, 1])),
+                                             np.atleast_3d(v), np.atleast_3d(x),
+                                             np.atleast_3d(v[0]), np.column_stack([v[0], v[1]]),
+                                             np.column_stack([v.astype(np.int32), v])),
+        "(f8[:, :], f8[:])", [(M[:3, :3], jv), (M.T[:3, :5], jv), (M[:2, :2], jv[:2])])
+    add("isin_membership", lambda x, v, i: (np.isin(x, v), np.isin(x, [1.0, 5.0], invert=True),
+                                 np.isin(v, v[:0]), np.isin(3.5, v), np.isin(i, v),
+                                 np.isin(v, i, invert=True), np.isin(x, np.nan)),
+        "(f8[:, :], f8[:], i8[:])",
+        [(np.arange(12.0).reshape(3, 4), np.array([1.0, 5.0, np.nan, 3.5, 11.0]),
+          np.array([1, 2, 3])),
+         (np.array([[np.nan, -0.0]]), np.array([0.0, np.nan]), np.zeros(0, "i8")),
+         (np.zeros((0, 2)), np.zeros(0), np.array([7]))])
+    # diagonals
+    add("diag_diagonal", lambda x, v: (np.diag(v), np.diag(v, 1), np.diag(v, -2), np.diag(x),
+                                       np.diag(x, 1), np.diag(x, -2), np.diagonal(x),
+                                       np.diagonal(x, 2), np.diagonal(x, -5), x.diagonal(-1),
+                                       np.diag(x, 7), np.diag(v > 0), np.diag(v, 0)),
+        "(f8[:, :], f8[:])", [(m,) + (jv,) for m in MATS] + [(M[:0], jv[:0]), (M[:1, :1], jv[:1])])
+    add("diagonal_stack", lambda x: (np.diagonal(x), np.diagonal(x, 1, 1, 2),
+                                     np.diagonal(x, -1, axis1=2, axis2=0)),
+        "(i4[:, :, :])", [(np.arange(24, dtype="i4").reshape(2, 3, 4),),
+                          (np.zeros((2, 0, 3), "i4"),)])
+
+    def fill(a, b, v):
+        np.fill_diagonal(a, v)
+        np.fill_diagonal(b, 7, wrap=True)
+        np.fill_diagonal(b[:2], -1.5)
+        return a, b
+
+    add("fill_diagonal", fill, "(f8[:, :], i4[:, :], f8[:])",
+        [(np.zeros((4, 3)), np.zeros((7, 3), "i4"), jv[:2]),
+         (np.zeros((2, 5)), np.zeros((2, 2), "i4"), jv),
+         (np.zeros((0, 3)), np.zeros((5, 1), "i4"), jv[:1])], tags=("writes",))
+
+    def fill_cube(c):
+        np.fill_diagonal(c, 2.0)
+        return c
+
+    add("fill_diagonal_cube", fill_cube, "(f4[:, :, :])", [(np.ones((3, 3, 3), "f4"),)],
+        tags=("writes",))
+    gv = np.array([1.0, 4.0, 9.0, 16.0, 30.0, -0.0, np.inf])
+    add("gradient", lambda v, w: (np.gradient(v), np.gradient(v, 0.5), np.gradient(v, 3),
+                                  np.gradient(v, edge_order=2), np.gradient(w),
+                                  np.gradient(w.astype(np.float32), 2.0),
+                                  np.gradient(w.astype(np.float32), np.float64(0.1)),
+                                  np.gradient(v[:3], edge_order=2)),
+        "(f8[:], i8[:])", [(gv, np.array([1, 3, 2])), (gv[::-1], np.array([5, -2**40, 3, 7])),
+                           (gv[1:4], np.array([0, 9, 2]))])
+    add("gradient_2d", lambda x, h: (*np.gradient(x), np.gradient(x, axis=1),
+                                     *np.gradient(x, h, 2.0), *np.gradient(x, axis=(1, 0)),
+                                     np.gradient(x, h, axis=0, edge_order=2)),
+        "(f8[:, :], f8)", [(m ** 2, np.float64(0.25)), (m.T, np.float64(-2.0))])
+    return c
+
+
+EXTENDED_CASES += _index_and_ufunc_method_cases()

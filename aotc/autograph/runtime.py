@@ -25,6 +25,7 @@ from ..bodies import SCALAR_I64, UNDEFINED, flatten, probe
 from ..control import BranchTypes
 from ..ir import Lit, Var
 from ..numpy_api import CREATION
+from ..numpy_api.functions import array_ufunc
 from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
 from ..ops.index import raise_if_p
@@ -588,6 +589,9 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         kwargs = {k: optional.unwrap(v) for k, v in kwargs.items()}
     if stand_in is not None:
         return stand_in(*args, **kwargs)
+    owner = getattr(fn, "__self__", None)  # np.maximum.accumulate([a, b]): lists of tracers
+    if isinstance(owner, np.ufunc) and _traced(*flatten((args, kwargs))[0]):
+        return array_ufunc(owner, fn.__name__, args, kwargs)
     if isinstance(fn, type) and issubclass(fn, np.generic) and len(args) == 1 \
             and not kwargs and isinstance(args[0], Tracer):
         return _scalar_type(fn, args[0])

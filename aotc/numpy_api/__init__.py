@@ -10,8 +10,9 @@ import each other one way only: ``ufuncs`` <- ``functions_base`` <- ``views``,
 <- ``linalg``, ``statistics`` <- the one-job
 modules built on them (``rounding``, ``extrema``, ``closeness``, ``copying``,
 ``searching`` <- ``convolution``, ``histograms``; ``grids``, ``triangular``,
-``vectors``, ``polynomial``, ``einsum``; ``sorting`` <- ``unique``, ``quantiles``)
-<- ``functions``, ``methods`` (the tables).
+``vectors``, ``polynomial``, ``einsum``, ``indices``, ``diagonals``, ``gradient``,
+``membership``, ``linalg_solve``, ``ufunc_methods``; ``sorting`` <- ``unique``,
+``quantiles``) <- ``functions``, ``methods`` (the tables).
 ``pymath`` (Python's ``math`` on traced scalars) is a table autograph's converted calls
 use.
 """

@@ -24,12 +24,17 @@ from . import (
     convolution,
     copying,
     creation,
+    diagonals,
     einsum,
     extrema,
+    gradient,
     grids,
     histograms,
+    indices,
     joining,
     linalg,
+    linalg_solve,
+    membership,
     polynomial,
     quantiles,
     reductions,
@@ -41,6 +46,7 @@ from . import (
     splitting,
     statistics,
     triangular,
+    ufunc_methods,
     unique,
     vectors,
 )
@@ -59,6 +65,9 @@ def _size(a: Any, axis: Any = None) -> Any:
     x = as_tracer(a)
     return x.size if axis is None else x.shape[axis]
 
+
+#: ``np.row_stack`` is ``np.vstack`` (an alias NumPy deprecates; listed while it exists).
+_ROW_STACK = {f: joining.vstack for f in [getattr(np, "row_stack", None)] if f is not None}
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.sum: reductions.sum_, np.prod: reductions.prod, np.max: reductions.max_,
@@ -96,7 +105,10 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.argpartition: sorting.argpartition,
     np.unique: unique.unique, np.median: quantiles.median, np.percentile: quantiles.percentile,
     np.quantile: quantiles.quantile,
-    **complexes.FUNCTIONS, **splitting.FUNCTIONS,
+    np.column_stack: joining.column_stack, np.dstack: joining.dstack,
+    np.atleast_3d: joining.atleast_3d, **_ROW_STACK,
+    **complexes.FUNCTIONS, **splitting.FUNCTIONS, **linalg_solve.FUNCTIONS,
+    **indices.FUNCTIONS, **diagonals.FUNCTIONS, **gradient.FUNCTIONS, **membership.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
@@ -105,7 +117,7 @@ DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
 #: Every NumPy callable a kernel may call by any name, with no array argument needed.
 CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     **{getattr(np, name): fn for name, fn in creation.CREATION.items()},
-    np.array: joining.array, np.asarray: joining.asarray,
+    np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
     **complexes.SCALAR_TYPES,
 }
@@ -129,20 +141,17 @@ RELATED: dict[str, tuple[str, ...]] = {
     "digitize": ("searchsorted", "histogram"), "histogram2d": ("histogram", "bincount"),
     "histogramdd": ("histogram", "bincount"), "histogram_bin_edges": ("histogram", "linspace"),
     "tensordot": ("einsum", "dot", "matmul"), "kron": ("outer", "einsum"),
-    "matrix_power": ("matmul", "dot"), "diagonal": ("einsum", "trace"),
-    "diag": ("einsum", "eye", "trace"), "triu_indices": ("triu",), "tril_indices": ("tril",),
-    "tri": ("tril", "eye"), "gradient": ("diff",), "ediff1d": ("diff",),
+    "matrix_power": ("matmul", "dot"), "tri": ("tril", "eye"), "ediff1d": ("diff",),
     "nancumsum": ("cumsum", "nansum"), "nanprod": ("prod", "nansum"),
     "nanvar": ("var", "nanmean"), "nanstd": ("std", "nanmean"),
     "nanargmax": ("argmax", "nanmax"), "nanargmin": ("argmin", "nanmin"),
     "fix": ("trunc", "rint"), "select": ("where",), "piecewise": ("where",),
     "choose": ("where", "take"), "put": ("copyto", "where"), "putmask": ("copyto", "where"),
     "place": ("copyto", "where"), "append": ("concatenate",), "insert": ("concatenate",),
-    "delete": ("concatenate",), "column_stack": ("stack", "hstack"),
-    "dstack": ("stack", "concatenate"), "atleast_3d": ("atleast_2d", "expand_dims"),
+    "delete": ("concatenate",),
     "logspace": ("linspace", "power"), "geomspace": ("linspace", "exp"),
     "cov": ("var", "mean", "dot"), "corrcoef": ("var", "mean", "dot"),
-    "poly1d": ("polyval",), "isin": ("searchsorted", "unique"), "in1d": ("searchsorted", "unique"),
+    "poly1d": ("polyval",),
     "array_equal": ("all", "equal"), "allequal": ("all", "equal"),
     "mgrid": ("meshgrid", "arange"), "ogrid": ("meshgrid", "arange"),
     "indices": ("meshgrid", "arange"),
@@ -181,9 +190,10 @@ def array_function(func: Callable[..., Any], args: tuple[Any, ...],
 
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
                 kwargs: dict[str, Any]) -> Any:
-    """``Tracer.__array_ufunc__``: calls and ``reduce`` of the ufuncs we know."""
-    if method == "reduce":
-        return reductions.ufunc_reduce(ufunc, *inputs, **kwargs)
+    """``Tracer.__array_ufunc__``: calls, ``reduce``, ``accumulate`` and ``outer`` of the
+    ufuncs we know."""
+    if method in ufunc_methods.METHODS and (ufunc in PRIM_OF_UFUNC or ufunc in UFUNCS):
+        return ufunc_methods.METHODS[method](ufunc, *inputs, **kwargs)
     if method != "__call__":
         raise current().error(f"np.{ufunc.__name__}.{method} is not supported")
     if ufunc not in PRIM_OF_UFUNC and ufunc not in UFUNCS:

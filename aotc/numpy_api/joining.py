@@ -85,6 +85,16 @@ def vstack(tup: Any, dtype: Any = None, casting: str = "same_kind") -> Tracer:
     return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype, casting=casting)
 
 
+def column_stack(tup: Any) -> Tracer:
+    """1-D arrays become the columns of a 2-D array (as ``ndmin=2`` and ``.T``)."""
+    items = [as_tracer(a) for a in tup]
+    return concatenate([transpose(atleast_2d(a)) if a.ndim < 2 else a for a in items], axis=1)
+
+
+def dstack(tup: Any) -> Tracer:
+    return concatenate([atleast_3d(a) for a in tup], axis=2)
+
+
 def atleast_1d(a: Any) -> Tracer:
     x = as_tracer(a)
     return lax.reshape(x, (ONE,)) if x.ndim == 0 else x
@@ -93,6 +103,15 @@ def atleast_1d(a: Any) -> Tracer:
 def atleast_2d(a: Any) -> Tracer:
     x = atleast_1d(a)
     return lax.reshape(x, (ONE,) + x.aval.shape) if x.ndim == 1 else x
+
+
+def atleast_3d(a: Any) -> Tracer:
+    """NumPy's rule: ``(N,)`` becomes ``(1, N, 1)``, ``(M, N)`` becomes ``(M, N, 1)``."""
+    x = as_tracer(a)
+    if x.ndim >= 3:
+        return x
+    shape = x.aval.shape
+    return lax.reshape(x, (ONE,) * (x.ndim < 2) + shape + (ONE,) * (3 - x.ndim - (x.ndim < 2)))
 
 
 def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tracer:

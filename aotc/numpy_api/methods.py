@@ -8,6 +8,7 @@ from typing import Any
 from ..trace import Tracer, current
 from . import (
     complexes,
+    diagonals,
     joining,
     linalg,
     reductions,
@@ -34,7 +35,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "sort": sorting.sort_method, "argsort": sorting.argsort,
     "partition": sorting.partition_method, "argpartition": sorting.argpartition,
     "searchsorted": searching.searchsorted, "conj": complexes.conj,
-    "conjugate": complexes.conj,
+    "conjugate": complexes.conj, "diagonal": diagonals.diagonal,
 }
 
 

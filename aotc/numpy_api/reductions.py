@@ -74,17 +74,3 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     total = sum_(x, axis=axes, dtype=result_dtype, keepdims=keepdims)
     count = lax.convert(lax.dim_value(size(tuple(x.aval.shape[i] for i in axes))), result_dtype)
     return lax.convert(apply_ufunc(np.true_divide, total, count), result_dtype)
-
-
-_UFUNC_REDUCTIONS: dict[np.ufunc, Callable[..., Tracer]] = {
-    np.add: sum_, np.multiply: prod, np.maximum: max_, np.minimum: min_,
-    np.logical_or: any_, np.logical_and: all_,
-}
-
-
-def ufunc_reduce(ufunc: np.ufunc, a: Any, axis: Any = 0, **kwargs: Any) -> Tracer:
-    """``np.add.reduce(x, axis)`` and friends (note the default axis is 0)."""
-    fn = _UFUNC_REDUCTIONS.get(ufunc)
-    if fn is None:
-        raise current().error(f"np.{ufunc.__name__}.reduce is not supported")
-    return fn(a, axis=axis, **kwargs)

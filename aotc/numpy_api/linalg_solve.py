@@ -1,0 +1,289 @@
+"""``np.linalg.solve``, ``inv``, ``det`` and ``cholesky``: LAPACK's algorithms as loops.
+
+NumPy calls LAPACK (``gesv``, ``getrf``, ``potrf``); a kernel has no LAPACK, so these are
+the unblocked forms of the same algorithms, written as ``lax.fori_loop`` over the matrix
+order ``n`` (a runtime size): LU with partial pivoting (``getf2``: pick the largest
+``|a[i, k]|`` at or below the diagonal, swap rows, scale the column, rank-1 update of the
+trailing block), then forward and back substitution (``getrs``). Each step works on the
+whole matrix under masks built from ``iota`` (rows/columns before, at or after ``k``), so
+no slice has a size that changes inside the loop: ``O(n^2)`` work per step, ``O(n^3)`` in
+all, as LAPACK's. Results differ from NumPy's by rounding only (LAPACK blocks and orders
+its sums differently).
+
+NumPy's errors are ``LinAlgError``, which a compiled module cannot raise: a kernel raises
+its nearest builtin base (``ValueError``) with the message ``"LinAlgError: ..."``, as aotc
+does for any user exception class. ``det`` follows NumPy's ``umath_linalg``: the sign and
+the log of ``|det|`` summed over U's diagonal, ``sign * exp(logdet)`` (0.0 when singular).
+``inv(a)`` is ``solve(a, eye(n))``, as NumPy's. Stacks ``(..., n, n)`` loop over the
+matrices of the stack.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..shapes import DimExpr, size
+from ..trace import Tracer, as_tracer, current
+from .creation import full_from_dims, iota
+from .functions_base import where
+from .histograms import raise_if
+from .reductions import sum_
+from .statistics import argmax
+from .ufuncs import apply_ufunc
+
+I64 = np.dtype(np.int64)
+F64 = np.dtype(np.float64)
+#: The builtin exception a kernel raises for NumPy's ``LinAlgError`` (its nearest
+#: builtin base, as :func:`aotc.autograph.runtime._builtin_exception` picks it).
+LINALG_ERROR = next(c.__name__ for c in np.linalg.LinAlgError.__mro__
+                    if getattr(builtins, c.__name__, None) is c)
+
+
+def _fail_if(cond: Tracer, message: str) -> None:
+    raise_if(cond, f"LinAlgError: {message}", LINALG_ERROR)
+
+
+def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
+    return apply_ufunc(ufunc, *args)
+
+
+def _result_dtype(*arrays: Tracer) -> np.dtype:
+    """NumPy's ``_commonType``: float32 only when every input is float32, else float64
+    (integers and booleans become float64)."""
+    for a in arrays:
+        if a.dtype.kind == "c":
+            raise current().error("np.linalg of complex matrices is not supported yet",
+                                  hint="solve the real and imaginary parts as a real "
+                                       "system of twice the size")
+    if all(a.dtype == np.float32 for a in arrays):
+        return np.dtype(np.float32)
+    return F64
+
+
+def _square(a: Any) -> Tracer:
+    x = as_tracer(a)
+    if x.ndim < 2:
+        raise current().error(f"{x.ndim}-dimensional array given. Array must be at least "
+                              "two-dimensional")
+    n, m = x.aval.shape[-2:]
+    if n != m:
+        if n.is_const and m.is_const:
+            raise current().error("Last 2 dimensions of the array must be square")
+        current().check("==", n, m, LINALG_ERROR,
+                        "LinAlgError: Last 2 dimensions of the array must be square")
+        x = lax.refine_shape(x, x.aval.shape[:-1] + (n,))
+    return x
+
+
+class _Masks:
+    """``iota`` rows and columns of an ``n x n`` matrix, built once outside the loops."""
+
+    def __init__(self, n: DimExpr) -> None:
+        self.n = n
+        self.index = iota(I64, (n,), 0)
+        self.rows = iota(I64, (n, DimExpr.const(1)), 0)
+        self.cols = iota(I64, (DimExpr.const(1), n), 1)
+
+
+def _lu(a: Tracer, masks: _Masks) -> tuple[Tracer, Tracer, Tracer, Tracer]:
+    """LAPACK's ``getf2`` on one matrix: ``(lu, perm, swaps, singular)``, with ``L``
+    (unit diagonal) below and ``U`` on and above the diagonal of ``lu``, ``a[perm] = L @
+    U``, the number of row swaps, and whether a pivot was exactly zero (LAPACK's
+    ``info > 0``: the factorization is still complete, as LAPACK's)."""
+    r, rows, cols = masks.index, masks.rows, masks.cols
+
+    def step(k: Any, state: Any) -> Any:
+        lu, perm, swaps, singular = state
+        column = lu[:, k]
+        candidates = where(_u(np.greater_equal, r, k), _u(np.absolute, column), -1)
+        p = argmax(candidates)
+        pivot = column[p]
+        row_k, row_p = lu[k], lu[p]
+        at_k, at_p = _u(np.equal, rows, k), _u(np.equal, rows, p)
+        lu = where(at_k, row_p[None, :], where(at_p, row_k[None, :], lu))
+        perm = where(_u(np.equal, r, k), perm[p], where(_u(np.equal, r, p), perm[k], perm))
+        swaps = _u(np.add, swaps, lax.convert(_u(np.not_equal, p, k), I64))
+        zero = _u(np.equal, pivot, 0)
+        singular = _u(np.logical_or, singular, zero)
+        below = _u(np.greater, rows, k)
+        scaled = _u(np.true_divide, lu[:, k], where(zero, 1, pivot))
+        multipliers = where(_u(np.logical_and, below[:, 0], _u(np.logical_not, zero)),
+                            scaled, 0)
+        trailing = _u(np.logical_and, below, _u(np.greater, cols, k))
+        update = _u(np.subtract, lu, _u(np.multiply, multipliers[:, None], lu[k][None, :]))
+        lu = where(trailing, update,
+                   where(_u(np.logical_and, below, _u(np.equal, cols, k)),
+                         multipliers[:, None], lu))
+        return lu, perm, swaps, singular
+
+    start = (a, masks.index, np.int64(0), np.bool_(False))
+    lu, perm, swaps, singular = lax.fori_loop(0, lax.dim_value(masks.n), step, start)
+    return lu, perm, swaps, singular
+
+
+def _substitute(lu: Tracer, perm: Tracer, b: Tracer, masks: _Masks) -> Tracer:
+    """``getrs``: ``x`` with ``L @ U @ x = b[perm]`` (``b`` of shape ``(n, k)``)."""
+    cols, rows = masks.cols[0], masks.rows
+    y = b[perm]
+
+    def forward(i: Any, y: Any) -> Any:
+        l_row = where(_u(np.less, cols, i), lu[i], 0)
+        dot = sum_(_u(np.multiply, l_row[:, None], y), axis=0)
+        return where(_u(np.equal, rows, i), _u(np.subtract, y, dot[None, :]), y)
+
+    def backward(t: Any, x: Any) -> Any:
+        i = _u(np.subtract, _u(np.subtract, lax.dim_value(masks.n), 1), t)
+        u_row = where(_u(np.greater, cols, i), lu[i], 0)
+        dot = sum_(_u(np.multiply, u_row[:, None], x), axis=0)
+        solved = _u(np.true_divide, _u(np.subtract, x, dot[None, :]), lu[i, i])
+        return where(_u(np.equal, rows, i), solved, x)
+
+    n = lax.dim_value(masks.n)
+    return lax.fori_loop(0, n, backward, lax.fori_loop(0, n, forward, y))
+
+
+def _per_matrix(x: Tracer, extra: list[Tracer], one: Callable[..., Tracer],
+                out_core: tuple[DimExpr, ...], dtype: np.dtype) -> Tracer:
+    """``one`` on each matrix of a stack (and the matching matrix of each of ``extra``,
+    broadcast to the stack): a loop over the flattened leading axes."""
+    batch = x.aval.shape[:-2]
+    if not batch:
+        return one(x, *extra)
+    count = size(batch)
+    flat = lax.reshape(x, (count,) + x.aval.shape[-2:])
+    flat_extra = [lax.reshape(lax.broadcast_to(e, batch + e.aval.shape[-2:]),
+                              (count,) + e.aval.shape[-2:]) for e in extra]
+    out = full_from_dims((count,) + out_core, 0, dtype)
+
+    def body(i: Any, out: Any) -> Any:
+        out[i] = one(flat[i], *(e[i] for e in flat_extra))
+        return out
+
+    out = lax.fori_loop(0, lax.dim_value(count), body, out)
+    return lax.reshape(out, batch + out_core)
+
+
+def _solve_one(a: Tracer, b: Tracer) -> Tracer:
+    masks = _Masks(a.aval.shape[0])
+    lu, perm, _, singular = _lu(a, masks)
+    _fail_if(singular, "Singular matrix")
+    return _substitute(lu, perm, b, masks)
+
+
+def solve(a: Any, b: Any) -> Tracer:
+    x, rhs = _square(a), as_tracer(b)
+    dtype = _result_dtype(x, rhs)
+    x, rhs = lax.convert(x, dtype), lax.convert(rhs, dtype)
+    n = x.aval.shape[-1]
+    vector = rhs.ndim == 1
+    if vector:
+        rhs = rhs[:, None]
+    if rhs.ndim < 2:
+        raise current().error("np.linalg.solve: b must be at least one-dimensional")
+    if rhs.aval.shape[-2] != n:
+        current().check("==", rhs.aval.shape[-2], n, "ValueError",
+                        "solve: Input operand 1 has a mismatch in its core dimension 0 (size "
+                        "{lhs} is different from {rhs})")
+        rhs = lax.refine_shape(rhs, rhs.aval.shape[:-2] + (n,) + rhs.aval.shape[-1:])
+    if rhs.ndim > 2 or x.ndim > 2:
+        batch = _broadcast_batch(x.aval.shape[:-2], rhs.aval.shape[:-2])
+        x = lax.broadcast_to(x, batch + x.aval.shape[-2:])
+    k = rhs.aval.shape[-1]
+    result = _per_matrix(x, [rhs], _solve_one, (n, k), dtype)
+    return result[..., 0] if vector else result
+
+
+def _broadcast_batch(p: tuple[DimExpr, ...], q: tuple[DimExpr, ...]) -> tuple[DimExpr, ...]:
+    ndim = max(len(p), len(q))
+    p = (DimExpr.const(1),) * (ndim - len(p)) + p
+    q = (DimExpr.const(1),) * (ndim - len(q)) + q
+    out = []
+    for d, e in zip(p, q, strict=True):
+        if d == e or (e.is_const and e.value == 1):
+            out.append(d)
+        elif d.is_const and d.value == 1:
+            out.append(e)
+        else:
+            current().check("==", d, e, "ValueError",
+                            "np.linalg.solve: the stacks of a and b do not broadcast "
+                            "({lhs} vs {rhs})")
+            out.append(d)
+    return tuple(out)
+
+
+def inv(a: Any) -> Tracer:
+    x = _square(a)
+    dtype = _result_dtype(x)
+    x = lax.convert(x, dtype)
+    n = x.aval.shape[-1]
+    eye = lax.convert(_u(np.equal, iota(I64, (n, n), 0), iota(I64, (n, n), 1)), dtype)
+    return _per_matrix(x, [eye], _solve_one, (n, n), dtype)
+
+
+def _det_one(a: Tracer) -> Tracer:
+    masks = _Masks(a.aval.shape[0])
+    lu, _, swaps, singular = _lu(a, masks)
+    diagonal = sum_(where(_u(np.equal, masks.rows, masks.cols), lu, 0), axis=1)
+    negatives = sum_(lax.convert(_u(np.less, diagonal, 0), I64))
+    odd = _u(np.equal, _u(np.remainder, _u(np.add, swaps, negatives), 2), 1)
+    sign = where(odd, np.asarray(-1, a.dtype)[()], np.asarray(1, a.dtype)[()])
+    logdet = sum_(_u(np.log, _u(np.absolute, diagonal)))
+    value = _u(np.multiply, sign, _u(np.exp, logdet))
+    return where(singular, np.asarray(0, a.dtype)[()], value)
+
+
+def det(a: Any) -> Tracer:
+    x = _square(a)
+    dtype = _result_dtype(x)
+    x = lax.convert(x, dtype)
+    return _per_matrix(x, [], _det_one, (), dtype)
+
+
+def _cholesky_one(a: Tracer) -> Tracer:
+    """LAPACK's ``potf2`` (lower): column ``j`` of ``L`` from the columns before it."""
+    masks = _Masks(a.aval.shape[0])
+    rows, cols = masks.index, masks.cols
+
+    def step(j: Any, state: Any) -> Any:
+        low, bad = state
+        row = low[j]  # zero at and after column j
+        d = _u(np.subtract, a[j, j], sum_(_u(np.multiply, row, row)))
+        bad = _u(np.logical_or, bad, _u(np.less_equal, d, 0))  # NaN goes on, as NumPy's
+        ljj = _u(np.sqrt, d)
+        dots = sum_(_u(np.multiply, low, row[None, :]), axis=1)
+        column = _u(np.multiply, _u(np.subtract, a[:, j], dots), _u(np.true_divide, 1, ljj))
+        column = where(_u(np.greater, rows, j), column,
+                       where(_u(np.equal, rows, j), ljj, 0))
+        return where(_u(np.equal, cols, j), column[:, None], low), bad
+
+    start = (full_from_dims(a.aval.shape, 0, a.dtype), np.bool_(False))
+    low, bad = lax.fori_loop(0, lax.dim_value(masks.n), step, start)
+    _fail_if(bad, "Matrix is not positive definite")
+    return low
+
+
+def cholesky(a: Any, upper: bool = False) -> Tracer:
+    x = _square(a)
+    dtype = _result_dtype(x)
+    x = lax.convert(x, dtype)
+    n = x.aval.shape[-1]
+    low = _per_matrix(x, [], _cholesky_one, (n, n), dtype)
+    if upper:
+        return apply_ufunc(np.conjugate, _swap_last(low))
+    return low
+
+
+def _swap_last(x: Tracer) -> Tracer:
+    perm = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
+    return lax.transpose(x, perm)
+
+
+FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
+    np.linalg.cholesky: cholesky,
+}
