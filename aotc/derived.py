@@ -3,7 +3,8 @@
 
 Buffers are planned before the kernel runs, from its size symbols. An integer that the
 kernel computes at its top level from scalar arguments alone (arithmetic, conversions,
-rounding, other sizes) is known then too: its equations are copied into a small program
+rounding, other sizes) and whole reductions of array arguments (``int(x.max()) + 1``:
+``np.bincount``'s length) is known then too: its equations are copied into a small program
 (a :class:`~aotc.ir.DimSource` with a ``program``) that both entry points evaluate next
 to the other size symbols, and the integer becomes a size symbol of its own. One
 computed inside a loop or branch, or from array contents, stays an error: its value is
@@ -16,6 +17,7 @@ import itertools
 
 from .ir import DimSource, Eqn, Program, Var, nested_programs
 from .ops.core import EFFECT, ELEMENTWISE
+from .ops.reduce import REDUCTIONS
 from .ops.shape import dim_value_p
 from .shapes import DimExpr
 from .trace import TraceContext, Tracer, current
@@ -31,11 +33,17 @@ def _root(ctx: TraceContext) -> TraceContext:
     return ctx
 
 
-def _scalar(eqn: Eqn) -> bool:
-    """An equation the entry points can evaluate on scalars."""
+def _scalar(eqn: Eqn, inputs: tuple[Var, ...]) -> bool:
+    """An equation the entry points can evaluate before the kernel: on scalars, or a
+    whole reduction of an input array (``x.max()``)."""
+    if eqn.prim in _WHOLE and len(eqn.inputs) == 1 and eqn.inputs[0] in inputs:
+        return eqn.outs[0].type.ndim == 0
     return (eqn.prim.has(ELEMENTWISE) or eqn.prim is dim_value_p) \
         and not eqn.prim.has(EFFECT) and not nested_programs(eqn) \
         and all(a.type.ndim == 0 for a in (*eqn.inputs, *eqn.outs))
+
+
+_WHOLE = frozenset(REDUCTIONS.values())
 
 
 def derived_size(value: Tracer) -> DimExpr | None:
@@ -52,12 +60,10 @@ def derived_size(value: Tracer) -> DimExpr | None:
     pending = [value.atom]
     while pending:
         var = pending.pop()
-        if var in root.kernel_inputs:
-            if var.type.ndim != 0:
-                return None
+        if var in root.kernel_inputs:  # a scalar, or an array a whole reduction reads
             continue
         eqn = made.get(var)
-        if eqn is None or not _scalar(eqn):
+        if eqn is None or not _scalar(eqn, root.kernel_inputs):
             return None
         if id(eqn) not in chosen:
             chosen.add(id(eqn))

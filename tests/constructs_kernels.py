@@ -775,7 +775,7 @@ def read_unbound(x: f64[:], t: f64) -> f64:
 @aotc.export
 def list_tables(x: f64[:], n: i64) -> tuple:
     e = [1.0, -1.0, -1.0, -1.0]
-    for i in range(n):
+    for _ in range(n):
         e[0] = (e[0] + e[1]) * 0.5  # an outer list written in a runtime loop
     best = [0.0] * 5
     for i in range(x.shape[0]):
@@ -798,6 +798,14 @@ def list_operators(n: i64) -> tuple:
 @aotc.export
 def dict_state(n: i64) -> f64:
     d = {"a": 1.0, "b": 2.0}
-    for i in range(n):
+    for _ in range(n):
         d["a"] = d["a"] * 0.5 + d["b"]
     return d["a"]
+
+
+# -- sizes computed from array contents -----------------------------------------------------------
+
+@aotc.export
+def counts_from_data(x: i64[:], w: f64[:]) -> tuple:
+    return (np.bincount(x), np.bincount(x, w), np.bincount(x, minlength=8),
+            np.zeros(int(w.max()) + 1))

@@ -96,6 +96,10 @@ IDX = np.array([0, 1], dtype=np.int64)
 POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
 
 CALLS: dict[str, list[tuple[Any, ...]]] = {
+    "counts_from_data": [(np.array([0, 1, 1, 3, 2, 1, 7]), np.linspace(0.0, 3.5, 7)),
+                         (np.array([2, 0]), np.array([0.5, 0.25])),
+                         (np.array([1, -1]), np.array([1.0, 2.0])),
+                         (np.array([1, 2]), np.array([-5.0, -2.5]))],
     "dict_state": [(3,), (0,)],
     "list_tables": [(X, 3), (np.abs(X) * 3.0, 0), (X[:0], 1)],
     "list_operators": [(3,), (0,)],

@@ -13,12 +13,15 @@ from llvmlite import ir
 from ..ir import Atom, Lit, Program, Var
 from ..ops.shape import dim_value_p
 from ..shapes import SYMBOL_LIMIT
+from . import nests, reductions
 from .builder import KernelBuilder
+from .context import Lowering
 from .convert import convert
 from .dims import DimEvaluator
 from .dtypes import I64, INT64, PTR, constant, i64
+from .layout import plan_layout
 from .scalar import rule_params, scalar_rule
-from .values import Scalar, View, load_memory
+from .values import Scalar, Value, View, load_memory
 
 UINT64 = np.dtype(np.uint64)
 
@@ -75,7 +78,11 @@ class Args:
         return values
 
     def _derived(self, program: Program, symbols: dict[str, ir.Value]) -> ir.Value:
-        """A size computed from scalar arguments: ``program``'s scalar equations."""
+        """A size computed from the arguments: ``program``'s scalar equations (and whole
+        reductions of array arguments, lowered as in the kernel)."""
+        if any(eqn.outs[0].type.ndim != eqn.inputs[0].type.ndim for eqn in program.eqns
+               if eqn.inputs):
+            return self._lowered(program, symbols)
         env: dict[Var, Scalar] = {}
 
         def read(atom: Atom) -> Scalar:
@@ -96,6 +103,20 @@ class Args:
             value = rule(self.b, eqn.inputs[-1].type.dtype, *args, **rule_params(eqn))
             env[out] = Scalar(value, out.type.dtype)
         result = read(program.outputs[0])
+        return convert(self.b, result.value, result.dtype, INT64)
+
+    def _lowered(self, program: Program, symbols: dict[str, ir.Value]) -> ir.Value:
+        """``program`` lowered with the kernel's rules (its reductions need loops)."""
+        dims = DimEvaluator(self.b, symbols)
+        null = ir.Constant(PTR, None)
+        ctx = Lowering(self.b, dims, plan_layout(program), null, null, null,
+                       {**nests.RULES, **reductions.RULES})
+        inputs: list[Value] = [
+            self.scalar(i) if var.type.ndim == 0 else
+            self.view(i, var, tuple(dims(d) for d in var.type.shape))
+            for i, var in enumerate(self.program.inputs)]
+        (result,) = ctx.run(program, inputs)
+        assert isinstance(result, Scalar)
         return convert(self.b, result.value, result.dtype, INT64)
 
     def _integer_symbol(self, index: int) -> ir.Value:

@@ -16,29 +16,15 @@ from llvmlite import ir
 
 from ..ir import Eqn
 from ..ops.core import ALL_PRIMITIVES, Primitive
-from ..ops.reduce import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
+from ..ops.reduce import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS, highest, lowest
 from .complexarith import mul_unfused, pack, select
 from .context import Lowering
-from .dtypes import I64, constant, i64, int_max, int_min, reg_type
+from .dtypes import I64, constant, i64, reg_type
 from .loops import for_range, loop_nest
 from .nests import Accumulator, EqnRule, copy_into, materialize, merge_index
 from .pairwise import pairwise_sum
 from .scalar import Fn, scalar_rule
 from .values import Scalar, Value, View, load, part_view, store
-
-
-def _lowest(dtype: np.dtype) -> object:
-    """Below every value (complex: lexicographically, as NumPy orders complex)."""
-    if dtype.kind in "fc":
-        return complex(-np.inf, -np.inf) if dtype.kind == "c" else -np.inf
-    return False if dtype.kind == "b" else int_min(dtype)
-
-
-def _highest(dtype: np.dtype) -> object:
-    if dtype.kind in "fc":
-        return complex(np.inf, np.inf) if dtype.kind == "c" else np.inf
-    return True if dtype.kind == "b" else int_max(dtype)
-
 
 #: reduction -> (elementwise primitive that combines, identity for a dtype).
 #: max/min use NumPy's NaN-propagating ``maximum``/``minimum``; the identity of an empty
@@ -46,8 +32,8 @@ def _highest(dtype: np.dtype) -> object:
 REDUCERS: dict[str, tuple[str, Callable[[np.dtype], object]]] = {
     "reduce_sum": ("add", lambda dtype: 0),
     "reduce_prod": ("mul", lambda dtype: 1),
-    "reduce_max": ("max", _lowest),
-    "reduce_min": ("min", _highest),
+    "reduce_max": ("max", lowest),
+    "reduce_min": ("min", highest),
     "reduce_and": ("logical_and", lambda dtype: 1),
     "reduce_or": ("logical_or", lambda dtype: 0),
 }
@@ -124,7 +110,7 @@ def lower_arg_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[
     where = Accumulator(ctx, I64, "where")
 
     def arg_at(kept_idx: Sequence[ir.Value]) -> ir.Value:
-        best.set(constant(dtype, (_lowest if is_max else _highest)(dtype)))
+        best.set(constant(dtype, (lowest if is_max else highest)(dtype)))
         where.set(i64(0))
         with for_range(b, x.dims[axis], "a") as i:
             item = load(b, x, merge_index(x.ndim, (kept, kept_idx), ([axis], [i])))

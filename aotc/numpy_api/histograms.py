@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..derived import derived_size
 from ..ops.index import raise_if_p
 from ..ops.reduce import REDUCTIONS
 from ..ops.sorting import sort_p
@@ -57,31 +58,37 @@ def raise_if(cond: Tracer, message: str, error: str = "ValueError") -> None:
 def bincount(x: Any, weights: Any = None, minlength: Any = None) -> Tracer:
     ctx = current()
     values = one_dimensional(x, "x")
-    if values.aval.shape[0].is_const and values.aval.shape[0].value == 0 and \
-            minlength is not None and not isinstance(minlength, Tracer):
-        # NumPy returns int64 zeros for empty input, even with weights.
-        return full_from_dims((lax.as_dim(minlength, "minlength"),), 0, I64)
     if not np.can_cast(values.dtype, I64, "safe"):
         raise ctx.error(f"Cannot cast array data from dtype('{values.dtype}') to "
                         "dtype('int64') according to the rule 'safe'")
-    if minlength is None or (not isinstance(minlength, Tracer) and minlength == 0):
-        raise ctx.error("np.bincount without minlength=: NumPy's output size is max(x) + 1, "
-                        "known only when the kernel runs",
-                        hint="give the number of bins: np.bincount(x, minlength=N); aotc "
-                             "returns N bins and checks at run time that max(x) < N")
     if not isinstance(minlength, Tracer) and isinstance(minlength, (int, np.integer)) \
             and minlength < 0:
         raise ctx.error("'minlength' must not be negative")
-    bins = lax.as_dim(minlength, "minlength")
+    no_minimum = minlength is None or (not isinstance(minlength, Tracer) and minlength == 0)
+    least = DimExpr.const(0) if no_minimum else lax.as_dim(minlength, "minlength")
+    if values.aval.shape[0] == DimExpr.const(0):  # NumPy: int64 zeros, even with weights
+        return full_from_dims((least,), 0, I64)
+    bins = _bins_from_data(values, least)
     index = lax.convert(values, I64)
     raise_if(_ufunc(np.less, index, 0), "'list' argument must have no negative elements")
-    raise_if(_ufunc(np.greater_equal, index, lax.dim_value(bins)),
-             "np.bincount: a value is >= minlength; aotc needs the bins to fit in minlength "
-             "(the output size must be known before the kernel runs)")
-    hits = _ufunc(np.equal, lax.reshape(index, index.aval.shape + (ONE,)),
-                  iota(I64, (ONE, bins), 1))
+    if bins is None:  # NumPy's length is not known before the kernel runs: minlength's
+        if no_minimum:
+            raise ctx.error("np.bincount without minlength= of an array the kernel "
+                            "computes: NumPy's output size is max(x) + 1, known only while "
+                            "the kernel runs", hint="give the number of bins: "
+                            "np.bincount(x, minlength=N); aotc returns N bins and checks at "
+                            "run time that max(x) < N")
+        bins = least
+        raise_if(_ufunc(np.greater_equal, index, lax.dim_value(bins)),
+                 "np.bincount: a value is >= minlength; aotc needs the bins to fit in "
+                 "minlength (the output size must be known before the kernel runs)")
+    return _counted(index, _weights(values, weights), bins)
+
+
+def _weights(values: Tracer, weights: Any) -> Tracer | None:
     if weights is None:
-        return sum_(hits, axis=0, dtype=I64)
+        return None
+    ctx = current()
     w = one_dimensional(weights, "weights")
     if w.dtype.kind == "c":
         raise ctx.error(f"np.bincount: cannot cast the weights from {w.dtype} to float64 "
@@ -92,8 +99,30 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None) -> Tracer:
         ctx.check("==", w.aval.shape[0], n, "ValueError",
                   "The weights and list don't have the same length.")
         w = lax.refine_shape(w, (n,))
-    w = lax.reshape(lax.convert(w, F64), (n, ONE))
-    return sum_(where(hits, w, 0.0), axis=0)
+    return lax.convert(w, F64)
+
+
+def _counted(index: Tracer, weights: Tracer | None, bins: DimExpr) -> Tracer:
+    """``counts[index[i]] += weights[i]`` (or 1) in order, as NumPy's loop: O(n + bins),
+    and with weights the same sums, rounding for rounding."""
+    dtype = I64 if weights is None else F64
+    counts = full_from_dims((bins,), 0, dtype)
+
+    def count(i: Tracer, c: Tracer) -> Tracer:
+        k = index[i]
+        c[k] = c[k] + (1 if weights is None else weights[i])
+        return c
+
+    return lax.fori_loop(0, lax.dim_value(index.aval.shape[0]), count, counts)
+
+
+def _bins_from_data(values: Tracer, least: DimExpr) -> DimExpr | None:
+    """NumPy's length, ``max(max(x) + 1, minlength)``, as a size computed before the
+    kernel runs (aotc.derived: ``x`` must be an array argument), or None."""
+    top = lax.reduce(REDUCTIONS["reduce_max"], values, (0,))  # an identity if x is empty
+    count = _ufunc(np.add, lax.convert(top, I64), 1)
+    length = _ufunc(np.maximum, count, lax.dim_value(least))
+    return derived_size(length)
 
 
 # -- histogram ------------------------------------------------------------------------------

@@ -28,10 +28,31 @@ def _reduce_type(x: Any, *, axes: tuple[int, ...]) -> tuple[Any, ...]:
     return (AType(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes)),)
 
 
-def _make_impl(ufunc: np.ufunc):
+def lowest(dtype: np.dtype) -> object:
+    """Below every value (complex: lexicographically, as NumPy orders complex): where
+    max starts, so what an empty extent gives."""
+    if dtype.kind in "fc":
+        return complex(-np.inf, -np.inf) if dtype.kind == "c" else -np.inf
+    return False if dtype.kind == "b" else int(np.iinfo(dtype).min)
+
+
+def highest(dtype: np.dtype) -> object:
+    if dtype.kind in "fc":
+        return complex(np.inf, np.inf) if dtype.kind == "c" else np.inf
+    return True if dtype.kind == "b" else int(np.iinfo(dtype).max)
+
+
+#: Where max and min start, for an empty extent (NumPy has no identity; tracing checks
+#: that user-level reductions are not empty, aotc.derived's sizes may reduce nothing).
+START = {"reduce_max": lowest, "reduce_min": highest}
+
+
+def _make_impl(ufunc: np.ufunc, name: str):
     def impl(x: np.ndarray, *, axes: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+        extra: dict[str, Any] = {"initial": START[name](x.dtype)} \
+            if name in START and x.size == 0 else {}
         with np.errstate(all="ignore"):
-            out = ufunc.reduce(x, axis=axes, dtype=x.dtype) if axes else x.copy()
+            out = ufunc.reduce(x, axis=axes, dtype=x.dtype, **extra) if axes else x.copy()
         return (np.asarray(out, dtype=x.dtype),)
     return impl
 
@@ -41,7 +62,7 @@ for _name, _ufunc in REDUCE_UFUNCS.items():
     _p = primitive(_name, REDUCTION)
     REDUCTIONS[_name] = _p
     type_rules[_p] = _reduce_type
-    impl_rules[_p] = _make_impl(_ufunc)
+    impl_rules[_p] = _make_impl(_ufunc, _name)
 
 
 # -- index-valued reductions and cumulative scans -------------------------------------
