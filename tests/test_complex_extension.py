@@ -3,16 +3,14 @@ wrapper, complex arrays written in place, the C header's C99 types, the ``.pyi``
 
 from __future__ import annotations
 
-import importlib
 import shutil
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 from numpy_cases import assert_same
+from projects import build_project, imported
 
 from aotc import abi
 
@@ -60,34 +58,13 @@ def conj_inplace(z: c64[:]) -> None:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("complex")
-    (root / PACKAGE).mkdir()
-    (root / PACKAGE / "__init__.py").write_text("")
-    (root / PACKAGE / "kernels.py").write_text(KERNELS.lstrip())
-    (root / "pyproject.toml").write_text(textwrap.dedent(f"""
-        [project]
-        name = "{PACKAGE}"
-        version = "0.1"
-        [tool.aotc]
-        modules = ["{PACKAGE}.kernels"]
-    """))
-    done = subprocess.run([sys.executable, "-m", "aotc", "build", str(root)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return root
+    return build_project(tmp_path_factory.mktemp("complex"), PACKAGE, KERNELS)
 
 
 @pytest.fixture(scope="module")
 def k(project):
-    sys.path.insert(0, str(project))
-    try:
-        module = importlib.import_module(f"{PACKAGE}.kernels")
-        assert module.__file__.endswith(".so"), module.__file__
+    with imported(project, PACKAGE) as module:
         yield module
-    finally:
-        sys.path.remove(str(project))
-        for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE]:
-            del sys.modules[name]
 
 
 Z = np.array([1 + 2j, -0.0 - 3j, complex(np.inf, 1.0), 4 - 0j])

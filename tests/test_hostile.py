@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hostile_cases import CASES, KERNELS
+from projects import build_project
 
 import aotc.cpu
 
@@ -24,20 +24,7 @@ TESTS = Path(__file__).parent
 
 
 def _build(root: Path, target: str | None = None) -> None:
-    (root / PACKAGE).mkdir()
-    (root / PACKAGE / "__init__.py").write_text("")
-    (root / PACKAGE / "kernels.py").write_text(KERNELS.lstrip())
-    target_line = f'target = "{target}"' if target else ""
-    (root / "pyproject.toml").write_text(textwrap.dedent(f"""
-        [project]
-        name = "{PACKAGE}"
-        version = "0.1"
-        [tool.aotc]
-        modules = ["{PACKAGE}.kernels"]
-    """) + target_line + "\n")
-    done = subprocess.run([sys.executable, "-m", "aotc", "build", str(root)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
+    build_project(root, PACKAGE, KERNELS, f'target = "{target}"\n' if target else "")
 
 
 @pytest.fixture(scope="module")

@@ -7,14 +7,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from projects import build_project, imported
 
 PACKAGE = "aotc_constructs"
 SOURCE = Path(__file__).with_name("constructs_kernels.py")
@@ -22,33 +20,13 @@ SOURCE = Path(__file__).with_name("constructs_kernels.py")
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory: pytest.TempPathFactory, c_compiler: str) -> Any:
-    root = tmp_path_factory.mktemp("constructs")
-    (root / PACKAGE).mkdir()
-    (root / PACKAGE / "__init__.py").write_text("")
-    (root / PACKAGE / "kernels.py").write_text(SOURCE.read_text())
-    (root / "pyproject.toml").write_text(textwrap.dedent(f"""
-        [project]
-        name = "{PACKAGE}"
-        version = "0.1"
-        [tool.aotc]
-        modules = ["{PACKAGE}.kernels"]
-    """))
-    done = subprocess.run([sys.executable, "-m", "aotc", "build", str(root)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    sys.path.insert(0, str(root))
-    try:
-        compiled = importlib.import_module(f"{PACKAGE}.kernels")
-        assert compiled.__file__.endswith(".so"), compiled.__file__
+    root = build_project(tmp_path_factory.mktemp("constructs"), PACKAGE, SOURCE.read_text())
+    with imported(root, PACKAGE) as compiled:
         spec = importlib.util.spec_from_file_location("constructs_source", SOURCE)
         assert spec is not None and spec.loader is not None
         source = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(source)
         yield compiled, source
-    finally:
-        sys.path.remove(str(root))
-        for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE]:
-            del sys.modules[name]
 
 
 def _copy(args: tuple[Any, ...]) -> list[Any]:

@@ -8,7 +8,6 @@ docstrings, strided and odd inputs, and the header and stub written beside it.
 from __future__ import annotations
 
 import ast
-import importlib
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from projects import build_project, imported
 
 from aotc import abi
 
@@ -113,34 +113,13 @@ EXPORTS = ["add1", "scale", "dot", "rowsum", "shift", "invert", "ones", "col_mea
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
     """A project holding the kernels above, built in place with ``python -m aotc build``."""
-    root = tmp_path_factory.mktemp("wrapper")
-    (root / PACKAGE).mkdir()
-    (root / PACKAGE / "__init__.py").write_text("")
-    (root / PACKAGE / "kernels.py").write_text(KERNELS.lstrip())
-    (root / "pyproject.toml").write_text(textwrap.dedent(f"""
-        [project]
-        name = "{PACKAGE}"
-        version = "0.1"
-        [tool.aotc]
-        modules = ["{PACKAGE}.kernels"]
-    """))
-    done = subprocess.run([sys.executable, "-m", "aotc", "build", str(root)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return root
+    return build_project(tmp_path_factory.mktemp("wrapper"), PACKAGE, KERNELS)
 
 
 @pytest.fixture(scope="module")
 def k(project):
-    sys.path.insert(0, str(project))
-    try:
-        module = importlib.import_module(f"{PACKAGE}.kernels")
-        assert module.__file__.endswith(".so"), module.__file__
+    with imported(project, PACKAGE) as module:
         yield module
-    finally:
-        sys.path.remove(str(project))
-        for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE]:
-            del sys.modules[name]
 
 
 RNG = np.random.default_rng(42)

@@ -20,7 +20,7 @@ from llvmlite import ir
 
 from .builder import KernelBuilder
 from .dtypes import I64, i64
-from .loops import for_range
+from .loops import first_not_before, for_range
 from .rows import Local, Row
 from .sortkeys import Keys
 
@@ -30,20 +30,8 @@ def lower_bound(b: KernelBuilder, n: ir.Value, key_at: Callable[[ir.Value], ir.V
     """The first index of a sorted row of ``n`` whose key (``key_at(i)``) is not below
     ``key`` (unsigned)."""
     low, span = Local(b, I64, i64(0), "low"), Local(b, I64, n, "span")
-    fn = b.function
-    head, body, done = (fn.append_basic_block(f"lb.{s}") for s in ("head", "body", "done"))
-    b.branch(head)
-    b.position_at_end(head)
-    b.cbranch(b.icmp_signed(">", span.get(), i64(0)), body, done)
-    b.position_at_end(body)
-    half = b.ashr(span.get(), i64(1))
-    mid = b.add(low.get(), half)
-    right = b.icmp_unsigned("<", key_at(mid), key)
-    low.set(b.select(right, b.add(mid, i64(1)), low.get()))
-    span.set(b.select(right, b.sub(b.sub(span.get(), half), i64(1)), half))
-    b.branch(head)
-    b.position_at_end(done)
-    return low.get()
+    return first_not_before(b, n, lambda mid: b.icmp_unsigned("<", key_at(mid), key),
+                            low, span, "lb")
 
 
 def fix_float_runs(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from typing import Protocol
 
 from llvmlite import ir
 
@@ -153,3 +154,34 @@ def _unit_nest(b: KernelBuilder, dims: Sequence[ir.Value], views: Sequence[View]
                 return b.gep(rows[v], [i], source_etype=mem_type(v.dtype), inbounds=True)
 
             body(At(b, [*outer, i], address))
+
+
+class Slot(Protocol):
+    """A value kept in memory across blocks (``rows.Local``, ``nests.Accumulator``)."""
+
+    def get(self) -> ir.Value: ...
+
+    def set(self, value: ir.Value) -> None: ...
+
+
+def first_not_before(b: KernelBuilder, n: ir.Value, before: Callable[[ir.Value], ir.Value],
+                     low: Slot, span: Slot, name: str = "bsearch") -> ir.Value:
+    """Binary search of ``[0, n)``: the first index ``i`` with ``before(i)`` false, for a
+    ``before`` that is true on a prefix (NumPy's lower bound). ``low`` and ``span`` are
+    the caller's slots for the bounds."""
+    low.set(i64(0))
+    span.set(n)
+    fn = b.function
+    head, body, done = (fn.append_basic_block(f"{name}.{s}") for s in ("head", "body", "done"))
+    b.branch(head)
+    b.position_at_end(head)
+    b.cbranch(b.icmp_signed(">", span.get(), i64(0)), body, done)
+    b.position_at_end(body)
+    half = b.ashr(span.get(), i64(1))
+    mid = b.add(low.get(), half)
+    right = before(mid)
+    low.set(b.select(right, b.add(mid, i64(1)), low.get()))
+    span.set(b.select(right, b.sub(b.sub(span.get(), half), i64(1)), half))
+    b.branch(head)
+    b.position_at_end(done)
+    return low.get()

@@ -21,7 +21,7 @@ from ..ops.core import Primitive
 from ..ops.sorting import argsort_p, searchsorted_p, sort_p
 from .context import Lowering
 from .dtypes import I64, i64
-from .loops import loop_nest
+from .loops import first_not_before, loop_nest
 from .nests import Accumulator, EqnRule, materialize, merge_index
 from .radix import sort_indices_function, sort_values_function
 from .values import Value, View, element_ptr, load
@@ -90,24 +90,12 @@ def lower_searchsorted(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[V
 
     def search(idx: Sequence[ir.Value]) -> ir.Value:
         key = load(b, v, idx)
-        low.set(i64(0))
-        span.set(n)
-        fn = b.function
-        head, body, done = (fn.append_basic_block(f"bsearch.{s}")
-                            for s in ("head", "body", "done"))
-        b.branch(head)
-        b.position_at_end(head)
-        b.cbranch(b.icmp_signed(">", span.get(), i64(0)), body, done)
-        b.position_at_end(body)
-        half = b.ashr(span.get(), i64(1))
-        mid = b.add(low.get(), half)
-        item = load(b, a, [mid])
-        right = less(b, dtype, item, key) if left else b.not_(less(b, dtype, key, item))
-        low.set(b.select(right, b.add(mid, i64(1)), low.get()))
-        span.set(b.select(right, b.sub(b.sub(span.get(), half), i64(1)), half))
-        b.branch(head)
-        b.position_at_end(done)
-        return low.get()
+
+        def before(mid: ir.Value) -> ir.Value:
+            item = load(b, a, [mid])
+            return less(b, dtype, item, key) if left else b.not_(less(b, dtype, key, item))
+
+        return first_not_before(b, n, before, low, span)
 
     return materialize(ctx, eqn.outs[0], search, "ss")
 

@@ -13,11 +13,13 @@ A radix sort is linear in the row length, as introselect is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import lax
+from ..ops.core import Primitive
 from ..ops.index import raise_if_p
 from ..ops.sorting import argsort_p, sort_p
 from ..shapes import DimExpr
@@ -135,21 +137,20 @@ def _traced_kth(kth: Tracer, length: DimExpr) -> None:
              message="kth(={lhs}) out of bounds ({rhs})")
 
 
-def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
-              order: Any = None) -> Tracer:
-    """A sorted copy: one valid partition for every ``kth`` at once."""
-    _partition_kind(kind, order)
-    x, ax = _axis(sortable(a, "np.partition"), axis)
-    _kth(kth, x.aval.shape[ax])
-    return lax.bind1(sort_p, x.atom, axis=ax)
+def _partitioned(prim: Primitive, name: str) -> Callable[..., Tracer]:
+    """``np.partition``/``np.argpartition``: a sorted copy (or its order), one valid
+    partition for every ``kth`` at once."""
+    def partitioned(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
+                    order: Any = None) -> Tracer:
+        _partition_kind(kind, order)
+        x, ax = _axis(sortable(a, name), axis)
+        _kth(kth, x.aval.shape[ax])
+        return lax.bind1(prim, x.atom, axis=ax)
+    return partitioned
 
 
-def argpartition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
-                 order: Any = None) -> Tracer:
-    _partition_kind(kind, order)
-    x, ax = _axis(sortable(a, "np.argpartition"), axis)
-    _kth(kth, x.aval.shape[ax])
-    return lax.bind1(argsort_p, x.atom, axis=ax)
+partition = _partitioned(sort_p, "np.partition")
+argpartition = _partitioned(argsort_p, "np.argpartition")
 
 
 def partition_method(self: Tracer, kth: Any, axis: Any = -1, kind: str = "introselect",

@@ -64,22 +64,21 @@ def _at_points(x: Tracer, points: Any, axis: int) -> list[Tracer]:
     return [_along(x, axis, a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
-def array_split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
+def _split(ary: Any, indices_or_sections: Any, axis: Any, equal: bool) -> Any:
     x = as_tracer(ary)
     ax = _axis(x, axis)
     if isinstance(indices_or_sections, (list, tuple)) or \
             isinstance(indices_or_sections, Tracer) and indices_or_sections.ndim == 1:
         return _at_points(x, list(indices_or_sections), ax)
-    return _pieces(x, indices_or_sections, ax, equal=False)
+    return _pieces(x, indices_or_sections, ax, equal)
+
+
+def array_split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
+    return _split(ary, indices_or_sections, axis, equal=False)
 
 
 def split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
-    x = as_tracer(ary)
-    ax = _axis(x, axis)
-    if isinstance(indices_or_sections, (list, tuple)) or \
-            isinstance(indices_or_sections, Tracer) and indices_or_sections.ndim == 1:
-        return _at_points(x, list(indices_or_sections), ax)
-    return _pieces(x, indices_or_sections, ax, equal=True)
+    return _split(ary, indices_or_sections, axis, equal=True)
 
 
 def _split_on(axis: int, least: int, name: str) -> Any:

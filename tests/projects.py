@@ -1,0 +1,46 @@
+"""Kernels built the way users build them, for tests that need the real extension:
+a throwaway project with ``[tool.aotc]``, ``python -m aotc build`` in place, then the
+compiled module imported (and forgotten again afterwards)."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+
+def build_project(root: Path, package: str, kernels: str, extra_config: str = "") -> Path:
+    """Write ``package/kernels.py`` holding ``kernels`` under ``root`` and build it."""
+    (root / package).mkdir()
+    (root / package / "__init__.py").write_text("")
+    (root / package / "kernels.py").write_text(kernels.lstrip())
+    (root / "pyproject.toml").write_text(textwrap.dedent(f"""
+        [project]
+        name = "{package}"
+        version = "0.1"
+        [tool.aotc]
+        modules = ["{package}.kernels"]
+    """) + extra_config)
+    done = subprocess.run([sys.executable, "-m", "aotc", "build", str(root)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root
+
+
+@contextmanager
+def imported(root: Path, package: str) -> Iterator[ModuleType]:
+    """``package.kernels`` from the built project: the extension, not the source."""
+    sys.path.insert(0, str(root))
+    try:
+        module = importlib.import_module(f"{package}.kernels")
+        assert module.__file__ is not None and module.__file__.endswith(".so"), module.__file__
+        yield module
+    finally:
+        sys.path.remove(str(root))
+        for name in [n for n in sys.modules if n.split(".")[0] == package]:
+            del sys.modules[name]
