@@ -145,3 +145,49 @@ def unique_i64(x: i64[:]) -> i64[:]:
 @aotc.export
 def median_rows(x: f32[:, :]) -> f32[:]:
     return np.median(x, axis=1)
+
+
+# -- matrix products: against OpenBLAS (single-threaded) ----------------------------------
+
+@aotc.export
+def matmul_f64(a: f64[:, "k"], b: f64["k", :]) -> f64[:, :]:
+    return a @ b
+
+
+@aotc.export
+def matmul_f32(a: f32[:, "k"], b: f32["k", :]) -> f32[:, :]:
+    return a @ b
+
+
+@aotc.export
+def matmul_small_f64(a: f64[:, "k"], b: f64["k", :]) -> f64[:, :]:
+    """Call overhead and the unpacked path: 64 x 64 x 64."""
+    return a @ b
+
+
+@aotc.export
+def matmul_small_f32(a: f32[:, "k"], b: f32["k", :]) -> f32[:, :]:
+    return a @ b
+
+
+@aotc.export
+def mlp_layer(x: f32[:, "d"], w: f32["d", :]) -> f32[:, :]:
+    """One dense layer's product: x (256 x 784) @ W (784 x 512)."""
+    return x @ w
+
+
+@aotc.export
+def matvec_f64(a: f64[:, "k"], x: f64["k"]) -> f64[:]:
+    """Matrix-vector: memory bandwidth."""
+    return a @ x
+
+
+@aotc.export
+def matvec_f32(a: f32[:, "k"], x: f32["k"]) -> f32[:]:
+    return a @ x
+
+
+@aotc.export
+def matmul_3d_f32(x: f32[:, :, "d"], w: f32["d", :]) -> f32[:, :, :]:
+    """A dense layer over a batch of sequences: x (32 x 64 x 784) @ W (784 x 512)."""
+    return x @ w

@@ -6,8 +6,9 @@
 
 Every system runs single-threaded on the same inputs in one process; each kernel's
 output is checked against NumPy's in the same run. Reported: median seconds, speedup
-over NumPy (NumPy time / system time), and for memory-bound kernels the achieved
-fraction of the STREAM-triad bandwidth measured at the start.
+over NumPy (NumPy time / system time), for memory-bound kernels the achieved
+fraction of the STREAM-triad bandwidth measured at the start, and for matrix products
+the GFLOP/s of NumPy (OpenBLAS, one thread) and aotc.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class Bench:
     numexpr: str | None = None
     #: Kernels with in-place loops are timed on fresh copies of the inputs each call.
     mutates: bool = False
+    #: Floating-point operations of one call, for the GFLOP/s column (or None).
+    flops: Callable[[tuple[Any, ...]], int] | None = None
     #: Where the kernel lives: this folder's bench_kernels, or the tour's loops module.
     module: str = "bench_kernels"
     results: dict[str, float] = field(default_factory=dict)
@@ -59,6 +62,12 @@ def _rng() -> np.random.Generator:
 
 def _size(scale: float, n: int) -> int:
     return max(int(n * scale), 8)
+
+
+def _matrices(rng: np.random.Generator, dtype: Any, m: int, k: int, n: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """``a (m x k)`` and ``b (k x n)``, standard normal."""
+    return (rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype))
 
 
 def benches() -> list[Bench]:
@@ -100,6 +109,25 @@ def benches() -> list[Bench]:
         Bench("unique_f64", lambda s: (np.round(rng.standard_normal(_size(s, 1_000_000)), 3),)),
         Bench("unique_i64", lambda s: (rng.integers(0, 100_000, _size(s, 1_000_000)),)),
         Bench("median_rows", lambda s: (rng.standard_normal((_size(s, 2000), 1000)).astype(f4),)),
+        Bench("matmul_f64", lambda s: _matrices(rng, f8, _size(s, 1024), 1024, 1024),
+              rtol=1e-12, flops=lambda a: 2 * a[0].shape[0] * a[0].shape[1] * a[1].shape[1]),
+        Bench("matmul_f32", lambda s: _matrices(rng, f4, _size(s, 1024), 1024, 1024),
+              rtol=1e-5, flops=lambda a: 2 * a[0].shape[0] * a[0].shape[1] * a[1].shape[1]),
+        Bench("matmul_small_f64", lambda s: _matrices(rng, f8, 64, 64, 64), rtol=1e-12,
+              flops=lambda a: 2 * 64 ** 3),
+        Bench("matmul_small_f32", lambda s: _matrices(rng, f4, 64, 64, 64), rtol=1e-5,
+              flops=lambda a: 2 * 64 ** 3),
+        Bench("mlp_layer", lambda s: _matrices(rng, f4, _size(s, 256), 784, 512), rtol=1e-5,
+              flops=lambda a: 2 * a[0].shape[0] * a[0].shape[1] * a[1].shape[1]),
+        Bench("matmul_3d_f32", lambda s: (rng.standard_normal((_size(s, 32), 64, 784)).astype(f4),
+                                          rng.standard_normal((784, 512)).astype(f4)),
+              rtol=1e-5, flops=lambda a: 2 * a[0].size * a[1].shape[1]),
+        Bench("matvec_f64", lambda s: (rng.standard_normal((_size(s, 4096), 4096)),
+                                       rng.standard_normal(4096)), rtol=1e-12,
+              bytes_moved=lambda a: a[0].nbytes, flops=lambda a: 2 * a[0].size),
+        Bench("matvec_f32", lambda s: (rng.standard_normal((_size(s, 4096), 4096)).astype(f4),
+                                       rng.standard_normal(4096).astype(f4)), rtol=1e-5,
+              bytes_moved=lambda a: a[0].nbytes, flops=lambda a: 2 * a[0].size),
         Bench("ema", lambda s: (rng.standard_normal(_size(s, 10_000_000)), 0.1), rtol=1e-9,
               module="tour.loops"),
         Bench("mandelbrot", lambda s: (rng.uniform(-2, 1, _size(s, 200_000)),
@@ -207,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
             bandwidth = bench.bytes_moved(inputs) / row["aotc"]
         if bench.bytes_moved and bandwidth and isinstance(row.get("aotc"), float):
             row["bw"] = bench.bytes_moved(inputs) / row["aotc"] / bandwidth
+        if bench.flops and isinstance(row.get("aotc"), float) and isinstance(row["numpy"], float):
+            row["gflops"] = tuple(bench.flops(inputs) / row[s] / 1e9 for s in ("numpy", "aotc"))
         rows.append(row)
         _print_row(row)
     if bandwidth:
@@ -236,7 +266,7 @@ def _print_row(row: dict[str, Any]) -> None:
     systems = ["numpy", "aotc", "numba", "jax", "numexpr"]
     if not _printed_header:
         print(f"\n{'kernel':15s}{'numpy':>11s}" + "".join(f"{s + ' x':>13s}" for s in systems[1:])
-              + f"{'% triad':>9s}")
+              + f"{'% triad':>9s}{'GFLOP/s numpy, aotc':>22s}")
         _printed_header = True
     base = row.get("numpy")
     cells = [f"{row['name']:15s}", f"{_fmt_time(base):>11s}"]
@@ -247,6 +277,8 @@ def _print_row(row: dict[str, Any]) -> None:
         else:
             cells.append(f"{(v or '-')[:12]:>13s}")
     cells.append(f"{row['bw'] * 100:>8.0f}%" if "bw" in row else f"{'':>9s}")
+    if "gflops" in row:
+        cells.append(f"{row['gflops'][0]:>14.1f}, {row['gflops'][1]:>5.1f}")
     print("".join(cells), flush=True)
 
 

@@ -4,7 +4,10 @@ It is llvmlite's :class:`~llvmlite.ir.IRBuilder` plus the two things a scalar ru
 need beyond instructions: the fast-math flags of the target (``fp_flags``) and a way to
 leave the kernel with an error code (``fail_if``), which integer ``pow`` uses for
 negative exponents. Keeping both on the builder keeps every rule's signature
-``rule(builder, dtype, *args)``.
+``rule(builder, dtype, *args)``. It also carries the target's vector registers
+(``vector_bytes``, ``fma``), which a rule that writes explicit vector code (the
+matrix product's micro-kernel) must size itself by: code for an AVX2 machine must never
+assume AVX-512's registers, and ``llvm.fma`` without FMA hardware is a libm call.
 """
 
 from __future__ import annotations
@@ -17,9 +20,14 @@ from .dtypes import PTR, i64
 class KernelBuilder(ir.IRBuilder):
     """An ``IRBuilder`` that knows the fast-math flags and the kernel's error exits."""
 
-    def __init__(self, block: ir.Block, fp_flags: tuple[str, ...] = ()) -> None:
+    def __init__(self, block: ir.Block, fp_flags: tuple[str, ...] = (),
+                 vector_bytes: int = 16, fma: bool = False) -> None:
         super().__init__(block)
         self.fp_flags = fp_flags
+        #: The width of the target's vector registers (16 SSE, 32 AVX, 64 AVX-512).
+        self.vector_bytes = vector_bytes
+        #: Whether the target has fused multiply-add instructions.
+        self.fma = fma
         self._fail_blocks: dict[int, ir.Block] = {}
 
     def fail_if(self, cond: ir.Value, code: int) -> None:

@@ -37,6 +37,7 @@ from .layout import Layout, OutputHome
 from .nests import EqnRule, copy_into
 from .overlap import choose, private_array
 from .specialize import as_contiguous, contiguous
+from .target import TargetSpec
 from .values import Scalar, Value, View, contiguous_view, store_memory
 from .views import VIEW_RULES, ViewRule
 
@@ -72,11 +73,15 @@ def _declare(module: ir.Module, name: str, arg_names: tuple[str, ...]) -> ir.Fun
     return fn
 
 
-def _start(fn: ir.Function, fp_flags: tuple[str, ...]) -> KernelBuilder:
+def _start(fn: ir.Function, fp_flags: tuple[str, ...], target: TargetSpec | None = None
+           ) -> KernelBuilder:
     """A builder positioned after the entry block, which holds only allocas (and is
-    closed by :func:`_finish`)."""
+    closed by :func:`_finish`); it knows the target's vector registers, if given."""
     fn.append_basic_block("entry")
-    return KernelBuilder(fn.append_basic_block("start"), fp_flags)
+    if target is None:
+        return KernelBuilder(fn.append_basic_block("start"), fp_flags)
+    return KernelBuilder(fn.append_basic_block("start"), fp_flags, target.vector_bytes,
+                         target.has_fma)
 
 
 def _finish(b: KernelBuilder) -> None:
@@ -143,7 +148,7 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
 
 
 def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
-                fp_flags: tuple[str, ...]) -> None:
+                fp_flags: tuple[str, ...], target: TargetSpec | None = None) -> None:
     """``int64_t name(void *const *argv, void *const *outv, int64_t *out_dims,
     void *scratch, aotc_runtime *rt)``.
 
@@ -152,7 +157,7 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
     """
     fn = _declare(module, name, ("argv", "outv", "out_dims", "scratch", "rt"))
     argv, outv, out_dims, scratch, runtime = fn.args
-    b = _start(fn, fp_flags)
+    b = _start(fn, fp_flags, target)
     args = Args(b, argv, program)
     dims = DimEvaluator(b, args.symbols())
     errors = {e: abi.FIRST_PROGRAM_ERROR + k for k, e in enumerate(runtime_errors(program))}

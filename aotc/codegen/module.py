@@ -34,7 +34,7 @@ def build_llvm_module(entries: Entries, target: TargetSpec) -> ir.Module:
         with internal_errors("code generation", kernel=program.name):
             layout = plan_layout(program)
             emit_shapes(module, f"{name}_shapes", program, layout)
-            emit_kernel(module, name, program, layout, target.fp_flags)
+            emit_kernel(module, name, program, layout, target.fp_flags, target)
     return module
 
 

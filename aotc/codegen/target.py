@@ -81,6 +81,18 @@ class TargetSpec:
         return cpu.required(self.cpu, self.features)
 
     @property
+    def vector_bytes(self) -> int:
+        """The width of the widest vector registers the target has: 64 with AVX-512, 32
+        with AVX, else 16 (SSE2, in every x86-64)."""
+        features = self.cpu_features
+        return 64 if "avx512f" in features else 32 if "avx" in features else 16
+
+    @property
+    def has_fma(self) -> bool:
+        """Whether the target has FMA3 (``llvm.fma`` is one instruction, not a call)."""
+        return "fma" in self.cpu_features
+
+    @property
     def fp_flags(self) -> tuple[str, ...]:
         """LLVM fast-math flags for float arithmetic.
 

@@ -1,9 +1,9 @@
 """Temporary buffers a primitive's lowering needs beyond its results, keyed by primitive.
 
 Generated code never allocates: a rule that needs work memory (a radix sort's ping-pong
-key buffers and digit counters) declares it here as array types, and the buffer plan
-(:mod:`.layout`) gives each one a scratch slot of its own, keyed
-``(eqn, "work", k)`` in :attr:`.layout.Layout.staging`, sized like any other value
+key buffers and digit counters, a matrix product's packing buffers) declares it here as
+array types, and the buffer plan (:mod:`.layout`) gives each one a scratch slot of its own,
+keyed ``(eqn, "work", k)`` in :attr:`.layout.Layout.staging`, sized like any other value
 (a size bound at run time counts as its upper bound). The lowering rule reads them back
 with :func:`work_buffers`.
 """
@@ -16,8 +16,10 @@ import numpy as np
 
 from ..ir import AType, Eqn
 from ..ops.core import Primitive
+from ..ops.linalg import dot_general_p
 from ..ops.sorting import argsort_p, sort_p
 from ..shapes import DimExpr
+from . import gemm
 from .radix import histogram_size
 
 WorkspaceRule = Callable[[Eqn], list[AType]]
@@ -48,7 +50,8 @@ def _argsort(eqn: Eqn) -> list[AType]:
             AType(I64, (DimExpr.const(histogram_size(x.dtype)),))]
 
 
-WORKSPACE: dict[Primitive, WorkspaceRule] = {sort_p: _sort, argsort_p: _argsort}
+WORKSPACE: dict[Primitive, WorkspaceRule] = {sort_p: _sort, argsort_p: _argsort,
+                                             dot_general_p: gemm.workspace}
 
 
 def workspace(eqn: Eqn) -> list[AType]:

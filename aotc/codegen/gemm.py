@@ -1,0 +1,215 @@
+"""Float matrix products the BLIS / GotoBLAS way: cache blocks, packed panels, and a
+register-blocked micro-kernel.
+
+A naive loop streams ``B`` from memory once per row of ``A``; a matrix product is only
+fast when every element loaded is reused from registers and cache many times. The
+classic answer (Goto & van de Geijn, "Anatomy of high-performance matrix
+multiplication"; BLIS) is five loops around a micro-kernel::
+
+    for jc in 0..n step NC:            # a column panel of B and C      (L3)
+      for pc in 0..k step KC:          # a KC-deep slice of it
+        pack B[pc:pc+KC, jc:jc+NC]      ->  pb, slivers of NR columns
+        for ic in 0..m step MC:        # a row block of A               (L2)
+          pack A[ic:ic+MC, pc:pc+KC]    ->  pa, slivers of MR rows
+          for jr in 0..NC step NR:     # one B sliver stays in L1 ...
+            for ir in 0..MC step MR:   # ... while the A slivers stream past it
+              C[ir:ir+MR, jr:jr+NR] (+)= pa_sliver @ pb_sliver     (micro-kernel)
+
+The micro-kernel (:mod:`.gemm_kernel`) keeps an ``MR x NR`` block of ``C`` in vector
+registers; packing (:mod:`.gemm_pack`) absorbs any operand layout. ``MR`` and ``NR``
+come from the target's vector registers (:func:`blocking`), never assumed: 16 registers
+of 16 or 32 bytes (SSE, AVX2) hold a 6 x 2V block, AVX-512's 32 registers of 64 bytes a
+12 x 2V one (V lanes per register). ``KC`` keeps a ``KC x NR`` B sliver within a
+32 KiB L1 cache, ``MC`` a ``MC x KC`` A block within a 256-512 KiB L2, ``NC`` the
+``KC x NC`` B panel within a few MiB of L3: sizes that suit any x86-64 of the last
+decade, so one object runs well everywhere.
+
+The packing buffers are work buffers of the equation (:mod:`.workspace`), planned in
+scratch like any temporary; their sizes depend only on the block sizes and on ``m``,
+``n``, ``k`` when those are smaller (so a small product gets small buffers).
+
+The product runs as one internal function per dtype and target (:func:`gemm_function`)
+that the lowering (:mod:`.linalg`) calls once per product: once in all when the batch
+and row axes merge into one tall product, else per batch element; it polls the runtime
+(Ctrl-C) after every ``MC x KC x NC`` block, about a millisecond of work. Results differ
+from the naive loop's in the order (and fusion) of the roundings, not in accuracy: each
+element is still a sum of ``k`` products, with the usual ``k * eps * sum |a| |b|``
+bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+
+from .. import abi
+from ..ir import AType, Eqn
+from ..shapes import minimum, size
+from .builder import KernelBuilder
+from .dtypes import I8, I64, PTR, i64
+from .gemm_kernel import existing, internal_function, micro_kernel
+from .gemm_pack import pack_a_function, pack_b_function
+from .loops import for_range
+from .runtime import poll
+
+FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+#: The register widths code can be generated for (SSE, AVX, AVX-512).
+VECTOR_BYTES = (16, 32, 64)
+KC = 256
+
+
+@dataclass(frozen=True)
+class Blocking:
+    """Register block ``mr x nr`` and cache blocks ``mc``, ``kc``, ``nc`` (elements)."""
+
+    mr: int
+    nr: int
+    mc: int
+    kc: int
+    nc: int
+
+
+def blocking(dtype: np.dtype, vector_bytes: int, narrow: bool = False) -> Blocking:
+    """The blocks for ``dtype`` on a target with ``vector_bytes``-wide registers.
+
+    ``mr * nr / V`` accumulators, ``nr / V`` B vectors and a broadcast must fit in the
+    register file: 12 + 2 + 1 of 16 (SSE, AVX2), 24 + 2 + 1 of 32 (AVX-512).
+    ``mc`` (a multiple of every ``mr``) times ``kc`` fills about 240 KiB of L2.
+    ``narrow`` blocks are one vector wide, for products of at most ``V`` columns (half
+    of a two-vector block would be padding).
+    """
+    lanes = vector_bytes // dtype.itemsize
+    mr = 12 if vector_bytes == 64 else 6
+    per_l2 = 240 * 1024 // (KC * dtype.itemsize)
+    return Blocking(mr, lanes if narrow else 2 * lanes, per_l2 // 12 * 12, KC,
+                    3 * 1024 * 1024 // (KC * dtype.itemsize))
+
+
+def is_gemm(eqn: Eqn) -> bool:
+    """Whether ``eqn`` is a float matrix product the GEMM path takes (statically): one
+    or more lhs free axes (rows), one rhs free axis, one contracted axis, any batch
+    axes."""
+    (lc, _), (lb, _) = eqn.params["contracting"], eqn.params["batch"]
+    lt, rt = eqn.inputs[0].type, eqn.inputs[1].type
+    return (lt.dtype in FLOATS and len(lc) == 1 and lt.ndim - len(lb) - 1 >= 1
+            and rt.ndim - len(lb) - 1 == 1)
+
+
+def workspace(eqn: Eqn) -> list[AType]:
+    """The packing buffers of a GEMM: an ``A`` block and a ``B`` panel, each as large as
+    the largest any target's blocking needs (the layout is planned before a target is
+    known), or as ``m``, ``n``, ``k`` need when they are smaller (``m`` counts every
+    row the product may merge: batch and lhs free axes)."""
+    if not is_gemm(eqn):
+        return []
+    (lc, rc), (_, rb) = eqn.params["contracting"], eqn.params["batch"]
+    lt, rt = eqn.inputs[0].type, eqn.inputs[1].type
+    m = size(tuple(lt.shape[i] for i in range(lt.ndim) if i not in lc))  # rows, merged
+    n = rt.shape[next(i for i in range(rt.ndim) if i not in rc and i not in rb)]
+    k = lt.shape[lc[0]]
+    blocks = [blocking(lt.dtype, v) for v in VECTOR_BYTES]
+    mc, mr = max(x.mc for x in blocks), max(x.mr for x in blocks)
+    nc, nr = max(x.nc for x in blocks), max(x.nr for x in blocks)
+    depth = minimum(k, max(x.kc for x in blocks))
+    return [AType(lt.dtype, ((minimum(m, mc) + mr) * depth,)),
+            AType(lt.dtype, ((minimum(n, nc) + nr) * depth,))]
+
+
+@contextmanager
+def _blocks(b: ir.IRBuilder, total: ir.Value, step: int, name: str
+            ) -> Iterator[tuple[ir.Value, ir.Value, ir.Value]]:
+    """``for start in range(0, total, step)``: yields (index, start, length)."""
+    count = b.sdiv(b.add(total, i64(step - 1)), i64(step))
+    with for_range(b, count, name) as index:
+        start = b.mul(index, i64(step))
+        rest = b.sub(total, start)
+        yield index, start, b.select(b.icmp_signed("<", rest, i64(step)), rest, i64(step))
+
+
+GEMM_PARAMS = [("m", I64), ("n", I64), ("k", I64), ("a", PTR), ("a_rs", I64), ("a_cs", I64),
+               ("b", PTR), ("b_rs", I64), ("b_cs", I64), ("c", PTR), ("c_rs", I64),
+               ("c_cs", I64), ("pa", PTR), ("pb", PTR), ("rt", PTR)]
+
+
+def gemm_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bool,
+                  narrow: bool = False) -> ir.Function:
+    """``i64(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs, pa, pb, rt)``:
+    ``C[m, n] = A[m, k] @ B[k, n]`` (byte strides; ``pa``, ``pb`` the packing buffers);
+    returns 0, or :data:`~aotc.abi.INTERRUPTED` when the runtime's poll says so. A
+    product of at most ``V`` columns goes to the ``narrow`` variant."""
+    blk = blocking(dtype, vector_bytes, narrow)
+    name = (f"aotc.gemm.{dtype.name}.{vector_bytes}{'.fma' if fma else ''}"
+            f"{'.narrow' if narrow else ''}")
+    fn = existing(module, name)
+    if fn is not None:
+        return fn
+    kernel = micro_kernel(module, dtype, blk.mr, blk.nr, vector_bytes, fma)
+    pack_a = pack_a_function(module, dtype, blk.mr, vector_bytes)
+    pack_b = pack_b_function(module, dtype, blk.nr, vector_bytes)
+    slim = None if narrow else gemm_function(module, dtype, vector_bytes, fma, narrow=True)
+    with internal_function(module, name, I64, GEMM_PARAMS, vector_bytes, fma) as (b, p):
+        for arg in ("a", "b", "c", "pa", "pb"):
+            p[arg].add_attribute("noalias")
+        with b.if_then(b.icmp_signed("<=", p["k"], i64(0)), likely=False):
+            _zero(b, p, dtype)
+            b.ret(i64(0))
+        if slim is not None:
+            lanes = vector_bytes // dtype.itemsize
+            with b.if_then(b.icmp_signed("<=", p["n"], i64(lanes)), likely=False):
+                b.ret(b.call(slim, [p[name] for name, _ in GEMM_PARAMS]))
+        _five_loops(b, p, dtype, blk, kernel, pack_a, pack_b)
+        b.ret(i64(0))
+    fn = existing(module, name)
+    assert fn is not None
+    return fn
+
+
+def _at(b: ir.IRBuilder, base: ir.Value, *terms: tuple[ir.Value, ir.Value]) -> ir.Value:
+    """``base + sum(index * stride)`` in bytes."""
+    offset: ir.Value = i64(0)
+    for index, stride in terms:
+        offset = b.add(offset, b.mul(index, stride))
+    return b.gep(base, [offset], source_etype=I8)
+
+
+def _zero(b: KernelBuilder, p: dict[str, ir.Argument], dtype: np.dtype) -> None:
+    """``C = 0``: the product over an empty contracted axis."""
+    zero = ir.Constant(ir.DoubleType() if dtype.itemsize == 8 else ir.FloatType(), 0.0)
+    with for_range(b, p["m"], "zi") as i:
+        with for_range(b, p["n"], "zj") as j:
+            b.store(zero, _at(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
+
+
+def _five_loops(b: KernelBuilder, p: dict[str, ir.Argument], dtype: np.dtype, blk: Blocking,
+                kernel: ir.Function, pack_a: ir.Function, pack_b: ir.Function) -> None:
+    size = dtype.itemsize
+    with _blocks(b, p["n"], blk.nc, "jc") as (_, jc, nc):
+        with _blocks(b, p["k"], blk.kc, "pc") as (pci, pc, kc):
+            b.call(pack_b, [kc, nc, _at(b, p["b"], (pc, p["b_rs"]), (jc, p["b_cs"])),
+                            p["b_rs"], p["b_cs"], p["pb"]])
+            with _blocks(b, p["m"], blk.mc, "ic") as (_, ic, mc):
+                b.call(pack_a, [mc, kc, _at(b, p["a"], (ic, p["a_rs"]), (pc, p["a_cs"])),
+                                p["a_rs"], p["a_cs"], p["pa"]])
+                c_block = _at(b, p["c"], (ic, p["c_rs"]), (jc, p["c_cs"]))
+                with _blocks(b, nc, blk.nr, "jr") as (jri, jr, cols):
+                    pb = b.gep(p["pb"], [b.mul(jri, b.mul(kc, i64(blk.nr * size)))],
+                               source_etype=I8)
+                    with _blocks(b, mc, blk.mr, "ir") as (iri, ir_, rows):
+                        pa = b.gep(p["pa"], [b.mul(iri, b.mul(kc, i64(blk.mr * size)))],
+                                   source_etype=I8)
+                        c = _at(b, c_block, (ir_, p["c_rs"]), (jr, p["c_cs"]))
+                        b.call(kernel, [kc, pa, pb, c, p["c_rs"], p["c_cs"], rows, cols, pci])
+                poll(b, p["rt"])
+
+
+def call_gemm(b: KernelBuilder, dtype: np.dtype, args: list[ir.Value]) -> None:
+    """Call the module's GEMM for ``dtype`` (see :func:`gemm_function`) and leave the
+    kernel when it was interrupted."""
+    fn = gemm_function(b.module, dtype, b.vector_bytes, b.fma)
+    status = b.call(fn, args)
+    b.fail_if(b.icmp_signed("!=", status, i64(0)), abi.INTERRUPTED)
+

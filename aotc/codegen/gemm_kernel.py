@@ -1,0 +1,257 @@
+"""The GEMM micro-kernel: an ``MR x NR`` block of ``C`` accumulated in vector registers.
+
+This is the one place where the matrix product's arithmetic happens (see :mod:`.gemm`
+for the loops around it and :mod:`.gemm_pack` for the packed operands it reads). Per
+step ``p`` of the contracted axis it loads one row of the packed ``B`` sliver (``NR``
+elements, ``NR / V`` vectors of ``V`` lanes), broadcasts each of the ``MR`` elements of
+the packed ``A`` sliver's column ``p``, and does ``MR * NR / V`` fused multiply-adds
+into as many accumulators. The accumulators are SSA values (loop phis), so they stay
+in registers: ``MR * NR / V`` plus the ``NR / V`` loads and one broadcast must fit in
+the target's vector registers (16 with SSE/AVX2, 32 with AVX-512), which is how
+:func:`.gemm.blocking` picks ``MR`` and ``NR``. Without FMA hardware (the x86-64-v2
+baseline) the update is a multiply and an add: ``llvm.fma`` would be a libm call. The
+loop over ``p`` is unrolled :data:`UNROLL` times (loop overhead and the loads of the
+next step overlap the multiply-adds); the steps left over run one at a time.
+
+At the end the block is written to ``C`` (any strides): stored when ``accumulate`` is 0
+(the first block of the contracted axis), added to ``C`` otherwise. A full block over
+unit-stride rows of ``C`` is stored with vector instructions, an edge block (fewer than
+``MR`` rows or ``NR`` columns left) with masked ones; only a block of a ``C`` with
+strided rows goes through a small tile on the stack, element by element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+from llvmlite import ir
+
+from .builder import KernelBuilder
+from .dtypes import I1, I8, I64, PTR, i64, reg_type
+from .loops import for_range
+
+I32 = ir.IntType(32)
+
+
+@contextmanager
+def internal_function(module: ir.Module, name: str, ret: ir.Type,
+                      params: list[tuple[str, ir.Type]], vector_bytes: int, fma: bool
+                      ) -> Iterator[tuple[KernelBuilder, dict[str, ir.Argument]]]:
+    """Define internal ``ret name(params...)``; the body is the ``with`` block, which
+    must end with a ``ret`` of its own. Its builder knows the target's vectors."""
+    fn = ir.Function(module, ir.FunctionType(ret, [t for _, t in params]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    args = dict(zip((n for n, _ in params), fn.args, strict=True))
+    for arg_name, arg in args.items():
+        arg.name = arg_name
+    entry = fn.append_basic_block("entry")
+    b = KernelBuilder(fn.append_basic_block("start"), (), vector_bytes, fma)
+    yield b, args
+    with b.goto_block(entry):
+        b.branch(fn.basic_blocks[1])
+
+
+def existing(module: ir.Module, name: str) -> ir.Function | None:
+    fn = module.globals.get(name)
+    return fn if isinstance(fn, ir.Function) else None
+
+
+def splat(b: ir.IRBuilder, value: ir.Value, lanes: int) -> ir.Value:
+    """``<lanes x T>`` with every lane ``value`` (a broadcast)."""
+    vty = ir.VectorType(value.type, lanes)
+    one = b.insert_element(ir.Constant(vty, ir.Undefined), value, ir.Constant(I32, 0))
+    return b.shuffle_vector(one, ir.Constant(vty, ir.Undefined),
+                            ir.Constant(ir.VectorType(I32, lanes), [0] * lanes))
+
+
+def zeros(ty: ir.Type) -> ir.Constant:
+    if isinstance(ty, ir.VectorType):
+        return ir.Constant(ty, [ir.Constant(ty.element, 0.0)] * ty.count)
+    return ir.Constant(ty, 0.0)
+
+
+def fused_multiply_add(b: KernelBuilder, x: ir.Value, y: ir.Value, acc: ir.Value) -> ir.Value:
+    """``x * y + acc``: one rounding with FMA hardware, two without."""
+    if not b.fma:
+        return b.fadd(b.fmul(x, y), acc)
+    ty = x.type
+    suffix = (f"v{ty.count}{_scalar_name(ty.element)}" if isinstance(ty, ir.VectorType)
+              else _scalar_name(ty))
+    name = f"llvm.fma.{suffix}"
+    fn = existing(b.module, name) or ir.Function(b.module, ir.FunctionType(ty, [ty] * 3), name)
+    return b.call(fn, [x, y, acc])
+
+
+def _masked(b: KernelBuilder, op: str, vty: ir.VectorType) -> ir.Function:
+    suffix = f"v{vty.count}{'f64' if isinstance(vty.element, ir.DoubleType) else 'f32'}.p0"
+    name = f"llvm.masked.{op}.{suffix}"
+    mty = ir.VectorType(I1, vty.count)
+    args = [PTR, I32, mty, vty] if op == "load" else [vty, PTR, I32, mty]
+    ret = vty if op == "load" else ir.VoidType()
+    return existing(b.module, name) or ir.Function(b.module, ir.FunctionType(ret, args), name)
+
+
+def masked_load(b: KernelBuilder, at: ir.Value, vty: ir.VectorType, mask: ir.Value | None
+                ) -> ir.Value:
+    """A vector load (alignment 1), of the lanes in ``mask`` only (the others 0)."""
+    if mask is None:
+        return b.load(at, typ=vty, align=1)
+    return b.call(_masked(b, "load", vty), [at, ir.Constant(I32, 1), mask, zeros(vty)])
+
+
+def masked_store(b: KernelBuilder, value: ir.Value, at: ir.Value, mask: ir.Value | None
+                 ) -> None:
+    """A vector store (alignment 1), of the lanes in ``mask`` only."""
+    if mask is None:
+        b.store(value, at, align=1)
+    else:
+        b.call(_masked(b, "store", value.type), [value, at, ir.Constant(I32, 1), mask])
+
+
+def _scalar_name(ty: ir.Type) -> str:
+    return "f64" if isinstance(ty, ir.DoubleType) else "f32"
+
+
+def micro_kernel(module: ir.Module, dtype: np.dtype, mr: int, nr: int, vector_bytes: int,
+                 fma: bool) -> ir.Function:
+    """``void(kc, pa, pb, c, c_rs, c_cs, rows, cols, accumulate)``: ``C[:rows, :cols]``
+    (byte strides ``c_rs``, ``c_cs``) gets, or gets added, the product of the packed
+    ``MR x kc`` sliver ``pa`` (column-major: ``pa[p * MR + i]``) and the packed
+    ``kc x NR`` sliver ``pb`` (row-major: ``pb[p * NR + j]``). ``C`` may be a caller's
+    array, so it is accessed with alignment 1 (NumPy allows unaligned arrays)."""
+    name = f"aotc.gemm.kernel.{dtype.name}.{mr}x{nr}.{vector_bytes}{'.fma' if fma else ''}"
+    fn = existing(module, name)
+    if fn is not None:
+        return fn
+    ty = reg_type(dtype)
+    size = dtype.itemsize
+    lanes = vector_bytes // size
+    nv = nr // lanes
+    vty = ir.VectorType(ty, lanes)
+    params = [("kc", I64), ("pa", PTR), ("pb", PTR), ("c", PTR), ("c_rs", I64),
+              ("c_cs", I64), ("rows", I64), ("cols", I64), ("accumulate", I64)]
+    with internal_function(module, name, ir.VoidType(), params, vector_bytes, fma) as (b, a):
+        for arg in (a["pa"], a["pb"], a["c"]):
+            arg.add_attribute("noalias")
+        tile = b.entry_alloca(ir.ArrayType(ty, mr * nr), name="tile")
+        # The k loop, unrolled UNROLL times, then the steps left over.
+        geometry = (mr, nr, lanes, vty, size, vector_bytes)
+        initial = [[zeros(vty)] * nv for _ in range(mr)]
+        steps = b.sdiv(a["kc"], i64(UNROLL))
+        accs, _ = _k_loop(b, a, i64(0), steps, UNROLL, initial, geometry)
+        accs, _ = _k_loop(b, a, b.mul(steps, i64(UNROLL)), b.srem(a["kc"], i64(UNROLL)), 1,
+                          accs, geometry)
+        _write_block(b, a, accs, ty, vty, size, mr, nr, tile)
+        b.ret_void()
+    fn = existing(module, name)
+    assert fn is not None
+    return fn
+
+
+#: Steps of the contracted axis per iteration of the micro-kernel's loop.
+UNROLL = 4
+
+
+def _k_loop(b: KernelBuilder, a: dict[str, ir.Argument], first: ir.Value, count: ir.Value,
+            unroll: int, initial: list[list[ir.Value]], geometry: tuple
+            ) -> tuple[list[list[ir.Value]], ir.Value]:
+    """``count`` iterations of ``unroll`` steps from step ``first``; the accumulators are
+    phis starting at ``initial``. Returns their values after the loop."""
+    mr, nr, lanes, vty, size, vector_bytes = geometry
+    ty = vty.element
+    pre = b.block
+    head = b.append_basic_block("k.head")
+    body = b.append_basic_block("k.body")
+    done = b.append_basic_block("k.done")
+    b.branch(head)
+    b.position_at_end(head)
+    q = b.phi(I64, name="q")
+    q.add_incoming(i64(0), pre)
+    accs = [[b.phi(vty, name=f"acc{i}.{v}") for v in range(len(row))]
+            for i, row in enumerate(initial)]
+    for row, start in zip(accs, initial, strict=True):
+        for phi, value in zip(row, start, strict=True):
+            phi.add_incoming(value, pre)
+    b.cbranch(b.icmp_signed("<", q, count), body, done)
+    b.position_at_end(body)
+    values: list[list[ir.Value]] = [list(row) for row in accs]
+    base = b.add(first, b.mul(q, i64(unroll)))
+    for u in range(unroll):
+        p = b.add(base, i64(u))
+        brow = b.gep(a["pb"], [b.mul(p, i64(nr))], source_etype=ty, inbounds=True)
+        bvec = [b.load(b.gep(brow, [i64(v * lanes)], source_etype=ty, inbounds=True),
+                       typ=vty, align=vector_bytes) for v in range(nr // lanes)]
+        acol = b.gep(a["pa"], [b.mul(p, i64(mr))], source_etype=ty, inbounds=True)
+        for i in range(mr):
+            x = splat(b, b.load(b.gep(acol, [i64(i)], source_etype=ty, inbounds=True),
+                                typ=ty, align=size), lanes)
+            for v in range(nr // lanes):
+                values[i][v] = fused_multiply_add(b, x, bvec[v], values[i][v])
+    for row, new in zip(accs, values, strict=True):
+        for phi, value in zip(row, new, strict=True):
+            phi.add_incoming(value, b.block)
+    q.add_incoming(b.add(q, i64(1), flags=("nuw", "nsw")), b.block)
+    b.branch(head)
+    b.position_at_end(done)
+    return [list(row) for row in accs], q
+
+
+def _write_block(b: KernelBuilder, a: dict[str, ir.Argument], accs: list[list[ir.Value]],
+                 ty: ir.Type, vty: ir.VectorType, size: int, mr: int, nr: int,
+                 tile: ir.Value) -> None:
+    """Store (or add) the accumulators into ``C``: vectors for a full unit-stride
+    block, else through ``tile``."""
+    lanes = vty.count
+    full = b.and_(b.and_(b.icmp_signed("==", a["rows"], i64(mr)),
+                         b.icmp_signed("==", a["cols"], i64(nr))),
+                  b.icmp_signed("==", a["c_cs"], i64(size)))
+    accumulate = b.icmp_signed("!=", a["accumulate"], i64(0))
+    with b.if_else(full, likely=True) as (vectors, edge):
+        with vectors:
+            for add in (True, False):
+                with b.if_then(accumulate if add else b.not_(accumulate)):
+                    for i, row in enumerate(accs):
+                        start = b.gep(a["c"], [b.mul(i64(i), a["c_rs"])], source_etype=I8)
+                        for v, acc in enumerate(row):
+                            at = b.gep(start, [i64(v * lanes)], source_etype=ty)
+                            value = b.fadd(b.load(at, typ=vty, align=1), acc) if add else acc
+                            b.store(value, at, align=1)
+        with edge, b.if_else(b.icmp_signed("==", a["c_cs"], i64(size))) as (rows, tiled):
+            with rows:  # unit-stride rows of C: masked vectors, row by row
+                lane = ir.Constant(ir.VectorType(I64, lanes), list(range(lanes)))
+                cols = splat(b, a["cols"], lanes)
+                masks = [b.icmp_signed("<", b.add(lane, splat(b, i64(v * lanes), lanes)), cols)
+                         for v in range(len(accs[0]))]
+                for i, row in enumerate(accs):
+                    with b.if_then(b.icmp_signed("<", i64(i), a["rows"])):
+                        start = b.gep(a["c"], [b.mul(i64(i), a["c_rs"])], source_etype=I8)
+                        for v, acc in enumerate(row):
+                            at = b.gep(start, [i64(v * lanes)], source_etype=ty)
+                            old = masked_load(b, at, vty, masks[v])
+                            value = b.select(accumulate, b.fadd(old, acc), acc)
+                            masked_store(b, value, at, masks[v])
+            with tiled:
+                _through_tile(b, a, accs, ty, nr, size, tile, accumulate)
+
+
+def _through_tile(b: KernelBuilder, a: dict[str, ir.Argument], accs: list[list[ir.Value]],
+                  ty: ir.Type, nr: int, size: int, tile: ir.Value, accumulate: ir.Value
+                  ) -> None:
+    """An edge block of a strided ``C``: the accumulators to ``tile``, then element by
+    element."""
+    lanes = accs[0][0].type.count
+    for i, row in enumerate(accs):
+        for v, acc in enumerate(row):
+            at = b.gep(tile, [i64(i * nr + v * lanes)], source_etype=ty)
+            b.store(acc, at, align=size)
+    with for_range(b, a["rows"], "ei") as i:
+        start = b.gep(a["c"], [b.mul(i, a["c_rs"])], source_etype=I8)
+        with for_range(b, a["cols"], "ej") as j:
+            at = b.gep(start, [b.mul(j, a["c_cs"])], source_etype=I8)
+            value = b.load(b.gep(tile, [b.add(b.mul(i, i64(nr)), j)], source_etype=ty),
+                           typ=ty, align=size)
+            old = b.load(at, typ=ty, align=1)
+            b.store(b.select(accumulate, b.fadd(old, value), value), at, align=1)

@@ -1,0 +1,199 @@
+"""Packing: copying a block of ``A`` or ``B`` into the order the micro-kernel reads.
+
+The micro-kernel (:mod:`.gemm_kernel`) walks the contracted axis reading ``MR``
+elements of ``A`` and ``NR`` elements of ``B`` per step. Packing lays each sliver out
+so those reads are consecutive: an ``MR``-row sliver of ``A`` column by column
+(``pa[p * MR + i]``), an ``NR``-column sliver of ``B`` row by row (``pb[p * NR + j]``),
+slivers one after the other. That makes the kernel's loads unit-stride, aligned and
+predictable, keeps the blocks dense in cache (no TLB or set conflicts from a large
+leading dimension), and absorbs every layout: transposed, strided and negative-stride
+operands are read here, once per block, with their byte strides, and the kernel never
+sees them. The last sliver of a block is padded with zeros up to ``MR`` rows or ``NR``
+columns, so the kernel always runs full width; the padded results are never stored.
+The padding is branch-free: a row (column) past the end reads the last real one, and a
+select keeps 0 instead.
+
+Each packing routine is an internal function emitted once per module, dtype and sliver
+width, with a fast path for the common unit-stride layout (rows of a C-contiguous
+``B`` are copied as vectors).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+
+from .builder import KernelBuilder
+from .dtypes import I8, I64, PTR, i64, reg_type
+from .gemm_kernel import existing, internal_function, masked_load, splat, zeros
+from .loops import for_range
+
+
+def _byte_at(b: ir.IRBuilder, base: ir.Value, offset: ir.Value) -> ir.Value:
+    return b.gep(base, [offset], source_etype=I8)
+
+
+def _sliver_count(b: ir.IRBuilder, length: ir.Value, width: int) -> ir.Value:
+    return b.sdiv(b.add(length, i64(width - 1)), i64(width))
+
+
+def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def pack_a_function(module: ir.Module, dtype: np.dtype, mr: int, vector_bytes: int
+                    ) -> ir.Function:
+    """``void(mc, kc, src, rs, cs, dst)``: ``A[:mc, :kc]`` (byte strides ``rs``, ``cs``)
+    into ``ceil(mc / MR)`` slivers of ``MR x kc``, column-major, zero-padded."""
+    name = f"aotc.gemm.pack_a.{dtype.name}.{mr}"
+    fn = existing(module, name)
+    if fn is not None:
+        return fn
+    ty, size = reg_type(dtype), dtype.itemsize
+    params = [("mc", I64), ("kc", I64), ("src", PTR), ("rs", I64), ("cs", I64), ("dst", PTR)]
+    with internal_function(module, name, ir.VoidType(), params, vector_bytes, False) as (b, a):
+        a["src"].add_attribute("noalias")
+        a["dst"].add_attribute("noalias")
+        kc = a["kc"]
+        transposed = b.and_(b.icmp_signed("==", a["rs"], i64(size)),
+                            b.icmp_signed("!=", a["cs"], i64(size)))
+        with b.if_then(transposed):
+            _pack_a_transposed(b, a, mr, ty, size)
+            b.ret_void()
+        with for_range(b, _sliver_count(b, a["mc"], mr), "sliver") as s:
+            i0 = b.mul(s, i64(mr))
+            rows = b.sub(a["mc"], i0)
+            dst = b.gep(a["dst"], [b.mul(s, b.mul(kc, i64(mr)))], source_etype=ty)
+            starts = [_byte_at(b, a["src"], b.mul(b.add(i0, i64(i)), a["rs"]))
+                      for i in range(mr)]
+            unit = b.icmp_signed("==", a["cs"], i64(size))
+            with b.if_else(b.icmp_signed(">=", rows, i64(mr)), likely=True) as (full, part):
+                with full:
+                    with b.if_else(unit, likely=True) as (contiguous, strided):
+                        with contiguous:
+                            _copy_columns(b, kc, dst, mr, lambda i, p: b.gep(
+                                starts[i], [p], source_etype=ty), ty, size)
+                        with strided:
+                            _copy_columns(b, kc, dst, mr, lambda i, p: _byte_at(
+                                b, starts[i], b.mul(p, a["cs"])), ty, size)
+                with part:  # the last rows: rows past the end read the last, kept as 0
+                    last = b.sub(rows, i64(1))
+                    clamped = [_byte_at(b, a["src"], b.mul(b.add(i0, _min(b, i64(i), last)),
+                                                           a["rs"])) for i in range(mr)]
+                    keep = [b.icmp_signed("<", i64(i), rows) for i in range(mr)]
+                    _copy_columns(b, kc, dst, mr, lambda i, p: _byte_at(
+                        b, clamped[i], b.mul(p, a["cs"])), ty, size, keep)
+        b.ret_void()
+    fn = existing(module, name)
+    assert fn is not None
+    return fn
+
+
+def _pack_a_transposed(b: KernelBuilder, a: dict[str, ir.Argument], mr: int, ty: ir.Type,
+                       size: int) -> None:
+    """``A`` with unit-stride columns (a transposed matrix): along each of its
+    contiguous columns ``p``, MR elements into every sliver in turn. Going sliver by
+    sliver instead would read ``kc`` lines a row stride apart, which for a stride of a
+    multiple of 4 KiB all fall in one L1 set and evict each other."""
+    kc, mc = a["kc"], a["mc"]
+    slivers = _sliver_count(b, mc, mr)
+    with for_range(b, kc, "p") as p:
+        line = _byte_at(b, a["src"], b.mul(p, a["cs"]))
+        with for_range(b, slivers, "s") as s:
+            i0 = b.mul(s, i64(mr))
+            rows = b.sub(mc, i0)
+            out = b.gep(a["dst"], [b.add(b.mul(s, b.mul(kc, i64(mr))), b.mul(p, i64(mr)))],
+                        source_etype=ty)
+            first = b.gep(line, [i0], source_etype=ty)
+            with b.if_else(b.icmp_signed(">=", rows, i64(mr)), likely=True) as (full, part):
+                with full:
+                    for i in range(mr):
+                        value = b.load(b.gep(first, [i64(i)], source_etype=ty), typ=ty, align=1)
+                        b.store(value, b.gep(out, [i64(i)], source_etype=ty), align=size)
+                with part:  # rows past the end read the last one, kept as 0
+                    last = b.sub(rows, i64(1))
+                    for i in range(mr):
+                        at = b.gep(first, [_min(b, i64(i), last)], source_etype=ty)
+                        value = b.select(b.icmp_signed("<", i64(i), rows),
+                                         b.load(at, typ=ty, align=1), zeros(ty))
+                        b.store(value, b.gep(out, [i64(i)], source_etype=ty), align=size)
+
+
+def _copy_columns(b: KernelBuilder, kc: ir.Value, dst: ir.Value, width: int, source,
+                  ty: ir.Type, size: int, keep: list[ir.Value] | None = None) -> None:
+    """``dst[p * width + i] = *source(i, p)`` for every ``p < kc``, ``i < width``; where
+    ``keep[i]`` is false, 0 instead (the source is then a valid stand-in address)."""
+    with for_range(b, kc, "p") as p:
+        column = b.gep(dst, [b.mul(p, i64(width))], source_etype=ty, inbounds=True)
+        for i in range(width):
+            value = b.load(source(i, p), typ=ty, align=1)
+            if keep is not None:
+                value = b.select(keep[i], value, zeros(ty))
+            b.store(value, b.gep(column, [i64(i)], source_etype=ty, inbounds=True), align=size)
+
+
+def pack_b_function(module: ir.Module, dtype: np.dtype, nr: int, vector_bytes: int
+                    ) -> ir.Function:
+    """``void(kc, nc, src, rs, cs, dst)``: ``B[:kc, :nc]`` (byte strides ``rs``, ``cs``)
+    into ``ceil(nc / NR)`` slivers of ``kc x NR``, row-major, zero-padded."""
+    name = f"aotc.gemm.pack_b.{dtype.name}.{nr}"
+    fn = existing(module, name)
+    if fn is not None:
+        return fn
+    ty, size = reg_type(dtype), dtype.itemsize
+    row_ty = ir.VectorType(ty, nr)
+    params = [("kc", I64), ("nc", I64), ("src", PTR), ("rs", I64), ("cs", I64), ("dst", PTR)]
+    with internal_function(module, name, ir.VoidType(), params, vector_bytes, False) as (b, a):
+        a["src"].add_attribute("noalias")
+        a["dst"].add_attribute("noalias")
+        kc, rs, cs = a["kc"], a["rs"], a["cs"]
+        with for_range(b, _sliver_count(b, a["nc"], nr), "sliver") as s:
+            j0 = b.mul(s, i64(nr))
+            cols = _min(b, b.sub(a["nc"], j0), i64(nr))
+            dst = b.gep(a["dst"], [b.mul(s, b.mul(kc, i64(nr)))], source_etype=ty)
+            start = _byte_at(b, a["src"], b.mul(j0, cs))
+            full = b.icmp_signed("==", cols, i64(nr))
+            with b.if_else(b.and_(full, b.icmp_signed("==", cs, i64(size))), likely=True) as (
+                    rows, other):
+                with rows:  # whole rows of NR contiguous elements: vector copies
+                    with for_range(b, kc, "p") as p:
+                        row = b.load(_byte_at(b, start, b.mul(p, rs)), typ=row_ty, align=1)
+                        b.store(row, b.gep(dst, [b.mul(p, i64(nr))], source_etype=ty),
+                                align=min(nr * size, 64))
+                with other, b.if_else(b.icmp_signed("==", cs, i64(size))) as (short, strided):
+                    with short:  # the last columns of contiguous rows: masked vector copies
+                        lane = ir.Constant(ir.VectorType(I64, nr), list(range(nr)))
+                        mask = b.icmp_signed("<", lane, splat(b, cols, nr))
+                        with for_range(b, kc, "p") as p:
+                            row = masked_load(b, _byte_at(b, start, b.mul(p, rs)), row_ty, mask)
+                            b.store(row, b.gep(dst, [b.mul(p, i64(nr))], source_etype=ty),
+                                    align=min(nr * size, 64))
+                    with strided:  # past the end: the last column, kept as 0
+                        _strided_columns(b, kc, dst, nr, start, rs, cs, cols, ty, size)
+        b.ret_void()
+    fn = existing(module, name)
+    assert fn is not None
+    return fn
+
+
+def _strided_columns(b: KernelBuilder, kc: ir.Value, dst: ir.Value, nr: int, start: ir.Value,
+                     rs: ir.Value, cs: ir.Value, cols: ir.Value, ty: ir.Type, size: int
+                     ) -> None:
+    """A sliver of ``B`` with strided rows (or the last columns of a strided ``B``): one
+    element at a time; columns past ``cols`` read the last one and are kept as 0."""
+    last = b.sub(cols, i64(1))
+    with b.if_else(b.icmp_signed("==", rs, i64(size))) as (transposed, other):
+        with transposed:  # contiguous columns: each read whole (see _pack_a_transposed)
+            with for_range(b, i64(nr), "j") as j:
+                column = _byte_at(b, start, b.mul(_min(b, j, last), cs))
+                keep = b.icmp_signed("<", j, cols)
+                with for_range(b, kc, "p") as p:
+                    value = b.load(b.gep(column, [p], source_etype=ty), typ=ty, align=1)
+                    b.store(b.select(keep, value, zeros(ty)),
+                            b.gep(dst, [b.add(b.mul(p, i64(nr)), j)], source_etype=ty),
+                            align=size)
+        with other:
+            columns = [b.mul(_min(b, i64(j), last), cs) for j in range(nr)]
+            keeps = [b.icmp_signed("<", i64(j), cols) for j in range(nr)]
+            _copy_columns(b, kc, dst, nr, lambda j, p: _byte_at(
+                b, start, b.add(b.mul(p, rs), columns[j])), ty, size, keeps)
