@@ -445,3 +445,20 @@ def test_containers_changed_in_runtime_loops_are_located_errors():
         return table[0]
 
     assert _trace(sorts_a_list).program is not None
+
+
+def test_nonlocal_in_a_nested_function_is_a_located_error():
+    def counts(x: f64[:]):
+        count = 0
+
+        def bump(v):
+            nonlocal count
+            if v > 0:
+                count += 1
+        for v in x:
+            bump(v)
+        return count
+
+    with pytest.raises(TraceError, match="'nonlocal count': a function in a kernel") as info:
+        _trace(counts)
+    assert "nonlocal count" in str(info.value) and "^^^^" in str(info.value)

@@ -22,6 +22,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import Loc, TraceError
 from . import runtime
 from .transform import RUNTIME, convert_function
 
@@ -99,6 +100,18 @@ def _as_function(node: FunctionNode) -> ast.FunctionDef:
     return copy.deepcopy(node)
 
 
+def _refuse_nonlocal(node: FunctionNode, filename: str) -> None:
+    """A helper that rebinds its enclosing function's variables (``nonlocal``): its
+    changes could not reach the enclosing kernel's loops, so say so at the statement."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Nonlocal):
+            raise TraceError(
+                f"'nonlocal {', '.join(sub.names)}': a function in a kernel cannot rebind "
+                "its enclosing function's variables",
+                loc=Loc(filename, sub.lineno, sub.col_offset, sub.end_col_offset or -1),
+                hint="return the new value and assign it where the function is called")
+
+
 def _converted_code(code: types.CodeType, name: str) -> tuple[types.CodeType, str] | None:
     """The compiled module defining the converted function, and that function's name."""
     if code not in _CODE:
@@ -106,6 +119,7 @@ def _converted_code(code: types.CodeType, name: str) -> tuple[types.CodeType, st
         if node is None:
             _CODE[code] = None
         else:
+            _refuse_nonlocal(node, code.co_filename)
             tree = convert_function(_as_function(node))
             # Defaults were evaluated where the function was defined: keep those values
             # (set on the function), not expressions naming the enclosing function's locals.
