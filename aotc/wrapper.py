@@ -318,18 +318,35 @@ def literal_default(value: object) -> str | None:
 
 
 def _sequence_lines(fn: Function) -> str:
-    """Lists and tuples passed where every overload takes an array it only reads become
-    the arrays NumPy makes of them (NumPy's functions take them too), in the first
-    overload's dtype they fit by 'same_kind' casting."""
+    """Lists and tuples passed where every overload takes an array become the arrays
+    NumPy makes of them (NumPy's functions take them too), in the first overload's dtype
+    they fit by 'same_kind' casting. Where an overload writes into the array, only a
+    list is taken (a tuple cannot change), and the writes go back into it (Numba's
+    reflected lists): see :func:`_dispatch_lines`."""
     lines = []
     for i, name in enumerate(fn.param_names):
         types = [ov.signature.params[i] for ov in fn.overloads if i < len(ov.signature.params)]
-        written = any(i in _written(ov) for ov in fn.overloads)
-        if not types or written or any(p.is_scalar for p in types):
+        if not types or any(p.is_scalar for p in types):
             continue
         candidates = ", ".join(f"(cnp.{_dtype(p.dtype, name).npy}, {p.ndim})" for p in types)
-        lines.append(f"    {name} = _sequence_arg({name}, ({candidates},))\n")
+        if any(i in _written(ov) for ov in fn.overloads):
+            lines.append(f"    _{name}_given = {name}\n")
+            lines.append(f"    {name} = _list_arg({name}, ({candidates},))\n")
+        else:
+            lines.append(f"    {name} = _sequence_arg({name}, ({candidates},))\n")
     return "".join(lines)
+
+
+def _dispatch_lines(fn: Function, k: int, ov: Overload) -> str:
+    """Try overload ``k``; after a call that wrote into arrays made from lists, put the
+    arrays' items back into the lists."""
+    args = ", ".join(fn.param_names[:len(ov.signature.params)])
+    names = [fn.param_names[i] for i in sorted(_written(ov))]
+    if not names:
+        return _fill("dispatch.pyx.in", fn=fn.name, k=k, guard=_given(fn, ov), args=args)
+    back = "".join(f"        _list_back(_{n}_given, {n})\n" for n in names)
+    return (f"    if {_given(fn, ov)}_match_{fn.name}_{k}({args}):\n"
+            f"        _result = _call_{fn.name}_{k}({args})\n{back}        return _result\n")
 
 
 def _render_function(fn: Function) -> str:
@@ -342,9 +359,7 @@ def _render_function(fn: Function) -> str:
     for n in fn.param_names[fewest:]:
         defaults.setdefault(n, "_MISSING")
     params = ", ".join(f"{n}={defaults[n]}" if n in defaults else n for n in fn.param_names)
-    dispatch = "".join(_fill("dispatch.pyx.in", fn=fn.name, k=k, guard=_given(fn, ov),
-                             args=", ".join(fn.param_names[:len(ov.signature.params)]))
-                       for k, ov in enumerate(fn.overloads))
+    dispatch = "".join(_dispatch_lines(fn, k, ov) for k, ov in enumerate(fn.overloads))
     names = tuple(fn.param_names)
     dispatch = _sequence_lines(fn) + dispatch
     body = _fill(

@@ -104,10 +104,20 @@ def noop(x: f64[:]):
 @aotc.export
 def ipow(x: i64[:], k: i64) -> i64[:]:
     return x ** k
+
+
+@aotc.export
+def bump(x: f64[:]) -> None:
+    x += 1.0
+
+
+@aotc.export
+def double_rows(m: f64[:, :]) -> None:
+    m *= 2.0
 '''
 
 EXPORTS = ["add1", "scale", "dot", "rowsum", "shift", "invert", "ones", "col_means",
-           "count_pos", "choose", "lerp", "outer_sum", "noop", "ipow"]
+           "count_pos", "choose", "lerp", "outer_sum", "noop", "ipow", "bump", "double_rows"]
 
 
 @pytest.fixture(scope="module")
@@ -314,6 +324,26 @@ def test_lists_are_taken_for_arrays_the_kernel_only_reads(k):
     np.testing.assert_array_equal(k.add1((1, 2)), [2.0, 3.0])
     with pytest.raises(TypeError, match=r"add1\(\): no signature matches"):
         k.add1([[1.0], [2.0]])  # a list of another rank is still no match
+
+
+def test_lists_the_kernel_writes_get_the_writes(k):
+    """As Numba's reflected lists: the array made of the list is written, then its items
+    go back into the list (nested lists row by row); a tuple cannot change: no match."""
+    values = [1.0, 2.0, 3.0]
+    assert k.bump(values) is None
+    assert values == [2.0, 3.0, 4.0] and all(type(v) is float for v in values)
+    ints = [1, 2]  # cast 'same_kind' to float64, as the kernel computes floats
+    k.bump(ints)
+    assert ints == [2.0, 3.0]
+    rows = [[1.0, 2.0], [3.0, 4.0]]
+    k.double_rows(rows)
+    assert rows == [[2.0, 4.0], [6.0, 8.0]]
+    with pytest.raises(TypeError, match=r"bump\(\): no signature matches"):
+        k.bump((1.0, 2.0))
+    kept = [[1.0], [2.0, 3.0]]  # ragged: NumPy makes no 2-D array of it, nothing written
+    with pytest.raises(TypeError, match=r"double_rows\(\): no signature matches"):
+        k.double_rows(kept)
+    assert kept == [[1.0], [2.0, 3.0]]
 
 
 @pytest.mark.parametrize("args", [
