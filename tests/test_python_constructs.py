@@ -74,6 +74,7 @@ IDX = np.array([0, 1], dtype=np.int64)
 POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
 
 CALLS: dict[str, list[tuple[Any, ...]]] = {
+    "ranked": [(X,), (-X,)],
     "steps_of": [(1.0, 0.25), (float("nan"), 1.0), (float("inf"), 1.0), (-5.0, 1.0)],
     "counts_from_data": [(np.array([0, 1, 1, 3, 2, 1, 7]), np.linspace(0.0, 3.5, 7)),
                          (np.array([2, 0]), np.array([0.5, 0.25])),

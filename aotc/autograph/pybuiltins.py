@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..numpy_api import CREATION
 from ..numpy_api.complexes import make_complex
 from ..numpy_api.functions_base import warn_complex_cast
 from ..numpy_api.masks import MaskedValue
@@ -184,6 +185,24 @@ def _round(number: Any, ndigits: Any = None) -> Any:
     return np.round(number, ndigits)
 
 
+def _sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
+    """``sorted()`` of runtime values: a list standing for its items, in order (NumPy's
+    sort: NaNs last, where Python's comparisons leave NaNs where they are)."""
+    items: Any = iterable if isinstance(iterable, Tracer) else None
+    if items is None and isinstance(iterable, (list, tuple)) and _traced(*iterable):
+        items = CREATION[np.array](iterable)
+    if items is None:
+        return builtins.sorted(iterable, key=key, reverse=reverse)
+    if key is not None:
+        raise current().error("sorted(key=...) of runtime values",
+                              hint="sort an array of keys with np.argsort and take by it")
+    ordered: Any = np.sort(items, axis=0)
+    if reverse:
+        ordered = np.flip(ordered, axis=0)
+    ordered.list_like = True
+    return ordered
+
+
 def _divmod(a: Any, b: Any) -> Any:
     """``divmod(a, b)``: Python's floor division and remainder (NumPy's on arrays)."""
     if _traced(a, b):
@@ -201,5 +220,5 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.int: _scalar_conversion(int, np.int64),
     builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
     builtins.complex: _complex,
-    builtins.len: _traced_len, builtins.divmod: _divmod,
+    builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: _sorted,
 }
