@@ -1,0 +1,307 @@
+"""Statements of converted kernels: ``for``, ``while`` and ``if`` on their state.
+
+Each converted statement passes the variables it assigns (its *state*) through
+functions made of its bodies (see :mod:`.transform`). On build-time values the
+statement runs as Python (loops unroll up to :data:`~.sequences.UNROLL_LIMIT`
+iterations); on traced ones it becomes structured control flow from :mod:`aotc.lax`,
+after settling what the state holds on every path: values first assigned in a body
+(typed by tracing it aside), lists that grow (:mod:`.lists`), variables that are None
+or unassigned on some paths (:mod:`.optional`), arrays of different sizes from two
+branches (:mod:`.joins`), containers changed in place (:mod:`.written`).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..bodies import SCALAR_I64, UNDEFINED, flatten, probe
+from ..control import BranchTypes
+from ..ir import Var
+from ..numpy_api import CREATION
+from ..ops.index import raise_if_p
+from ..trace import WEAK_TYPES, Tracer, as_atom, as_tracer, current
+from . import joins, optional
+from .lists import grow_lists, laid_out
+from .returns import RET
+from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
+from .written import Written
+
+State = tuple[Any, ...]
+Body = Callable[..., State]
+
+
+def maybe(read: Callable[[], Any]) -> Any:
+    """The value of a variable, or UNDEFINED when it is not assigned yet."""
+    try:
+        return read()
+    except NameError:
+        return UNDEFINED
+
+
+def traced(*values: Any) -> bool:
+    return any(isinstance(v, (Tracer, RuntimeSeq, optional.Optional)) for v in values)
+
+
+def as_bool(value: Any) -> Any:
+    if isinstance(value, optional.Optional):  # None is false, a value as itself
+        if isinstance(value.value, Tracer):
+            return np.logical_and(value.present, as_bool(value.value))
+        return value.present if value.value else np.logical_and(value.present, False)
+    if isinstance(value, Tracer):
+        if value.ndim != 0:
+            raise current().error(
+                "the truth value of an array with more than one element is ambiguous",
+                hint="use np.any(...) or np.all(...)")
+        return lax.convert(value, np.dtype(bool))
+    return bool(value)
+
+
+def _require_defined(state: State, names: Sequence[str], what: str) -> None:
+    for value, name in zip(state, names, strict=True):
+        if value is UNDEFINED:
+            raise current().error(
+                f"variable '{name}' is first assigned inside {what} that depends on runtime "
+                "values, and read after it: on the paths that skip the assignment it has no "
+                "value", hint=f"give '{name}' a value before the {what.split()[-1]}")
+
+
+def _lifted(value: Any) -> Any:
+    """A build-time number as a traced one (weak if it is a Python number), so a loop
+    can carry it; a Python list of numbers as an array standing for it (its items may
+    then be read and written at runtime indices, see numpy_api.pylists)."""
+    if isinstance(value, (bool, int, float, complex)) or isinstance(value, np.generic):
+        return Tracer(as_atom(value), weak=isinstance(value, WEAK_TYPES))
+    if isinstance(value, list) and value and all(
+            isinstance(v, (bool, int, float, complex, np.generic))
+            or isinstance(v, Tracer) and v.ndim == 0 for v in value):
+        items: Any = CREATION[np.array](value)
+        items.list_like = True
+        return items
+    return value
+
+
+def _zeros_like(value: Any) -> Any:
+    """A placeholder of ``value``'s type: zeros (for a value never read on this path)."""
+    if isinstance(value, Tracer):
+        return np.zeros_like(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_zeros_like(v) for v in value)
+    return value
+
+
+def _typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[State], State]],
+                   every: bool = False) -> State:
+    """``state`` with an undefined return value (see :mod:`.returns`; with ``every``, any
+    undefined value) given a placeholder of the type a body gives it, traced aside: the
+    flag guards every read of it, but a loop or conditional must know its type."""
+    slots = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
+             if v is UNDEFINED and (every or n == RET)]
+    if not slots:
+        return state
+    leaves, structure = flatten(state)
+    leaves = [v if v is UNDEFINED else as_tracer(v) for v in leaves]
+    typed = list(state)
+    for body in bodies:
+        after = probe(body, [leaves], [structure])
+        for i in slots:
+            if typed[i] is UNDEFINED and after[i] is not UNDEFINED:
+                typed[i] = _zeros_like(after[i])
+    return tuple(typed)
+
+
+def _any_index() -> Tracer:
+    """A stand-in loop index for a body traced aside (:func:`_typed_returns`)."""
+    var = Var(SCALAR_I64)
+    current().defined.add(var)  # the probe's own: not captured from the contexts around it
+    return Tracer(var)
+
+
+# -- statements ----------------------------------------------------------------------------
+
+def for_range(body: Body, state: State, names: Sequence[str], *bounds: Any,
+              appends: dict[str, int] | None = None, written: Sequence[str] = ()) -> State:
+    """``for i in range(*bounds)`` with ``state = body(i, state)``."""
+    return for_iter(body, state, names, range_(*bounds), appends=appends, written=written)
+
+
+def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
+             appends: dict[str, int] | None = None, written: Sequence[str] = ()) -> State:
+    """``for x in iterable``: Python's loop over build-time items (unrolled up to
+    :data:`UNROLL_LIMIT` of them), else a runtime loop over the items' indices."""
+    seq = sequence(iterable)
+    items: Any = seq
+    if isinstance(seq, RuntimeSeq):
+        items = seq.unrolled()
+    elif isinstance(seq, builtins.range) and len(seq) > UNROLL_LIMIT:
+        start, step = seq.start, seq.step
+        seq = RuntimeSeq(len(seq), lambda k: np.add(start, np.multiply(k, step)))
+        items = None
+    if items is not None:
+        for item in items:
+            state = body(item, state)
+        return state
+    items_of = Written(state, names, written, _lifted)
+    state, body = items_of.state, items_of.body(body)
+    state, grown = grow_lists(state, names, appends or {}, seq.length,
+                              lambda s: body(seq.item(_any_index()), s))
+    first = [n for v, n in zip(state, names, strict=True) if v is UNDEFINED and n != RET]
+    state = _typed_returns(state, names, [lambda s: body(seq.item(_any_index()), s)],
+                           every=True)
+    _require_defined(state, names, "a loop")
+    if first:  # assigned in every iteration, as the body was seen to: defined if it runs
+        empty: Any = np.less_equal(as_tracer(seq.length), 0)
+        lax.bind(raise_if_p, empty.atom, error="UnboundLocalError",
+                 message=f"cannot access local variable '{first[0]}' where it is not "
+                         "associated with a value (the loop assigning it ran no times)")
+    state = _loop(lambda s, step: lax.fori_loop(0, seq.length,
+                                                lambda i, s: step(seq.item(i), s), s),
+                  body, state, lambda s: body(seq.item(_any_index()), s))
+    return items_of.inside(laid_out(state, grown))
+
+
+def _loop(run: Callable[[State, Body], State], body: Body, state: State,
+          aside: Callable[[State], State]) -> State:
+    """``run(state, body)`` (a runtime loop), with the variables that are None before
+    the loop or in its body and a value elsewhere made optional (``aside`` is the body
+    on a state alone, traced aside to find them)."""
+    lifted = tuple(_lifted(v) for v in state)
+    key = optional.site_key((body,), lifted)
+    unified = optional.KNOWN.get(key)
+    if unified is None:
+        def checked(*args: Any) -> State:
+            out = body(*args)
+            optional.check_body(out, lifted)
+            return out
+
+        try:
+            return run(lifted, checked)
+        except optional.NoneOnAPath:
+            unified = optional.KNOWN[key] = optional.unify(lifted, [aside], with_before=True)
+    return run(unified.wrap(lifted), unified.body(body))
+
+
+def while_stmt(test: Callable[[State], Any], body: Body, state: State,
+               names: Sequence[str], written: Sequence[str] = ()) -> State:
+    """``while test(state): state = body(state)``: Python's loop while the test is a
+    build-time value (up to :data:`UNROLL_LIMIT` iterations, then the state is lifted
+    to traced values and the rest runs as a runtime loop)."""
+    for _ in range(UNROLL_LIMIT):
+        cond = test(state)
+        if traced(cond):
+            break
+        if not cond:
+            return state
+        state = body(state)
+    else:
+        state = tuple(_lifted(v) for v in state)
+        if not traced(test(state)):
+            raise current().error(
+                f"a while loop on build-time values ran {UNROLL_LIMIT} times while tracing "
+                "and its condition does not depend on what it changes",
+                hint="make its condition depend on a value the loop updates")
+    items_of = Written(state, names, written, _lifted)
+    state, body, test = items_of.state, items_of.body(body), items_of.test(test)
+    first = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
+    state = _typed_returns(state, names, [body], every=bool(first))
+    state = optional.unbound(state, names, [i for i in first if state[i] is not UNDEFINED])
+    _require_defined(state, names, "a while loop")
+    return items_of.inside(_loop(
+        lambda s, step: lax.while_loop(lambda s: as_bool(test(s)), step, s), body, state,
+        body))
+
+
+def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
+            site: Sequence[Any] = (), written: Sequence[str] = ()) -> State:
+    """``if test: then else: orelse``, each taking and returning the state (``site``:
+    what identifies the construct, if not its bodies' code)."""
+    if not traced(test):
+        return then(state) if test else orelse(state)
+    items_of = Written(state, names, written, _lifted)
+    state = items_of.state
+    site = site or (then, orelse)
+    then, orelse = items_of.body(then), items_of.body(orelse)
+    return items_of.inside(_if(test, then, orelse, state, names, site))
+
+
+def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
+        site: Sequence[Any]) -> State:
+    state = _typed_returns(state, names, [then, orelse])
+    while True:
+        key = optional.site_key(site, state)
+        unified = optional.KNOWN.get(key)
+        try:
+            if unified is None:
+                return _cond(test, then, orelse, state, names, None)
+            return _cond(test, unified.body(then), unified.body(orelse), unified.wrap(state),
+                         names, unified)
+        except optional.Unassigned:  # assigned in one branch only: unbound in the other
+            slots = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
+            state = optional.unbound(_typed_returns(state, names, [then, orelse], every=True),
+                                     names, slots)
+        except optional.NoneOnAPath:  # a branch gives None: which variables are optional?
+            optional.KNOWN[key] = optional.unify(state, [then, orelse], False)
+
+
+def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
+          unified: optional.Unified | None, joined: dict[int, joins.Join] | None = None
+          ) -> State:
+    known = [i for i, v in enumerate(state) if v is not UNDEFINED]
+    joined = joined or {}
+
+    def branch(fn: Body) -> Callable[..., State]:
+        def run(*values: Any) -> State:
+            full = list(state)
+            for i, v in zip(known, values, strict=True):
+                full[i] = v
+            out = fn(tuple(full))
+            if any(value is UNDEFINED for value in out):
+                raise optional.Unassigned
+            if unified is None:
+                optional.check_body(out)
+            return tuple(joined[i].pad(v) if i in joined else v for i, v in enumerate(out))
+        return run
+
+    try:
+        result = lax.cond(as_bool(test), branch(then), branch(orelse),
+                          *(state[i] for i in known))
+        return tuple(v.laid_out(joined[i].uppers) if i in joined else v
+                     for i, v in enumerate(result))
+    except BranchTypes as mismatch:
+        slot = _slot_of_leaf(state, mismatch.index)
+        join = joins.joinable(mismatch) if slot is not None and slot not in joined else None
+        if slot is not None and join is not None:  # different sizes: joined in one buffer
+            return _cond(test, then, orelse, state, names, unified, {**joined, slot: join})
+        name = _name_of_leaf(state, names, mismatch.index)
+        if name is None:
+            raise
+        what = "the kernel returns values of" if name == RET else \
+            f"the two branches of this if give variable '{name}'"
+        raise BranchTypes(mismatch.index, mismatch.types, what) from None
+
+
+def _slot_of_leaf(state: State, index: int) -> int | None:
+    """The state variable whose one leaf is flattened leaf ``index`` (None if that
+    variable holds several values)."""
+    start = 0
+    for slot, value in enumerate(state):
+        count = len(flatten(value)[0])
+        if start == index and count == 1:
+            return slot
+        start += count
+    return None
+
+
+def _name_of_leaf(state: State, names: Sequence[str], index: int) -> str | None:
+    """The state variable that flattened leaf ``index`` of the branches' outputs is in."""
+    start = 0
+    for value, name in zip(state, names, strict=True):
+        count = len(flatten(value)[0])
+        if start <= index < start + count:
+            return name
+        start += count
+    return None
