@@ -166,7 +166,8 @@ def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[st
             param_names, defaults = traced.param_names, traced.defaults
         prefix = abi.symbol_prefix(module_name, name, k)
         entries.append((prefix, program))
-        overloads.append(wrapper.Overload(prefix, traced.signature, program, traced.result_kind))
+        overloads.append(wrapper.Overload(prefix, traced.signature, program, traced.result_kind,
+                                          traced.result_tree))
     names = tuple(param_names or ())
     return wrapper.Function(name, names, fn.__doc__, tuple(overloads),
                             _trailing_defaults(names, defaults))

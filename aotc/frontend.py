@@ -25,10 +25,10 @@ from .errors import AotcError, Loc, TraceError, internal_errors, tracing_failure
 from .ir import Atom, AType, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
 from .ops.shape import broadcast_in_dim_p
 from .shapes import DimExpr, upper_bound
-from .trace import TraceContext, Tracer, as_atom, tracing
+from .trace import TraceContext, Tracer, as_atom, current, tracing
 from .types import ArrayType, Signature
 
-ResultKind = Literal["single", "tuple", "none", "optional", "optional_tuple"]
+ResultKind = Literal["single", "tuple", "none", "optional", "optional_tuple", "tree"]
 #: What a kernel that may return None returns where it does not: its first output is
 #: the flag (the wrapper returns None where it is false).
 OPTIONAL_KINDS: dict[str, ResultKind] = {"single": "optional", "tuple": "optional_tuple"}
@@ -43,6 +43,9 @@ class TracedKernel:
     result_kind: ResultKind
     #: Each parameter's default value (``inspect.Parameter.empty`` when it has none).
     defaults: tuple[Any, ...] = ()
+    #: For a result of nested tuples, lists and dicts (kind "tree"): the Python
+    #: expression that rebuilds it, output ``i`` written ``@i@``.
+    result_tree: str = ""
 
 
 def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceContext
@@ -89,9 +92,36 @@ def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceConte
     return inputs, sources, tracers
 
 
+def _tree(result: Any, leaves: list[Any]) -> str:
+    """The expression rebuilding ``result`` (tuples, lists, dicts of values) from its
+    leaves, which it appends to ``leaves``: leaf ``i`` is ``@i@``."""
+    if isinstance(result, (tuple, list)):
+        parts = [_tree(v, leaves) for v in result]
+        if isinstance(result, list):
+            return "[" + ", ".join(parts) + "]"
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if isinstance(result, dict):
+        if not all(isinstance(k, (str, int, float, bool)) for k in result):
+            raise current().error("the kernel returns a dict whose keys are not constants")
+        return "{" + ", ".join(f"{k!r}: {_tree(v, leaves)}" for k, v in result.items()) + "}"
+    leaves.append(result)
+    return f"@{len(leaves) - 1}@"
+
+
+def is_tree(result: Any) -> bool:
+    """A result only a nested structure describes (a list, a dict, a tuple holding one)."""
+    return isinstance(result, (list, dict)) or isinstance(result, tuple) and any(
+        isinstance(v, (tuple, list, dict)) for v in result)
+
+
 def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:
     if result is None:
         return [], "none"
+    if is_tree(result):
+        leaves: list[Any] = []
+        _tree(result, leaves)
+        atoms, _ = _output_atoms(tuple(leaves), ctx)
+        return atoms, "tree"
     if isinstance(result, Optional) and result.unbound is not None:
         return _output_atoms(result.get(), ctx)  # UnboundLocalError where it has no value
     if isinstance(result, Optional):  # None on some paths: a leading flag says which
@@ -180,6 +210,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
                                        always)
             try:
                 atoms, kind = _output_atoms(result, ctx)
+                tree = _tree(result, []) if kind == "tree" else ""
             except AotcError as err:
                 err.loc = return_loc  # the return statement, not the caller of the kernel
                 raise
@@ -194,7 +225,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
                       tuple(sources) + tuple(ctx.derived), tuple(ctx.checks), name, writebacks)
     with internal_errors("tracing", kernel=name):  # whatever the kernel does, a malformed
         verify(program)                            # program is a bug in aotc
-    return TracedKernel(name, program, tuple(names), signature, kind, defaults)
+    return TracedKernel(name, program, tuple(names), signature, kind, defaults, tree)
 
 
 def runtime_parameters(fn: Callable[..., Any], count: int, name: str, loc: Loc | None

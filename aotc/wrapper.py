@@ -13,6 +13,7 @@ computes the values that fill them. ``render_module`` is the entry point.
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -69,7 +70,7 @@ _CONVERT = {_BOOL: "1 if {arg} else 0", _INT: "{arg}", _FLOAT: "{arg}", _COMPLEX
 #: NumPy's complex64/complex128, real part first).
 _C_SPELLING = {np.dtype("c8"): "float _Complex", np.dtype("c16"): "double _Complex"}
 
-RESULT_KINDS = ("single", "tuple", "none", "optional", "optional_tuple")
+RESULT_KINDS = ("single", "tuple", "none", "optional", "optional_tuple", "tree")
 #: Kernels that may return None: the value's kind (their first output is the flag).
 _OPTIONAL_OF = {"optional": "single", "optional_tuple": "tuple"}
 
@@ -90,6 +91,8 @@ class Overload:
     #: The program exactly as compiled: its checks are what ``P_shapes`` numbers.
     program: Program
     result_kind: str  #: one of RESULT_KINDS
+    #: For kind "tree": the expression rebuilding the result, output ``i`` as ``@i@``.
+    result_tree: str = ""
 
 
 @dataclass(frozen=True)
@@ -154,10 +157,17 @@ def _value_outputs(ov: Overload) -> tuple[Atom, ...]:
     return ov.program.outputs[ov.result_kind in _OPTIONAL_OF:]
 
 
+def _planted(tree: str, items: list[str]) -> str:
+    """``tree`` (see :attr:`Overload.result_tree`) with its outputs replaced by ``items``."""
+    return re.sub(r"@(\d+)@", lambda m: items[int(m[1])], tree)
+
+
 def _shown(kind: str, items: list[str], tuple_text: str) -> str:
     """How results of ``kind`` combine ``items`` (``tuple_text`` formats a tuple's
     joined items); ``X | None`` for an optional."""
     base = _OPTIONAL_OF.get(kind, kind)
+    if base == "tree":  # nested tuples, lists and dicts: a stub says only that
+        return "object"
     text = {"single": items[0] if items else "None", "none": "None",
             "tuple": tuple_text.format(", ".join(items))}[base]
     return f"{text} | None" if kind in _OPTIONAL_OF else text
@@ -172,7 +182,10 @@ def signature_text(fn: Function, ov: Overload) -> str:
     """``scale(x: f64[:], a: f64) -> f64[:]``: how errors and docs show an overload."""
     params = ", ".join(f"{n}: {_param_text(t)}"
                        for n, t in zip(fn.param_names, ov.signature.params, strict=False))
-    return f"{fn.name}({params}) -> {_shown(ov.result_kind, _result_types(ov), '({})')}"
+    results = _result_types(ov)
+    shown = _planted(ov.result_tree, results) if ov.result_kind == "tree" else \
+        _shown(ov.result_kind, results, "({})")
+    return f"{fn.name}({params}) -> {shown}"
 
 
 # -- the Cython wrapper ------------------------------------------------------------------
@@ -261,6 +274,8 @@ def _result_expr(fn: Function, ov: Overload, values: list[str]) -> str:
     kind = _OPTIONAL_OF.get(ov.result_kind, ov.result_kind)
     if kind == "single" and len(values) != 1:
         raise BuildError(f"kernel '{fn.name}': a single result but {len(values)} outputs")
+    if kind == "tree":
+        return _planted(ov.result_tree, values)
     value = {"single": values[0] if values else "None",
              "tuple": f"({', '.join(values)}{',' if len(values) == 1 else ''})",
              "none": "None"}[kind]

@@ -820,3 +820,11 @@ def steps_of(t: f64, dt: f64) -> f64[:]:
 def ranked(x: f64[:]) -> tuple:
     table = sorted([3.0, x[0], 1.0])
     return table[0], table[2], sorted(x, reverse=True)[0], sorted([2, 1])[0]
+
+
+# -- results of nested tuples, lists and dicts ------------------------------------------------------
+
+@aotc.export
+def structured_results(x: f64[:]):
+    stats = [x.min(), x.max()]
+    return {"total": x.sum(), "range": (stats[0], stats[1])}, [x * 2.0, x.shape[0]], (x[0],)

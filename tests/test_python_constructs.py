@@ -45,10 +45,15 @@ def _same(got: Any, want: Any) -> None:
     if want is None:
         assert got is None
         return
-    if isinstance(want, tuple):  # a Python list result comes back as an array
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want, strict=True):
+    if isinstance(want, (tuple, list)) and (isinstance(want, tuple) or isinstance(got, list)):
+        assert type(got) is type(want) and len(got) == len(want), (got, want)
+        for g, w in zip(got, want, strict=True):  # (a list grown in a loop is an array)
             _same(g, w)
+        return
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and got.keys() == want.keys(), (got, want)
+        for k in want:
+            _same(got[k], want[k])
         return
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
@@ -74,6 +79,7 @@ IDX = np.array([0, 1], dtype=np.int64)
 POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
 
 CALLS: dict[str, list[tuple[Any, ...]]] = {
+    "structured_results": [(X,), (X[:1],)],
     "ranked": [(X,), (-X,)],
     "steps_of": [(1.0, 0.25), (float("nan"), 1.0), (float("inf"), 1.0), (-5.0, 1.0)],
     "counts_from_data": [(np.array([0, 1, 1, 3, 2, 1, 7]), np.linspace(0.0, 3.5, 7)),
