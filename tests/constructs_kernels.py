@@ -822,7 +822,7 @@ def ranked(x: f64[:]) -> tuple:
     return table[0], table[2], sorted(x, reverse=True)[0], sorted([2, 1])[0]
 
 
-# -- results of nested tuples, lists and dicts ------------------------------------------------------
+# -- results of nested tuples, lists and dicts ---------------------------------------------------
 
 @aotc.export
 def structured_results(x: f64[:]):
