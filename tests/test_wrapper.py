@@ -114,10 +114,16 @@ def bump(x: f64[:]) -> None:
 @aotc.export
 def double_rows(m: f64[:, :]) -> None:
     m *= 2.0
+
+
+@aotc.export
+def sorted_twice(x: f64[:]) -> f64[:]:
+    return np.sort(x) * 2.0 + np.sort(-x)[::-1]
 '''
 
 EXPORTS = ["add1", "scale", "dot", "rowsum", "shift", "invert", "ones", "col_means",
-           "count_pos", "choose", "lerp", "outer_sum", "noop", "ipow", "bump", "double_rows"]
+           "count_pos", "choose", "lerp", "outer_sum", "noop", "ipow", "bump", "double_rows",
+           "sorted_twice"]
 
 
 @pytest.fixture(scope="module")
@@ -221,6 +227,32 @@ def test_large_inputs_from_several_threads(k):
         t.join()
     for r in results:
         np.testing.assert_array_equal(r, big + 1.0)
+
+
+def _sorted_twice(x):
+    return np.sort(x) * 2.0 + np.sort(-x)[::-1]
+
+
+def test_scratch_kept_between_calls_and_per_thread(k):
+    """Each thread keeps its scratch for its next call: calls of growing and shrinking
+    sizes, and threads running at once, each get their own right answer."""
+    for n in (300_000, 10, 0, 1_000, 300_001, 50_000):
+        x = RNG.standard_normal(n)
+        np.testing.assert_array_equal(k.sorted_twice(x), _sorted_twice(x))
+    inputs = [RNG.standard_normal(n) for n in (400_000, 200_000, 300_000, 100_000)]
+    results = [None] * len(inputs)
+
+    def work(i):
+        for _ in range(3):
+            results[i] = k.sorted_twice(inputs[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(inputs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for x, r in zip(inputs, results, strict=True):
+        np.testing.assert_array_equal(r, _sorted_twice(x))
 
 
 # -- strides and odd arrays -------------------------------------------------------------------
