@@ -462,3 +462,13 @@ def test_nonlocal_in_a_nested_function_is_a_located_error():
     with pytest.raises(TraceError, match="'nonlocal count': a function in a kernel") as info:
         _trace(counts)
     assert "nonlocal count" in str(info.value) and "^^^^" in str(info.value)
+
+
+def test_print_is_left_out_with_a_warning_that_says_where():
+    def noisy(x: f64[:]):
+        s = x.sum()
+        print("sum is", s)
+        return s
+
+    with pytest.warns(UserWarning, match=r"test_errors.py:\d+: print\(\) is left out"):
+        assert _trace(noisy).program is not None

@@ -9,6 +9,7 @@ the order of float additions is NumPy's pairwise one).
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..numpy_api.functions_base import warn_complex_cast
 from ..numpy_api.masks import MaskedValue
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
-from ..trace import Tracer, current
+from ..trace import Tracer, current, user_loc
 from .sequences import RuntimeSeq, length, sequence
 
 
@@ -203,6 +204,16 @@ def _sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
     return ordered
 
 
+def _print(*args: Any, **kwargs: Any) -> None:
+    """``print()`` in a kernel: compiled code has no stdout of the caller's to write to,
+    so the call is left out, with a warning at build time that says where (rather than
+    printing tracers while building and nothing when the kernel runs)."""
+    loc = user_loc()
+    where = f"{loc}: " if loc is not None else ""
+    warnings.warn(f"{where}print() is left out of the compiled kernel (it prints nothing "
+                  "when the kernel runs)", stacklevel=2)
+
+
 def _divmod(a: Any, b: Any) -> Any:
     """``divmod(a, b)``: Python's floor division and remainder (NumPy's on arrays)."""
     if _traced(a, b):
@@ -221,4 +232,5 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
     builtins.complex: _complex,
     builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: _sorted,
+    builtins.print: _print,
 }
