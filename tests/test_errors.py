@@ -472,3 +472,13 @@ def test_print_is_left_out_with_a_warning_that_says_where():
 
     with pytest.warns(UserWarning, match=r"test_errors.py:\d+: print\(\) is left out"):
         assert _trace(noisy).program is not None
+
+
+def test_math_functions_aotc_lacks_name_the_ones_it_has():
+    def normal_cdf(x: f64):
+        return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+    with pytest.raises(TraceError, match=r"math\.erf of a value known only at run time is "
+                                         r"not supported") as info:
+        _trace(normal_cdf)
+    assert "hint: aotc compiles these math functions: acos" in str(info.value)

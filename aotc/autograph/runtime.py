@@ -328,6 +328,11 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         raise current().error(
             "numpy.random is not supported in kernels: a compiled kernel has no random state",
             hint="draw the random numbers outside and pass them in as an array argument")
+    if getattr(fn, "__module__", None) == "math" and traced(*args, *kwargs.values()):
+        supported = sorted(f.__name__ for f in PYMATH)
+        raise current().error(
+            f"math.{fn.__name__} of a value known only at run time is not supported",
+            hint="aotc compiles these math functions: " + ", ".join(supported))
     if isinstance(fn, types.FunctionType) and converter is not None and _is_user_code(fn):
         code = (fn.__code__.co_filename, fn.__code__.co_firstlineno, fn.__qualname__)
         if _CALLING.count(code) >= _NESTING_LIMIT and \
