@@ -113,15 +113,17 @@ class Views:
         """The leaves the construct carries (as values)."""
         return [self.leaves[k] for k in self.kept]
 
-    def expand(self, values: list[Any]) -> list[Any]:
-        """The body's full state from its carried values: views inserted."""
+    def expand(self, values: list[Any], keep_same: bool = False) -> list[Any]:
+        """The body's full state from its carried values: views inserted (with
+        ``keep_same``, a view whose base came back as the same array is itself)."""
         full: list[Any] = [None] * len(self.leaves)
         for k, value in zip(self.kept, values, strict=True):
             full[k] = value
         for k, view in self.outer.items():
             full[k] = view
         for k, (base, window) in self.inner.items():
-            full[k] = _view_of(full[base], window)
+            same = keep_same and full[base] is self.leaves[base]
+            full[k] = self.leaves[k] if same else _view_of(full[base], window)
         return full
 
     def loop_body(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -161,15 +163,7 @@ class Views:
         """The state after the construct, from the carried values' results: each view
         is again a view of its base's result (the same object when that is the same
         array)."""
-        full: list[Any] = [None] * len(self.leaves)
-        for k, value in zip(self.kept, values, strict=True):
-            full[k] = value
-        for k, view in self.outer.items():
-            full[k] = view
-        for k, (base, window) in self.inner.items():
-            same = full[base] is self.leaves[base]
-            full[k] = self.leaves[k] if same else _view_of(full[base], window)
-        return unflatten(self.structure, full)
+        return unflatten(self.structure, self.expand(values, keep_same=True))
 
 
 def loop_views(leaves: list[Tracer], structure: Tree,

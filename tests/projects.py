@@ -5,6 +5,7 @@ compiled module imported (and forgotten again afterwards)."""
 from __future__ import annotations
 
 import importlib
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -44,3 +45,17 @@ def imported(root: Path, package: str) -> Iterator[ModuleType]:
         sys.path.remove(str(root))
         for name in [n for n in sys.modules if n.split(".")[0] == package]:
             del sys.modules[name]
+
+
+def run_c_caller(build_dir: Path, prefix: str, source: str, tmp_path: Path) -> list[str]:
+    """``source`` (C calling ``P_shapes`` and ``P``) compiled against the object and
+    header in ``build_dir`` for the overload with symbol ``prefix``, run: its words."""
+    (tmp_path / "main.c").write_text(source.replace("P_shapes", f"{prefix}_shapes")
+                                     .replace("P(", f"{prefix}("))
+    cc = shutil.which("gcc") or shutil.which("cc")
+    assert cc is not None, "a C compiler is needed"
+    subprocess.run([cc, "-std=c11", "-Wall", "-Werror", f"-I{build_dir}",
+                    str(tmp_path / "main.c"), str(build_dir / "_aotc_kernels.o"), "-lm", "-o",
+                    str(tmp_path / "main")], check=True)
+    done = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True)
+    return done.stdout.split()

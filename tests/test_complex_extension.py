@@ -3,14 +3,12 @@ wrapper, complex arrays written in place, the C header's C99 types, the ``.pyi``
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from numpy_cases import assert_same
-from projects import build_project, imported
+from projects import build_project, imported, run_c_caller
 
 from aotc import abi
 
@@ -148,13 +146,6 @@ int main(void) {
 
 
 def test_object_links_from_c_with_c99_complex(project, tmp_path):
-    out = project / ".aotc-build" / PACKAGE
     prefix = abi.symbol_prefix(f"{PACKAGE}.kernels", "rotate", 0)
-    (tmp_path / "main.c").write_text(C_MAIN.replace("P_shapes", f"{prefix}_shapes")
-                                     .replace("P(", f"{prefix}("))
-    cc = shutil.which("gcc") or shutil.which("cc")
-    subprocess.run([cc, "-std=c11", "-Wall", "-Werror", f"-I{out}", str(tmp_path / "main.c"),
-                    str(out / "_aotc_kernels.o"), "-lm", "-o", str(tmp_path / "main")],
-                   check=True)
-    done = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["-4", "2", "2", "6"]  # (1+2i)*2i, (3-i)*2i
+    words = run_c_caller(project / ".aotc-build" / PACKAGE, prefix, C_MAIN, tmp_path)
+    assert words == ["-4", "2", "2", "6"]  # (1+2i)*2i, (3-i)*2i

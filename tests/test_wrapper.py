@@ -8,7 +8,6 @@ docstrings, strided and odd inputs, and the header and stub written beside it.
 from __future__ import annotations
 
 import ast
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from projects import build_project, imported
+from projects import build_project, imported, run_c_caller
 
 from aotc import abi
 
@@ -495,16 +494,9 @@ int main(void) {
 
 
 def test_object_links_from_c(project, tmp_path):
-    out = project / ".aotc-build" / PACKAGE
     prefix = abi.symbol_prefix(f"{PACKAGE}.kernels", "dot", 0)
-    (tmp_path / "main.c").write_text(C_MAIN.replace("P_shapes", f"{prefix}_shapes")
-                                     .replace("P(", f"{prefix}("))
-    cc = shutil.which("gcc") or shutil.which("cc")
-    subprocess.run([cc, "-std=c11", "-Wall", "-Werror", f"-I{out}", str(tmp_path / "main.c"),
-                    str(out / "_aotc_kernels.o"), "-lm", "-o", str(tmp_path / "main")],
-                   check=True)
-    done = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["5", "1", "3", "4"]
+    words = run_c_caller(project / ".aotc-build" / PACKAGE, prefix, C_MAIN, tmp_path)
+    assert words == ["5", "1", "3", "4"]
 
 
 def test_extension_imports_without_aotc(project):

@@ -12,6 +12,9 @@ assume AVX-512's registers, and ``llvm.fma`` without FMA hardware is a libm call
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from llvmlite import ir
 
 from .dtypes import PTR, i64
@@ -53,3 +56,28 @@ class KernelBuilder(ir.IRBuilder):
             slot = self.alloca(ty, name=name)
         slot.type = PTR  # llvmlite types allocas as typed pointers; we use opaque ones
         return slot
+
+
+@contextmanager
+def internal_function(module: ir.Module, name: str, ret: ir.Type,
+                      params: list[tuple[str, ir.Type]], vector_bytes: int = 16,
+                      fma: bool = False
+                      ) -> Iterator[tuple[KernelBuilder, dict[str, ir.Argument]]]:
+    """Define internal ``ret name(params...)``; the body is the ``with`` block, which
+    must end with a ``ret`` of its own. Its builder knows the target's vectors."""
+    fn = ir.Function(module, ir.FunctionType(ret, [t for _, t in params]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    args = dict(zip((n for n, _ in params), fn.args, strict=True))
+    for arg_name, arg in args.items():
+        arg.name = arg_name
+    entry = fn.append_basic_block("entry")
+    b = KernelBuilder(fn.append_basic_block("start"), (), vector_bytes, fma)
+    yield b, args
+    with b.goto_block(entry):
+        b.branch(fn.basic_blocks[1])
+
+
+def existing(module: ir.Module, name: str) -> ir.Function | None:
+    fn = module.globals.get(name)
+    return fn if isinstance(fn, ir.Function) else None

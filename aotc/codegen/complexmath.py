@@ -27,6 +27,7 @@ from collections.abc import Callable
 import numpy as np
 from llvmlite import ir
 
+from .builder import existing
 from .complexarith import pack, parts
 from .vecmath import VECMATH_RULES
 from .vecmath.core import F64, Math, Val
@@ -345,9 +346,9 @@ def _kernel_function(module: ir.Module, name: str, dtype: np.dtype, kernel: Kern
                      ) -> ir.Function:
     """``{T, T} name(T re, T im)``: internal and always inlined (as the real vector
     kernels), computing in float64 and rounding a complex64 result once."""
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
+    found = existing(module, name)
+    if found is not None:
+        return found
     part = F64.ty if dtype.itemsize == 16 else ir.FloatType()
     ty = ir.LiteralStructType([part, part])
     fn = ir.Function(module, ir.FunctionType(ty, [part, part]), name)

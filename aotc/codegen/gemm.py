@@ -49,9 +49,9 @@ from llvmlite import ir
 from .. import abi
 from ..ir import AType, Eqn
 from ..shapes import minimum, size
-from .builder import KernelBuilder
+from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64
-from .gemm_kernel import existing, internal_function, micro_kernel
+from .gemm_kernel import micro_kernel
 from .gemm_pack import pack_a_function, pack_b_function
 from .loops import for_range
 from .runtime import poll

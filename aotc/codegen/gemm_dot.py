@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from .builder import KernelBuilder
+from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64, reg_type
-from .gemm_kernel import existing, fused_multiply_add, internal_function, zeros
+from .gemm_kernel import fused_multiply_add, zeros
 from .loops import for_range
 
 #: Independent vector accumulators: enough to cover the FMA latency (4 cycles) at two

@@ -22,41 +22,14 @@ strided rows goes through a small tile on the stack, element by element.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 from llvmlite import ir
 
-from .builder import KernelBuilder
+from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I1, I8, I64, PTR, i64, reg_type
 from .loops import for_range
 
 I32 = ir.IntType(32)
-
-
-@contextmanager
-def internal_function(module: ir.Module, name: str, ret: ir.Type,
-                      params: list[tuple[str, ir.Type]], vector_bytes: int, fma: bool
-                      ) -> Iterator[tuple[KernelBuilder, dict[str, ir.Argument]]]:
-    """Define internal ``ret name(params...)``; the body is the ``with`` block, which
-    must end with a ``ret`` of its own. Its builder knows the target's vectors."""
-    fn = ir.Function(module, ir.FunctionType(ret, [t for _, t in params]), name)
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    args = dict(zip((n for n, _ in params), fn.args, strict=True))
-    for arg_name, arg in args.items():
-        arg.name = arg_name
-    entry = fn.append_basic_block("entry")
-    b = KernelBuilder(fn.append_basic_block("start"), (), vector_bytes, fma)
-    yield b, args
-    with b.goto_block(entry):
-        b.branch(fn.basic_blocks[1])
-
-
-def existing(module: ir.Module, name: str) -> ir.Function | None:
-    fn = module.globals.get(name)
-    return fn if isinstance(fn, ir.Function) else None
 
 
 def splat(b: ir.IRBuilder, value: ir.Value, lanes: int) -> ir.Value:

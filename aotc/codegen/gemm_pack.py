@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from .builder import KernelBuilder
+from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64, reg_type
-from .gemm_kernel import existing, internal_function, masked_load, splat, zeros
+from .gemm_kernel import masked_load, splat, zeros
 from .loops import for_range
 
 

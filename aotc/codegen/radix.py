@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from .builder import KernelBuilder
+from .builder import KernelBuilder, existing
 from .digits import DIGIT_BITS, RADIX, Digit, Passes, Read
 from .dtypes import I64, PTR, i64
 from .floatruns import fix_float_runs
@@ -54,9 +54,9 @@ def sort_values_function(module: ir.Module, dtype: np.dtype) -> ir.Function:
     sorted row; ``ka``, ``kb`` hold ``n`` keys (``kb`` may be ``dst`` when that is
     contiguous); ``hist`` holds :func:`histogram_size` int64."""
     name = f"aotc.sort.values.{dtype.name}"
-    existing = module.globals.get(name)
-    if isinstance(existing, ir.Function):
-        return existing
+    found = existing(module, name)
+    if found is not None:
+        return found
     keys = keys_of(dtype)
     params = ["src", "src_stride", "n", "dst", "dst_stride", "ka", "kb", "hist"]
     with helper_function(module, name, params) as (b, p):
@@ -149,9 +149,9 @@ def sort_indices_function(module: ir.Module, dtype: np.dtype) -> ir.Function:
     is the stable sorting permutation of the row; ``ka``, ``kb`` hold ``n`` keys,
     ``ia``, ``ib`` ``n`` int64 (``ib`` may be ``dst`` when that is contiguous)."""
     name = f"aotc.sort.indices.{dtype.name}"
-    existing = module.globals.get(name)
-    if isinstance(existing, ir.Function):
-        return existing
+    found = existing(module, name)
+    if found is not None:
+        return found
     keys = keys_of(dtype)
     params = ["src", "src_stride", "n", "dst", "dst_stride", "ka", "kb", "ia", "ib", "hist"]
     with helper_function(module, name, params) as (b, p):

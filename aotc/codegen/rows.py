@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from .builder import KernelBuilder
+from .builder import KernelBuilder, internal_function
 from .dtypes import I64, PTR, i64
 from .loops import for_range
 
@@ -64,20 +64,12 @@ class Local:
 @contextmanager
 def helper_function(module: ir.Module, name: str, args: list[str]) -> Iterator[
         tuple[KernelBuilder, dict[str, ir.Argument]]]:
-    """Define internal ``void name(args...)``; the body is the ``with`` block."""
-    types = [I64 if a in INT_PARAMS else PTR for a in args]
-    fn = ir.Function(module, ir.FunctionType(VOID, types), name)
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    params = dict(zip(args, fn.args, strict=True))
-    for arg_name, arg in params.items():
-        arg.name = arg_name
-    entry = fn.append_basic_block("entry")
-    b = KernelBuilder(fn.append_basic_block("start"))
-    yield b, params
-    b.ret_void()
-    with b.goto_block(entry):
-        b.branch(fn.basic_blocks[1])
+    """Define internal ``void name(args...)`` (sizes i64, the rest pointers); the body
+    is the ``with`` block."""
+    params = [(a, I64 if a in INT_PARAMS else PTR) for a in args]
+    with internal_function(module, name, VOID, params) as (b, named):
+        yield b, named
+        b.ret_void()
 
 
 def insertion_sort(b: KernelBuilder, n: ir.Value, sorted_keys: Row,
