@@ -234,12 +234,23 @@ def unify(state: State, bodies: Sequence[Callable[[State], State]],
 KNOWN: dict[str, Unified] = {}
 
 
-def site_key(bodies: Sequence[Any], state: State) -> str:
+def _site_key(bodies: Sequence[Any], state: State) -> str:
     """A construct (its bodies' code objects) on a state of this type."""
     leaves, structure = flatten(state)
     types = [(t.aval, t.weak) if isinstance(t, Tracer) else type(t) for t in leaves]
     codes = [getattr(b, "__code__", b) for b in bodies]
     return repr((codes, structure, types))
+
+
+def known(bodies: Sequence[Any], state: State) -> Unified | None:
+    """What :func:`unify` found for this construct on this state type, if anything (no
+    key is made while nothing was found: most kernels have no optionals)."""
+    return KNOWN.get(_site_key(bodies, state)) if KNOWN else None
+
+
+def remember(bodies: Sequence[Any], state: State, unified: Unified) -> Unified:
+    KNOWN[_site_key(bodies, state)] = unified
+    return unified
 
 
 def forget() -> None:

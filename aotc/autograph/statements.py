@@ -170,8 +170,7 @@ def _loop(run: Callable[[State, Body], State], body: Body, state: State,
     the loop or in its body and a value elsewhere made optional (``aside`` is the body
     on a state alone, traced aside to find them)."""
     lifted = tuple(_lifted(v) for v in state)
-    key = optional.site_key((body,), lifted)
-    unified = optional.KNOWN.get(key)
+    unified = optional.known((body,), lifted)
     if unified is None:
         def checked(*args: Any) -> State:
             out = body(*args)
@@ -181,7 +180,8 @@ def _loop(run: Callable[[State, Body], State], body: Body, state: State,
         try:
             return run(lifted, checked)
         except optional.NoneOnAPath:
-            unified = optional.KNOWN[key] = optional.unify(lifted, [aside], with_before=True)
+            unified = optional.remember((body,), lifted,
+                                        optional.unify(lifted, [aside], with_before=True))
     return run(unified.wrap(lifted), unified.body(body))
 
 
@@ -232,8 +232,7 @@ def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
         site: Sequence[Any]) -> State:
     state = _typed_returns(state, names, [then, orelse])
     while True:
-        key = optional.site_key(site, state)
-        unified = optional.KNOWN.get(key)
+        unified = optional.known(site, state)
         try:
             if unified is None:
                 return _cond(test, then, orelse, state, names, None)
@@ -244,7 +243,7 @@ def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
             state = optional.unbound(_typed_returns(state, names, [then, orelse], every=True),
                                      names, slots)
         except optional.NoneOnAPath:  # a branch gives None: which variables are optional?
-            optional.KNOWN[key] = optional.unify(state, [then, orelse], False)
+            optional.remember(site, state, optional.unify(state, [then, orelse], False))
 
 
 def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
