@@ -27,6 +27,7 @@ from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64, reg_type
 from .gemm_kernel import fused_multiply_add, zeros
 from .loops import for_range
+from .pairwise import lanes_sum
 
 #: Independent vector accumulators: enough to cover the FMA latency (4 cycles) at two
 #: per cycle, while loads are the real limit.
@@ -68,7 +69,7 @@ def dot_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: boo
                 values = [b.load(acc, typ=vty) for acc in accs]
                 while len(values) > 1:
                     values = [b.fadd(values[k], values[k + 1]) for k in range(0, len(values), 2)]
-                b.store(_lanes_sum(b, values[0], lanes), total)
+                b.store(lanes_sum(b, values[0], lanes), total)
                 with for_range(b, b.sub(n, b.mul(blocks, i64(step))), "tail") as t:
                     at = b.add(b.mul(blocks, i64(step)), t)
                     x = b.load(b.gep(p["x"], [at], source_etype=ty), typ=ty, align=1)
@@ -85,20 +86,6 @@ def dot_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: boo
     fn = existing(module, name)
     assert fn is not None
     return fn
-
-
-def _lanes_sum(b: KernelBuilder, v: ir.Value, lanes: int) -> ir.Value:
-    """The lanes of ``v`` added as a tree (lane k with lane k + width/2, halving)."""
-    width = lanes
-    i32 = ir.IntType(32)
-    while width > 1:
-        half = width // 2
-        mask = ir.VectorType(i32, half)
-        lo = b.shuffle_vector(v, v, ir.Constant(mask, list(range(half))))
-        hi = b.shuffle_vector(v, v, ir.Constant(mask, [k + half for k in range(half)]))
-        v = b.fadd(lo, hi)
-        width = half
-    return b.extract_element(v, ir.Constant(i32, 0))
 
 
 #: Rows of the matrix a matrix-vector product reads at once (each vector of ``x`` loaded
@@ -180,7 +167,7 @@ def _row_blocks(b: KernelBuilder, p: dict[str, ir.Argument], ty: ir.Type, size: 
             values = [b.load(acc, typ=vty) for acc in accs[t]]
             while len(values) > 1:
                 values = [b.fadd(values[k], values[k + 1]) for k in range(0, len(values), 2)]
-            b.store(_lanes_sum(b, values[0], lanes), sums[t])
+            b.store(lanes_sum(b, values[0], lanes), sums[t])
         with for_range(b, b.sub(n, done), "tail") as j:
             at = b.add(done, j)
             xj = b.load(b.gep(p["x"], [at], source_etype=ty), typ=ty, align=1)

@@ -38,7 +38,7 @@ def lanes_for(dtype: np.dtype) -> int:
     return REGISTER_BYTES // dtype.itemsize
 
 
-def _tree(b: ir.IRBuilder, v: ir.Value, lanes: int) -> ir.Value:
+def lanes_sum(b: ir.IRBuilder, v: ir.Value, lanes: int) -> ir.Value:
     """Add the lanes of ``v`` pairwise: lane k with lane k + width/2, halving."""
     width = lanes
     while width > 1:
@@ -152,7 +152,7 @@ def pairwise_sum(b: KernelBuilder, x: View, axes: Sequence[int],
             base = b.mul(blk, i64(BLOCK))
             with for_range(b, i64(BLOCK // lanes), "ln") as j:
                 add_lanes(outer, b.add(base, b.mul(j, i64(lanes))))
-            cascade.push(_tree(b, b.load(vacc, typ=vty), lanes))
+            cascade.push(lanes_sum(b, b.load(vacc, typ=vty), lanes))
         done = b.mul(blocks, i64(BLOCK))
         b.store(splat, vacc)
         with for_range(b, b.udiv(b.sub(n, done), i64(lanes)), "lt") as j:
@@ -163,5 +163,5 @@ def pairwise_sum(b: KernelBuilder, x: View, axes: Sequence[int],
             item = b.load(element_ptr(b, x, index_of(outer, b.add(done, j))), typ=ty,
                           align=x.align)
             b.store(b.fadd(b.load(sacc, typ=ty), item), sacc)
-        cascade.push(b.fadd(_tree(b, b.load(vacc, typ=vty), lanes), b.load(sacc, typ=ty)))
+        cascade.push(b.fadd(lanes_sum(b, b.load(vacc, typ=vty), lanes), b.load(sacc, typ=ty)))
     return cascade.total(zero)
