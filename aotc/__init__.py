@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import lax
 from .export import ExportInfo, export
+from .transforms import vmap
 from .types import (
     ArrayType,
     Signature,
@@ -30,7 +31,7 @@ from .types import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArrayType", "ExportInfo", "Signature", "export", "lax",
+    "ArrayType", "ExportInfo", "Signature", "export", "lax", "vmap",
     "bool_", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
     "f32", "f64", "c64", "c128",
 ]

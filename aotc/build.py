@@ -135,13 +135,22 @@ def load_module(module_name: str, project_root: Path) -> ModuleType:
 
 
 def exported_functions(module: ModuleType) -> list[tuple[str, Any]]:
-    """Functions defined in ``module`` and marked ``@aotc.export``, in source order."""
-    return [
-        (name, obj) for name, obj in vars(module).items()
-        if getattr(obj, "__aotc_export__", None) is not None
-        and getattr(obj, "__module__", None) == module.__name__
-        and getattr(obj, "__name__", None) == name
-    ]
+    """Functions defined in ``module`` and marked ``@aotc.export``, in source order.
+
+    A transformed kernel (``k = aotc.export(aotc.vmap(f))``) is exported under the name
+    the module binds it to (once, however many names it has); a function only under its
+    own name, so an imported or aliased kernel is not exported twice.
+    """
+    found: list[tuple[str, Any]] = []
+    for name, obj in vars(module).items():
+        if getattr(obj, "__aotc_export__", None) is None \
+                or getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if getattr(obj, "__name__", None) == name or (
+                getattr(obj, "__aotc_transform__", False)
+                and not any(other is obj for _, other in found)):
+            found.append((name, obj))
+    return found
 
 
 def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[str, Any]],

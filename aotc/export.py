@@ -55,12 +55,19 @@ def _mark(fn: F, strings: tuple[str, ...]) -> F:
     return fn
 
 
-def export(*args: Any) -> Any:
+def export(*args: Any, name: str | None = None) -> Any:
     """Mark a kernel for ahead-of-time compilation.
 
     ``@export`` reads the signature from annotations; ``@export("f8[:](f8[:], f8)", …)``
     takes Numba-style strings, each an overload tried in order at call time.
+    ``export(aotc.vmap(f), name="f_batch")`` exports a transformed kernel, with the
+    signatures of ``f`` transformed, and binds it as ``f_batch`` in the calling module.
     """
+    if len(args) == 1 and getattr(args[0], "__aotc_transform__", False):
+        return args[0].exported_from_caller(name)
+    if name is not None:
+        raise SignatureError("export(name=...) names a transformed kernel (aotc.vmap, "
+                             "aotc.grad…); a function is exported under its own name")
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], str):
         return _mark(args[0], ())
     for a in args:

@@ -188,8 +188,15 @@ def _call_noting_return(fn: Callable[..., Any], kwargs: dict[str, Any]) -> tuple
 
 def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
                  name: str | None = None) -> TracedKernel:
-    """Run ``fn`` on tracers for ``signature`` and return its program."""
+    """Run ``fn`` on tracers for ``signature`` and return its program.
+
+    A transformed kernel (``aotc.vmap(f)``, ``aotc.grad(f)``) traces itself: its
+    ``__aotc_trace__`` traces the kernel it wraps and rewrites that program.
+    """
     name = name or fn.__name__
+    transformed = getattr(fn, "__aotc_trace__", None)
+    if transformed is not None:
+        return transformed(signature, name=name)  # type: ignore[no-any-return]
     info = getattr(fn, "__aotc_export__", None)
     loc = info.loc if info is not None else None
     params = runtime_parameters(fn, len(signature.params), name, loc)
