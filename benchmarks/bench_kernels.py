@@ -177,6 +177,13 @@ def mlp_layer(x: f32[:, "d"], w: f32["d", :]) -> f32[:, :]:
 
 
 @aotc.export
+def mlp(x: f32[:, "d"], w1: f32["d", "h"], b1: f32["h"], w2: f32["h", "o"], b2: f32["o"]
+        ) -> f32[:, :]:
+    """A two-layer perceptron: relu(x @ W1 + b1) @ W2 + b2, 256 x 784 -> 512 -> 10."""
+    return np.maximum(x @ w1 + b1, 0) @ w2 + b2
+
+
+@aotc.export
 def matvec_f64(a: f64[:, "k"], x: f64["k"]) -> f64[:]:
     """Matrix-vector: memory bandwidth."""
     return a @ x

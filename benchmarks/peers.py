@@ -3,7 +3,8 @@
 - Numba: ``@njit`` of the kernel as written; where Numba does not support the NumPy
   used (``keepdims``), a loop version written the way Numba users write it.
 - JAX: the same source with ``np`` bound to ``jax.numpy``, under ``jax.jit`` (CPU,
-  single-threaded); kernels with in-place writes or Python loops are Numba's game only.
+  its thread pool pinned to one core); kernels with in-place writes or Python loops
+  are Numba's game only.
 - numexpr: the elementwise kernels as expression strings.
 
 None of these are aotc dependencies; missing ones are reported as "-".
@@ -11,14 +12,16 @@ None of these are aotc dependencies; missing ones are reported as "-".
 
 from __future__ import annotations
 
+import contextlib
+import os
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 JAX_KERNELS = ["triad", "axpy_sum", "selu", "black_scholes", "softmax", "layernorm", "rosen",
-               "arc_distance", "harris", "pairwise", "log_likelihood", "tiny"]
+               "arc_distance", "harris", "pairwise", "log_likelihood", "tiny", "mlp"]
 
 NUMEXPR = {
     "triad": ("b + s * c", ("b", "c", "s")),
@@ -121,11 +124,14 @@ def make_peers(sources: dict[str, Any]) -> dict[str, dict[str, Callable[..., Any
                     scope_fn.__globals__["cnd"] = numba.njit(scope_fn.__globals__["cnd"])
                 fn = numba.njit(scope_fn)
             peers.setdefault(name, {})["numba"] = fn
-    try:
-        import jax
-        import jax.numpy as jnp
-    except ImportError:
-        jax = None
+    with _one_core():
+        try:
+            import jax
+            import jax.numpy as jnp
+        except ImportError:
+            jax = None
+        if jax is not None:  # the client and its thread pool start here, on one core
+            jax.block_until_ready(jax.jit(lambda a: a + 1)(np.zeros(1)))
     if jax is not None:
         for name in JAX_KERNELS:
             jitted = jax.jit(_rebind(getattr(arrays, name), np=jnp))
@@ -140,6 +146,26 @@ def make_peers(sources: dict[str, Any]) -> dict[str, dict[str, Callable[..., Any
         for name, (expr, params) in NUMEXPR.items():
             peers.setdefault(name, {})["numexpr"] = _numexpr_fn(numexpr, name, expr, params)
     return peers
+
+
+@contextlib.contextmanager
+def _one_core() -> Iterator[None]:
+    """Threads started inside run on one core, as every other system here.
+
+    XLA's CPU client still runs work on several threads with the ``XLA_FLAGS`` run.py
+    sets (jax 0.10: softmax took 1.4x its wall time in CPU time), so its pool is created
+    while this thread is pinned to one core, and its threads inherit the pin. Linux
+    only; elsewhere nothing changes.
+    """
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, allowed)
 
 
 def _numexpr_fn(numexpr: Any, name: str, expr: str, params: Any) -> Callable[..., Any]:

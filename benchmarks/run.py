@@ -119,6 +119,10 @@ def benches() -> list[Bench]:
               flops=lambda a: 2 * 64 ** 3),
         Bench("mlp_layer", lambda s: _matrices(rng, f4, _size(s, 256), 784, 512), rtol=1e-5,
               flops=lambda a: 2 * a[0].shape[0] * a[0].shape[1] * a[1].shape[1]),
+        Bench("mlp", lambda s: (rng.standard_normal((_size(s, 256), 784)).astype(f4),
+                                *(rng.standard_normal(shape).astype(f4) / 16
+                                  for shape in ((784, 512), (512,), (512, 10), (10,)))),
+              rtol=1e-4, flops=lambda a: 2 * a[0].shape[0] * (784 * 512 + 512 * 10)),
         Bench("matmul_3d_f32", lambda s: (rng.standard_normal((_size(s, 32), 64, 784)).astype(f4),
                                           rng.standard_normal((784, 512)).astype(f4)),
               rtol=1e-5, flops=lambda a: 2 * a[0].size * a[1].shape[1]),
