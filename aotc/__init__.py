@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import lax
 from .export import ExportInfo, export
-from .transforms import vmap
+from .transforms import grad, value_and_grad, vjp, vmap
 from .types import (
     ArrayType,
     Signature,
@@ -31,7 +31,8 @@ from .types import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArrayType", "ExportInfo", "Signature", "export", "lax", "vmap",
+    "ArrayType", "ExportInfo", "Signature", "export", "grad", "lax",
+    "value_and_grad", "vjp", "vmap",
     "bool_", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
     "f32", "f64", "c64", "c128",
 ]

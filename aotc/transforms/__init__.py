@@ -10,5 +10,7 @@ from __future__ import annotations
 
 from .api import Transform, Vmapped, vmap
 from .core import TransformError
+from .grad import Gradient, grad, value_and_grad, vjp
 
-__all__ = ["Transform", "TransformError", "Vmapped", "vmap"]
+__all__ = ["Gradient", "Transform", "TransformError", "Vmapped", "grad", "value_and_grad",
+           "vjp", "vmap"]

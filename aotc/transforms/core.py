@@ -64,6 +64,11 @@ def zeros(em: Emitter, atype: AType) -> Atom:
     return em.one(broadcast_in_dim_p, zero, shape=atype.shape, broadcast_dimensions=())
 
 
+def or_zeros(em: Emitter, ct: Atom | None, atype: AType) -> Atom:
+    """A cotangent, with None (zero) made an actual zero of ``atype``."""
+    return ct if ct is not None else zeros(em, atype)
+
+
 def const(value: Any, dtype: np.dtype) -> Lit:
     return Lit(value, np.dtype(dtype))
 

@@ -112,3 +112,63 @@ pairwise = aotc.export(aotc.vmap(aotc.vmap(sqdist, in_axes=(None, 0)), in_axes=(
 @aotc.export
 def bucket(edges: Vm, v: Vk) -> Ik:
     return np.searchsorted(edges, v)
+
+
+# -- kernels to differentiate ------------------------------------------------------------
+Mnd, Mdk = f64["n", "d"], f64["d", "k"]
+
+
+@aotc.export
+def loss(w: Vd, X: Mnd, y: Vn) -> f64:
+    z = X @ w
+    p = np.tanh(z)
+    r = np.where(z > 0, p - y, 0.5 * (p - y))
+    return np.sum(r ** 2) / y.shape[0] + 0.01 * np.sum(np.maximum(w, 0.1) ** 2)
+
+
+@aotc.export
+def xent(W: Mdk, X: Mnd) -> f64:
+    logits = X @ W
+    m = logits.max(axis=1, keepdims=True)
+    lse = np.log(np.sum(np.exp(logits - m), axis=1)) + m[:, 0]
+    return np.sum(lse - logits[:, 0])
+
+
+@aotc.export
+def views(x: Mnd) -> f64:
+    t = np.sin(x.T) @ x
+    return np.sum(t.reshape(-1)[::2] * np.cos(t).reshape(-1)[::2]) + np.prod(x[0, :2])
+
+
+@aotc.export
+def ema_sum(x: Vn, a: f64) -> f64:
+    def step(carry, xi):
+        carry = a * carry + (1 - a) * np.sin(xi)
+        return carry, carry * carry
+    last, ys = aotc.lax.scan(step, x[0], x)
+    return np.sum(ys) + last
+
+
+@aotc.export
+def unrolled(x: Vn, k: int) -> f64:
+    def body(i, v):
+        return np.tanh(v * 1.1) + 0.1 * i
+    return np.sum(aotc.lax.fori_loop(0, k, body, x))
+
+
+@aotc.export
+def gather_sum(x: Vn, i: Ik) -> f64:
+    return np.sum(x[i] ** 2 * x[0])
+
+
+@aotc.export
+def cumulative(x: Vn) -> f64:
+    return np.sum(np.cumsum(x) ** 2) + np.sum(np.concatenate([x, x[::-1] * 2.0]) ** 3)
+
+
+@aotc.export
+def while_sum(x: Vn) -> f64:
+    s = np.sum(x)
+    while s < 100.0:
+        s = s * 2.0 + 1.0
+    return s
