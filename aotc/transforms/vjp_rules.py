@@ -19,7 +19,7 @@ from ..avals import AType
 from ..ir import Atom, Lit
 from ..ops.core import ALL_PRIMITIVES, Primitive
 from ..ops.elementwise import convert_p, select_p
-from ..ops.index import take_p
+from ..ops.index import compress_p, take_p
 from ..ops.linalg import dot_general_p
 from ..ops.reduce import CUMULATIVE, REDUCTIONS
 from ..ops.shape import (
@@ -320,6 +320,29 @@ def _take(em: Emitter, cts: Cts, ins: list[Atom], outs: list[Atom], *, axis: int
     return [em.one(transpose_p, summed, permutation=perm), None]
 
 
+def _compress(em: Emitter, cts: Cts, ins: list[Atom], outs: list[Atom], *,
+              size: DimExpr) -> Cts:
+    """Selected items go back to their places: item ``k`` came from the ``k``-th true
+    mask entry, so each place reads the cotangent at its count of trues so far; the
+    unselected ones read an appended zero row."""
+    (g,), (x, mask) = cts, ins
+    if g is None or not is_float(x.type):
+        return [None, None]
+    o = Ops(em)
+    lead, rest = x.type.shape[:mask.type.ndim], tuple(x.type.shape[mask.type.ndim:])
+    flat_n = DimExpr.const(1)
+    for d in lead:
+        flat_n = flat_n * d
+    flat_mask = em.one(reshape_p, mask, new_sizes=(flat_n,))
+    position = o.sub(em.one(CUMULATIVE["cumsum"], o.convert(flat_mask, dtype=I64), axis=0),
+                     Lit(1, I64))
+    padded = em.one(concatenate_p, g, zeros(em, AType(g.type.dtype, (DimExpr.const(1), *rest))),
+                    axis=0)
+    index = o.select(flat_mask, position, em.one(dim_value_p, expr=size))
+    gathered = em.one(take_p, padded, index, axis=0)
+    return [em.one(reshape_p, gathered, new_sizes=x.type.shape), None]
+
+
 def _dot_general(em: Emitter, cts: Cts, ins: list[Atom], outs: list[Atom], *,
                  contracting: Any, batch: Any) -> Cts:
     """Each side's cotangent contracts ``g`` with the other side over the other side's
@@ -366,4 +389,5 @@ vjp_rules.update({
     broadcast_in_dim_p: _broadcast_in_dim, reshape_p: _reshape, refine_shape_p: _refine_shape,
     transpose_p: _transpose, slice_p: _slice, update_slice_p: _update_slice,
     concatenate_p: _concatenate, take_p: _take, dot_general_p: _dot_general,
+    compress_p: _compress,
 })

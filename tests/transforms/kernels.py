@@ -172,3 +172,9 @@ def while_sum(x: Vn) -> f64:
     while s < 100.0:
         s = s * 2.0 + 1.0
     return s
+
+
+@aotc.export
+def masked(x: Mnd) -> f64:
+    picked = x[x[:, 0] > 0]
+    return np.sum(np.sin(picked) * picked)

@@ -59,6 +59,8 @@ CASES: list[tuple[str, Any, tuple[Any, ...], tuple[int, ...]]] = [
     ("selu", K.selu, (-0.3,), (0,)),
     ("gather_sum", K.gather_sum, (rng.normal(size=6), np.array([1, 3, -1, 3])), (0,)),
     ("cumulative", K.cumulative, (rng.normal(size=5),), (0,)),
+    ("masked", K.masked, (rng.normal(size=(7, 3)),), (0,)),
+    ("masked_none", K.masked, (-np.abs(rng.normal(size=(3, 2))),), (0,)),
 ]
 
 
@@ -157,3 +159,21 @@ def test_errors_are_located_and_name_the_problem() -> None:
         program_of(aotc.grad(K.matvec))
     with pytest.raises(TransformError, match="float arguments"):
         program_of(aotc.grad(K.gather_sum, argnums=1))
+
+
+def test_every_float_primitive_has_a_vjp_rule_or_a_reason() -> None:
+    from aotc.ops.core import ALL_PRIMITIVES
+    from aotc.transforms.vjp_rules import vjp_rules
+    not_float = {  # outputs are bool or integers (or nothing): no cotangent reaches them
+        "argmax", "argmin", "argsort", "bind_dim", "bitwise_and", "bitwise_or",
+        "bitwise_xor", "check", "dim_value", "eq", "ge", "gt", "invert", "iota", "isfinite",
+        "isinf", "isnan", "le", "left_shift", "logical_and", "logical_not", "logical_or",
+        "logical_xor", "lt", "ne", "raise_if", "reduce_and", "reduce_or", "right_shift",
+        "searchsorted", "signbit"}
+    not_yet = {  # said in the README; a located error names them
+        "while_loop",  # no bound on the carries to store (JAX refuses it too)
+        "sort", "cumprod", "copysign",
+        "complex", "real", "imag", "conj",  # complex gradients are not defined here
+        "fusion"}  # gradients are taken before the optimizer runs
+    missing = {n for n, p in ALL_PRIMITIVES.items() if p not in vjp_rules}
+    assert missing == not_float | not_yet
