@@ -12,8 +12,7 @@ one layout. Equations with no batched input are copied unchanged; the others go 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from ..avals import AType
 from ..ir import Atom, Lit, Program, Var
@@ -48,7 +47,6 @@ class BatchCtx:
     #: Lanes still running (a bool of shape ``(size,)``) inside a loop whose predicate is
     #: batched: effects (``raise_if``) apply to those lanes only. None: every lane.
     mask: Atom | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def nested(self, mask: Atom | None = None) -> BatchCtx:
         """A context for a nested program (its own equations, the same batch)."""

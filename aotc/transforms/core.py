@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..avals import AType
 from ..errors import AotcError, Loc
 from ..ir import Atom, Eqn, Lit, Params, Var
 from ..ops.core import Primitive, type_rules
 from ..ops.shape import broadcast_in_dim_p
-from ..shapes import DimExpr
 
 
 class TransformError(AotcError, TypeError):
@@ -67,11 +64,3 @@ def zeros(em: Emitter, atype: AType) -> Atom:
 def or_zeros(em: Emitter, ct: Atom | None, atype: AType) -> Atom:
     """A cotangent, with None (zero) made an actual zero of ``atype``."""
     return ct if ct is not None else zeros(em, atype)
-
-
-def const(value: Any, dtype: np.dtype) -> Lit:
-    return Lit(value, np.dtype(dtype))
-
-
-def dim(value: int) -> DimExpr:
-    return DimExpr.const(value)
