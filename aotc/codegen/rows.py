@@ -72,6 +72,10 @@ def helper_function(module: ir.Module, name: str, args: list[str]) -> Iterator[
         b.ret_void()
 
 
+#: Elements :func:`insertion_sort` checks at once for being in order already.
+WINDOW = 8
+
+
 def insertion_sort(b: KernelBuilder, n: ir.Value, sorted_keys: Row,
                    key_of: Callable[[ir.Value], ir.Value], moved: list[Row],
                    budget: ir.Value | None = None) -> ir.Value:
@@ -80,7 +84,10 @@ def insertion_sort(b: KernelBuilder, n: ir.Value, sorted_keys: Row,
 
     With a ``budget``, gives up once more than that many elements have moved (the row
     is then a permutation of what it was, equal keys still in their order) and returns
-    i1 false; returns true when the row is sorted."""
+    i1 false; returns true when the row is sorted. The row is then expected nearly
+    sorted (``key_of`` the identity): when ``sorted_keys`` is contiguous, windows of
+    :data:`WINDOW` keys already in order after the sorted prefix are skipped with one
+    vector comparison, and only the windows around misplaced keys go one by one."""
     fn = b.function
     rows = (sorted_keys, *moved)
     moves = Local(b, I64, i64(0), "moves")
@@ -88,12 +95,21 @@ def insertion_sort(b: KernelBuilder, n: ir.Value, sorted_keys: Row,
     outer, item, head, check, shift, place, done = (
         fn.append_basic_block(f"ins.{s}")
         for s in ("outer", "item", "head", "check", "shift", "place", "done"))
+    if budget is not None:
+        singly = Local(b, I64, i64(0), "singly")  # elements left to take one by one
+        contiguous = b.icmp_signed("==", sorted_keys.stride,
+                                   i64(sorted_keys.ty.width // 8))
     b.branch(outer)
     b.position_at_end(outer)
     more = b.icmp_signed("<", i.get(), n)
     if budget is not None:
         more = b.and_(more, b.icmp_signed("<=", moves.get(), budget))
-    b.cbranch(more, item, done)
+        window = fn.append_basic_block("ins.window")
+        b.cbranch(more, window, done)
+        b.position_at_end(window)
+        _skip_windows(b, n, sorted_keys, contiguous, i, singly, outer, item)
+    else:
+        b.cbranch(more, item, done)
     b.position_at_end(item)
     at = i.get()
     i.set(b.add(at, i64(1)))
@@ -120,6 +136,37 @@ def insertion_sort(b: KernelBuilder, n: ir.Value, sorted_keys: Row,
     b.position_at_end(done)
     return b.icmp_signed("<=", moves.get(), budget) if budget is not None else \
         ir.Constant(ir.IntType(1), 1)
+
+
+def _skip_windows(b: KernelBuilder, n: ir.Value, keys: Row, contiguous: ir.Value,
+                  i: Local, singly: Local, outer: ir.Block, item: ir.Block) -> None:
+    """From the current block: when no element is left to take singly and the window of
+    keys ``[i - 1, i + WINDOW)`` is nondecreasing (``keys[i - 1]`` ends the sorted
+    prefix, so it is its largest), skip the window; else take its elements singly."""
+    fn = b.function
+    vector, skip, unordered, single = (fn.append_basic_block(f"ins.{s}")
+                                       for s in ("vector", "skip", "unordered", "single"))
+    at = i.get()
+    fits = b.icmp_signed("<=", b.add(at, i64(WINDOW)), n)
+    b.cbranch(b.and_(b.and_(contiguous, fits), b.icmp_signed("==", singly.get(), i64(0))),
+              vector, single)
+    b.position_at_end(vector)
+    vec = ir.VectorType(keys.ty, WINDOW)
+    before = b.load(keys.at(b, b.sub(at, i64(1))), typ=vec, align=keys.align)
+    window = b.load(keys.at(b, at), typ=vec, align=keys.align)
+    ordered = b.bitcast(b.icmp_unsigned("<=", before, window), ir.IntType(WINDOW))
+    b.cbranch(b.icmp_unsigned("==", ordered, ir.Constant(ir.IntType(WINDOW), -1)),
+              skip, unordered)
+    b.position_at_end(unordered)
+    singly.set(i64(WINDOW))
+    b.branch(single)
+    b.position_at_end(skip)
+    i.set(b.add(at, i64(WINDOW)))
+    b.branch(outer)
+    b.position_at_end(single)
+    left = singly.get()
+    singly.set(b.select(b.icmp_signed(">", left, i64(0)), b.sub(left, i64(1)), left))
+    b.branch(item)
 
 
 def copy_row(b: ir.IRBuilder, n: ir.Value, src: Row, dst: Row,
