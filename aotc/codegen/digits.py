@@ -17,6 +17,18 @@ counting sort. Which digits take a pass is a mask (bit ``d`` for digit ``d``):
 
 Counting only the digits that will move also halves the histogram work, which costs as
 much as a pass (one counter increment per digit per element).
+
+Rows of 64-bit keys are read as several interleaved streams (:func:`streams_for`:
+consecutive quarters or halves of the row), each with counters of its own: a stream's
+slots for a digit value come after those of the streams before it, so the sort stays
+stable. Skewed digits are why: when most keys share a digit value (a float's sign and
+exponent), one counter set makes every increment wait for the previous one to be
+stored; four sets make four independent chains (the top digit of a million normal
+doubles: 2.2 ms down to 1.0). A stream's counts depend on the order the pass reads the
+keys in, so each pass then counts its own digit first; with one stream, a single read of
+the input counts every digit up front (cheaper, and measured better for 32-bit keys and
+narrower). Argsort carries indices, and four streams of keys and indices run out of
+registers: it takes two.
 """
 
 from __future__ import annotations
@@ -34,6 +46,22 @@ from .sortkeys import Keys
 
 DIGIT_BITS = 8
 RADIX = 1 << DIGIT_BITS
+#: The most interleaved streams (each with its own counters) a row is read as.
+STREAMS = 4
+
+
+def streams_for(keys: Keys, indices: bool) -> int:
+    """How many streams a sort of ``keys`` reads rows as (see the module docstring)."""
+    if keys.width < 64:
+        return 1
+    return 2 if indices else STREAMS
+
+
+def histogram_size(keys: Keys, indices: bool) -> int:
+    """int64 counters :class:`Passes` needs: every digit's (one stream), or one digit's
+    per stream, reused by the next pass."""
+    streams = streams_for(keys, indices)
+    return (keys.digits(DIGIT_BITS) if streams == 1 else streams) * RADIX
 #: Bits beyond log2(n) the shortcut sorts by (see the module docstring).
 SHORTCUT_BITS = 12
 
@@ -45,10 +73,11 @@ Write = Callable[[ir.Value, list[ir.Value]], None]
 
 @dataclass(frozen=True)
 class Digit:
-    """One digit's pass: its bit position and its counters (each value's next slot)."""
+    """One digit's pass: its bit position and each stream's counters (each value's next
+    slot)."""
 
     shift: ir.Value
-    counters: ir.Value
+    counters: tuple[ir.Value, ...]
 
 
 def _intrinsic(b: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
@@ -91,13 +120,34 @@ class Passes:
     """The passes over one row of ``n`` raw values read from ``src``."""
 
     def __init__(self, b: KernelBuilder, keys: Keys, n: ir.Value, src: Row,
-                 hist: ir.Value) -> None:
+                 hist: ir.Value, indices: bool) -> None:
         self.b, self.keys, self.n, self.src, self.hist = b, keys, n, src, hist
+        self.nstreams = streams_for(keys, indices)
         self.digits = keys.digits(DIGIT_BITS)
 
-    def counters(self, d: ir.Value) -> ir.Value:
-        """Digit ``d``'s counters."""
-        return self.b.gep(self.hist, [self.b.mul(d, i64(RADIX))], source_etype=I64)
+    def digit(self, d: ir.Value) -> Digit:
+        """Digit ``d``'s pass: with one stream its counters (counted up front), turned
+        into slots; with several, the counters every pass reuses."""
+        b = self.b
+        if self.nstreams == 1:
+            return self._offsets(d)
+        counters = tuple(b.gep(self.hist, [i64(s * RADIX)], source_etype=I64)
+                         for s in range(self.nstreams))
+        return Digit(b.mul(d, i64(DIGIT_BITS)), counters)
+
+    def streams(self, body: Callable[[ir.Value, int], None]) -> None:
+        """``body(i, stream)`` for every element ``i`` of the row, in interleaved
+        streams: with ``k`` of them, stream ``s`` is the ``s``-th ``k``-th of the row
+        (the last one also takes the ``n % k`` elements left over), each in order."""
+        b = self.b
+        k = self.nstreams
+        quarter = b.udiv(self.n, i64(k))
+        with for_range(b, quarter, "quad") as i:
+            for s in range(k):
+                body(b.add(i, b.mul(quarter, i64(s))), s)
+        rest = b.mul(quarter, i64(k))
+        with for_range(b, b.sub(self.n, rest), "rest") as j:
+            body(b.add(rest, j), k - 1)
 
     def varying(self) -> ir.Value:
         """The mask of digits on which some key differs from the first (0: all equal)."""
@@ -119,7 +169,8 @@ class Passes:
         return mask
 
     def histogram(self, counted: ir.Value) -> None:
-        """The counts of every digit in ``counted``, in one pass over the input."""
+        """With one stream: the counts of every digit in ``counted``, in one pass over
+        the input."""
         b, keys = self.b, self.keys
         with for_range(b, i64(self.digits * RADIX), "clr") as i:
             b.store(i64(0), b.gep(self.hist, [i], source_etype=I64), align=8)
@@ -132,16 +183,36 @@ class Passes:
                     bump(b, counters, digit_of(b, keys, key, i64(d * DIGIT_BITS)))
 
     def _offsets(self, d: ir.Value) -> Digit:
-        """Turn digit ``d``'s counts into each value's first output slot."""
+        """With one stream: turn digit ``d``'s counts into each value's first slot."""
         b = self.b
-        counters = self.counters(d)
+        counters = b.gep(self.hist, [b.mul(d, i64(RADIX))], source_etype=I64)
         total = Local(b, I64, i64(0), "total")
         with for_range(b, i64(RADIX), "pre") as v:
             slot = b.gep(counters, [v], source_etype=I64)
             count = b.load(slot, typ=I64, align=8)
             b.store(total.get(), slot, align=8)
             total.set(b.add(total.get(), count))
-        return Digit(b.mul(d, i64(DIGIT_BITS)), counters)
+        return Digit(b.mul(d, i64(DIGIT_BITS)), (counters,))
+
+    def _count(self, digit: Digit, read: Read) -> None:
+        """Each stream's counts of the digit's values among the keys ``read`` gives, made
+        each value's first output slot in that stream (after its slots in the streams
+        before)."""
+        b = self.b
+        with for_range(b, i64(self.nstreams * RADIX), "clr") as i:
+            b.store(i64(0), b.gep(self.hist, [i], source_etype=I64), align=8)
+
+        def count(i: ir.Value, stream: int) -> None:
+            bump(b, digit.counters[stream], digit_of(b, self.keys, read(i)[0], digit.shift))
+
+        self.streams(count)
+        total = Local(b, I64, i64(0), "total")
+        with for_range(b, i64(RADIX), "pre") as v:
+            for stream in digit.counters:
+                slot = b.gep(stream, [v], source_etype=I64)
+                value = b.load(slot, typ=I64, align=8)
+                b.store(total.get(), slot, align=8)
+                total.set(b.add(total.get(), value))
 
     def run(self, counted: ir.Value, shortcut: ir.Value, step: Step) -> None:
         """A pass for every digit of ``counted``, least significant first (see
@@ -153,7 +224,7 @@ class Passes:
             with b.if_then(_has(b, counted, d)):
                 j = b.add(done.get(), i64(1))
                 done.set(j)
-                digit = self._offsets(d)
+                digit = self.digit(d)
                 odd = b.trunc(b.sub(passes, j), I1)
                 step(digit, b.icmp_signed("==", j, i64(1)), b.icmp_signed("==", j, passes),
                      odd, shortcut)
@@ -175,7 +246,8 @@ class Passes:
         b.branch(attempt)
         b.position_at_end(attempt)
         shortcut = b.icmp_unsigned("!=", counted.get(), varying)
-        self.histogram(counted.get())
+        if self.nstreams == 1:
+            self.histogram(counted.get())
         self.run(counted.get(), shortcut, step)
         b.cbranch(shortcut, finishing, done)
         b.position_at_end(finishing)
@@ -200,6 +272,12 @@ class Passes:
         """One counting pass: ``read(i)`` gives element i's key and what it carries,
         ``write(pos, carried)`` stores them at their slot."""
         b = self.b
-        with for_range(b, self.n, "pass") as i:
+        if self.nstreams > 1:
+            self._count(digit, read)
+
+        def move(i: ir.Value, stream: int) -> None:
             key, carried = read(i)
-            write(bump(b, digit.counters, digit_of(b, self.keys, key, digit.shift)), carried)
+            slot = bump(b, digit.counters[stream], digit_of(b, self.keys, key, digit.shift))
+            write(slot, carried)
+
+        self.streams(move)

@@ -6,14 +6,17 @@ digit with no comparisons and no data-dependent branches, and it is stable by
 construction (``kind='stable'`` for free, and argsort by carrying indices). Which digits
 get a pass (only those where keys differ; for long keys only the most significant ones,
 an insertion sort finishing the order) is :mod:`.digits`' job. 8-bit digits measured
-faster per key bit than 11-bit ones (256 counters and 256 write streams stay in L1).
+faster per key bit than 11-bit ones (256 counters and 256 write streams stay in L1; with
+64-bit keys 11-bit digits took five times as long per pass). Long rows that are nearly
+sorted after the shortcut's passes skip their ordered stretches a vector at a time
+(:func:`.rows.insertion_sort`).
 
 Each helper is an internal function ``void(src, src_stride, n, dst, dst_stride,
 work...)``: a row of ``n`` values at byte stride ``src_stride`` in, the sorted row (or
 its sorting permutation, int64) at byte stride ``dst_stride`` out. The work buffers come
 from the kernel's scratch plan (:mod:`.workspace`), never from malloc: key buffers of
-``n`` keys, int64 index buffers of ``n`` for argsort, ``digits * 256`` int64 counters.
-Passes ping-pong between two key (and index) buffers so that the last pass writes the
+``n`` keys, int64 index buffers of ``n`` for argsort, and :func:`histogram_size` int64
+counters. Passes ping-pong between two key (and index) buffers so that the last pass writes the
 output row; the caller may pass the output row itself as the second buffer when it is
 contiguous (it is only ever written, never read, before the last pass).
 
@@ -27,8 +30,9 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
+from . import digits
 from .builder import KernelBuilder, existing
-from .digits import DIGIT_BITS, RADIX, Digit, Passes, Read
+from .digits import Digit, Passes, Read
 from .dtypes import I64, PTR, i64
 from .floatruns import fix_float_runs
 from .loops import for_range
@@ -39,9 +43,9 @@ from .sortkeys import Keys, keys_of
 SMALL = 16
 
 
-def histogram_size(dtype: np.dtype) -> int:
-    """int64 counters a row sort of ``dtype`` needs."""
-    return keys_of(dtype).digits(DIGIT_BITS) * RADIX
+def histogram_size(dtype: np.dtype, indices: bool = False) -> int:
+    """int64 counters a row sort (``indices``: argsort) of ``dtype`` needs."""
+    return digits.histogram_size(keys_of(dtype), indices)
 
 
 def _choose(b: ir.IRBuilder, cond: ir.Value, a: Row, other: Row) -> Row:
@@ -77,7 +81,7 @@ def sort_values_function(module: ir.Module, dtype: np.dtype) -> ir.Function:
 def _large_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
                   p: dict[str, ir.Argument]) -> None:
     ka, kb = packed(b, p["ka"], keys.ty), packed(b, p["kb"], keys.ty)
-    passes = Passes(b, keys, n, src, p["hist"])
+    passes = Passes(b, keys, n, src, p["hist"], indices=False)
     varying = passes.varying()
     cur = Local(b, PTR, ka.data, "cur")
 
@@ -176,7 +180,7 @@ def _large_indices(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row
                    p: dict[str, ir.Argument]) -> None:
     ka, kb = packed(b, p["ka"], keys.ty), packed(b, p["kb"], keys.ty)
     ia, ib = packed(b, p["ia"], I64), packed(b, p["ib"], I64)
-    passes = Passes(b, keys, n, src, p["hist"])
+    passes = Passes(b, keys, n, src, p["hist"], indices=True)
     varying = passes.varying()
     kcur, icur = Local(b, PTR, ka.data, "kcur"), Local(b, PTR, ia.data, "icur")
 

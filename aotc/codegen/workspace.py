@@ -47,7 +47,7 @@ def _argsort(eqn: Eqn) -> list[AType]:
     length = x.shape[axis]
     second = [AType(I64, (length,))] if axis != x.ndim - 1 else []
     return [_keys(x, length), _keys(x, length), AType(I64, (length,)), *second,
-            AType(I64, (DimExpr.const(histogram_size(x.dtype)),))]
+            AType(I64, (DimExpr.const(histogram_size(x.dtype, indices=True)),))]
 
 
 WORKSPACE: dict[Primitive, WorkspaceRule] = {sort_p: _sort, argsort_p: _argsort,
