@@ -16,6 +16,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import time
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,10 +27,31 @@ from typing import Any, NoReturn
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext
 
-from . import abi, config, wrapper
+from . import abi, config, objects, wrapper
 from .errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
 
 # -- the compiler driver -----------------------------------------------------------------
+
+
+class Timer:
+    """Seconds spent in each phase of one module's build, for the ``-v`` breakdown."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+    def total(self) -> float:
+        return sum(self.seconds.values())
+
+    def breakdown(self) -> str:
+        return ", ".join(f"{name} {sec:.2f} s" for name, sec in self.seconds.items())
 
 
 @dataclass(frozen=True)
@@ -40,9 +62,10 @@ class BuiltModule:
     source: Path  #: the kernel module's ``.py``
     pyx: Path
     header: Path
-    obj: Path
+    objects: tuple[Path, ...]  #: one per target, the baseline's first
     pyi: str  #: stub text; the build writes it next to the extension
     functions: tuple[str, ...]
+    timer: Timer  #: the phases so far; build_ext adds Cython's and the C compiler's
 
 
 def source_path(module_name: str, project_root: Path) -> Path:
@@ -200,28 +223,23 @@ def _trailing_defaults(names: tuple[str, ...], defaults: tuple[Any, ...]
     return tuple(reversed(out))
 
 
-def target_spec(cfg: config.Config) -> Any:
-    """The codegen target for a config: its CPU, with opt-level and fast-math applied."""
+def target_spec(cfg: config.Config, name: str | None = None) -> Any:
+    """The codegen target for one of a config's targets (its first by default): its
+    CPU, with opt-level and fast-math applied."""
     from .codegen import TargetSpec
 
+    name = cfg.targets[0] if name is None else name
     try:
-        return TargetSpec.parse(cfg.target, opt_level=cfg.opt_level, fast_math=cfg.fast_math)
+        return TargetSpec.parse(name, opt_level=cfg.opt_level, fast_math=cfg.fast_math)
     except ValueError as err:
-        raise ConfigError(f"[tool.aotc] target = {cfg.target!r}: {err}",
+        raise ConfigError(f"[tool.aotc] target = {name!r}: {err}",
                           hint="use a CPU name such as 'x86-64-v2', 'x86-64-v3', 'skylake', "
                                "or 'native'") from None
 
 
-def _culprit(entries: list[tuple[str, Any]], spec: Any) -> str | None:
-    """Which entry a module-wide codegen error came from (compiles each one alone)."""
-    from .codegen import compile_object
-
-    for prefix, program in entries:
-        try:
-            compile_object([(prefix, program)], spec)
-        except AotcError:
-            return prefix
-    return None
+def build_targets(cfg: config.Config) -> list[objects.Target]:
+    """Every target of the config, the first being the baseline."""
+    return objects.make_targets(cfg.targets, [target_spec(cfg, n) for n in cfg.targets])
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -241,12 +259,14 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
                    cfg: config.Config) -> BuiltModule:
     """Trace, optimize and compile every export of one module; render its wrapper.
 
-    Writes ``<build-dir>/<pkg path>/<mod>.pyx``, ``<mod>.h`` and ``_aotc_<mod>.o``
-    (paths relative to ``project_root`` when build-dir is) and returns them.
+    Writes ``<build-dir>/<pkg path>/<mod>.pyx``, ``<mod>.h`` and one ``_aotc_<mod>*.o``
+    per target (paths relative to ``project_root`` when build-dir is) and returns them.
     """
     root = Path(project_root)
+    timer = Timer()
     _log(cfg, f"importing {module_name}")
-    module = load_module(module_name, root)
+    with timer.phase("import"):
+        module = load_module(module_name, root)
     exports = exported_functions(module)
     if not exports:
         raise BuildError(f"module '{module_name}' exports no kernels",
@@ -258,37 +278,38 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
     for name, fn in exports:
         _log(cfg, f"tracing {module_name}.{name} ({len(fn.__aotc_export__.signatures)} "
                   "signature(s))")
-        functions.append(_trace_function(module_name, name, fn, entries, cfg.fusion))
+        with timer.phase("trace"):
+            functions.append(_trace_function(module_name, name, fn, entries, cfg.fusion))
         kernels.update((ov.prefix, name) for ov in functions[-1].overloads)
-    _log(cfg, f"compiling {len(entries)} entry point(s) for target {cfg.target}")
-    from .codegen import compile_object
-
-    spec = target_spec(cfg)
-    try:
-        obj = compile_object(entries, spec)
-    except AotcError as err:  # an InternalError too, when LLVM rejects what we emitted
-        culprit = _culprit(entries, spec)
-        if culprit is not None:
-            name = kernels[culprit]
-            err.with_context(kernel=name, loc=dict(exports)[name].__aotc_export__.loc)
-        raise err from None
-
     *package, leaf = module_name.split(".")
     out_dir = Path(cfg.build_dir, *package)
     if not out_dir.is_absolute():
         out_dir = root / out_dir
+    targets = build_targets(cfg)
+
+    def locate(prefix: str, err: AotcError) -> AotcError:
+        name = kernels[prefix]
+        return err.with_context(kernel=name, loc=dict(exports)[name].__aotc_export__.loc)
+
+    with timer.phase("codegen"):
+        parts, compiled = objects.compile_targets(entries, targets,
+                                                  out_dir / f"_aotc_{leaf}.cache", locate)
+    _log(cfg, f"compiled {compiled} of {len(entries) * len(targets)} entry point(s) for "
+              f"{', '.join(cfg.targets)} ({len(entries) * len(targets) - compiled} unchanged)")
+    objfiles = [out_dir / f"_aotc_{leaf}{t.suffix}.o" for t in targets]
+    with timer.phase("link"):
+        for target, objfile in zip(targets, objfiles, strict=True):
+            objects.join_objects(parts[target.name], objfile)
     source = source_path(module_name, root).relative_to(root).as_posix()
     pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
-    objfile = out_dir / f"_aotc_{leaf}.o"
     rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
-                                     object_name=objfile.name, doc=module.__doc__,
-                                     target=cfg.target, cpu_features=spec.cpu_features)
-    _write(objfile, obj)
+                                     object_name=objfiles[0].name, doc=module.__doc__,
+                                     targets=targets)
     _write(header, rendered.header.encode())
     _write(pyx, rendered.pyx.encode())
     _write(out_dir / f"{leaf}.pyi", rendered.pyi.encode())  # kept for inspection
-    return BuiltModule(module_name, root / source, pyx, header, objfile, rendered.pyi,
-                       tuple(fn.name for fn in functions))
+    return BuiltModule(module_name, root / source, pyx, header, tuple(objfiles), rendered.pyi,
+                       tuple(fn.name for fn in functions), timer)
 
 
 def report(err: AotcError, verbose: bool = False) -> NoReturn:
@@ -329,6 +350,11 @@ class AotcBuildExt(build_ext):
     def run(self) -> None:
         plan = self._plan()
         built: dict[str, BuiltModule] = {}
+        if plan and not self.inplace and "native" in plan.config.targets:
+            print("aotc: warning: target 'native' compiles for this build machine's CPU "
+                  "only: the wheel raises ImportError on CPUs without its features; for "
+                  "a wheel to share, keep the default targets (x86-64-v2, -v3, -v4)",
+                  file=sys.stderr)
         try:
             for ext in self._ours():
                 assert plan is not None  # _ours() is empty without a plan
@@ -350,40 +376,69 @@ class AotcBuildExt(build_ext):
 
     def _prepare(self, ext: Extension, plan: Plan) -> BuiltModule:
         import numpy
-        from Cython.Build import cythonize
-        from Cython.Compiler.Errors import CompileError
 
         root = plan.root
         mod = compile_module(ext.name, root, plan.config)
         ext.sources = [_relative(mod.pyx, root)]
-        _log(plan.config, f"cythonizing {ext.sources[0]}")
+        with mod.timer.phase("cython"):
+            ext.sources = self._cythonize(ext, root, plan.config)
+        ext.extra_objects = [_relative(obj, root) for obj in mod.objects]
+        ext.depends = [*ext.extra_objects, _relative(mod.header, root)]
+        ext.include_dirs = [numpy.get_include(), _relative(mod.header.parent, root)]
+        ext.libraries = ["m"]
+        # Small, path-free binaries: no debug info, and file names relative to the project.
+        # Generated code compiles without warnings (-Wsign-compare comes from Python's own
+        # CFLAGS and would read like the user's fault).
+        ext.extra_compile_args = ["-g0", f"-ffile-prefix-map={root.resolve()}=.",
+                                  f"-ffile-prefix-map={Path(numpy.__file__).parent}=numpy",
+                                  "-Wno-unused-function", "-Wno-unreachable-code",
+                                  "-Wno-sign-compare", "-O1"]
+        ext.aotc_built = mod
+        return mod
+
+    def _cythonize(self, ext: Extension, root: Path, cfg: config.Config) -> list[str]:
+        """The C source of the rendered ``.pyx``; Cython (slow to import) runs only when
+        the ``.pyx`` changed since it last did."""
+        pyx = root / ext.sources[0]
+        c_file = pyx.with_suffix(".c")
+        if not self.force and c_file.is_file() and \
+                c_file.stat().st_mtime_ns >= pyx.stat().st_mtime_ns:
+            return [_relative(c_file, root)]
+        from Cython.Build import cythonize
+        from Cython.Compiler.Errors import CompileError
+
+        _log(cfg, f"cythonizing {ext.sources[0]}")
         with _chdir(root):
             try:
-                (cythonized,) = cythonize([ext], quiet=not plan.config.verbose,
-                                          force=self.force,
+                (cythonized,) = cythonize([ext], quiet=not cfg.verbose, force=True,
                                           compiler_directives={"language_level": 3})
             except CompileError as exc:
                 raise BuildError(f"Cython could not compile the generated {ext.sources[0]} "
                                  "(a bug in aotc: please report it with that file)") from exc
-        ext.sources = cythonized.sources
-        ext.extra_objects = [_relative(mod.obj, root)]
-        ext.depends = [_relative(mod.obj, root), _relative(mod.header, root)]
-        ext.include_dirs = [numpy.get_include(), _relative(mod.header.parent, root)]
-        ext.libraries = ["m"]
-        # Small, path-free binaries: no debug info, and file names relative to the project.
-        ext.extra_compile_args = ["-g0", f"-ffile-prefix-map={root.resolve()}=.",
-                                  f"-ffile-prefix-map={Path(numpy.__file__).parent}=numpy",
-                                  "-Wno-unused-function", "-Wno-unreachable-code"]
-        ext.aotc_built = mod
-        return mod
+        return list(cythonized.sources)
 
     def build_extension(self, ext: Extension) -> None:
-        super().build_extension(ext)
         mod = getattr(ext, "aotc_built", None)
-        if mod is not None:  # the stub goes into the wheel next to the extension
-            stub = Path(self.get_ext_fullpath(ext.name)).with_name(mod.name.rpartition(".")[2]
-                                                                   + ".pyi")
-            _write(stub, mod.pyi.encode())
+        if mod is None:
+            super().build_extension(ext)
+            return
+        linker = self.compiler.linker_so
+        # No build-machine paths in the binary: Python's LDSHARED may carry an rpath to
+        # the build interpreter's lib dir, which an extension does not need.
+        self.compiler.linker_so = [a for a in linker if not a.startswith("-Wl,-rpath")]
+        try:
+            with mod.timer.phase("cc"):
+                super().build_extension(ext)
+        finally:
+            self.compiler.linker_so = linker
+        stub = Path(self.get_ext_fullpath(ext.name)).with_name(mod.name.rpartition(".")[2]
+                                                               + ".pyi")
+        _write(stub, mod.pyi.encode())  # the stub goes into the wheel next to the extension
+        plan = self._plan()
+        detail = f" ({mod.timer.breakdown()})" if plan and plan.config.verbose else ""
+        print(f"aotc: built {mod.name} ({len(mod.functions)} kernels, "
+              f"{len(mod.objects)} targets) in {mod.timer.total():.1f} s{detail}",
+              file=sys.stderr)
 
     def get_source_files(self) -> list[str]:
         """For the sdist: the kernel sources, not the (not yet rendered) wrappers."""

@@ -145,11 +145,12 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if "llvm" in wanted or "asm" in wanted:
         from . import codegen
 
-        target = build.target_spec(cfg)
+        name = cfg.targets[0]  # the first target: --target picks another
+        target = build.target_spec(cfg, name)
         if "llvm" in wanted:
-            _section(f"LLVM IR ({cfg.target})", codegen.emit_llvm(entries, target))
+            _section(f"LLVM IR ({name})", codegen.emit_llvm(entries, target))
         if "asm" in wanted:
-            _section(f"assembly ({cfg.target})", codegen.emit_asm(entries, target))
+            _section(f"assembly ({name})", codegen.emit_asm(entries, target))
     return 0
 
 

@@ -32,6 +32,9 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 DEFAULT_TARGET = "x86-64-v2"
+#: The default wheel: the portable baseline plus the AVX2 and AVX-512 levels, the best one
+#: the running CPU has chosen at import.
+DEFAULT_TARGETS = ("x86-64-v2", "x86-64-v3", "x86-64-v4")
 
 
 @dataclass(frozen=True)
@@ -42,11 +45,13 @@ class Config:
     """Dotted names of the kernel modules to compile (``["mypkg.kernels"]``); required.
     Each becomes one extension module holding that module's exported functions."""
 
-    target: str = DEFAULT_TARGET
-    """CPU to compile for: an LLVM CPU name (``"x86-64-v3"``, ``"skylake"``) or
-    ``"native"`` for the build machine. The default is a portable baseline, so wheels run
-    on any x86-64 machine from the last decade. A list of several targets (compiled side
-    by side, chosen at import) is accepted by the schema but not supported yet."""
+    targets: tuple[str, ...] = DEFAULT_TARGETS
+    """CPUs to compile for (``targets = [...]``, or one ``target = "..."``): LLVM CPU names
+    (``"x86-64-v3"``, ``"skylake"``) or ``"native"`` for the build machine. Each module
+    carries code for every target and runs the best one the CPU has, chosen at import
+    (``AOTC_CPU=<target>`` forces one). The first is the baseline: its entry points keep
+    the plain names in the C header. The default runs on any x86-64 machine from the last
+    decade at full speed on AVX2 and AVX-512 machines."""
 
     opt_level: int = 3
     """LLVM optimization level, 0 to 3. 0 compiles fastest and is easiest to read in
@@ -75,6 +80,7 @@ class Config:
 
 #: TOML spelling of each field (``opt-level``) -> field name (``opt_level``).
 KEYS: dict[str, str] = {f.name.replace("_", "-"): f.name for f in fields(Config)}
+KEYS["target"] = "targets"  # one target, as most projects write it
 
 
 def _fail(key: str, expected: str, value: Any) -> ConfigError:
@@ -123,24 +129,22 @@ def _parse_modules(key: str, value: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _parse_target(key: str, value: Any) -> str:
-    if isinstance(value, str) and "," in value:
+def _parse_targets(key: str, value: Any) -> tuple[str, ...]:
+    """One target name, a list of them, or (from -C or the environment) a comma list."""
+    if isinstance(value, str):
         value = [v for v in value.split(",") if v.strip()]
-    if isinstance(value, list | tuple):
-        if len(value) == 1:
-            return _parse_str(key, value[0])
-        raise ConfigError(
-            f"{key} = {value!r}: several targets in one wheel are not supported yet",
-            hint=f"pick one target, for example target = {DEFAULT_TARGET!r} (portable) or "
-                 "'native' (this machine only)",
-        )
-    return _parse_str(key, value)
+    if not isinstance(value, list | tuple) or not value:
+        raise _fail(key, "a target name or a non-empty list of them", value)
+    names = tuple(_parse_str(key, v) for v in value)
+    if len(set(names)) != len(names):
+        raise _fail(key, "a list without duplicates", value)
+    return names
 
 
 #: How to read and validate each field, whatever the source of the value.
 PARSERS: dict[str, Callable[[str, Any], Any]] = {
     "modules": _parse_modules,
-    "target": _parse_target,
+    "targets": _parse_targets,
     "opt_level": _parse_opt_level,
     "fast_math": _parse_bool,
     "parallel": _parse_bool,
@@ -251,7 +255,8 @@ def parse(
     for source, label, layer in layers:
         for key, value in layer.items():
             name = _field_name(key, source)
-            shown = name.upper() if label.startswith("AOTC_") else name.replace("_", "-")
+            spelled = key.replace("_", "-")
+            shown = spelled.upper().replace("-", "_") if label.startswith("AOTC_") else spelled
             values[name] = PARSERS[name](label.format(shown), value)
     if "modules" not in values:
         raise ConfigError("[tool.aotc] needs 'modules', for example modules = ['mypkg.kernels']")

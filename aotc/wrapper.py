@@ -26,6 +26,7 @@ from . import abi, cpu
 from .argument_order import order_conflicts
 from .errors import BuildError
 from .ir import Atom, Program, returned_arguments, runs_loops, runtime_errors
+from .objects import Target
 from .shapes import bound_symbols
 from .types import SHORT_NAMES, ArrayType, Signature
 
@@ -416,14 +417,27 @@ def _check(functions: Sequence[Function]) -> None:
                 )
 
 
+def _selection(functions: Sequence[Function], targets: Sequence[Target]) -> str:
+    """``_use_target(t)``: point every overload's entry pointers at target t's code."""
+    prefixes = [ov.prefix for fn in functions for ov in fn.overloads]
+    pointers = ", ".join(f"_{kind}_{p}" for p in prefixes for kind in "SK")
+    lines = ["cdef void _use_target(int t) noexcept:", f"    global {pointers}"]
+    for k, target in enumerate(targets):
+        lines.append(f"    {'if' if k == 0 else 'elif'} t == {k}:  # {target.name}")
+        for p in prefixes:
+            symbol = target.symbol(p)
+            lines += [f"        _S_{p} = {symbol}_shapes", f"        _K_{p} = {symbol}"]
+    return "\n".join(lines)
+
+
 def render_pyx(module: str, functions: Sequence[Function], *, source: str, header: str,
-               doc: str | None = None, target: str = "x86-64-v2",
-               cpu_features: tuple[str, ...] = ()) -> str:
-    """The Cython source of the extension module ``module``, whose object code was made
-    for CPU ``target`` and uses ``cpu_features`` (checked at import)."""
+               targets: Sequence[Target], doc: str | None = None) -> str:
+    """The Cython source of the extension module ``module``, which carries object code
+    for each of ``targets`` and runs the best one the CPU has (checked at import)."""
     _check(functions)
-    externs = "".join(_fill("extern.pyx.in", prefix=ov.prefix)
-                      for fn in functions for ov in fn.overloads)
+    externs = "".join(_fill("extern.pyx.in", prefix=t.symbol(ov.prefix))
+                      for t in targets for fn in functions for ov in fn.overloads)
+    features = tuple(sorted({f for t in targets for f in t.features}))
     short = {dt.str: name for dt, name in SHORT_NAMES.items()}
     errors = {code: (_exception(exc, "abi.KERNEL_ERRORS"), message)
               for code, (exc, message) in sorted(abi.KERNEL_ERRORS.items())}
@@ -435,9 +449,11 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
         header=header, externs=externs.rstrip("\n"), short_names=repr(short),
         kernel_errors=errors_text, shape_errors=shape_errors, interrupted=abi.INTERRUPTED,
         first_program_error=abi.FIRST_PROGRAM_ERROR,
-        cpu_table=cpu.c_table(cpu_features), cpu_features=repr(tuple(cpu_features)),
-        target=target, scratch_align=abi.SCRATCH_ALIGN,
+        cpu_table=cpu.c_table(features), cpu_features=repr(features),
+        targets=repr(tuple((t.name, t.features) for t in targets)),
+        scratch_align=abi.SCRATCH_ALIGN,
         functions="".join(_render_function(fn) for fn in functions),
+        selection=_selection(functions, targets),
         all=repr([fn.name for fn in functions]),
     )
 
@@ -465,18 +481,22 @@ def _entry_doc(fn: Function, ov: Overload) -> str:
 
 
 def render_header(module: str, functions: Sequence[Function], *, source: str,
-                  object_name: str) -> str:
-    """The C header declaring ``aotc_array`` and every entry point of the module."""
+                  object_name: str, targets: Sequence[Target]) -> str:
+    """The C header declaring ``aotc_array`` and every entry point of the module, for
+    every target (the baseline's under the plain prefixes)."""
     entries = "".join(
-        _fill("entry.h.in", prefix=ov.prefix, signature=_c_comment(signature_text(fn, ov)),
+        _fill("entry.h.in", prefix=t.symbol(ov.prefix),
+              signature=_c_comment(signature_text(fn, ov) + (f" [{t.name}]" if k else "")),
               doc=_entry_doc(fn, ov), nargs=len(ov.signature.params),
               nouts=len(ov.program.outputs),
               ndims=sum(out.type.ndim for out in ov.program.outputs))
-        for fn in functions for ov in fn.overloads
+        for k, t in enumerate(targets) for fn in functions for ov in fn.overloads
     )
     guard = "AOTC_" + "".join(c if c.isalnum() else "_" for c in module.upper()) + "_H"
+    others = ", ".join(t.name for t in targets[1:]) or "no other target"
     return _fill("module.h.in", source=source, module=module, object=object_name, guard=guard,
-                 scratch_align=abi.SCRATCH_ALIGN, entries=entries)
+                 scratch_align=abi.SCRATCH_ALIGN, entries=entries,
+                 baseline=targets[0].name, others=others)
 
 
 # -- the .pyi stub -----------------------------------------------------------------------
@@ -521,12 +541,13 @@ def render_pyi(module: str, functions: Sequence[Function], *, source: str,
 
 
 def render_module(module: str, functions: Sequence[Function], *, source: str, header: str,
-                  object_name: str, doc: str | None = None, target: str = "x86-64-v2",
-                  cpu_features: tuple[str, ...] = ()) -> Rendered:
+                  object_name: str, targets: Sequence[Target], doc: str | None = None
+                  ) -> Rendered:
     """Everything the build writes for one module: ``.pyx``, ``.h`` and ``.pyi`` text."""
     return Rendered(
         pyx=render_pyx(module, functions, source=source, header=header, doc=doc,
-                       target=target, cpu_features=cpu_features),
-        header=render_header(module, functions, source=source, object_name=object_name),
+                       targets=targets),
+        header=render_header(module, functions, source=source, object_name=object_name,
+                             targets=targets),
         pyi=render_pyi(module, functions, source=source, doc=doc),
     )

@@ -19,8 +19,9 @@ def _parse(table, environ=None, settings=None):
 def test_defaults():
     cfg = _parse({"modules": ["pkg.kernels"]})
     assert cfg == Config(modules=("pkg.kernels",))
-    assert (cfg.target, cfg.opt_level, cfg.fast_math, cfg.parallel, cfg.build_dir,
-            cfg.verbose) == ("x86-64-v2", 3, False, False, ".aotc-build", False)
+    assert (cfg.targets, cfg.opt_level, cfg.fast_math, cfg.parallel, cfg.build_dir,
+            cfg.verbose) == (("x86-64-v2", "x86-64-v3", "x86-64-v4"), 3, False, False,
+                             ".aotc-build", False)
 
 
 def test_fusion_is_on_by_default_and_can_be_switched_off():
@@ -41,7 +42,7 @@ def test_every_field_has_a_docstring_and_a_parser():
 def test_all_keys():
     cfg = _parse({"modules": ["a.b", "c"], "target": "native", "opt-level": 1,
                   "fast-math": True, "parallel": True, "build-dir": "out", "verbose": True})
-    assert cfg == Config(("a.b", "c"), "native", 1, True, True, "out", True)
+    assert cfg == Config(("a.b", "c"), ("native",), 1, True, True, "out", True)
 
 
 @pytest.mark.parametrize("table, message", [
@@ -56,8 +57,10 @@ def test_all_keys():
     ({"modules": ["m"], "opt-level": "fast"}, "0 to 3"),
     ({"modules": ["m"], "fast-math": "maybe"}, "true or false"),
     ({"modules": ["m"], "parallel": 1}, "true or false"),
-    ({"modules": ["m"], "target": ""}, "non-empty string"),
-    ({"modules": ["m"], "target": 3}, "non-empty string"),
+    ({"modules": ["m"], "target": ""}, "a target name or a non-empty list"),
+    ({"modules": ["m"], "target": 3}, "a target name or a non-empty list"),
+    ({"modules": ["m"], "targets": []}, "a target name or a non-empty list"),
+    ({"modules": ["m"], "targets": ["native", "native"]}, "without duplicates"),
     ({"modules": ["m"], "build-dir": None}, "non-empty string"),
 ])
 def test_validation(table, message):
@@ -69,10 +72,12 @@ def test_validation(table, message):
 
 
 def test_target_lists():
-    assert _parse({"modules": ["m"], "target": ["x86-64-v3"]}).target == "x86-64-v3"
-    with pytest.raises(ConfigError, match="not supported yet") as err:
-        _parse({"modules": ["m"], "target": ["x86-64-v2", "x86-64-v3"]})
-    assert "pick one target" in str(err.value)
+    assert _parse({"modules": ["m"], "target": ["x86-64-v3"]}).targets == ("x86-64-v3",)
+    assert _parse({"modules": ["m"], "target": "native"}).targets == ("native",)
+    both = _parse({"modules": ["m"], "targets": ["x86-64-v2", "x86-64-v3"]})
+    assert both.targets == ("x86-64-v2", "x86-64-v3")
+    assert _parse({"modules": ["m"]}, settings={"targets": "x86-64-v2, native"}).targets \
+        == ("x86-64-v2", "native")
 
 
 @pytest.mark.parametrize("key, suggestion", [
@@ -80,7 +85,7 @@ def test_target_lists():
     ("opt-levle", "opt-level"),
     ("fastmath", "fast-math"),
     ("module", "modules"),
-    ("targets", "target"),
+    ("tagret", "target"),
     ("zzz", None),
 ])
 def test_unknown_keys_suggest(key, suggestion):
@@ -101,7 +106,7 @@ def test_precedence_settings_over_environment_over_pyproject():
     environ = {"AOTC_OPT_LEVEL": "2", "AOTC_TARGET": "skylake", "AOTC_FAST_MATH": "yes",
                "AOTC_UNRELATED": "x", "OTHER": "y"}
     cfg = _parse(table, environ, {"opt-level": "0"})
-    assert (cfg.opt_level, cfg.target, cfg.fast_math) == (0, "skylake", True)
+    assert (cfg.opt_level, cfg.targets, cfg.fast_math) == (0, ("skylake",), True)
     assert _parse(table, environ).opt_level == 2
     assert _parse(table).opt_level == 1
 
@@ -117,8 +122,8 @@ def test_environment_values_are_validated():
 
 def test_config_settings_scope_is_the_default_settings_layer():
     with config.config_settings_scope({"target": "native"}):
-        assert parse({"modules": ["m"]}, environ={}).target == "native"
-    assert parse({"modules": ["m"]}, environ={}).target == "x86-64-v2"
+        assert parse({"modules": ["m"]}, environ={}).targets == ("native",)
+    assert parse({"modules": ["m"]}, environ={}).targets == config.DEFAULT_TARGETS
 
 
 def test_split_config_settings():

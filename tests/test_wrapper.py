@@ -530,9 +530,13 @@ def _function(source: str, name: str):
 
 def _render(*functions):
     from aotc import wrapper
+    from aotc.codegen import TargetSpec
+    from aotc.objects import make_targets
 
+    targets = make_targets(["x86-64-v2", "x86-64-v3"],
+                           [TargetSpec("x86-64-v2"), TargetSpec("x86-64-v3")])
     return wrapper.render_module("pkg.m", functions, source="pkg/m.py", header="m.h",
-                                 object_name="_aotc_m.o", doc="Doc.")
+                                 object_name="_aotc_m.o", doc="Doc.", targets=targets)
 
 
 def test_render_is_deterministic_and_path_free():

@@ -41,8 +41,12 @@ def build_llvm_module(entries: Entries, target: TargetSpec) -> ir.Module:
 def optimized_module(entries: Entries, target: TargetSpec, optimize: bool = True
                      ) -> llvm.ModuleRef:
     """Parse and verify the module, then run the ``-O<opt_level>`` pipeline."""
+    return optimized_text(str(build_llvm_module(entries, target)), target, optimize)
+
+
+def optimized_text(text: str, target: TargetSpec, optimize: bool = True) -> llvm.ModuleRef:
+    """:func:`optimized_module` of the module's IR text (what the object cache keys on)."""
     tm = target_machine(target)
-    text = str(build_llvm_module(entries, target))
     with internal_errors("LLVM verification and optimization"):  # we emitted invalid IR
         mod = llvm.parse_assembly(text)
         mod.verify()
@@ -57,7 +61,12 @@ def optimized_module(entries: Entries, target: TargetSpec, optimize: bool = True
 
 def compile_object(entries: Entries, target: TargetSpec) -> bytes:
     """A relocatable (PIC) object file defining every entry point."""
-    return target_machine(target).emit_object(optimized_module(entries, target))
+    return object_from_text(str(build_llvm_module(entries, target)), target)
+
+
+def object_from_text(text: str, target: TargetSpec) -> bytes:
+    """The object file of a module's unoptimized IR text."""
+    return target_machine(target).emit_object(optimized_text(text, target))
 
 
 def emit_llvm(entries: Entries, target: TargetSpec, optimized: bool = True) -> str:
