@@ -1,7 +1,9 @@
 """``@aotc.export``: mark a function for compilation without changing what it does.
 
 The decorated function stays an ordinary Python function (so the module runs on plain
-NumPy during development); the build finds it through ``__aotc_export__``.
+NumPy during development) that checks its arguments as the compiled kernel will
+(:mod:`aotc.checks`); the build finds it through ``__aotc_export__`` and traces the
+function underneath.
 """
 
 from __future__ import annotations
@@ -9,8 +11,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
+from .checks import checked
 from .errors import Loc, SignatureError
 from .types import Signature, parse_signature_string, signature_from_annotations
 
@@ -52,7 +55,7 @@ def _mark(fn: F, strings: tuple[str, ...]) -> F:
     except SignatureError as err:
         raise err.with_context(loc=loc, kernel=fn.__name__) from None
     fn.__aotc_export__ = ExportInfo(signatures, loc, strings)  # type: ignore[attr-defined]
-    return fn
+    return cast(F, checked(fn, signatures))
 
 
 def export(*args: Any, name: str | None = None) -> Any:

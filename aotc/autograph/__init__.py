@@ -134,6 +134,7 @@ def _converted_code(code: types.CodeType, name: str) -> tuple[types.CodeType, st
 
 def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` converted (cached per function); ``fn`` itself when it cannot be."""
+    fn = getattr(fn, "__aotc_unchecked__", fn)  # an exported kernel: not its arg checks
     if fn in _CACHE:
         return _CACHE[fn]
     _CACHE[fn] = fn  # a guard against recursion while converting
