@@ -101,9 +101,9 @@ def _describe(o: Any) -> str:
 
 def _accepted(name: str, names: Sequence[str], sig: Signature) -> str:
     params = ", ".join(f"{n}: {p}" for n, p in zip(names, sig.params, strict=False))
-    results = ", ".join(str(r) for r in sig.results)
-    shown = f" -> {results}" if len(sig.results) == 1 else \
-        f" -> ({results})" if sig.results else ""
+    declared = sig.results or ()
+    results = ", ".join(str(r) for r in declared)
+    shown = f" -> {results}" if len(declared) == 1 else f" -> ({results})" if declared else ""
     return f"{name}({params}){shown}"
 
 
