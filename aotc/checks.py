@@ -125,30 +125,48 @@ def _no_match(name: str, names: Sequence[str], given: Sequence[Any],
     return TypeError("\n".join(lines))
 
 
+class Matcher:
+    """Which of a kernel's signatures a call matches, and the values it passes."""
+
+    def __init__(self, fn: Callable[..., Any], signatures: Sequence[Signature]) -> None:
+        self.name = fn.__name__
+        self.spec = inspect.signature(fn)
+        self.names = list(self.spec.parameters)
+        self.signatures = tuple(signatures)
+
+    def match(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+              ) -> tuple[int, inspect.BoundArguments, list[Any], list[Any]]:
+        """The first matching overload's index, the bound call, the values given and
+        the values the kernel sees (lists and tuples made arrays). Raises the compiled
+        module's TypeError, ValueError or OverflowError when none matches."""
+        bound = self.spec.bind(*args, **kwargs)
+        given = set(bound.arguments)
+        bound.apply_defaults()
+        values = [bound.arguments[n] for n in self.names]
+        for k, sig in enumerate(self.signatures):
+            n = len(sig.params)
+            if any(p in given for p in self.names[n:] if p not in _constants(self.spec, sig)):
+                continue
+            arrays = [v if p.is_scalar else _as_array(v, [p])
+                      for v, p in zip(values, sig.params, strict=False)]
+            if all(_matches(v, p) for v, p in zip(arrays, sig.params, strict=False)):
+                _check_values(self.names, arrays, sig)
+                return k, bound, values, arrays
+        shown = [v for v, n in zip(values, self.names, strict=True) if n in given]
+        raise _no_match(self.name, [n for n in self.names if n in given], shown,
+                        self.signatures)
+
+
 def checked(fn: Callable[..., Any], signatures: Sequence[Signature]) -> Callable[..., Any]:
     """``fn``, checking each call's arguments against ``signatures`` first."""
-    spec = inspect.signature(fn)
-    names = list(spec.parameters)
+    matcher = Matcher(fn, signatures)
 
     @functools.wraps(fn)
     def kernel(*args: Any, **kwargs: Any) -> Any:
         if _tracing(args, kwargs):  # a kernel calling another while being traced
             return fn(*args, **kwargs)
-        bound = spec.bind(*args, **kwargs)
-        given = set(bound.arguments)
-        bound.apply_defaults()
-        values = [bound.arguments[n] for n in names]
-        for sig in signatures:
-            n = len(sig.params)
-            if any(p in given for p in names[n:] if p not in _constants(spec, sig)):
-                continue
-            arrays = [v if p.is_scalar else _as_array(v, [p])
-                      for v, p in zip(values, sig.params, strict=False)]
-            if all(_matches(v, p) for v, p in zip(arrays, sig.params, strict=False)):
-                _check_values(names, arrays, sig)
-                return _call(fn, bound, names, values, arrays)
-        shown = [v for v, n in zip(values, names, strict=True) if n in given]
-        raise _no_match(fn.__name__, [n for n in names if n in given], shown, signatures)
+        _, bound, values, arrays = matcher.match(args, kwargs)
+        return _call(fn, bound, matcher.names, values, arrays)
 
     kernel.__aotc_unchecked__ = fn  # type: ignore[attr-defined]  # what the tracer runs
     return kernel

@@ -66,11 +66,16 @@ def _session(target: TargetSpec) -> Any:
 class JitLibrary:
     """Several programs compiled into one object and linked once (fast for tests)."""
 
-    def __init__(self, programs: Sequence[Program], target: TargetSpec | None = None) -> None:
+    def __init__(self, programs: Sequence[Program], target: TargetSpec | None = None, *,
+                 names: Sequence[str] | None = None,
+                 make_object: Callable[[list[tuple[str, Program]], TargetSpec], bytes]
+                 = compile_object) -> None:
+        """``names`` are the entry symbols (fresh ones by default); ``make_object``
+        compiles the entries (a cache may answer instead)."""
         target = target or TargetSpec.parse("native")
         lib = next(_library_ids)
-        names = [f"aotc_jit{lib}_{k}" for k in range(len(programs))]
-        obj = compile_object(list(zip(names, programs, strict=True)), target)
+        names = list(names or [f"aotc_jit{lib}_{k}" for k in range(len(programs))])
+        obj = make_object(list(zip(names, programs, strict=True)), target)
         builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
         for name in names:
             builder.export_symbol(name).export_symbol(f"{name}_shapes")

@@ -107,6 +107,9 @@ def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
     ins = broadcast_all(ins)
     out = lax.convert(lax.bind1(prim, *(t.atom for t in ins)), loop[ufunc.nin])
     out.dim = size_arithmetic(ufunc, operands)
+    # Python scalars in, a Python scalar out: ``(1 - w) * x`` with ``w: float`` keeps
+    # x's dtype, as in NumPy 2.
+    out.weak = out.ndim == 0 and all(isinstance(dtype_arg(o), type) for o in operands)
     return out
 
 

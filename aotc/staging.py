@@ -1,0 +1,274 @@
+"""The build's pipeline in this process: ``aotc.jit`` and the staged form.
+
+``aotc.jit(f)`` compiles an ``@aotc.export`` function on its first call with llvmlite's
+in-process linker (no C compiler, no Cython) and calls it through the same C ABI the
+extension uses, for the instruction-set level a default wheel would run on this CPU, so
+notebooks and tests run the machine code a wheel ships. Object code is cached on disk by
+the hash of its LLVM IR (``AOTC_CACHE_DIR``, else ``~/.cache/aotc``), so a new process
+compiles nothing it compiled before.
+
+The staged form mirrors ``jax.jit(f).lower(x).compile()``, one object per stage::
+
+    traced = aotc.trace(f, "f8[:](f8[:])")   # the IR as traced (print it)
+    optimized = traced.optimize()            # after the passes (fusion groups...)
+    lowered = optimized.lower()              # LLVM IR text: lowered.as_text()
+    kernel = lowered.compile()               # a callable
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import config, cpu
+from .checks import Matcher
+from .types import Signature, parse_signature_string
+
+if TYPE_CHECKING:
+    from .frontend import TracedKernel
+    from .ir import Program
+
+
+def best_target() -> str:
+    """``AOTC_CPU`` when set, else the default wheel's best level this CPU has."""
+    forced = os.environ.get("AOTC_CPU", "").strip()
+    if forced:
+        return forced
+    import llvmlite.binding as llvm
+
+    from .codegen.target import initialize_llvm
+
+    initialize_llvm()
+    host = llvm.get_host_cpu_features()
+    usable = [t for t in config.DEFAULT_TARGETS
+              if all(host.get(f, False) for f in cpu.required(t))]
+    return usable[-1] if usable else "x86-64"
+
+
+def cache_dir() -> Path:
+    """Where compiled objects are kept between processes."""
+    given = os.environ.get("AOTC_CACHE_DIR")
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "aotc"
+
+
+def _cached_object(entries: list[tuple[str, Program]], target: Any) -> bytes:
+    """``compile_object``, answered from the disk cache when the LLVM IR is the same."""
+    import llvmlite.binding as llvm
+
+    from .codegen import build_llvm_module
+    from .codegen.module import object_from_text
+
+    text = str(build_llvm_module(entries, target))
+    key = hashlib.sha256(f"{target!r}\n{llvm.llvm_version_info}\n{text}".encode()).hexdigest()
+    path = cache_dir() / f"{key}.o"
+    if path.is_file():
+        return path.read_bytes()
+    data = object_from_text(text, target)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(data)
+        partial.replace(path)  # atomic: a concurrent reader sees all of it or nothing
+    except OSError:
+        pass  # a read-only home: compile again next time
+    return data
+
+
+def _target_spec(name: str | None, opt_level: int = 3, fast_math: bool = False) -> Any:
+    from .codegen import TargetSpec
+
+    return TargetSpec.parse(name or best_target(), opt_level=opt_level, fast_math=fast_math)
+
+
+def _result(outputs: list[Any], kernel: TracedKernel) -> Any:
+    """The outputs as the extension returns them (scalars, tuples, None, optionals)."""
+    values = [o[()] if o.ndim == 0 else o for o in outputs]
+    kind = kernel.result_kind
+    if kind.startswith("optional"):
+        if not values[0]:
+            return None
+        values, kind = values[1:], {"optional": "single", "optional_tuple": "tuple"}[kind]
+    if kind == "tree":
+        return eval(re.sub(r"@(\d+)@", r"_v[\1]", kernel.result_tree), {"_v": values})  # noqa: S307 - our own expression
+    return {"single": lambda: values[0], "tuple": lambda: tuple(values),
+            "none": lambda: None}[kind]()
+
+
+def _symbol(kernel: TracedKernel, k: int) -> str:
+    digest = hashlib.sha256(str(kernel.program).encode()).hexdigest()[:16]
+    name = re.sub(r"\W", "_", kernel.name)
+    return f"aotc_jit_{name}_{k}_{digest}"
+
+
+class _Linked:
+    """Programs compiled and linked into this process, callable by overload index."""
+
+    def __init__(self, kernels: Sequence[TracedKernel], programs: Sequence[Program],
+                 target: Any) -> None:
+        from .codegen.jit import JitLibrary
+
+        self.kernels = list(kernels)
+        names = [_symbol(kernel, k) for k, kernel in enumerate(kernels)]
+        self.library = JitLibrary(list(programs), target, names=names,
+                                  make_object=_cached_object)
+
+    def call(self, k: int, values: Sequence[Any]) -> Any:
+        return _result(self.library.kernels[k](*values), self.kernels[k])
+
+
+class Jitted:
+    """An exported function compiled on its first call (see :func:`jit`)."""
+
+    def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
+        info = getattr(fn, "__aotc_export__", None)
+        if info is None:
+            raise TypeError(f"aotc.jit({getattr(fn, '__name__', fn)!r}): mark the function "
+                            "with @aotc.export (its signatures say what to compile)")
+        self.__wrapped__ = getattr(fn, "__aotc_unchecked__", fn)
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self._matcher = Matcher(self.__wrapped__, info.signatures)
+        self._target, self._fuse = target, fuse
+        self._linked: _Linked | None = None
+
+    @property
+    def target(self) -> str:
+        """The instruction-set level the code is compiled for."""
+        return self._target or best_target()
+
+    def compile(self) -> Jitted:
+        """Compile every overload now (the first call does it otherwise)."""
+        if self._linked is None:
+            stages = [trace(self.__wrapped__, s).optimize(fuse=self._fuse)
+                      for s in self._matcher.signatures]
+            self._linked = _Linked([s.kernel for s in stages], [s.program for s in stages],
+                                   _target_spec(self.target))
+        return self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        k, _, _, arrays = self._matcher.match(args, kwargs)
+        linked = self.compile()._linked
+        assert linked is not None
+        return linked.call(k, arrays[:len(self._matcher.signatures[k].params)])
+
+
+def jit(fn: Callable[..., Any] | None = None, *, target: str | None = None,
+        fuse: bool = True) -> Any:
+    """Compile an ``@aotc.export`` function in this process on its first call.
+
+    ``target`` defaults to what a default wheel runs on this CPU (``AOTC_CPU`` forces
+    one). Usable as ``aotc.jit(f)`` or ``@aotc.jit`` above ``@aotc.export``.
+    """
+    if fn is None:
+        return lambda f: Jitted(f, target, fuse)
+    return Jitted(fn, target, fuse)
+
+
+# -- the staged form ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Traced:
+    """A kernel traced for one signature: ``str()`` prints its IR."""
+
+    kernel: TracedKernel
+
+    @property
+    def program(self) -> Program:
+        return self.kernel.program
+
+    def __str__(self) -> str:
+        return str(self.program)
+
+    def optimize(self, fuse: bool = True) -> Optimized:
+        from .passes import optimize
+
+        return Optimized(self.kernel, optimize(self.program, fuse=fuse))
+
+
+@dataclass(frozen=True)
+class Optimized:
+    """After constant folding, CSE, DCE and fusion: ``str()`` prints the IR."""
+
+    kernel: TracedKernel
+    program: Program
+
+    def __str__(self) -> str:
+        return str(self.program)
+
+    def lower(self, target: str | None = None, *, opt_level: int = 3,
+              fast_math: bool = False) -> Lowered:
+        from .codegen import build_llvm_module
+
+        spec = _target_spec(target, opt_level, fast_math)
+        name = _symbol(self.kernel, 0)
+        return Lowered(self.kernel, self.program, spec,
+                       str(build_llvm_module([(name, self.program)], spec)))
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """LLVM IR for one target, before LLVM's own optimization."""
+
+    kernel: TracedKernel
+    program: Program
+    target: Any
+    text: str
+
+    def as_text(self, optimized: bool = False) -> str:
+        """The LLVM IR; ``optimized=True`` after LLVM's ``-O`` pipeline."""
+        if not optimized:
+            return self.text
+        from .codegen.module import optimized_text
+
+        return str(optimized_text(self.text, self.target))
+
+    def compile(self) -> Compiled:
+        return Compiled(self.kernel, _Linked([self.kernel], [self.program], self.target))
+
+
+class Compiled:
+    """A compiled kernel for one signature; calls check arguments as the extension."""
+
+    def __init__(self, kernel: TracedKernel, linked: _Linked) -> None:
+        self.kernel, self._linked = kernel, linked
+        self._matcher = Matcher(_parameters(kernel), [kernel.signature])
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _, _, _, arrays = self._matcher.match(args, kwargs)
+        return self._linked.call(0, arrays[:len(self.kernel.signature.params)])
+
+
+def _parameters(kernel: TracedKernel) -> Callable[..., Any]:
+    """A function with the kernel's parameters, for the Matcher to bind calls against."""
+    import inspect
+
+    def params(*args: Any, **kwargs: Any) -> None: ...
+
+    params.__name__ = kernel.name
+    params.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+         for n in kernel.param_names])
+    return params
+
+
+def trace(fn: Callable[..., Any], signature: str | Signature | None = None) -> Traced:
+    """Trace ``fn`` for one signature (a Numba-style string, a Signature, or, for an
+    ``@aotc.export`` function, its first one)."""
+    from .frontend import trace_kernel
+
+    if signature is None:
+        info = getattr(fn, "__aotc_export__", None)
+        if info is None:
+            raise TypeError("aotc.trace(f): give a signature, or mark f with @aotc.export")
+        signature = info.signatures[0]
+    elif isinstance(signature, str):
+        signature = parse_signature_string(signature)
+    return Traced(trace_kernel(fn, signature, name=fn.__name__))

@@ -1,0 +1,119 @@
+"""aotc.jit and the staged form: the build's pipeline in this process, no C compiler."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import aotc
+from aotc import f32, f64, i64, staging
+
+
+@aotc.export("f8[:](f8[:], f8)", "f4[:](f4[:], f4)")
+def scale(x, a):
+    return a * x
+
+
+@aotc.export
+def stats(x: f64[:]) -> tuple[f64, f64]:
+    return np.mean(x), np.std(x)
+
+
+@aotc.export
+def first_positive(x: f64[:]):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            return i
+    return None
+
+
+@aotc.export
+def parts(x: i64[:]):
+    return {"low": x[:2], "rest": [x[2:], np.sum(x)]}
+
+
+@aotc.export
+def smooth(x: f32[:], weight: float = 0.5) -> f32[:]:
+    return weight * x[1:] + (1 - weight) * x[:-1]
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("AOTC_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_jit_gives_what_the_source_gives() -> None:
+    x = np.linspace(-2.0, 3.0, 11)
+    jitted = aotc.jit(scale)
+    np.testing.assert_array_equal(jitted(x, 2.5), scale(x, 2.5))
+    as_f32 = jitted(x.astype(np.float32), np.float32(3))
+    assert as_f32.dtype == np.float32
+    np.testing.assert_array_equal(as_f32, x.astype(np.float32) * np.float32(3))
+    mean, std = aotc.jit(stats)(x)
+    assert mean == pytest.approx(np.mean(x), rel=1e-15) and std == pytest.approx(np.std(x))
+    assert aotc.jit(first_positive)(x) == 5
+    assert aotc.jit(first_positive)(-np.abs(x)) is None
+    got = aotc.jit(parts)(np.arange(6))
+    assert got["low"].tolist() == [0, 1] and got["rest"][0].tolist() == [2, 3, 4, 5]
+    assert got["rest"][1] == 15
+    y = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(aotc.jit(smooth)(y), smooth(y))
+    np.testing.assert_array_equal(aotc.jit(smooth)(x=y), smooth(y))
+
+
+def test_jit_refuses_what_the_extension_refuses() -> None:
+    with pytest.raises(TypeError, match=r"scale\(\): no signature matches") as err:
+        aotc.jit(scale)(np.arange(3), 2.0)
+    assert "scale(x: f32[:], a: f32) -> f32[:]" in str(err.value)
+    with pytest.raises(TypeError, match="mark the function with @aotc.export"):
+        aotc.jit(np.sum)
+
+
+def test_jit_caches_object_code_on_disk(_cache: Path, monkeypatch: pytest.MonkeyPatch
+                                        ) -> None:
+    x = np.arange(4.0)
+    assert aotc.jit(stats)(x)[0] == 1.5
+    assert len(list(_cache.glob("*.o"))) == 1
+
+    def no_compile(*args: object) -> bytes:
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr("aotc.codegen.module.object_from_text", no_compile)
+    assert aotc.jit(stats)(x)[0] == 1.5  # a fresh jit object: the object comes from disk
+
+
+def test_the_target_is_the_default_wheels_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert aotc.jit(scale).target in ("x86-64-v2", "x86-64-v3", "x86-64-v4")
+    monkeypatch.setenv("AOTC_CPU", "x86-64-v2")
+    jitted = aotc.jit(scale)
+    assert jitted.target == "x86-64-v2"
+    np.testing.assert_array_equal(jitted(np.ones(3), 2.0), np.full(3, 2.0))
+
+
+def test_staged_stages_show_their_ir_and_compile() -> None:
+    traced = staging.trace(stats, "(f8, f8)(f8[:])")
+    assert "reduce_sum" in str(traced) or "sum" in str(traced)
+    optimized = traced.optimize()
+    assert "fusion" in str(optimized)
+    lowered = optimized.lower("x86-64-v3")
+    text = lowered.as_text()
+    assert "define" in text and "_shapes" in text
+    kernel = lowered.compile()
+    vectorized = staging.trace(scale, "f8[:](f8[:], f8)").optimize().lower("x86-64-v3")
+    assert "<4 x double>" in vectorized.as_text(optimized=True)  # the target's AVX2 vectors
+    np.testing.assert_array_equal(vectorized.compile()(np.arange(5.0), 2.0),
+                                  np.arange(5.0) * 2.0)
+    x = np.array([1.0, 2.0, 4.0, 9.0])
+    mean, std = kernel(x)
+    assert mean == 4.0 and std == pytest.approx(np.std(x), rel=1e-15)
+    with pytest.raises(TypeError, match="no signature matches"):
+        kernel(np.arange(3))
+
+
+def test_trace_without_a_signature_needs_an_export() -> None:
+    assert "fusion" in str(staging.trace(stats).optimize())
+    with pytest.raises(TypeError, match="give a signature"):
+        staging.trace(lambda x: x)
