@@ -91,7 +91,7 @@ def _target_spec(name: str | None, opt_level: int = 3, fast_math: bool = False) 
 def _result(outputs: list[Any], kernel: TracedKernel) -> Any:
     """The outputs as the extension returns them (scalars, tuples, None, optionals)."""
     values = [o[()] if o.ndim == 0 else o for o in outputs]
-    kind = kernel.result_kind
+    kind: str = kernel.result_kind
     if kind.startswith("optional"):
         if not values[0]:
             return None
@@ -269,6 +269,5 @@ def trace(fn: Callable[..., Any], signature: str | Signature | None = None) -> T
         if info is None:
             raise TypeError("aotc.trace(f): give a signature, or mark f with @aotc.export")
         signature = info.signatures[0]
-    elif isinstance(signature, str):
-        signature = parse_signature_string(signature)
-    return Traced(trace_kernel(fn, signature, name=fn.__name__))
+    parsed = parse_signature_string(signature) if isinstance(signature, str) else signature
+    return Traced(trace_kernel(fn, parsed, name=fn.__name__))
