@@ -373,6 +373,8 @@ class AotcBuildExt(build_ext):
                 py = Path(self.get_ext_fullpath(name)).with_name(stem + ".py").resolve()
                 if py.is_relative_to(Path(self.build_lib).resolve()) and py != mod.source.resolve():
                     py.unlink(missing_ok=True)
+                if "." in name:  # PEP 561: type checkers read the stubs of a typed package
+                    (py.parent / "py.typed").touch()
 
     def _prepare(self, ext: Extension, plan: Plan) -> BuiltModule:
         import numpy

@@ -527,14 +527,22 @@ def render_pyi(module: str, functions: Sequence[Function], *, source: str,
     for fn in functions:
         stubs: dict[tuple[str, str], None] = {}
         optional = dict(fn.defaults)
-        for ov in fn.overloads:
+        # Narrow element types first: numpy's typing makes float32 arrays match an
+        # NDArray[float64] parameter, so the float64 overload would shadow the float32 one.
+        for ov in sorted(fn.overloads, key=lambda ov: [np.dtype(p.dtype).itemsize
+                                                       for p in ov.signature.params]):
             params = ", ".join(f"{n}: {_pyi_type(t)}" + (" = ..." if n in optional else "")
                                for n, t in zip(fn.param_names, ov.signature.params, strict=False))
             stubs[(params, _pyi_result(ov))] = None
         decorator = "@overload\n" if len(stubs) > 1 else ""
-        for params, result in stubs:
+        results = [result for _, result in stubs]
+        for k, (params, result) in enumerate(stubs):
+            # NDArray[Any] matches every overload, so mypy calls overloads with different
+            # results overlapping (NumPy's own stubs say the same); the first match wins.
+            ignore = "  # type: ignore[overload-overlap]" \
+                if any(r != result for r in results[k + 1:]) else ""
             parts.append(_fill("function.pyi.in", decorator=decorator, name=fn.name,
-                               params=params, result=result,
+                               params=params, result=result, ignore=ignore,
                                body=_doc_literal(fn.doc) if fn.doc else "..."))
     return _fill("module.pyi.in", source=source, docstring=_doc_literal(doc) if doc else "",
                  all=repr([fn.name for fn in functions]), functions="".join(parts))

@@ -92,11 +92,44 @@ def test_wheel_is_a_platform_wheel(dists):
     names = set(zipfile.ZipFile(wheel).namelist())
     (so,) = [n for n in names if n.endswith(".so")]
     assert so.startswith("quickstart/kernels.cpython-")
-    assert "quickstart/kernels.pyi" in names
+    assert "quickstart/kernels.pyi" in names and "quickstart/py.typed" in names
     assert "quickstart/kernels.py" not in names  # the extension replaces the source
     assert "quickstart/demo.py" in names and "quickstart/__init__.py" in names
     wheel_meta = zipfile.ZipFile(wheel).read("quickstart-0.1.0.dist-info/WHEEL").decode()
     assert "Root-Is-Purelib: false" in wheel_meta
+
+
+def test_extension_carries_no_build_machine_paths(dists, tmp_path):
+    _, wheel = dists
+    with zipfile.ZipFile(wheel) as zf:
+        (so,) = [n for n in zf.namelist() if n.endswith(".so")]
+        path = Path(zf.extract(so, tmp_path))
+    dynamic = _run(["readelf", "-d", str(path)]).stdout
+    assert "RPATH" not in dynamic and "RUNPATH" not in dynamic, dynamic
+    assert str(ROOT).encode() not in path.read_bytes()
+
+
+def test_stubs_type_a_caller(runtime, tmp_path):
+    """mypy, run on a caller against the installed wheel, reads the shipped stubs: the
+    float32 overload types a float32 call."""
+    caller = tmp_path / "caller.py"
+    caller.write_text(textwrap.dedent("""
+        import numpy as np
+        from quickstart.kernels import mean_std, rosen, scale
+        reveal_type(scale(np.ones(3, dtype=np.float32), 2.0))
+        reveal_type(scale(np.ones(3), 2.0))
+        reveal_type(rosen(np.ones(3)))
+        reveal_type(mean_std(np.ones(3)))
+    """))
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                           "--python-executable", str(runtime), str(caller)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    notes = [line for line in done.stdout.splitlines() if "Revealed type" in line]
+    assert "error" not in done.stdout.replace("Revealed", ""), done.stdout
+    assert len(notes) == 4, done.stdout
+    assert "32Bit" in notes[0] and "float64" in notes[1], notes
+    assert notes[2].endswith('"numpy.float64"'), notes
+    assert "tuple[numpy.float64, numpy.float64]" in notes[3], notes
 
 
 def test_sdist_holds_the_sources_only(dists):
