@@ -9,7 +9,9 @@ registers (entry-block allocas that SROA promotes) and are stored once per kept 
 when the last axis is kept (``x.sum(axis=0)``) it stays innermost instead and each
 reduction updates its output row in place, as NumPy does. Either way they combine with
 the standalone reduction's rules (:data:`.reductions.REDUCERS`), so NaN propagation and
-integer semantics agree.
+integer semantics agree. A body reduction whose result the row uses (softmax's max)
+splits the reduced loops into phases run one after another at each kept index
+(:class:`~.fusion_plan.FusionPlan`): the row is read from memory once, then from cache.
 
 Two things make the innermost loop vectorize:
 
@@ -100,6 +102,9 @@ class _Nest:
         self.values: dict[Node, ir.Value] = {}  # nodes computed outside the innermost loop
         self.inner_depth = len(plan.order) - 1
         self.inner_nodes = plan.at_depth(self.inner_depth) if plan.order else []
+        self.phase = 0
+        #: The nodes the current phase computes in the reduced loops (None: all).
+        self.current: set[int] | None = None
         self.loads = {n: _access(ctx, v, n.index) for n in plan.nodes
                       if isinstance(n.source, Var) and isinstance(v := inputs[n.source], View)
                       and v.ndim}
@@ -109,13 +114,16 @@ class _Nest:
         self.stores = [_access(ctx, home, full if out.reduction is None else kept)
                        if home is not None else None
                        for out, home in zip(plan.outputs, self.homes, strict=True)]
-        floats = [lanes_for(real_dtype(o.dtype)) for o in plan.outputs
-                  if o.reduction and (o.dtype.kind == "f" or o.reduction == "reduce_sum"
-                                      and o.dtype.kind == "c")]
+        reduced = [(o.reduction, o.dtype) for o in plan.outputs if o.reduction]
+        reduced += [(_op(s), _dtype(s)) for s in plan.stats()]
+        floats = [lanes_for(real_dtype(dtype)) for op, dtype in reduced
+                  if dtype.kind == "f" or op == "reduce_sum" and dtype.kind == "c"]
         reassoc = "reassoc" in self.b.fp_flags
         self.lanes = max(floats) if floats and not reassoc and not plan.rows else 1
         self.reductions = [FusedReduction(ctx, o.reduction, o.dtype, self.lanes)
                            if o.reduction else None for o in plan.outputs]
+        self.stats = {s: FusedReduction(ctx, _op(s), _dtype(s), self.lanes)
+                      for s in plan.stats()}
         self.results: list[Value | None] = list(self.homes)
 
     # -- values ---------------------------------------------------------------------------
@@ -165,7 +173,15 @@ class _Nest:
 
     def _emit_depth(self, depth: int) -> None:
         for node in self.plan.at_depth(depth):
-            self.values[node] = self._compute(node, self.values, None)
+            if node.level == 0 if self.current is None else id(node) in self.current:
+                self.values[node] = self._compute(node, self.values, None)
+
+    def _phase_reductions(self) -> list[FusedReduction]:
+        """The reductions the current phase accumulates."""
+        plan = self.plan
+        found = [r for o, r in zip(plan.outputs, self.reductions, strict=True)
+                 if r is not None and plan.phase_of(o) == self.phase]
+        return found + [r for s, r in self.stats.items() if s.args[0].level == self.phase]
 
     # -- the nest -------------------------------------------------------------------------
     def run(self) -> list[Value]:
@@ -176,6 +192,29 @@ class _Nest:
 
     def _level(self, d: int) -> None:
         """Inside loops ``order[:d]``: open the next loop, or emit the body."""
+        plan = self.plan
+        if d == plan.start and plan.phases > 1:
+            for phase in range(plan.phases):
+                self._phase(phase, d)
+            return
+        self._loops(d)
+
+    def _phase(self, phase: int, d: int) -> None:
+        """One pass of the reduced loops ``order[d:]`` at the current kept index."""
+        plan = self.plan
+        self.phase = phase
+        nodes = plan.phase_nodes(phase)
+        self.current = {id(n) for n in nodes}
+        self.inner_nodes = [n for n in nodes if n.depth == self.inner_depth]
+        for node in plan.nodes:  # row values that wait for the statistics of this phase
+            if phase and node.level == phase and node.depth < d and not node.is_stat:
+                self.values[node] = self._compute(node, self.values, None)
+        self._loops(d)
+        for stat in plan.stats():
+            if stat.args[0].level == phase:
+                self.values[stat] = self.stats[stat].result()
+
+    def _loops(self, d: int) -> None:
         order = self.plan.order
         if d == self.plan.start:
             self._start_reductions()
@@ -212,19 +251,24 @@ class _Nest:
 
     def _inner_accesses(self, axis: int) -> list[_Access]:
         loads = [self.loads[n] for n in self.inner_nodes if n in self.loads]
-        stores = [s for s, o in zip(self.stores, self.plan.outputs, strict=True)
-                  if s is not None and (o.reduction is None or self.plan.rows)]
+        last = self.phase == self.plan.phases - 1
+        carries = set(self._carries().values())
+        stores = [s for k, (s, o) in enumerate(zip(self.stores, self.plan.outputs, strict=True))
+                  if s is not None and (o.reduction is None and last or self.plan.rows
+                                        or k in carries)]
         return [a for a in loads + stores if axis in a.steps]
 
     def _inner_loop(self, axis: int, unit: bool) -> None:
         """``for i in range(n)``; with lanes, chunks of ``lanes`` items in blocks of
         ``BLOCK``, then the rest one by one (see :mod:`.fusion_reduce`)."""
-        b, n, lanes = self.b, self.shape[axis], self.lanes
+        b, n = self.b, self.shape[axis]
+        reductions = self._phase_reductions()
+        # Chunks serve reductions; a phase that only stores is left to the vectorizer.
+        lanes = self.lanes if reductions else 1
         if lanes == 1:
             with for_range(b, n, "fuse.i") as i:
                 self._body((axis, i, unit), 0)
             return
-        reductions = [r for r in self.reductions if r is not None]
         for r in reductions:
             r.row_start()
         shift, per_block = lanes.bit_length() - 1, BLOCK // lanes
@@ -246,6 +290,10 @@ class _Nest:
         for r in reductions:
             r.row_end()
 
+    def _carries(self) -> dict[Node, int]:
+        """The carried values this phase stores into output rows (the one before last)."""
+        return self.plan.carried if self.phase == self.plan.phases - 2 else {}
+
     def _body(self, inner: Inner | None, lane: int) -> None:
         self._chunk([(inner, lane)])
 
@@ -255,15 +303,24 @@ class _Nest:
         so SLP can bundle them without proving that outputs and inputs do not overlap
         (an output element only ever aliases an input element at its own index)."""
         envs: list[ChainMap[Node, ir.Value]] = []
+        last = self.phase == self.plan.phases - 1
+        reload = self.plan.carried if last else {}
         for inner, _ in items:
             env: ChainMap[Node, ir.Value] = ChainMap({}, self.values)
             if inner is not None:
                 for node in self.inner_nodes:
-                    env[node] = self._compute(node, env, inner)
+                    if node in reload:  # stored by the phase before, from cache
+                        ptr, align = self._output(reload[node], inner)
+                        env[node] = load_memory(self.b, ptr, node.dtype, align)
+                    else:
+                        env[node] = self._compute(node, env, inner)
             envs.append(env)
         for (inner, _), env in zip(items, envs, strict=True):
+            for node, k in self._carries().items():
+                ptr, align = self._output(k, inner)
+                store_memory(self.b, env[node], ptr, node.dtype, align)
             for k, out in enumerate(self.plan.outputs):
-                if out.reduction is not None:
+                if out.reduction is not None or not last:
                     continue
                 if self.stores[k] is None:  # a rank-0 iteration space
                     self.results[k] = Scalar(env[out.node], out.dtype)
@@ -271,9 +328,12 @@ class _Nest:
                     ptr, align = self._output(k, inner)
                     store_memory(self.b, env[out.node], ptr, out.dtype, align)
         for (inner, lane), env in zip(items, envs, strict=True):
+            for stat, running in self.stats.items():
+                if stat.args[0].level == self.phase:
+                    running.update(lane, env[stat.args[0]])
             for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions,
                                                      strict=True)):
-                if reduction is None:
+                if reduction is None or self.plan.phase_of(out) != self.phase:
                     continue
                 if not self.plan.rows:
                     reduction.update(lane, env[out.node])
@@ -285,9 +345,8 @@ class _Nest:
     def _start_reductions(self) -> None:
         """Reset the running results: registers, or the output row (``plan.rows``)."""
         if not self.plan.rows:
-            for reduction in self.reductions:
-                if reduction is not None:
-                    reduction.start()
+            for running in self._phase_reductions():
+                running.start()
             return
         last = self.plan.kept[-1]
         with for_range(self.b, self.shape[last], "fuse.row") as j:
@@ -302,14 +361,24 @@ class _Nest:
     def _finish_reductions(self) -> None:
         """Each reduction's result, stored at the kept index (or kept as a Scalar)."""
         for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions, strict=True)):
-            if reduction is None or self.plan.rows:  # rows are stored as they go
-                continue
+            if reduction is None or self.plan.rows or self.plan.phase_of(out) != self.phase:
+                continue  # rows are stored as they go; other phases elsewhere
             value = reduction.result()
             if self.stores[k] is None:
                 self.results[k] = Scalar(value, out.dtype)
             else:
                 ptr, align = self._output(k, None)
                 store_memory(self.b, value, ptr, out.dtype, align)
+
+
+def _op(stat: Node) -> str:
+    assert isinstance(stat.source, Eqn)
+    return stat.source.prim.name
+
+
+def _dtype(stat: Node) -> np.dtype:
+    assert isinstance(stat.source, Eqn)
+    return stat.source.outs[0].type.dtype
 
 
 def lower_fusion(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:

@@ -14,8 +14,10 @@ root (an elementwise equation or a reduction) backwards through producers whose 
 use is inside the group. View equations (slices, transposes, broadcasts) are index
 maps, so they are absorbed even when shared: the copy left outside serves the other
 users. Reductions over the same iteration space that do not depend on each other are
-merged into one pass (a mean and a mean of squares read the data once). Loop bodies
-are fused too.
+merged into one pass (a mean and a mean of squares read the data once). A reduction of
+the last axis whose result the group reads back at its row is taken in as a row
+statistic (:mod:`.fusion_rows`): softmax and layernorm are one loop over the rows.
+Loop bodies are fused too.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..ops.fusion import fusion_p
 from ..ops.reduce import REDUCTIONS
 from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
 from ..shapes import DimExpr
+from .fusion_rows import read_in_phases, takes_stat
 from .rewrite import Renamer, map_nested
 
 _INDEX_MAPS = {broadcast_in_dim_p, transpose_p, slice_p, refine_shape_p}
@@ -60,6 +63,8 @@ class _Group:
     shape: tuple[DimExpr, ...]
     axes: tuple[int, ...]
     members: set[int] = field(default_factory=set)
+    #: May the group take in reductions whose results it uses (row fusion)?
+    stats: bool = True
 
     def heavy(self, eqns: tuple[Eqn, ...]) -> int:
         return sum(1 for i in self.members if not _is_view(eqns[i]))
@@ -100,6 +105,10 @@ def _grow(group: _Group, eqns: tuple[Eqn, ...], producer: dict[Var, int],
                 if not settle:
                     return None
                 duplicated.add(p)  # shared index map: the original stays for the others
+        elif _is_reduction(eqn) and takes_stat(group, eqn):
+            if outside:
+                return None if not settle else False
+            group.axes = _row_axes(eqn)
         elif _is_elementwise(eqn):
             if outside or any(u in duplicated for u in uses[var]):
                 if not settle:
@@ -151,7 +160,14 @@ def _groups(program: Program) -> tuple[list[_Group], set[int]]:
             group = _Group(i, eqn.outs[0].type.shape, (), {i})
         else:
             continue
+        first = set(duplicated)
         _grow(group, eqns, producer, uses, escaping, taken, duplicated)
+        if any(_is_reduction(eqns[m]) for m in group.members - {i}) and not read_in_phases(
+                _build(group, program, uses, escaping, duplicated)[0]):
+            duplicated.intersection_update(first)  # again, without row statistics
+            group = _Group(i, group.shape, tuple(eqn.params["axes"]) if _is_reduction(eqn)
+                           else (), {i}, stats=False)
+            _grow(group, eqns, producer, uses, escaping, taken, duplicated)
         if group.heavy(eqns) < 2 and not _is_reduction(eqn):
             continue  # one operation: its own loop already
         for m in group.members:
@@ -163,6 +179,10 @@ def _groups(program: Program) -> tuple[list[_Group], set[int]]:
     kept = [g for g in _merge_siblings(groups, eqns, producer)
             if g.heavy(eqns) >= 2 or _is_reduction(eqns[g.root])]
     return kept, duplicated
+
+
+def _row_axes(eqn: Eqn) -> tuple[int, ...]:
+    return tuple(sorted(eqn.params["axes"]))
 
 
 def _depends(later: _Group, earlier: _Group, eqns: tuple[Eqn, ...],

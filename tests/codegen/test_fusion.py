@@ -46,6 +46,11 @@ def _layernorm(x, g, b):
     return (x - mu) / np.sqrt(var + 1e-5) * g + b
 
 
+def _logsumexp(x):
+    m = x.max(axis=1)
+    return m + np.log(np.sum(np.exp(x - m[:, None]), axis=1))
+
+
 #: name -> (kernel, signature, inputs, number of fusion equations, float tolerance)
 KERNELS = {
     "views_and_broadcasts": (
@@ -55,11 +60,32 @@ KERNELS = {
         lambda x, r, c: (x - r) * c[:, None] + 0.5,
         "(f8[:, n], f8[n], f8[:])", [(m, m[0] * 2, m[:, 0] - 1) for m in _mats(M) if m.size], 1,
         0.0),
-    "softmax": (_softmax, "(f4[:, :])", [(m,) for m in _mats(M32) if m.shape[1]], 2, 1e-6),
+    "softmax": (_softmax, "(f4[:, :])", [(m,) for m in _mats(M32) if m.shape[1]], 1, 1e-6),
     "exp_and_its_row_sums": (lambda x: (lambda e: (e, e.sum(axis=1)))(np.exp(x / 4)),
                              "(f8[:, :])", [(m,) for m in _mats(M)], 1, 1e-13),
     "layernorm": (_layernorm, "(f4[:, d], f4[d], f4[d])",
-                  [(m, m[0] + 1, np.abs(m[-1]) + 8) for m in _mats(M32) if m.shape[0]], 4, 1e-5),
+                  [(m, m[0] + 1, np.abs(m[-1]) + 8) for m in _mats(M32) if m.shape[0]], 1, 1e-5),
+    # Row fusion: statistics of the last axis, used by the rest of the row.
+    "standardize": (lambda x: (x - x.mean(axis=1, keepdims=True)) / x.std(axis=1, keepdims=True),
+                    "(f8[:, :])", [(m,) for m in _mats(M) if m.shape[1] > 1], 1, 1e-12),
+    "log_softmax": (lambda x: x - _logsumexp(x)[:, None],
+                    "(f8[:, :])", [(m,) for m in _mats(M) if m.shape[1]], 1, 1e-12),
+    # A row value as a result is not a reduction: the max and the sum stay loops of
+    # their own (3 loops with the log-softmax, 2 without).
+    "log_softmax_and_logsumexp": (lambda x: (x - _logsumexp(x)[:, None], _logsumexp(x)),
+                                  "(f8[:, :])", [(m,) for m in _mats(M) if m.shape[1]], 3,
+                                  1e-12),
+    "l2_normalize": (lambda x: x / np.sqrt((x * x).sum(axis=1, keepdims=True)),
+                     "(f4[:, :])", [(m,) for m in _mats(M32)], 1, 1e-6),
+    "softmax_3d_last_two_axes": (
+        lambda x: (lambda e: e / e.sum(axis=(1, 2), keepdims=True))(
+            np.exp(x - x.max(axis=(1, 2), keepdims=True))),
+        "(f8[:, :, :])", [(t,) for t in (M[:36].reshape(4, 9, 53),
+                                         M[:36].reshape(4, 9, 53)[:, ::-2, 1::3])], 1, 1e-12),
+    "statistic_of_another_row": (lambda x: x - x.sum(axis=1)[0] + x.max(axis=1)[::-1, None],
+                                 "(f8[:, :])", [(m,) for m in _mats(M) if m.size], 1, 1e-12),
+    "statistic_across_its_axis": (lambda x: x / x.sum(axis=1), "(f8[n, n])",
+                                  [(M[:37, :37],), (M[:37, :37].T,), (M[:0, :0],)], 1, 1e-12),
     "sibling_means_axis0": (lambda x: (x.mean(axis=0), (x * x).mean(axis=0)),
                             "(f8[:, :])", [(m,) for m in _mats(M) if m.shape[0]], 1, 1e-12),
     "sibling_sums_axis1": (lambda x: (np.sum(x + 1, axis=1), np.max(np.abs(x), axis=1),
@@ -197,3 +223,51 @@ def test_which_inputs_are_read_only_at_the_index_written():
         plan = plan_fusion(body, eqn.params["shape"], eqn.params["axes"])
         by_input = dict(zip(eqn.inputs, body.inputs, strict=True))
         assert [reads_only_at_own_index(plan, by_input[v]) for v in program.inputs] == aligned
+
+
+def test_row_fusion_reads_each_row_in_phases_and_carries_the_exponential():
+    """softmax: the max (phase 0), the sum of exponentials (phase 1), the quotient
+    (phase 2), which reloads ``exp`` from the output row rather than recomputing it;
+    layernorm's last phase recomputes ``x - mean`` (one subtraction) instead."""
+    program = optimize(trace_kernel(_softmax, parse_signature_string("(f4[:, :])")).program)
+    (eqn,) = _fusions(program)
+    plan = plan_fusion(eqn.params["body"], eqn.params["shape"], eqn.params["axes"])
+    assert plan.phases == 3 and [s.source.prim.name for s in plan.stats()] == [
+        "reduce_max", "reduce_sum"]
+    assert [n.source.prim.name for n in plan.carried] == ["exp"]
+    assert not [n for n in plan.phase_nodes(2) if n.source is eqn.params["body"].inputs[0]]
+    program = optimize(trace_kernel(_layernorm, parse_signature_string(
+        "(f4[:, d], f4[d], f4[d])")).program)
+    (eqn,) = _fusions(program)
+    plan = plan_fusion(eqn.params["body"], eqn.params["shape"], eqn.params["axes"])
+    assert plan.phases == 3 and not plan.carried
+
+
+def _softmax_into(x):
+    x[...] = _softmax(x)
+
+
+def _layernorm_into(x, g, b):
+    x[...] = _layernorm(x, g, b)
+
+
+@pytest.mark.parametrize("fn, signature", [(_softmax_into, "(f4[:, :])"),
+                                           (_layernorm_into, "(f4[:, d], f4[d], f4[d])")])
+def test_row_fusion_written_into_its_own_input(fn, signature):
+    """The result may take the input's buffer: every phase of a row reads it before the
+    last one writes it (and the carried ``exp`` is only reloaded, never ``x``)."""
+    program = optimize(trace_kernel(fn, parse_signature_string(signature)).program)
+    (kernel,) = JitLibrary([program]).kernels
+    for m in (M32, M32[::2, ::-1], M32.T.copy()):
+        strided = np.zeros((m.shape[0], 2 * m.shape[1]), np.float32)
+        strided[:, ::2] = m
+        for x in (m.copy(), strided[:, ::2]):
+            _check_into(fn, kernel, (x, m[0] + 1, np.abs(m[-1]) + 8)[:len(program.inputs)])
+
+
+def _check_into(fn, kernel, args):
+    """``kernel(*args)`` changes ``args[0]`` as ``fn`` does."""
+    expected = [a.copy() for a in args]
+    fn(*expected)
+    kernel(*args)
+    assert_same(args[0], expected[0], rtol=1e-5, what=f"{fn.__name__}{args[0].shape}")

@@ -41,17 +41,56 @@ def test_rosen_slices_are_index_maps_inside_the_loop():
     assert body_prims(only).count("slice") == 2
 
 
-def test_softmax_exp_and_sum_share_a_pass():
-    def softmax(x):
-        e = np.exp(x - x.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+def _softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
-    program = fused(softmax, "(f4[:, :])")
+
+def _layernorm(x, g, b):
+    mu = x.mean(axis=1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+def test_softmax_is_one_row_fused_loop():
+    """Row fusion: the max, the sum of exponentials and the quotient are one loop nest
+    over the rows; ``e`` is never written."""
+    program = fused(_softmax, "(f4[:, :])")
+    (only,) = loops(program)
+    assert only.prim.name == "fusion" and dict(only.params)["axes"] == (1,)
+    prims = body_prims(only)
+    assert [p for p in prims if p.startswith("reduce")] == ["reduce_max", "reduce_sum"]
+    assert prims[-1] == "div" and len(only.outs) == 1
+
+
+def test_layernorm_mean_and_variance_are_row_statistics_of_one_loop():
+    program = fused(_layernorm, "(f4[:, d], f4[d], f4[d])")
+    (only,) = loops(program)
+    assert only.prim.name == "fusion" and only.inputs[0] is program.inputs[0]
+    assert body_prims(only).count("reduce_sum") == 2 and body_prims(only)[-1] == "add"
+
+
+def test_a_statistic_used_outside_stays_its_own_loop():
+    """The row max is a result too: it is computed first, and the rest reads it."""
+    program = fused(lambda x: (x.max(axis=1), np.exp(x - x.max(axis=1, keepdims=True))),
+                    "(f8[:, :])")
     fusions = [e for e in program.eqns if e.prim.name == "fusion"]
-    # The row max (a lone reduction, fused so it vectorizes), then exp with its sum.
-    assert [body_prims(f)[-1] for f in fusions] == ["reduce_max", "reduce_sum"]
-    assert body_prims(fusions[1])[-2:] == ["exp", "reduce_sum"]
-    assert len(fusions[1].outs) == 2  # e is written once and reused by the division
+    assert [body_prims(f).count("reduce_max") for f in fusions] == [1, 0]
+
+
+def test_a_statistic_read_across_the_axis_it_reduces_is_not_row_fused():
+    """``x / x.sum(axis=1)`` on a square ``x`` divides column ``j`` by row ``j``'s sum:
+    not computable row by row, so the sum is a loop of its own."""
+    program = fused(lambda x: x / x.sum(axis=1), "(f8[n, n])")
+    assert [e.prim.name for e in loops(program) if e.prim.name != "broadcast_in_dim"] \
+        == ["fusion", "div"]
+
+
+def test_statistics_of_leading_axes_are_not_row_fused():
+    """Reducing a leading axis walks columns: each stays a pass of its own."""
+    program = fused(lambda x: x - x.mean(axis=0), "(f8[:, :])")
+    fusions = [e for e in program.eqns if e.prim.name == "fusion"]
+    assert len(fusions) == 2
 
 
 def test_sibling_reductions_read_the_data_once():
