@@ -11,6 +11,7 @@ module, and :class:`AotcBuildExt` renders and compiles the kernels lazily when
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -302,9 +303,10 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
             objects.join_objects(parts[target.name], objfile)
     source = source_path(module_name, root).relative_to(root).as_posix()
     pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
+    digest = hashlib.sha256((root / source).read_bytes()).hexdigest()
     rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
                                      object_name=objfiles[0].name, doc=module.__doc__,
-                                     targets=targets)
+                                     targets=targets, source_digest=digest)
     _write(header, rendered.header.encode())
     _write(pyx, rendered.pyx.encode())
     _write(out_dir / f"{leaf}.pyi", rendered.pyi.encode())  # kept for inspection

@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from tests.projects import build_project, imported
+from projects import build_project, imported
 
 PACKAGE = "checks_pkg"
 KERNELS = '''

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from projects import build_project
+from test_hostile import CPUINFO_NAMES, _cpuinfo_flags
 
 import aotc.cpu
-from tests.projects import build_project
-from tests.test_hostile import CPUINFO_NAMES, _cpuinfo_flags
 
 PACKAGE = "targets_pkg"
 KERNELS = """

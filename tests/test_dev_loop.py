@@ -1,0 +1,66 @@
+"""The development loop: an extension built in place (or by ``pip install -e .``) never
+runs stale machine code after its kernel source is edited, and rebuilding is quick."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from projects import build_project
+
+PACKAGE = "devloop_pkg"
+KERNELS = """
+import numpy as np
+import aotc
+from aotc import f64
+
+
+@aotc.export
+def total(x: f64[:]) -> f64:
+    return np.sum(x)
+"""
+PROBE = (f"import numpy as np, {PACKAGE}.kernels as k; "
+         "print(k.__file__.rsplit('.', 1)[-1], k.total(np.arange(4.0)))")
+
+
+def _probe(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                          cwd=root)
+
+
+def test_an_edited_source_runs_instead_of_the_stale_extension(tmp_path: Path) -> None:
+    root = build_project(tmp_path, PACKAGE, KERNELS)
+    done = _probe(root)
+    assert done.stdout.split() == ["so", "6.0"] and not done.stderr, done.stderr
+    source = root / PACKAGE / "kernels.py"
+    source.write_text(source.read_text().replace("np.sum(x)", "np.sum(x) * 10"))
+    done = _probe(root)
+    assert done.stdout.split() == ["py", "60.0"], done.stdout + done.stderr
+    assert "RuntimeWarning" in done.stderr and "changed since" in done.stderr
+    assert "python -m aotc build" in done.stderr
+    rebuilt = subprocess.run([sys.executable, "-m", "aotc", "build", str(root)],
+                             capture_output=True, text=True)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "compiled 3 of 3 entry point(s)" not in rebuilt.stderr  # quiet without -v
+    done = _probe(root)
+    assert done.stdout.split() == ["so", "60.0"] and not done.stderr, done.stderr
+
+
+def test_a_rebuild_compiles_only_what_changed(tmp_path: Path) -> None:
+    root = build_project(tmp_path, PACKAGE, KERNELS + """
+
+@aotc.export
+def peak(x: f64[:]) -> f64:
+    return np.max(x)
+""")
+    source = root / PACKAGE / "kernels.py"
+    source.write_text(source.read_text().replace("np.max(x)", "np.max(x) + 1"))
+    rebuilt = subprocess.run([sys.executable, "-m", "aotc", "build", "-v", str(root)],
+                             capture_output=True, text=True)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    # Three targets: 'total' is reused for each, 'peak' compiled again for each.
+    assert "compiled 3 of 6 entry point(s)" in rebuilt.stderr, rebuilt.stderr
+    assert "(3 unchanged)" in rebuilt.stderr
+    lines = [ln for ln in rebuilt.stderr.splitlines() if ln.startswith(f"aotc: built {PACKAGE}")]
+    assert len(lines) == 1 and "codegen" in lines[0] and "cc" in lines[0], rebuilt.stderr
