@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import build, config
+from . import build, config, uptodate
 from .errors import AotcError, ConfigError, InternalError, diagnostic, render
 
 EXIT_ERROR = 2
@@ -53,6 +53,12 @@ def cmd_build(args: argparse.Namespace) -> int:
             return _fail(render(err))
         if cfg is None:
             return _fail(f"{root / 'pyproject.toml'} has no [tool.aotc] table")
+        built = {m: build.inplace_artifacts(m, root) for m in cfg.modules}
+        if uptodate.up_to_date(root, cfg, built):
+            for path in (p for paths in built.values() for p in paths):
+                os.utime(path)  # newer than its (touched, unchanged) source, as if rebuilt
+            print(f"aotc: {', '.join(cfg.modules)} up to date in {root}")
+            return 0
         status = _build_in_place(root, args.verbose)
     if status != 0:
         for module in cfg.modules:
@@ -63,6 +69,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                 print(f"aotc: removed {', '.join(p.name for p in stale)} left by an earlier "
                       f"build, so 'import {module}' runs the Python source", file=sys.stderr)
         return status
+    uptodate.record(root, cfg)
     print(f"aotc: built {', '.join(cfg.modules)} in {root}")
     return 0
 
