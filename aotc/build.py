@@ -30,6 +30,7 @@ from setuptools.command.build_ext import build_ext
 
 from . import abi, config, objects, wrapper
 from .errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
+from .ufunc_loops import check_program
 
 # -- the compiler driver -----------------------------------------------------------------
 
@@ -190,6 +191,8 @@ def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[st
         try:
             traced = trace_kernel(fn, signature, name=name)
             program = optimize(traced.program, fuse=fuse)
+            if info.ufunc is not None:
+                check_program(name, info.ufunc, program, traced.result_kind)
         except AotcError as err:  # each phase reports its own bugs as InternalError
             raise err.with_context(loc=info.loc, kernel=name) from None
         if param_names is not None and not _one_is_prefix(traced.param_names, param_names):
@@ -203,7 +206,7 @@ def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[st
                                           traced.result_tree))
     names = tuple(param_names or ())
     return wrapper.Function(name, names, fn.__doc__, tuple(overloads),
-                            _trailing_defaults(names, defaults))
+                            _trailing_defaults(names, defaults), info.ufunc)
 
 
 def _one_is_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> bool:

@@ -29,6 +29,8 @@ from .ir import Atom, Program, returned_arguments, runs_loops, runtime_errors
 from .objects import Target
 from .shapes import bound_symbols
 from .types import SHORT_NAMES, ArrayType, Signature
+from .ufunc_loops import loop_code, signature_literal
+from .ufunc_signature import CoreSignature
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ class Function:
     overloads: tuple[Overload, ...]
     #: Default values of trailing parameters, by name (``def project(v, z=1.0)``).
     defaults: tuple[tuple[str, object], ...] = ()
+    #: Exported as an ``np.ufunc`` with these core dims (each overload one loop).
+    ufunc: CoreSignature | None = None
 
 
 @dataclass(frozen=True)
@@ -365,10 +369,41 @@ def _dispatch_lines(fn: Function, k: int, ov: Overload) -> str:
             f"        _result = _call_{fn.name}_{k}({args})\n{back}        return _result\n")
 
 
+def _render_ufunc(fn: Function, core: CoreSignature) -> str:
+    """An ``np.ufunc`` with one inner loop per overload (:mod:`aotc.ufunc_loops`)."""
+    parts, fill = [], []
+    nargs = len(core.inputs) + len(core.outputs)
+    for k, ov in enumerate(fn.overloads):
+        outs = [o.type.dtype for o in ov.program.outputs]
+        code = loop_code(fn.name, core, outs)
+        parts.append(_fill(
+            "ufunc_loop.pyx.in", fn=fn.name, k=k, prefix=ov.prefix,
+            signature=signature_text(fn, ov),
+            checks=_errors_literal(fn, [(c.error, c.message) for c in ov.program.checks]),
+            errors=_errors_literal(fn, runtime_errors(ov.program)),
+            nargs=max(1, len(ov.signature.params)), nouts=max(1, len(outs)),
+            ndims=max(1, sum(o.type.ndim for o in ov.program.outputs)),
+            declare=code.declare, setup=code.setup, element=code.element,
+            dimcheck=code.dimcheck, copyout=code.copyout, cleanup=code.cleanup))
+        fill.append(f"_LOOPS_{fn.name}[{k}] = <cnp.PyUFuncGenericFunction>_loop_{fn.name}_{k}")
+        fill.append(f"_DATA_{fn.name}[{k}] = NULL")
+        types = [p.dtype for p in ov.signature.params] + outs
+        fill += [f"_TYPES_{fn.name}[{k * nargs + a}] = cnp.{_dtype(t, fn.name).npy}"
+                 for a, t in enumerate(types)]
+    parts.append(_fill(
+        "ufunc.pyx.in", name=fn.name, count=len(fn.overloads), ntypes=nargs * len(fn.overloads),
+        fill="\n".join(fill), nin=len(core.inputs), nout=len(core.outputs),
+        name_bytes=repr(fn.name.encode()), doc_bytes=repr((fn.doc or "").encode()),
+        signature=signature_literal(core)))
+    return "".join(parts)
+
+
 def _render_function(fn: Function) -> str:
     """The ``def``: trailing parameters some overloads do not take default to their
     literal default, else to ``_MISSING``; an overload is tried only when exactly its own
-    parameters are given."""
+    parameters are given. A ufunc export is the ufunc object instead."""
+    if fn.ufunc is not None:
+        return _render_ufunc(fn, fn.ufunc)
     args = ", ".join(fn.param_names)
     defaults = dict(fn.defaults)
     fewest = min(len(ov.signature.params) for ov in fn.overloads)
@@ -430,6 +465,13 @@ def _selection(functions: Sequence[Function], targets: Sequence[Target]) -> str:
     return "\n".join(lines)
 
 
+def _ufunc_runtime(functions: Sequence[Function]) -> str:
+    """The helpers ufunc loops share, in modules that export a ufunc."""
+    if all(fn.ufunc is None for fn in functions):
+        return ""
+    return _fill("ufunc_runtime.pyx.in", scratch_align=abi.SCRATCH_ALIGN)
+
+
 def render_pyx(module: str, functions: Sequence[Function], *, source: str, header: str,
                targets: Sequence[Target], doc: str | None = None,
                source_digest: str = "") -> str:
@@ -454,7 +496,7 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
         cpu_table=cpu.c_table(features), cpu_features=repr(features),
         targets=repr(tuple((t.name, t.features) for t in targets)),
         scratch_align=abi.SCRATCH_ALIGN,
-        functions="".join(_render_function(fn) for fn in functions),
+        functions=_ufunc_runtime(functions) + "".join(_render_function(fn) for fn in functions),
         selection=_selection(functions, targets),
         all=repr([fn.name for fn in functions]),
     )
@@ -527,6 +569,9 @@ def render_pyi(module: str, functions: Sequence[Function], *, source: str,
     """A typed stub: one ``def`` per distinct Python-level signature, with docstrings."""
     parts = []
     for fn in functions:
+        if fn.ufunc is not None:
+            parts.append(f"\n\n{fn.name}: np.ufunc\n")
+            continue
         stubs: dict[tuple[str, str], None] = {}
         optional = dict(fn.defaults)
         # Narrow element types first: numpy's typing makes float32 arrays match an
