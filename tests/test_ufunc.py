@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from projects import build_project, imported
 
 import aotc
 from aotc.errors import SignatureError
-from projects import build_project, imported
 
 PACKAGE = "ufunc_pkg"
 KERNELS = '''
