@@ -20,4 +20,4 @@ def test_demo_checks_pass_uncompiled(monkeypatch) -> None:
     assert demo.main() == 0
     kernels = importlib.import_module("transforms_demo.kernels")
     assert [n for n, _ in exported_functions(kernels)] == [
-        "selu", "loss", "selu_batch", "loss_grad", "loss_vg", "per_example_grads"]
+        "selu", "loss", "selu_batch", "loss_grad", "loss_vg", "per_example_grads", "wdot"]

@@ -1,5 +1,5 @@
 """Check the transformed kernels: gradients against finite differences, batches against
-loops.
+loops, the gufunc against NumPy.
 
     python -m transforms_demo.demo
 """
@@ -33,6 +33,7 @@ def main() -> int:
         "per_example_grads": np.allclose(
             kernels.per_example_grads(w, X[:, None, :], y[:, None]),
             [kernels.loss_grad(w, X[i:i + 1], y[i:i + 1]) for i in range(len(y))]),
+        "wdot": np.allclose(kernels.wdot(X, w), X @ w),
     }
     print(f"transforms_demo.kernels loaded from {kernels.__file__}")
     for name, ok in checks.items():

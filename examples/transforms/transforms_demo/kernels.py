@@ -30,3 +30,11 @@ aotc.export(aotc.grad(loss), name="loss_grad")
 aotc.export(aotc.value_and_grad(loss), name="loss_vg")
 # Per-example gradients: grad of one example's loss, mapped over examples.
 aotc.export(aotc.vmap(aotc.grad(loss), in_axes=(None, 0, 0)), name="per_example_grads")
+
+
+# A NumPy generalized ufunc: NumPy broadcasts it over the leading dims (X's rows), and
+# dask.array.apply_gufunc maps it over chunks on a cluster.
+@aotc.export(gufunc="(d),(d)->()")
+def wdot(x: Vec, w: Vec) -> f64:
+    """Weighted sum of one row."""
+    return np.sum(x * w)
