@@ -4,9 +4,12 @@ For each compiled overload with symbol prefix ``P`` the object file defines::
 
     typedef struct { void *data; const int64_t *shape; const int64_t *strides; } aotc_array;
 
+    typedef int64_t (*aotc_body_fn)(void *ctx, int64_t begin, int64_t end);
     typedef struct aotc_runtime {
         int64_t (*poll)(struct aotc_runtime *);
         int64_t detail[4];
+        int64_t (*parallel_for)(struct aotc_runtime *, aotc_body_fn body, void *ctx,
+                                int64_t chunks);
     } aotc_runtime;
 
     int64_t P_shapes(void *const *argv, int64_t *out_dims, int64_t *info);
@@ -40,6 +43,18 @@ or a code from :data:`KERNEL_ERRORS`. Inputs never alias outputs or scratch.
 ``rt->poll(rt)`` about every millisecond of work; a nonzero answer makes ``P`` return
 :data:`INTERRUPTED` at once (the wrapper's hook checks for Ctrl-C and other signals).
 A caller may embed the struct at the start of a larger one of its own.
+
+A kernel compiled with ``parallel = true`` splits its large loop nests into ``chunks``
+numbered ``0..chunks-1`` (how many depends on the sizes only, never on threads) and,
+when ``rt`` and ``rt->parallel_for`` are set and the work is large, calls
+``rt->parallel_for(rt, body, ctx, chunks)``; otherwise it calls ``body(ctx, 0, chunks)``
+itself. The hook must run ``body(ctx, k, k + 1)`` (or any ``body(ctx, i, j)`` covering
+each chunk once) for every chunk, on any threads, in any order, and return 0, or the
+nonzero code of a failing chunk (it may skip the chunks not yet started after a failure),
+or :data:`INTERRUPTED` when its caller's ``rt->poll`` asked to stop (only the calling
+thread may poll). Chunks never write the same memory, and a reduction's partial results
+are combined in chunk order after the hook returns, so results do not depend on the
+threads. A body never calls the hook again (no nested parallelism) and never polls.
 """
 
 from __future__ import annotations

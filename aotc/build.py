@@ -234,7 +234,8 @@ def target_spec(cfg: config.Config, name: str | None = None) -> Any:
 
     name = cfg.targets[0] if name is None else name
     try:
-        return TargetSpec.parse(name, opt_level=cfg.opt_level, fast_math=cfg.fast_math)
+        return TargetSpec.parse(name, opt_level=cfg.opt_level, fast_math=cfg.fast_math,
+                                parallel=cfg.parallel)
     except ValueError as err:
         raise ConfigError(f"[tool.aotc] target = {name!r}: {err}",
                           hint="use a CPU name such as 'x86-64-v2', 'x86-64-v3', 'skylake', "
@@ -296,8 +297,11 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
         return err.with_context(kernel=name, loc=dict(exports)[name].__aotc_export__.loc)
 
     with timer.phase("codegen"):
+        parallel = {prefix: info.parallel for prefix, name in kernels.items()
+                    if (info := dict(exports)[name].__aotc_export__).parallel is not None}
         parts, compiled = objects.compile_targets(entries, targets,
-                                                  out_dir / f"_aotc_{leaf}.cache", locate)
+                                                  out_dir / f"_aotc_{leaf}.cache", locate,
+                                                  parallel)
     _log(cfg, f"compiled {compiled} of {len(entries) * len(targets)} entry point(s) for "
               f"{', '.join(cfg.targets)} ({len(entries) * len(targets) - compiled} unchanged)")
     objfiles = [out_dir / f"_aotc_{leaf}{t.suffix}.o" for t in targets]

@@ -34,6 +34,8 @@ class ExportInfo:
     sources: tuple[str, ...] = ()
     #: Core dims of a generalized (or, all ``()``, elementwise) ufunc export.
     ufunc: CoreSignature | None = None
+    #: ``export(parallel=...)``: overrides ``[tool.aotc] parallel`` for this kernel.
+    parallel: bool | None = None
 
 
 def _decorator_loc(fn: Callable[..., Any]) -> Loc:
@@ -51,7 +53,8 @@ def _decorator_loc(fn: Callable[..., Any]) -> Loc:
     return Loc(file, first)
 
 
-def _mark(fn: F, strings: tuple[str, ...], ufunc: str | bool | None = None) -> F:
+def _mark(fn: F, strings: tuple[str, ...], ufunc: str | bool | None = None,
+          parallel: bool | None = None) -> F:
     loc = _decorator_loc(fn)
     try:
         if strings:
@@ -61,7 +64,7 @@ def _mark(fn: F, strings: tuple[str, ...], ufunc: str | bool | None = None) -> F
         core = _core(ufunc, signatures)
     except SignatureError as err:
         raise err.with_context(loc=loc, kernel=fn.__name__) from None
-    info = ExportInfo(signatures, loc, strings, core)
+    info = ExportInfo(signatures, loc, strings, core, parallel)
     fn.__aotc_export__ = info  # type: ignore[attr-defined]
     kernel = checked(fn, signatures)
     if core is None:
@@ -97,7 +100,7 @@ def _core(ufunc: str | bool | None, signatures: tuple[Signature, ...]) -> CoreSi
 
 
 def export(*args: Any, name: str | None = None, gufunc: str | None = None,
-           ufunc: bool = False) -> Any:
+           ufunc: bool = False, parallel: bool | None = None) -> Any:
     """Mark a kernel for ahead-of-time compilation.
 
     ``@export`` reads the signature from annotations; ``@export("f8[:](f8[:], f8)", …)``
@@ -107,7 +110,10 @@ def export(*args: Any, name: str | None = None, gufunc: str | None = None,
     ``gufunc="(n),(n)->()"`` makes the export a NumPy generalized ufunc (each overload
     one typed loop; NumPy broadcasts over the other dims), ``ufunc=True`` a scalar
     kernel an elementwise ufunc: ``np.ufunc`` objects once built (:mod:`aotc.gufunc`).
+    ``parallel=False`` (or ``True``) overrides ``[tool.aotc] parallel`` for this kernel.
     """
+    if parallel is not None and not isinstance(parallel, bool):
+        raise SignatureError(f"export(parallel=...) takes True or False, got {parallel!r}")
     if gufunc is not None and ufunc:
         raise SignatureError("export takes gufunc='(...)->(...)' or ufunc=True, not both")
     shape = gufunc if gufunc is not None else (True if ufunc else None)
@@ -122,8 +128,8 @@ def export(*args: Any, name: str | None = None, gufunc: str | None = None,
         raise SignatureError("export(name=...) names a transformed kernel (aotc.vmap, "
                              "aotc.grad…); a function is exported under its own name")
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], str):
-        return _mark(args[0], (), shape)
+        return _mark(args[0], (), shape, parallel)
     for a in args:
         if not isinstance(a, str):
             raise SignatureError(f"@aotc.export takes signature strings, got {a!r}")
-    return lambda fn: _mark(fn, tuple(args), shape)
+    return lambda fn: _mark(fn, tuple(args), shape, parallel)

@@ -11,6 +11,7 @@ one relocatable object (``cc -r``), the one file a C caller links.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import hashlib
 import multiprocessing
 import os
@@ -18,7 +19,7 @@ import re
 import shlex
 import subprocess
 import sysconfig
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,9 +118,11 @@ def _run(jobs: list[Job], locate: Locate) -> None:
 
 
 def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target],
-                    cache: Path, locate: Locate) -> tuple[dict[str, list[Path]], int]:
+                    cache: Path, locate: Locate, parallel: Mapping[str, bool] | None = None
+                    ) -> tuple[dict[str, list[Path]], int]:
     """Each target's per-entry objects (compiled or reused from ``cache``), and how many
-    were compiled. Lowering errors surface here, per entry, before anything is compiled."""
+    were compiled. Lowering errors surface here, per entry, before anything is compiled.
+    ``parallel`` overrides the targets' ``parallel`` per entry (``export(parallel=)``)."""
     from .codegen import build_llvm_module
 
     cache.mkdir(parents=True, exist_ok=True)
@@ -127,12 +130,15 @@ def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target
     for target in targets:
         for prefix, program in entries:
             symbol = target.symbol(prefix)
+            spec = target.spec
+            if parallel and prefix in parallel:
+                spec = dataclasses.replace(spec, parallel=parallel[prefix])
             try:
-                text = str(build_llvm_module([(symbol, program)], target.spec))
+                text = str(build_llvm_module([(symbol, program)], spec))
             except AotcError as err:
                 raise locate(prefix, err) from None
             jobs.setdefault(target.name, []).append(
-                Job(prefix, text, target.spec, cache / f"{symbol}.o", _key(text, target.spec)))
+                Job(prefix, text, spec, cache / f"{symbol}.o", _key(text, spec)))
     todo = [job for group in jobs.values() for job in group if not _cached(job)]
     _run(todo, locate)
     keep = {job.obj.name for group in jobs.values() for job in group}

@@ -30,7 +30,8 @@ class Lowering:
     def __init__(self, b: KernelBuilder, dims: DimEvaluator, layout: Layout,
                  outv: ir.Value, scratch: ir.Value, runtime: ir.Value,
                  rules: Mapping[Primitive, Any],
-                 errors: Mapping[tuple[str, str], int] | None = None) -> None:
+                 errors: Mapping[tuple[str, str], int] | None = None,
+                 parallel_rules: Mapping[Primitive, Any] | None = None) -> None:
         self.b = b
         self.dims = dims
         self.layout = layout
@@ -44,6 +45,11 @@ class Lowering:
         self.env: dict[Var, Value] = {}
         #: How many nested regions (loop bodies, branches) lowering is inside.
         self.depth = 0
+        #: Rules that split a large equation over the runtime's threads; each returns
+        #: None to leave the equation to its ordinary rule (:mod:`.parallel`).
+        self.parallel_rules = parallel_rules or {}
+        #: Whether equations may run in parallel here (not inside an outlined chunk).
+        self.parallel = bool(self.parallel_rules)
 
     def run(self, program: Program, inputs: Sequence[Value]) -> list[Value]:
         """Lower ``program``'s equations here, with its inputs bound to ``inputs``.
@@ -59,7 +65,11 @@ class Lowering:
                     f"no code generation rule for primitive '{eqn.prim.name}'", loc=eqn.loc)
             self._check_sizes(eqn)
             try:
-                results = rule(self, eqn, [self.read(a) for a in eqn.inputs])
+                args = [self.read(a) for a in eqn.inputs]
+                split = self.parallel_rules.get(eqn.prim) if self.parallel else None
+                results = split(self, eqn, args) if split is not None else None
+                if results is None:
+                    results = rule(self, eqn, args)
             except AotcError as error:
                 error.with_context(loc=eqn.loc)
                 raise

@@ -14,6 +14,7 @@ import builtins
 import ctypes
 import itertools
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -38,12 +39,31 @@ _ENTRY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctyp
 _KERNEL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                            ctypes.c_void_p, ctypes.c_void_p)
 _POLL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
+_BODY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+_PARALLEL_FOR = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
+                                 ctypes.c_void_p, ctypes.c_int64)
 
 
 class Runtime(ctypes.Structure):
-    """``typedef struct aotc_runtime { int64_t (*poll)(...); int64_t detail[4]; }``"""
+    """``typedef struct aotc_runtime { poll; int64_t detail[4]; parallel_for; }``"""
 
-    _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * DETAILS)]
+    _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * DETAILS),
+                ("parallel_for", _PARALLEL_FOR)]
+
+
+def _parallel_for(threads: int) -> Any:
+    """A ``parallel_for`` hook running chunks on ``threads`` Python threads (ctypes
+    releases the GIL while a chunk runs, so they do run at once); chunks run in reverse
+    order on one thread, which tests that no chunk depends on another."""
+    def hook(_rt: int, body_addr: int, frame: int, chunks: int) -> int:
+        body = _BODY(body_addr)
+        if threads <= 1:
+            codes = [body(frame, k, k + 1) for k in reversed(range(chunks))][::-1]
+        else:
+            with ThreadPoolExecutor(threads) as pool:
+                codes = list(pool.map(lambda k: body(frame, k, k + 1), range(chunks)))
+        return next((code for code in codes if code), 0)
+    return _PARALLEL_FOR(hook)
 _library_ids = itertools.count()
 _sessions: dict[TargetSpec, tuple[Any, Any]] = {}
 
@@ -95,6 +115,9 @@ class JitKernel:
     #: Called by long-running loops through the runtime's poll hook: a true answer stops
     #: the kernel (``KeyboardInterrupt``).
     poll: Callable[[], bool] | None = None
+    #: Threads of the runtime's ``parallel_for`` hook (0: no hook, kernels built with
+    #: ``parallel`` run every chunk on the calling thread).
+    threads: int = 2
 
     def __init__(self, program: Program, target: TargetSpec | None = None) -> None:
         other = JitLibrary([program], target).kernels[0]
@@ -144,6 +167,8 @@ class JitKernel:
         scratch, scratch_addr = _scratch(info[0])
         hook = self.poll
         runtime = Runtime(_POLL(lambda _: 1 if hook is not None and hook() else 0))
+        if self.threads:
+            runtime.parallel_for = _parallel_for(self.threads)
         code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv),
                             ctypes.addressof(out_dims), scratch_addr, ctypes.addressof(runtime))
         del scratch, keep

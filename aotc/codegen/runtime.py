@@ -33,8 +33,10 @@ from .dtypes import I64, PTR, i64
 POLL_WORK = 1 << 20
 
 POLL_TYPE = ir.FunctionType(I64, [PTR])
-#: ``aotc_runtime {poll; int64_t detail[DETAILS]}``, see :mod:`aotc.abi`.
-RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS)])
+#: ``aotc_runtime {poll; int64_t detail[DETAILS]; parallel_for}``, see :mod:`aotc.abi`.
+RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR])
+#: The field of ``parallel_for`` in :data:`RUNTIME_STRUCT`.
+PARALLEL_FOR_FIELD = 2
 
 
 def body_work(*bodies: Program) -> DimExpr:

@@ -48,6 +48,9 @@ class TargetSpec:
     features: str = ""
     opt_level: int = 3
     fast_math: bool = False
+    #: Split large loop nests, matrix products and reductions over the runtime's
+    #: threads (``[tool.aotc] parallel``; see :mod:`.parallel`).
+    parallel: bool = False
 
     def __post_init__(self) -> None:
         if not _CPU_NAME.match(self.cpu):
@@ -56,7 +59,8 @@ class TargetSpec:
             raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
 
     @classmethod
-    def parse(cls, name: str, *, opt_level: int = 3, fast_math: bool = False) -> TargetSpec:
+    def parse(cls, name: str, *, opt_level: int = 3, fast_math: bool = False,
+              parallel: bool = False) -> TargetSpec:
         """``"native"`` (this host's CPU and features) or a CPU name like ``"x86-64-v3"``.
 
         Raises ``ValueError`` for a name LLVM does not know as a 64-bit CPU.
@@ -64,14 +68,14 @@ class TargetSpec:
         if name == "native":
             initialize_llvm()
             return cls(llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(),
-                       opt_level, fast_math)
+                       opt_level, fast_math, parallel)
         if not cpu.known_cpu(name):
             raise ValueError(
                 f"aotc does not know which instruction sets CPU {name!r} has, so a module "
                 "built for it could not check the CPU it runs on; use 'x86-64-v2', "
                 "'x86-64-v3', 'x86-64-v4', 'native', or one of "
                 + ", ".join(sorted(cpu.CPUS)))
-        spec = cls(name, "", opt_level, fast_math)
+        spec = cls(name, "", opt_level, fast_math, parallel)
         check_target(spec)
         return spec
 
