@@ -13,6 +13,7 @@ None of these are aotc dependencies; missing ones are reported as "-".
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import types
 from collections.abc import Callable, Iterator
@@ -57,6 +58,7 @@ def numexpr_version() -> str:
 
 def _rebind(fn: Callable[..., Any], **names: Any) -> Callable[..., Any]:
     """``fn`` with some of its globals replaced (``np`` -> ``jax.numpy``)."""
+    fn = inspect.unwrap(fn)  # @aotc.export's wrapper checks calls against the signatures
     scope = dict(fn.__globals__)
     scope.update(names)
     for helper in ("cnd",):

@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..ir import Atom, Eqn, Program, Var
 from ..ops.core import ELEMENTWISE
 from ..ops.fusion import fusion_p
+from ..ops.linalg import dot_general_p
 from .carries import LOOP_FORMS
 from .fusion_plan import plan_fusion, reads_only_at_own_index
 from .planner import Planner, Scope
@@ -60,6 +61,8 @@ def _reads_aligned(eqn: Eqn, var: Var) -> bool:
     if eqn.prim is not fusion_p:
         return False
     body = eqn.params["body"]
+    if body.eqns and body.eqns[0].prim is dot_general_p:
+        return False  # a product reads whole rows and columns
     plan = plan_fusion(body, eqn.params["shape"], eqn.params["axes"])
     # Through elementwise ops alone is not enough: a view after them (x += (x*2)[::-1])
     # reads other elements, so the plan's index for every read must be the loop index.

@@ -37,15 +37,12 @@ import numpy as np
 from llvmlite import ir
 
 from ..ir import Eqn, Lit, Var
-from ..ops.core import Primitive
-from ..ops.fusion import fusion_p
 from ..types import real_dtype
 from .context import Lowering
 from .dtypes import I8, constant, i64, mem_type
 from .fusion_plan import ZERO, Affine, FusionPlan, Index, Node, plan_fusion
 from .fusion_reduce import REST, FusedReduction
 from .loops import for_range
-from .nests import EqnRule
 from .pairwise import BLOCK, lanes_for
 from .scalar import rule_params, scalar_rule
 from .values import Scalar, Value, View, load_memory, store_memory
@@ -54,6 +51,8 @@ _NUW = ("nuw", "nsw")
 #: Inside the innermost loop: its axis, the index there, and whether this copy of the
 #: loop is the unit-stride one.
 Inner = tuple[int, ir.Value, bool]
+#: Where the loops start, per iteration axis (a tile of a larger space; default 0).
+Origin = Mapping[int, ir.Value]
 
 
 @dataclass(frozen=True)
@@ -74,8 +73,9 @@ def _times(b: ir.IRBuilder, x: ir.Value, k: int) -> ir.Value:
     return x if k == 1 else b.mul(x, i64(k))
 
 
-def _access(ctx: Lowering, view: View, index: Index) -> _Access:
-    """Precompute (outside every loop) how ``view[index]`` is addressed."""
+def _access(ctx: Lowering, view: View, index: Index, origin: Origin) -> _Access:
+    """Precompute (outside every loop) how ``view[index]`` is addressed, for loops that
+    start at ``origin`` (an index per axis; absent: 0)."""
     b = ctx.b
     offset: ir.Value | None = None
     steps: dict[int, ir.Value] = {}
@@ -85,16 +85,20 @@ def _access(ctx: Lowering, view: View, index: Index) -> _Access:
             offset = term if offset is None else b.add(offset, term)
         if comp.axis is not None:
             steps[comp.axis] = _times(b, stride, comp.step)
+            if comp.axis in origin:
+                term = b.mul(origin[comp.axis], steps[comp.axis])
+                offset = term if offset is None else b.add(offset, term)
     base = view.data if offset is None else b.gep(view.data, [offset], source_etype=I8,
                                                   inbounds=True)
     return _Access(base, steps, view.dtype, view.align)
 
 
-class _Nest:
+class Nest:
     """Emits one fusion equation's loop nest; ``run`` returns the outputs' values."""
 
     def __init__(self, ctx: Lowering, plan: FusionPlan, inputs: Mapping[Var, Value],
-                 outs: Sequence[Var], shape: Sequence[ir.Value]) -> None:
+                 outs: Sequence[Var], shape: Sequence[ir.Value], origin: Origin | None = None
+                 ) -> None:
         self.ctx, self.b, self.plan = ctx, ctx.b, plan
         self.inputs = inputs
         self.shape = shape
@@ -105,13 +109,14 @@ class _Nest:
         self.phase = 0
         #: The nodes the current phase computes in the reduced loops (None: all).
         self.current: set[int] | None = None
-        self.loads = {n: _access(ctx, v, n.index) for n in plan.nodes
+        origin = origin or {}
+        self.loads = {n: _access(ctx, v, n.index, origin) for n in plan.nodes
                       if isinstance(n.source, Var) and isinstance(v := inputs[n.source], View)
                       and v.ndim}
         kept = tuple(Affine(a) for a in plan.kept)
         full = tuple(Affine(a) for a in range(len(shape)))
         self.homes = [ctx.home(v) if v.type.ndim else None for v in outs]
-        self.stores = [_access(ctx, home, full if out.reduction is None else kept)
+        self.stores = [_access(ctx, home, full if out.reduction is None else kept, origin)
                        if home is not None else None
                        for out, home in zip(plan.outputs, self.homes, strict=True)]
         reduced = [(o.reduction, o.dtype) for o in plan.outputs if o.reduction]
@@ -386,7 +391,5 @@ def lower_fusion(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     body, shape, axes = eqn.params["body"], eqn.params["shape"], eqn.params["axes"]
     plan = plan_fusion(body, tuple(shape), tuple(axes))
     dims = tuple(ctx.dims(d) for d in shape)
-    return _Nest(ctx, plan, dict(zip(body.inputs, args, strict=True)), eqn.outs, dims).run()
+    return Nest(ctx, plan, dict(zip(body.inputs, args, strict=True)), eqn.outs, dims).run()
 
-
-RULES: dict[Primitive, EqnRule] = {fusion_p: lower_fusion}

@@ -39,7 +39,7 @@ bound.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -176,7 +176,7 @@ def _at(b: ir.IRBuilder, base: ir.Value, *terms: tuple[ir.Value, ir.Value]) -> i
     return b.gep(base, [offset], source_etype=I8)
 
 
-def _zero(b: KernelBuilder, p: dict[str, ir.Argument], dtype: np.dtype) -> None:
+def _zero(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> None:
     """``C = 0``: the product over an empty contracted axis."""
     zero = ir.Constant(ir.DoubleType() if dtype.itemsize == 8 else ir.FloatType(), 0.0)
     with for_range(b, p["m"], "zi") as i:
@@ -184,8 +184,13 @@ def _zero(b: KernelBuilder, p: dict[str, ir.Argument], dtype: np.dtype) -> None:
             b.store(zero, _at(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
 
 
-def _five_loops(b: KernelBuilder, p: dict[str, ir.Argument], dtype: np.dtype, blk: Blocking,
-                kernel: ir.Function, pack_a: ir.Function, pack_b: ir.Function) -> None:
+#: Called on each tile of ``C`` once it is final: (first row, first column, rows, columns).
+TileHook = Callable[[ir.Value, ir.Value, ir.Value, ir.Value], None]
+
+
+def _five_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, blk: Blocking,
+                kernel: ir.Function, pack_a: ir.Function, pack_b: ir.Function,
+                tile: TileHook | None = None) -> None:
     size = dtype.itemsize
     with _blocks(b, p["n"], blk.nc, "jc") as (_, jc, nc):
         with _blocks(b, p["k"], blk.kc, "pc") as (pci, pc, kc):
@@ -203,7 +208,27 @@ def _five_loops(b: KernelBuilder, p: dict[str, ir.Argument], dtype: np.dtype, bl
                                    source_etype=I8)
                         c = _at(b, c_block, (ir_, p["c_rs"]), (jr, p["c_cs"]))
                         b.call(kernel, [kc, pa, pb, c, p["c_rs"], p["c_cs"], rows, cols, pci])
+                        if tile is not None:  # after the last slice of the contracted axis
+                            with b.if_then(b.icmp_signed("==", b.add(pc, kc), p["k"])):
+                                tile(b.add(ic, ir_), b.add(jc, jr), rows, cols)
                 poll(b, p["rt"])
+
+
+def tiled_gemm(b: KernelBuilder, dtype: np.dtype, args: list[ir.Value], tile: TileHook
+               ) -> None:
+    """The GEMM (``args`` as :func:`gemm_function`'s, ``k > 0``) inline, calling ``tile``
+    on each tile of ``C`` as soon as it is final, while it is in the first-level cache:
+    an epilogue (``relu(x @ W + b)``) then reads and writes the result once."""
+    p = dict(zip((name for name, _ in GEMM_PARAMS), args, strict=True))
+    lanes = b.vector_bytes // dtype.itemsize
+    with b.if_else(b.icmp_signed("<=", p["n"], i64(lanes)), likely=False) as (slim, wide):
+        for narrow, branch in ((True, slim), (False, wide)):
+            with branch:
+                blk = blocking(dtype, b.vector_bytes, narrow)
+                kernel = micro_kernel(b.module, dtype, blk.mr, blk.nr, b.vector_bytes, b.fma)
+                pack_a = pack_a_function(b.module, dtype, blk.mr, b.vector_bytes)
+                pack_b = pack_b_function(b.module, dtype, blk.nr, b.vector_bytes)
+                _five_loops(b, p, dtype, blk, kernel, pack_a, pack_b, tile)
 
 
 def call_gemm(b: KernelBuilder, dtype: np.dtype, args: list[ir.Value]) -> None:

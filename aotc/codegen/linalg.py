@@ -135,7 +135,7 @@ def _row_by_row(ctx: Lowering, eqn: Eqn, lhs: Value, rhs: View, dest: View, lfre
 
 def _gemm(ctx: Lowering, eqn: Eqn, lhs: View, rhs: View, dest: View, lfree: list[int],
           n_axis: int) -> None:
-    """A float matrix product into ``dest`` (:func:`_product`), over as few, as tall
+    """A float matrix product into ``dest`` (:func:`matrix_product`), over as few, as tall
     products as the strides allow: the lhs free axes are one axis of rows when they are
     laid out as one (a C-contiguous ``x`` of ``x @ W``, 3-D), and so are the batch axes
     too when ``B`` is the same for every batch element (broadcast: NumPy's ``x @ W``
@@ -165,7 +165,7 @@ def _gemm(ctx: Lowering, eqn: Eqn, lhs: View, rhs: View, dest: View, lfree: list
         m: ir.Value = i64(1)
         for l_axis, _ in rows:
             m = b.mul(m, lhs.dims[l_axis])
-        _product(ctx, dest.dtype, work, m, rhs.dims[n_axis], lhs.dims[lc[0]],
+        matrix_product(ctx, dest.dtype, work, m, rhs.dims[n_axis], lhs.dims[lc[0]],
                  (element_ptr(b, lhs, l_idx), lhs.strides[m_axis], lhs.strides[lc[0]]),
                  (element_ptr(b, rhs, r_idx), rhs.strides[rc[0]], rhs.strides[n_axis]),
                  (element_ptr(b, dest, d_idx), dest.strides[c_axis], dest.strides[-1]))
@@ -199,8 +199,8 @@ def _mergeable(b: ir.IRBuilder, lhs: View, dest: View, axes: list[tuple[int, int
 Operand = tuple[ir.Value, ir.Value, ir.Value]  # data, row stride, column stride (bytes)
 
 
-def _product(ctx: Lowering, dtype: np.dtype, work: list[ir.Value], m: ir.Value, n: ir.Value,
-             k: ir.Value, lhs: Operand, rhs: Operand, out: Operand) -> None:
+def matrix_product(ctx: Lowering, dtype: np.dtype, work: list[ir.Value], m: ir.Value,
+                   n: ir.Value, k: ir.Value, lhs: Operand, rhs: Operand, out: Operand) -> None:
     """``out[m, n] = lhs[m, k] @ rhs[k, n]``: by :mod:`.gemm`, or, chosen at run time, a
     matrix-vector product (:func:`~.gemm_dot.gemv_function`) for one column (``A @ x``
     reaches codegen as ``A @ x[:, None]``), and for a few rows (``m <= 4``)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..ir import AType, Eqn
 from ..ops.core import Primitive
+from ..ops.fusion import fusion_p
 from ..ops.linalg import dot_general_p
 from ..ops.sorting import argsort_p, sort_p
 from ..shapes import DimExpr
@@ -50,8 +51,15 @@ def _argsort(eqn: Eqn) -> list[AType]:
             AType(I64, (DimExpr.const(histogram_size(x.dtype, indices=True)),))]
 
 
+def _fused(eqn: Eqn) -> list[AType]:
+    """A fusion headed by a matrix product (an epilogue) packs as the product does."""
+    body = eqn.params["body"]
+    return gemm.workspace(body.eqns[0]) if body.eqns and body.eqns[0].prim is dot_general_p \
+        else []
+
+
 WORKSPACE: dict[Primitive, WorkspaceRule] = {sort_p: _sort, argsort_p: _argsort,
-                                             dot_general_p: gemm.workspace}
+                                             dot_general_p: gemm.workspace, fusion_p: _fused}
 
 
 def workspace(eqn: Eqn) -> list[AType]:

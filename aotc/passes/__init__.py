@@ -15,6 +15,7 @@ from ..ir import Program, verify
 from .constant_fold import constant_fold
 from .cse import cse
 from .dce import dce
+from .epilogue import dot_epilogue
 from .fusion import fusion
 
 Pass = Callable[[Program], Program]
@@ -24,10 +25,11 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("cse", cse),
     ("dce", dce),
     ("fusion", fusion),
+    ("dot_epilogue", dot_epilogue),
     ("dce_after_fusion", dce),
 ]
 #: Passes that only reorganize loops; without them every equation is its own loop.
-FUSION_PASSES = {"fusion", "dce_after_fusion"}
+FUSION_PASSES = {"fusion", "dot_epilogue", "dce_after_fusion"}
 
 
 def optimize(program: Program, *, verify_each: bool = False, fuse: bool = True,
@@ -49,4 +51,4 @@ def optimize(program: Program, *, verify_each: bool = False, fuse: bool = True,
     return program
 
 
-__all__ = ["PIPELINE", "constant_fold", "cse", "dce", "fusion", "optimize"]
+__all__ = ["PIPELINE", "constant_fold", "cse", "dce", "dot_epilogue", "fusion", "optimize"]
