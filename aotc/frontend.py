@@ -21,8 +21,10 @@ from . import numpy_api  # noqa: F401  (registers NumPy's API into the tracer's 
 from .autograph import convert, optional
 from .autograph.optional import Optional
 from .autograph.runtime import KernelRaises
+from .bind import bind1
 from .errors import AotcError, Loc, TraceError, internal_errors, tracing_failure
 from .ir import Atom, AType, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
+from .ops.elementwise import convert_p
 from .ops.shape import broadcast_in_dim_p
 from .shapes import DimExpr, upper_bound
 from .trace import TraceContext, Tracer, as_atom, current, tracing
@@ -147,6 +149,31 @@ def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKin
     return atoms, kind  # type: ignore[return-value]
 
 
+def _copies_made(result: Any, params: dict[str, Tracer]) -> Any:
+    """``result`` with each copy of an argument made a new array.
+
+    ``x.copy()``, ``np.array(x)`` or ``x.astype(x.dtype)`` trace to the argument's own
+    value (SSA values are never written), and an output that is an argument's value is
+    returned as that argument object (``return x``). Only the parameter's own tracer is
+    ``x`` itself; any other tracer holding its value is a copy, and gets one, or the
+    caller would get an alias of its argument where Python gives a new array."""
+    own = {id(t) for t in params.values()}
+    values = {t.atom for t in params.values() if t.ndim}
+
+    def fresh(item: Any) -> Any:
+        if isinstance(item, Tracer) and id(item) not in own and item.atom in values:
+            return bind1(convert_p, item.atom, dtype=item.dtype)
+        if isinstance(item, tuple):
+            return tuple(fresh(i) for i in item)
+        if isinstance(item, list):
+            return [fresh(i) for i in item]
+        if isinstance(item, dict):
+            return {k: fresh(v) for k, v in item.items()}
+        return item
+
+    return fresh(result)
+
+
 def _check_results(atoms: list[Atom], sig: Signature, ctx: TraceContext, loc: Loc | None) -> None:
     if sig.results is None:
         return
@@ -215,6 +242,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
             except KernelRaises as always:
                 return _always_raising(name, inputs, sources, names, defaults, signature,
                                        always)
+            result = _copies_made(result, tracers)
             try:
                 atoms, kind = _output_atoms(result, ctx)
                 tree = _tree(result, []) if kind == "tree" else ""

@@ -17,8 +17,8 @@ from ..ops.index import take_p
 from ..ops.reduce import CUMULATIVE
 from ..ops.shape import concatenate_p
 from ..shapes import DimExpr
-from ..trace import Tracer, as_tracer, current
-from .creation import LAYOUT, full_from_dims, iota
+from ..trace import Tracer, as_tracer, bind_dim, current
+from .creation import LAYOUT, full_from_dims
 from .functions_base import check_cast, reject_unsupported
 from .reductions import sum_dtype
 from .shaping import as_count, as_dim, expand_dims, normalize_axes, ravel, transpose
@@ -189,13 +189,23 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Tracer:
         raise current().error(f"np.roll: {len(shifts)} shifts for {len(axes)} axes")
     for s, ax in zip(shifts, axes, strict=True):
         ax = _axis(ax, x.ndim)
+        # The last s mod n elements, then the rest: two contiguous runs, not a gather
+        # through a remainder per element. (np.remainder is Python's modulo: never
+        # negative; n = 0 leaves nothing to roll.) The split k is a size in [0, n], so
+        # the two runs are (n - k) + k = n long.
         n = x.aval.shape[ax]
-        positions = iota(np.dtype(np.int64), (n,), 0)
         length = lax.dim_value(n)
-        # source index (i - s) mod n; np.remainder is Python's modulo, never negative.
-        source = apply_ufunc(np.remainder, apply_ufunc(np.subtract, positions, s), length)
-        x = lax.bind1(take_p, x.atom, source.atom, axis=ax)
+        rest = apply_ufunc(np.remainder, s, apply_ufunc(np.maximum, length, 1))
+        k = bind_dim(apply_ufunc(np.subtract, length, rest), n)
+        x = concatenate([_run(x, ax, k, n - k), _run(x, ax, DimExpr.const(0), k)], axis=ax)
     return x
+
+
+def _run(x: Tracer, axis: int, start: DimExpr, size: DimExpr) -> Tracer:
+    """``size`` elements of ``x`` from ``start`` along ``axis`` (sizes kept symbolic)."""
+    return lax.slice_(x, tuple(start if a == axis else DimExpr.const(0) for a in range(x.ndim)),
+                      (1,) * x.ndim, tuple(size if a == axis else d
+                                           for a, d in enumerate(x.aval.shape)))
 
 
 def flip(m: Any, axis: Any = None) -> Tracer:

@@ -1,0 +1,85 @@
+"""A copy of an argument is a new array, never the argument itself; np.roll by a shift
+known only at run time matches NumPy for every shift and size (compiled in-process)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aotc
+from aotc import f64, i64, staging
+from aotc.ir import returned_arguments
+
+
+@aotc.export
+def copied(x: f64[:]) -> f64[:]:
+    return x.copy()
+
+
+@aotc.export
+def as_array(x: f64[:]) -> f64[:]:
+    return np.array(x)
+
+
+@aotc.export
+def same_dtype(x: f64[:]) -> f64[:]:
+    return x.astype(np.float64)
+
+
+@aotc.export
+def itself(x: f64[:]) -> f64[:]:
+    x += 1
+    return x
+
+
+@aotc.export
+def both(x: f64[:]) -> tuple[f64[:], f64[:]]:
+    return x, np.copy(x)
+
+
+@aotc.export
+def roll_1d(x: f64[:], s: i64) -> f64[:]:
+    return np.roll(x, s)
+
+
+@aotc.export
+def roll_axes(x: f64[:, :], s: i64) -> tuple[f64[:, :], f64[:, :], f64[:, :]]:
+    return np.roll(x, s, axis=1), np.roll(x, s), np.roll(x, (s, 1 - s), axis=(0, 1))
+
+
+@pytest.mark.parametrize("kernel", [copied, as_array, same_dtype])
+def test_a_copy_is_a_new_array(kernel) -> None:
+    x = np.arange(5.0)
+    assert returned_arguments(staging.trace(kernel).optimize().program) == {}
+    got = aotc.jit(kernel)(x)
+    assert got is not x and not np.shares_memory(got, x)
+    got[0] = 99.0
+    assert x[0] == 0.0  # the caller's array is untouched, as with the Python function
+
+
+def test_the_argument_itself_is_returned_as_itself() -> None:
+    x = np.arange(3.0)
+    assert aotc.jit(itself)(x) is x and x.tolist() == [1.0, 2.0, 3.0]
+    same, copy = aotc.jit(both)(x)
+    assert same is x and copy is not x and copy.tolist() == x.tolist()
+
+
+SHIFTS = [-10**18, -8, -1, 0, 1, 3, 7, 22, 10**18 + 1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_roll_by_a_runtime_shift(n: int) -> None:
+    x = np.arange(n, dtype=np.float64) * 1.5
+    kernel = aotc.jit(roll_1d)
+    for s in SHIFTS:
+        np.testing.assert_array_equal(kernel(x, s), np.roll(x, s), err_msg=f"shift {s}")
+
+
+def test_roll_along_axes_by_a_runtime_shift() -> None:
+    x = np.arange(20.0).reshape(4, 5)
+    kernel = aotc.jit(roll_axes)
+    for s in SHIFTS:
+        got = kernel(x, s)
+        want = (np.roll(x, s, axis=1), np.roll(x, s), np.roll(x, (s, 1 - s), axis=(0, 1)))
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=f"shift {s}")
