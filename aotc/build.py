@@ -11,7 +11,6 @@ module, and :class:`AotcBuildExt` renders and compiles the kernels lazily when
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -310,10 +309,9 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
             objects.join_objects(parts[target.name], objfile)
     source = source_path(module_name, root).relative_to(root).as_posix()
     pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
-    digest = hashlib.sha256((root / source).read_bytes()).hexdigest()
     rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
                                      object_name=objfiles[0].name, doc=module.__doc__,
-                                     targets=targets, source_digest=digest)
+                                     targets=targets)
     _write(header, rendered.header.encode())
     _write(pyx, rendered.pyx.encode())
     _write(out_dir / f"{leaf}.pyi", rendered.pyi.encode())  # kept for inspection
@@ -439,6 +437,7 @@ class AotcBuildExt(build_ext):
         self.compiler.linker_so = [a for a in linker if not a.startswith("-Wl,-rpath")]
         try:
             with mod.timer.phase("cc"):
+                self._compile_wrapper(ext)
                 super().build_extension(ext)
         finally:
             self.compiler.linker_so = linker
@@ -450,6 +449,22 @@ class AotcBuildExt(build_ext):
         print(f"aotc: built {mod.name} ({len(mod.functions)} kernels, "
               f"{len(mod.objects)} targets) in {mod.timer.total():.1f} s{detail}",
               file=sys.stderr)
+
+    def _compile_wrapper(self, ext: Extension) -> None:
+        """Compile the wrapper's C only when it changed, and hand the object to the link
+        as an extra object: setuptools compiles every source whenever anything changed,
+        and a kernel whose body changed changes only its own object code."""
+        sources, ext.sources = list(ext.sources), []
+        (obj,) = self.compiler.object_filenames(sources, output_dir=self.build_temp)
+        inputs = [*sources, *[d for d in ext.depends if d.endswith(".h")]]
+        if self.force or not os.path.exists(obj) or \
+                any(os.path.getmtime(i) > os.path.getmtime(obj) for i in inputs):
+            self.compiler.compile(sources, output_dir=self.build_temp,
+                                  macros=[*ext.define_macros, *((u,) for u in ext.undef_macros)],
+                                  include_dirs=ext.include_dirs,
+                                  extra_postargs=ext.extra_compile_args)
+        ext.extra_objects = [obj, *ext.extra_objects]
+        ext.depends = [*ext.depends, obj]
 
     def get_source_files(self) -> list[str]:
         """For the sdist: the kernel sources, not the (not yet rendered) wrappers."""

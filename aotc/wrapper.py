@@ -473,8 +473,7 @@ def _ufunc_runtime(functions: Sequence[Function]) -> str:
 
 
 def render_pyx(module: str, functions: Sequence[Function], *, source: str, header: str,
-               targets: Sequence[Target], doc: str | None = None,
-               source_digest: str = "") -> str:
+               targets: Sequence[Target], doc: str | None = None) -> str:
     """The Cython source of the extension module ``module``, which carries object code
     for each of ``targets`` and runs the best one the CPU has (checked at import)."""
     _check(functions)
@@ -489,7 +488,7 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
                                    for c, (e, m) in sorted(abi.SHAPE_ERRORS.items())) + "}"
     return _fill(
         "module.pyx.in", source=source, docstring=repr(doc) if doc else "",
-        source_name=source.rpartition("/")[2], source_digest=source_digest,
+        source_name=source.rpartition("/")[2],
         header=header, externs=externs.rstrip("\n"), short_names=repr(short),
         kernel_errors=errors_text, shape_errors=shape_errors, interrupted=abi.INTERRUPTED,
         first_program_error=abi.FIRST_PROGRAM_ERROR,
@@ -596,13 +595,12 @@ def render_pyi(module: str, functions: Sequence[Function], *, source: str,
 
 
 def render_module(module: str, functions: Sequence[Function], *, source: str, header: str,
-                  object_name: str, targets: Sequence[Target], doc: str | None = None,
-                  source_digest: str = "") -> Rendered:
-    """Everything the build writes for one module: ``.pyx``, ``.h`` and ``.pyi`` text;
-    ``source_digest`` is the SHA-256 of the kernel source the module was compiled from."""
+                  object_name: str, targets: Sequence[Target], doc: str | None = None
+                  ) -> Rendered:
+    """Everything the build writes for one module: ``.pyx``, ``.h`` and ``.pyi`` text."""
     return Rendered(
         pyx=render_pyx(module, functions, source=source, header=header, doc=doc,
-                       targets=targets, source_digest=source_digest),
+                       targets=targets),
         header=render_header(module, functions, source=source, object_name=object_name,
                              targets=targets),
         pyi=render_pyi(module, functions, source=source, doc=doc),
