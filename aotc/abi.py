@@ -76,11 +76,14 @@ KERNEL_ERRORS: dict[int, tuple[str, str]] = {
     2: ("IndexError", "index {lhs} is out of bounds for an axis with size {rhs}"),
     5: ("KeyboardInterrupt", "the kernel was interrupted"),
     6: ("ValueError", "negative dimensions are not allowed"),
+    7: ("MemoryError", "out of memory for a thread's working buffers"),
 }
 #: ``P``'s code when the runtime's poll hook asked it to stop.
 INTERRUPTED = 5
 #: ``P``'s code when a value made inside a loop body or branch has a negative size.
 NEGATIVE_IN_KERNEL = 6
+#: ``P``'s code when a parallel chunk could not allocate its buffers.
+OUT_OF_MEMORY = 7
 #: ``P``'s codes from here on are the program's own errors, in the order of
 #: :func:`aotc.ir.runtime_errors` (its ``raise_if`` and in-body ``check`` equations). A
 #: failing check stores its two sides in ``rt->detail`` (when ``rt`` is not NULL), for

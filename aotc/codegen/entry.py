@@ -36,6 +36,8 @@ from .inplace import Move
 from .layout import Layout, OutputHome
 from .nests import EqnRule, copy_into
 from .overlap import choose, private_array
+from .parallel_gemm import RULES as PARALLEL_GEMM
+from .parallel_nest import RULES as PARALLEL_NESTS
 from .specialize import as_contiguous, contiguous
 from .target import TargetSpec
 from .values import Scalar, Value, View, contiguous_view, store_memory
@@ -58,6 +60,8 @@ def _eqn_rules() -> dict[Primitive, EqnRule]:
 
 
 EQN_RULES: dict[Primitive, EqnRule] = _eqn_rules()
+#: Rules that split large equations over threads (``parallel``; :mod:`.parallel`).
+PARALLEL_RULES = {**PARALLEL_NESTS, **PARALLEL_GEMM}
 
 
 def has_lowering(prim: Primitive) -> bool:
@@ -161,7 +165,8 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
     args = Args(b, argv, program)
     dims = DimEvaluator(b, args.symbols())
     errors = {e: abi.FIRST_PROGRAM_ERROR + k for k, e in enumerate(runtime_errors(program))}
-    ctx = Lowering(b, dims, layout, outv, scratch, runtime, EQN_RULES, errors)
+    split = PARALLEL_RULES if target is not None and target.parallel else None
+    ctx = Lowering(b, dims, layout, outv, scratch, runtime, EQN_RULES, errors, split)
     inputs: list[Scalar | View] = []
     private: dict[int, tuple[ir.Value, View]] = {}
     for index, var in enumerate(program.inputs):
@@ -176,7 +181,8 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
                for index, var in enumerate(program.inputs) if var.type.ndim}
 
     def body(values: list[Scalar | View], dests: dict[int, View]) -> None:
-        version = Lowering(b, dims.child(), layout, outv, scratch, runtime, EQN_RULES, errors)
+        version = Lowering(b, dims.child(), layout, outv, scratch, runtime, EQN_RULES, errors,
+                           split)
         _emit_body(version, program, values, dests, private)
         _report_runtime_sizes(version, program, out_dims)
 

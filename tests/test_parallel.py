@@ -1,0 +1,185 @@
+"""``parallel = true``: kernels split over the module's thread pool give NumPy's results,
+the same for every thread count, and survive fork.
+
+Each run happens in a fresh interpreter (the pool reads ``AOTC_NUM_THREADS`` once) that
+saves its results; the test compares them with NumPy and with a serial build's.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from projects import build_project
+
+KERNELS = '''
+import numpy as np
+import aotc
+from aotc import f32, f64, i64
+
+
+@aotc.export
+def triad(b: f64["n"], c: f64["n"], s: f64) -> f64["n"]:
+    return b + s * c
+
+
+@aotc.export
+def big_sum(x: f64["n"], y: f64["n"], z: f64["n"]) -> f64:
+    return np.sum(x + y * z)
+
+
+@aotc.export
+def plain_sum(b: f64["n"]) -> f64:
+    return np.sum(b)
+
+
+@aotc.export
+def softmax(x: f32["n", "m"]) -> f32["n", "m"]:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@aotc.export
+def matmul(a: f64["m", "k"], b: f64["k", "n"]) -> f64["m", "n"]:
+    return a @ b
+
+
+@aotc.export
+def steps(x: f64["n"], count: i64) -> f64["n"]:
+    for _ in range(count):
+        x = 0.5 * np.cos(x) + 0.25 * x
+    return x
+
+
+@aotc.export(parallel=False)
+def serial_triad(b: f64["n"], c: f64["n"], s: f64) -> f64["n"]:
+    return b + s * c
+'''
+
+#: Run in a child: every kernel on fixed inputs, results saved to argv[2].
+RUN = '''
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import par.kernels as k
+rng = np.random.default_rng(7)
+n = 3_000_001
+b, c, z = rng.random(n), rng.random(n), rng.random(n)
+x = rng.standard_normal((2048, 515)).astype(np.float32)
+a, m = rng.random((300, 200)), rng.random((200, 250))
+out = dict(triad=k.triad(b, c, 3.0), big_sum=k.big_sum(b, c, z), plain_sum=k.plain_sum(b),
+           softmax=k.softmax(x), matmul=k.matmul(a, m), steps=k.steps(b, 3),
+           serial_triad=k.serial_triad(b, c, 3.0), small=k.triad(b[:100], c[:100], 3.0))
+np.savez(sys.argv[2], **out)
+'''
+
+FORK = '''
+import os, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import par.kernels as k
+b = np.arange(2_000_000, dtype=np.float64)
+first = k.plain_sum(b)
+pid = os.fork()
+if pid == 0:
+    ok = k.plain_sum(b) == first and np.array_equal(k.triad(b, b, 2.0), 3 * b)
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0, status
+assert k.plain_sum(b) == first
+print("forked")
+'''
+
+
+def _inputs() -> dict[str, object]:
+    rng = np.random.default_rng(7)
+    n = 3_000_001
+    b, c, z = rng.random(n), rng.random(n), rng.random(n)
+    x = rng.standard_normal((2048, 515)).astype(np.float32)
+    a, m = rng.random((300, 200)), rng.random((200, 250))
+    return dict(b=b, c=c, z=z, x=x, a=a, m=m)
+
+
+def _expected() -> dict[str, np.ndarray]:
+    i = _inputs()
+    b, c, z, x = i["b"], i["c"], i["z"], i["x"]
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    y = b
+    for _ in range(3):
+        y = 0.5 * np.cos(y) + 0.25 * y
+    return dict(triad=b + 3.0 * c, big_sum=np.sum(b + c * z), plain_sum=np.sum(b),
+                softmax=e / e.sum(axis=1, keepdims=True), matmul=i["a"] @ i["m"], steps=y,
+                serial_triad=b + 3.0 * c, small=b[:100] + 3.0 * c[:100])
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    roots = {}
+    for name, extra in (("parallel", "parallel = true\n"), ("serial", "")):
+        root = tmp_path_factory.mktemp(name)
+        build_project(root, "par", KERNELS, extra)
+        roots[name] = root
+    return roots
+
+
+def _run(root: Path, out: Path, threads: str | None) -> dict[str, np.ndarray]:
+    env = dict(os.environ)
+    env.pop("AOTC_NUM_THREADS", None)
+    if threads is not None:
+        env["AOTC_NUM_THREADS"] = threads
+    subprocess.run([sys.executable, "-c", RUN, str(root), str(out)], check=True, env=env,
+                   timeout=300)
+    with np.load(out) as data:
+        return {k: data[k] for k in data.files}
+
+
+def test_results_match_numpy_and_every_thread_count(builds: dict[str, Path],
+                                                    tmp_path: Path) -> None:
+    expected = _expected()
+    serial = _run(builds["serial"], tmp_path / "serial.npz", None)
+    runs = {t: _run(builds["parallel"], tmp_path / f"t{t}.npz", t) for t in ("1", "2", "3")}
+    runs["default"] = _run(builds["parallel"], tmp_path / "default.npz", None)
+    for name, want in expected.items():
+        rtol = 1e-5 if name == "softmax" else 1e-12
+        for threads, got in runs.items():
+            np.testing.assert_allclose(got[name], want, rtol=rtol, err_msg=f"{name} {threads}")
+            # Deterministic: the chunks depend on the sizes, never on the threads.
+            assert np.array_equal(got[name], runs["1"][name]), (name, threads)
+        if name in ("big_sum", "plain_sum"):  # partial sums combined: within rounding
+            np.testing.assert_allclose(runs["2"][name], serial[name], rtol=1e-14)
+        else:  # elementwise, row-wise, products: bit-identical to one thread
+            assert np.array_equal(runs["2"][name], serial[name]), name
+
+
+def test_fork_then_call_in_child(builds: dict[str, Path]) -> None:
+    env = dict(os.environ, AOTC_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, "-c", FORK, str(builds["parallel"])], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "forked" in done.stdout
+
+
+def test_interrupt_polling_still_works(builds: dict[str, Path]) -> None:
+    """A pending signal stops a parallel kernel: the caller polls between chunks."""
+    script = textwrap.dedent('''
+        import signal, sys, threading, time, os
+        import numpy as np
+        sys.path.insert(0, sys.argv[1])
+        import par.kernels as k
+        b = np.random.default_rng(0).random(4_000_000)
+        threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        start = time.monotonic()
+        try:
+            k.steps(b, 100_000)
+        except KeyboardInterrupt:
+            print("interrupted", time.monotonic() - start)
+    ''')
+    env = dict(os.environ, AOTC_NUM_THREADS="2")
+    done = subprocess.run([sys.executable, "-c", script, str(builds["parallel"])], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert "interrupted" in done.stdout, done.stdout + done.stderr
