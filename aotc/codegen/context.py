@@ -23,7 +23,15 @@ from .builder import KernelBuilder
 from .dims import DimEvaluator
 from .dtypes import I64, PTR, constant, i64, mem_type
 from .layout import Home, Layout, OutputHome
-from .values import Scalar, Value, View, contiguous_view, store_memory, sub_view
+from .values import (
+    Scalar,
+    Value,
+    View,
+    contiguous_view,
+    store_memory,
+    sub_view,
+    unit_axes_changed,
+)
 
 
 class Lowering:
@@ -135,7 +143,10 @@ class Lowering:
             base = self.read(update.inputs[0])
             assert isinstance(base, View)
             starts = [self.dims(s) for s in update.params["start"]]
-            return sub_view(self.b, base, starts, update.params["step"], self.shape(var))
+            operand = update.inputs[1].type.shape  # var, maybe with size-1 axes changed
+            block = sub_view(self.b, base, starts, update.params["step"],
+                             [self.dims(d) for d in operand])
+            return unit_axes_changed(block, operand, var.type.shape, self.shape(var))
         return self.buffer(self.layout.homes[var], var.type)
 
     def buffer(self, where: Home, atype: AType) -> View:

@@ -49,6 +49,7 @@ from ..shapes import bound_symbols
 from .argwrites import chain_start, overwrites_argument, targets
 from .carries import LOOP_FORMS, LoopForm
 from .planner import BufferPlan, Input, Move, Planner, Rule, Scope, Update, Value
+from .values import only_unit_axes_differ
 from .viewkinds import VIEW_PRIMITIVES, reshape_is_view, view_keeps_contiguity
 
 UPDATES = frozenset({update_slice_p})
@@ -124,8 +125,9 @@ def _update(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
 
 def _identity_source(scope: Scope, atom: Atom, p: int) -> Var | None:
     """The value ``atom`` is, through views that change nothing but its type (a
-    ``refine_shape``, an axis-for-axis ``broadcast_in_dim`` that stretches nothing),
-    each read only by the next; None unless ``atom`` is read by equation ``p`` only."""
+    ``refine_shape``, an axis-for-axis ``broadcast_in_dim`` that stretches nothing, a
+    ``reshape`` adding or dropping size-1 axes), each read only by the next; None
+    unless ``atom`` is read by equation ``p`` only."""
     while isinstance(atom, Var) and scope.uses.get(atom) == [p]:
         q = scope.made.get(atom, -1)
         view = scope.eqns[q] if q >= 0 else None
@@ -138,6 +140,8 @@ def _identity_source(scope: Scope, atom: Atom, p: int) -> Var | None:
 def _is_identity_view(eqn: Eqn) -> bool:
     if eqn.prim is refine_shape_p:
         return True
+    if eqn.prim is reshape_p:  # out[:, :, 0] = f(x): f's (n, n) result is the (n, n, 1) block
+        return only_unit_axes_differ(eqn.inputs[0].type.shape, eqn.outs[0].type.shape)
     if eqn.prim is not broadcast_in_dim_p:
         return False
     x, out = eqn.inputs[0].type.shape, eqn.outs[0].type.shape

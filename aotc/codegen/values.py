@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from llvmlite import ir
 
+from ..shapes import DimExpr
 from .builder import KernelBuilder
 from .dtypes import BOOL, I1, I8, i64, mem_type
 
@@ -145,6 +146,24 @@ def sub_view(b: KernelBuilder, base: View, starts: Sequence[ir.Value], steps: Se
                     for stride, step in zip(base.strides, steps, strict=True))
     return View(b.gep(base.data, [offset], source_etype=I8), tuple(dims), strides,
                 base.dtype, base.align)
+
+
+def unit_axes_changed(v: View, old: Sequence[DimExpr], new: Sequence[DimExpr],
+                      dims: Sequence[ir.Value]) -> View:
+    """``v`` (of symbolic shape ``old``) seen with shape ``new``, which differs from it
+    only in size-1 axes added or dropped: the other axes keep their strides in order."""
+    kept = [s for s, d in zip(v.strides, old, strict=True) if not _is_unit(d)]
+    strides = [i64(0) if _is_unit(d) else kept.pop(0) for d in new]
+    return View(v.data, tuple(dims), tuple(strides), v.dtype, v.align)
+
+
+def only_unit_axes_differ(old: Sequence[DimExpr | int], new: Sequence[DimExpr | int]
+                          ) -> bool:
+    return [d for d in old if not _is_unit(d)] == [d for d in new if not _is_unit(d)]
+
+
+def _is_unit(d: DimExpr | int) -> bool:
+    return d == 1 if isinstance(d, int) else d.is_const and d.value == 1
 
 
 def _times(b: KernelBuilder, x: ir.Value, k: int) -> ir.Value:

@@ -15,17 +15,20 @@ from llvmlite import ir
 from ..ir import Eqn
 from ..ops.core import Primitive
 from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
-from ..shapes import DimExpr
 from .context import Lowering
 from .dtypes import I8, i64
 from .nests import copy_into
-from .values import Scalar, Value, View, c_strides, contiguous_view, load
+from .values import (
+    Scalar,
+    Value,
+    View,
+    c_strides,
+    contiguous_view,
+    load,
+    unit_axes_changed,
+)
 
 ViewRule = Callable[..., Value]  # (ctx, eqn, *operands) -> Value
-
-
-def _is_unit(d: DimExpr) -> bool:
-    return d.is_const and d.value == 1
 
 
 def _broadcast_in_dim(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
@@ -36,7 +39,7 @@ def _broadcast_in_dim(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
     strides: list[ir.Value] = [i64(0)] * out.type.ndim  # new and stretched axes
     in_shape = eqn.inputs[0].type.shape
     for i, axis in enumerate(eqn.params["broadcast_dimensions"]):
-        if not _is_unit(in_shape[i]):
+        if not (in_shape[i].is_const and in_shape[i].value == 1):
             strides[axis] = v.strides[i]
     return View(v.data, ctx.shape(out), tuple(strides), v.dtype, v.align)
 
@@ -84,10 +87,8 @@ def _reshape(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
     if xvar.type.ndim == 0 or xvar in ctx.layout.contiguous:
         view = contiguous_view(b, v.data, ctx.shape(out), v.dtype)
         return View(view.data, view.dims, view.strides, v.dtype, v.align)
-    # Only size-1 axes are added or dropped: the other axes keep their strides in order.
-    kept = [s for s, d in zip(v.strides, xvar.type.shape, strict=True) if not _is_unit(d)]
-    strides = [i64(0) if _is_unit(d) else kept.pop(0) for d in out.type.shape]
-    return View(v.data, ctx.shape(out), tuple(strides), v.dtype, v.align)
+    # Only size-1 axes are added or dropped.
+    return unit_axes_changed(v, xvar.type.shape, out.type.shape, ctx.shape(out))
 
 
 VIEW_RULES: dict[Primitive, ViewRule] = {

@@ -225,6 +225,15 @@ def interior_from_other(x: f64[:]):
     return y
 
 
+def last_axis_fill(x: f64[:]):
+    """``out[:, :, k] = f(x)``: f's (n, n) result is the (n, n, 1) block, computed into
+    it (the reshape adding the size-1 axis is no temporary)."""
+    out = np.zeros((x.shape[0], x.shape[0], 2))
+    out[:, :, 0] = x[:, None] - x[None, :]
+    out[:, :, 1] = x[:, None] * x[None, :] + 1.0
+    return out
+
+
 def increment(x: f64[:], k: f64):
     """``x += k`` on an argument: computed straight into the caller's array."""
     x += k
@@ -246,11 +255,13 @@ def test_destinations_passed_to_producers(fuse):
     assert plan.overwrite and plan.moves[("writeback",)] == (Move.SKIP,)
     plan = plan_buffers(_program(shift_subtract, fuse))
     assert Update.DIRECT not in plan.updates.values() and not plan.direct
+    plan = plan_buffers(_program(last_axis_fill, fuse))
+    assert Update.DIRECT in plan.updates.values() and len(plan.direct) == 1
 
 
 @pytest.mark.parametrize("fuse", [False, True], ids=["unfused", "fused"])
 def test_destination_passing_compiled(fuse):
-    fns = [interior_from_other, increment, shift_subtract]
+    fns = [interior_from_other, increment, shift_subtract, last_axis_fill]
     library = JitLibrary([_program(f, fuse) for f in fns])
     x = np.random.default_rng(5).standard_normal(12)
     for fn, kernel in zip(fns, library.kernels, strict=True):
