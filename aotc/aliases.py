@@ -39,7 +39,7 @@ from .bind import bind1, select
 from .bodies import flatten, unflatten
 from .ir import Lit, Program
 from .ops.core import ALL_PRIMITIVES
-from .trace import Tracer, as_tracer
+from .tracer import Tracer, as_tracer
 
 I64 = np.dtype(np.int64)
 

@@ -23,7 +23,7 @@ from .ops.shape import (
     transpose_p,
 )
 from .shapes import DimExpr, Shape
-from .trace import Tracer, current, dim_value
+from .tracer import Tracer, current, dim_value
 
 
 def bind(prim: Primitive, *inputs: Atom, **params: Any) -> list[Tracer]:

@@ -1,6 +1,6 @@
 """Tracing loop bodies and branches into nested programs (the machinery of ``control``).
 
-A body is traced in a child :class:`~aotc.trace.TraceContext` on fresh tracers for its
+A body is traced in a child :class:`~aotc.tracer.TraceContext` on fresh tracers for its
 arguments; outer values it reads become its leading inputs ("consts"), as a closure's
 cells. Its state may be any nesting of tuples and lists of arrays and scalars.
 
@@ -25,7 +25,7 @@ import numpy as np
 from .bind import convert, refine_shape
 from .ir import Atom, AType, Program, Var
 from .shapes import Shape, bound_symbols
-from .trace import TraceContext, Tracer, as_tracer, current, tracing
+from .tracer import TraceContext, Tracer, as_tracer, current, tracing
 
 Tree = Any
 

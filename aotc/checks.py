@@ -204,7 +204,7 @@ def _constants(spec: inspect.Signature, sig: Signature) -> set[str]:
 
 
 def _tracing(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    from .trace import Tracer
+    from .tracer import Tracer
 
     def traced(a: Any) -> bool:
         return isinstance(a, Tracer) or isinstance(a, (list, tuple)) and any(map(traced, a))

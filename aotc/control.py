@@ -40,7 +40,7 @@ from .ir import AType, Eqn, Params, Program, Var, bound_uppers
 from .ops.control import cond_p, for_loop_p, scan_p, while_loop_p
 from .ops.elementwise import convert_p
 from .shapes import DimExpr
-from .trace import Tracer, as_tracer, current, tracing_now
+from .tracer import Tracer, as_tracer, current, tracing_now
 
 
 def _state(value: Any) -> tuple[list[Tracer], Any]:

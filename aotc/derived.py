@@ -20,7 +20,7 @@ from .ops.core import EFFECT, ELEMENTWISE
 from .ops.reduce import REDUCTIONS
 from .ops.shape import dim_value_p
 from .shapes import DimExpr
-from .trace import TraceContext, Tracer, current
+from .tracer import TraceContext, Tracer, current
 
 #: Derived size symbols are named ``$0``, ``$1``...
 PREFIX = "$"

@@ -1,7 +1,7 @@
 """Tracing a kernel: from a Python function and a signature to a :class:`Program`.
 
 The entry point of the front end, above every layer of it: parameters become tracers
-(:mod:`aotc.trace`), the function is converted (:mod:`aotc.autograph`) and run with
+(:mod:`aotc.tracer`), the function is converted (:mod:`aotc.autograph`) and run with
 NumPy's API on tracers (:mod:`aotc.numpy_api`), and what it recorded, its outputs and
 its writes into arguments become the program.
 """
@@ -27,7 +27,7 @@ from .ir import Atom, AType, Check, DimSource, Eqn, Lit, Params, Program, Var, v
 from .ops.elementwise import convert_p
 from .ops.shape import broadcast_in_dim_p
 from .shapes import DimExpr, upper_bound
-from .trace import TraceContext, Tracer, as_atom, current, tracing
+from .tracer import TraceContext, Tracer, as_atom, current, tracing
 from .types import ArrayType, Signature
 
 ResultKind = Literal["single", "tuple", "none", "optional", "optional_tuple", "tree"]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import aotc
-from aotc import f64, i64, staging
+from aotc import f64, i64
 from aotc.ir import returned_arguments
 
 
@@ -50,7 +50,7 @@ def roll_axes(x: f64[:, :], s: i64) -> tuple[f64[:, :], f64[:, :], f64[:, :]]:
 @pytest.mark.parametrize("kernel", [copied, as_array, same_dtype])
 def test_a_copy_is_a_new_array(kernel) -> None:
     x = np.arange(5.0)
-    assert returned_arguments(staging.trace(kernel).optimize().program) == {}
+    assert returned_arguments(aotc.trace(kernel).optimize().program) == {}
     got = aotc.jit(kernel)(x)
     assert got is not x and not np.shares_memory(got, x)
     got[0] = 99.0

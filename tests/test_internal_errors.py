@@ -210,7 +210,7 @@ def test_a_malformed_traced_program_is_caught_where_it_is_made(monkeypatch):
     program is verified after tracing, so the bug is reported at the loop, not as a
     KeyError deep in code generation."""
     from aotc.numpy_api import views
-    from aotc.trace import DISPATCH
+    from aotc.tracer import DISPATCH
 
     def refresh_where_read(view):  # the old bug: derive the view in the current trace
         view.set_atom(view.window.read(view.base).atom)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import aotc
-from aotc import f32, f64, i64, staging
+from aotc import f32, f64, i64
 
 
 @aotc.export("f8[:](f8[:], f8)", "f4[:](f4[:], f4)")
@@ -94,7 +94,7 @@ def test_the_target_is_the_default_wheels_choice(monkeypatch: pytest.MonkeyPatch
 
 
 def test_staged_stages_show_their_ir_and_compile() -> None:
-    traced = staging.trace(stats, "(f8, f8)(f8[:])")
+    traced = aotc.trace(stats, "(f8, f8)(f8[:])")
     assert "reduce_sum" in str(traced) or "sum" in str(traced)
     optimized = traced.optimize()
     assert "fusion" in str(optimized)
@@ -102,7 +102,7 @@ def test_staged_stages_show_their_ir_and_compile() -> None:
     text = lowered.as_text()
     assert "define" in text and "_shapes" in text
     kernel = lowered.compile()
-    vectorized = staging.trace(scale, "f8[:](f8[:], f8)").optimize().lower("x86-64-v3")
+    vectorized = aotc.trace(scale, "f8[:](f8[:], f8)").optimize().lower("x86-64-v3")
     assert "<4 x double>" in vectorized.as_text(optimized=True)  # the target's AVX2 vectors
     np.testing.assert_array_equal(vectorized.compile()(np.arange(5.0), 2.0),
                                   np.arange(5.0) * 2.0)
@@ -114,6 +114,6 @@ def test_staged_stages_show_their_ir_and_compile() -> None:
 
 
 def test_trace_without_a_signature_needs_an_export() -> None:
-    assert "fusion" in str(staging.trace(stats).optimize())
+    assert "fusion" in str(aotc.trace(stats).optimize())
     with pytest.raises(TypeError, match="give a signature"):
-        staging.trace(lambda x: x)
+        aotc.trace(lambda x: x)

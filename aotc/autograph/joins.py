@@ -18,7 +18,7 @@ from ..control import BranchTypes
 from ..ir import AType
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, bound_symbols, relu, upper_bound
-from ..trace import Tracer, bind_dim, current
+from ..tracer import Tracer, bind_dim, current
 
 
 class Joined:

@@ -21,7 +21,7 @@ from .. import lax
 from ..bodies import UNDEFINED, flatten, probe
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, as_dim
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 
 State = tuple[Any, ...]
 

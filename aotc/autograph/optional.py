@@ -26,7 +26,7 @@ import numpy as np
 from .. import lax
 from ..bodies import UNDEFINED, flatten, probe, unflatten
 from ..ops.index import raise_if_p
-from ..trace import Tracer, as_atom, as_tracer
+from ..tracer import Tracer, as_atom, as_tracer
 
 State = tuple[Any, ...]
 

@@ -29,7 +29,7 @@ from ..numpy_api.functions import array_ufunc
 from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
 from ..ops.index import raise_if_p
-from ..trace import MESSAGE_VALUES, Tracer, as_tracer, current
+from ..tracer import MESSAGE_VALUES, Tracer, as_tracer, current
 from . import optional
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append

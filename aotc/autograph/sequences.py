@@ -21,7 +21,7 @@ import numpy as np
 from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, as_dim, ceil_div, relu
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 
 #: Loops and comprehensions over build-time lengths unroll up to this many items.
 UNROLL_LIMIT = 64

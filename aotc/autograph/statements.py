@@ -24,7 +24,7 @@ from ..control import BranchTypes
 from ..ir import Var
 from ..numpy_api import CREATION
 from ..ops.index import raise_if_p
-from ..trace import WEAK_TYPES, Tracer, as_atom, as_tracer, current
+from ..tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
 from . import joins, optional
 from .lists import grow_lists, laid_out
 from .returns import RET

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..bodies import UNDEFINED
-from ..trace import Tracer, current
+from ..tracer import Tracer, current
 
 State = tuple[Any, ...]
 

@@ -19,7 +19,7 @@ from ..lax import as_dim, size_value
 from ..ops.index import raise_if_p
 from ..ops.shape import iota_p
 from ..shapes import DimExpr, ceil_div, relu
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 from .functions_base import reject_unsupported, where
 from .ufuncs import apply_ufunc, promote_types
 

@@ -29,7 +29,7 @@ from ..ops.index import raise_if_p
 from ..ops.reduce import REDUCTIONS
 from ..ops.sorting import sort_p
 from ..shapes import DimExpr
-from ..trace import WEAK_TYPES, Tracer, as_tracer, current
+from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
 from .creation import full_from_dims, iota, linspace
 from .functions_base import where
 from .joining import concatenate, diff

@@ -15,7 +15,7 @@ import numpy as np
 from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, ceil_div, if_neg, maximum, minimum, relu
-from ..trace import Tracer, as_tracer, bind_dim, current, dim_value
+from ..tracer import Tracer, as_tracer, bind_dim, current, dim_value
 from .functions_base import where
 from .masks import MaskedValue, read_masked
 from .views import make_view

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, size
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
 from .functions_base import where
 from .histograms import raise_if

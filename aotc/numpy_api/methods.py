@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..trace import Tracer, current
+from ..tracer import Tracer, current
 from . import (
     complexes,
     diagonals,

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 from .creation import full_from_dims
 from .functions_base import where
 from .joining import asarray, concatenate

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 from .ufuncs import apply_ufunc
 
 F64 = np.dtype(np.float64)

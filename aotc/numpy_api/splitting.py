@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 from .histograms import raise_if
 
 

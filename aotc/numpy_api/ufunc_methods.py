@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
 from .functions_base import reject_unsupported, where
 from .joining import cumprod, cumsum, moveaxis

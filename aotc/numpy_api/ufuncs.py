@@ -18,7 +18,7 @@ from .. import lax
 from ..ops.core import COMPARISON
 from ..ops.elementwise import NO_COMPLEX_KERNEL, PRIM_OF_UFUNC
 from ..shapes import DimExpr, broadcast_shapes
-from ..trace import WEAK_TYPES, Tracer, as_tracer, current
+from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
 from ..types import SHORT_NAMES
 
 # A weak bool behaves exactly as a bool dtype (the lowest kind), and NumPy's

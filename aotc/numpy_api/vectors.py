@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 from .joining import moveaxis, stack
 from .ufuncs import apply_ufunc
 

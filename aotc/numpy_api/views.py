@@ -27,7 +27,7 @@ from .. import lax
 from ..ops.elementwise import complex_p, imag_p, real_p
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, Shape
-from ..trace import TraceContext, Tracer, current, tracing
+from ..tracer import TraceContext, Tracer, current, tracing
 
 ONE = DimExpr.const(1)
 

@@ -16,7 +16,7 @@ import numpy as np
 from .. import lax
 from ..bodies import OuterWrite
 from ..shapes import DimExpr
-from ..trace import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current
 from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
