@@ -8,6 +8,7 @@ holding only NumPy, where aotc, llvmlite and Cython must not be importable.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -130,6 +131,13 @@ def test_stubs_type_a_caller(runtime, tmp_path):
     assert "32Bit" in notes[0] and "float64" in notes[1], notes
     assert notes[2].endswith('"numpy.float64"'), notes
     assert "tuple[numpy.float64, numpy.float64]" in notes[3], notes
+    if importlib.util.find_spec("pyright") is None:  # optional: pip install pyright
+        return
+    done = subprocess.run([sys.executable, "-m", "pyright", "--pythonpath", str(runtime),
+                           str(caller)], capture_output=True, text=True, cwd=tmp_path)
+    types = [line for line in done.stdout.splitlines() if 'Type of "' in line]
+    assert done.returncode == 0 and "0 errors" in done.stdout, done.stdout
+    assert len(types) == 4 and "_32Bit" in types[0] and "float64" in types[1], types
 
 
 def test_sdist_holds_the_sources_only(dists):
