@@ -18,6 +18,7 @@ from types import ModuleType
 import dask.array as da
 import numpy as np
 import pytest
+import xarray as xr
 from distributed import Client, LocalCluster, wait
 from projects import build_project, imported
 
@@ -109,3 +110,18 @@ def test_kernel_errors_reach_the_client(compiled: tuple[Path, ModuleType],
     np.testing.assert_allclose(m.checked_sqrt(dv[:70_000]).compute(), np.sqrt(values[:70_000]))
     with pytest.raises(ValueError, match="checked_sqrt: negative input"):
         m.checked_sqrt(dv).compute()
+
+
+def test_xarray_apply_ufunc_parallelized(compiled: tuple[Path, ModuleType],
+                                         client: Client) -> None:
+    """xarray's way: named core dims, dask="parallelized" over the chunked loop dims."""
+    _, m = compiled
+    rng = np.random.default_rng(5)
+    values, weights = rng.normal(size=(40_000, 8)), rng.normal(size=8)
+    x = xr.DataArray(values, dims=("time", "feature")).chunk({"time": 10_000})
+    w = xr.DataArray(weights, dims=("feature",))
+    mapped = xr.apply_ufunc(m.wdot, x, w, input_core_dims=[["feature"], ["feature"]],
+                            dask="parallelized", output_dtypes=[np.float64])
+    assert mapped.dims == ("time",) and mapped.chunks == ((10_000,) * 4,)
+    np.testing.assert_allclose(mapped.compute().values, values @ weights, rtol=1e-12,
+                               atol=1e-12)
