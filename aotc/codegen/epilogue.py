@@ -9,9 +9,9 @@ of the contracted axis) the rest of the body runs over it: the fused loop nest o
 cache and writing the result in its place. The product and the result share one
 buffer: the body reads the product only at the index it writes.
 
-Products the tiled GEMM does not take (a few rows, one column, an empty contracted
-axis) run as :func:`~.linalg.matrix_product` picks, then the body over the whole
-result.
+Products the tiled GEMM does not take (a few rows, one column, a few columns of a small
+``B``, an empty contracted axis) run as :func:`~.linalg.matrix_product` picks, then the
+body over the whole result.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .fusion import Nest, lower_fusion
 from .fusion_plan import plan_fusion
 from .gemm import tiled_gemm
 from .gemm import workspace as gemm_workspace
-from .linalg import FEW_ROWS, matrix_product
+from .linalg import FEW_ROWS, matrix_product, narrow_product
 from .nests import EqnRule
 from .values import Value, View
 
@@ -61,6 +61,7 @@ def lower_dot_epilogue(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[V
     b = ctx.b
     tiled = b.and_(b.icmp_signed(">", m, i64(FEW_ROWS)),
                    b.and_(b.icmp_signed(">", n, i64(1)), b.icmp_signed(">", k, i64(0))))
+    tiled = b.and_(tiled, b.not_(narrow_product(b, dest.dtype, n, k)))
     with b.if_else(tiled, likely=True) as (then, other):
         with then, ctx.region():
             tiled_gemm(b, dest.dtype, [m, n, k, *a, *bm, *c, *work, ctx.runtime],

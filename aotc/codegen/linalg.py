@@ -35,6 +35,7 @@ from llvmlite import ir
 from ..ir import Eqn
 from ..ops.core import ALL_PRIMITIVES, Primitive
 from ..ops.linalg import dot_general_p
+from .builder import KernelBuilder
 from .context import Lowering
 from .dtypes import I8, constant, i64, reg_type
 from .gemm import FLOATS, call_gemm, is_gemm
@@ -93,6 +94,9 @@ FEW_PRODUCTS = 2048
 #: Products with at most this many rows of ``A`` read ``B`` once, unpacked
 #: (:mod:`.gemm_rows`, or one matrix-vector product per row when ``B`` is transposed).
 FEW_ROWS = MAX_ROWS
+#: Bytes of ``B`` up to which a product of one vector of columns skips the GEMM
+#: (:func:`narrow_product`): about the first-level cache.
+NARROW_B = 32 * 1024
 
 
 def _few(b: ir.IRBuilder, m: ir.Value, n: ir.Value, k: ir.Value) -> ir.Value:
@@ -209,16 +213,24 @@ def matrix_product(ctx: Lowering, dtype: np.dtype, work: list[ir.Value], m: ir.V
     (a, a_rs, a_cs), (bm, b_rs, b_cs), (c, c_rs, c_cs) = lhs, rhs, out
     gemv = gemv_function(b.module, dtype, b.vector_bytes, b.fma)
     size = i64(dtype.itemsize)
+    unit = b.and_(b.icmp_signed("==", b_cs, size), b.icmp_signed("==", c_cs, size))
     few = b.icmp_signed("<=", m, i64(FEW_ROWS))
-    rows = b.and_(few, b.and_(b.icmp_signed("==", b_cs, size),
-                              b.icmp_signed("==", c_cs, size)))
+    rows = b.and_(few, unit)
+    narrow = b.and_(unit, narrow_product(b, dtype, n, k))
     with b.if_else(b.icmp_signed("==", n, i64(1))) as (column, matrix):
         with column:  # A @ x[:, None], as NumPy's matmul traces A @ x: a gemv
             b.call(gemv, [m, k, a, a_rs, a_cs, bm, b_rs, c, c_rs])
-        with matrix, b.if_else(rows) as (by_rows, other):
-            with by_rows:  # a few rows over unit-stride rows of B
-                b.call(rows_function(b.module, dtype, b.vector_bytes, b.fma),
-                       [m, n, k, a, a_rs, a_cs, bm, b_rs, c, c_rs])
+        with matrix, b.if_else(b.or_(rows, narrow)) as (by_rows, other):
+            with by_rows:  # a few rows at a time over unit-stride rows of B, unpacked
+                rows_fn = rows_function(b.module, dtype, b.vector_bytes, b.fma)
+                count = b.sdiv(b.add(m, i64(FEW_ROWS - 1)), i64(FEW_ROWS))
+                with for_range(b, count, "rows") as block:
+                    first = b.mul(block, i64(FEW_ROWS))
+                    left = b.sub(m, first)
+                    height = b.select(b.icmp_signed("<", left, i64(FEW_ROWS)), left,
+                                      i64(FEW_ROWS))
+                    b.call(rows_fn, [height, n, k, _row(b, a, first, a_rs), a_rs, a_cs, bm,
+                                     b_rs, _row(b, c, first, c_rs), c_rs])
             with other, b.if_else(b.and_(few, b.icmp_signed("==", b_rs, size))) as (
                     by_columns, blocked):
                 with by_columns:  # a few rows, B's columns unit-stride: C[i] = B.T @ A[i]
@@ -228,6 +240,17 @@ def matrix_product(ctx: Lowering, dtype: np.dtype, work: list[ir.Value], m: ir.V
                 with blocked:
                     call_gemm(b, dtype, [m, n, k, a, a_rs, a_cs, bm, b_rs, b_cs, c, c_rs,
                                          c_cs, *work, ctx.runtime])
+
+
+def narrow_product(b: KernelBuilder, dtype: np.dtype, n: ir.Value, k: ir.Value) -> ir.Value:
+    """Whether a product of at most one vector of columns whose ``B`` stays in the
+    first-level cache goes four rows at a time through :mod:`.gemm_rows` rather than the
+    GEMM: packing ``A`` would copy all of it to fill a fraction of each vector
+    (``h @ W2`` of an MLP, 10 columns)."""
+    lanes = b.vector_bytes // dtype.itemsize
+    small = b.icmp_signed("<=", b.mul(k, n), i64(NARROW_B // dtype.itemsize))
+    return b.and_(b.icmp_signed("<=", n, i64(lanes)),
+                  b.and_(small, b.icmp_signed("<=", k, i64(NARROW_B))))
 
 
 def _row(b: ir.IRBuilder, data: ir.Value, i: ir.Value, stride: ir.Value) -> ir.Value:

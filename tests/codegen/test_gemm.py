@@ -117,15 +117,17 @@ def _rand(rng: np.random.Generator, shape: tuple, dtype: str) -> np.ndarray:
 #: (m, k, n). Tiny products take the i-k-j loops (``linalg.FEW_PRODUCTS``); 1 to 4 rows
 #: take ``gemm_rows`` (column blocks, single vectors, a masked last vector) or, with B
 #: transposed, a matrix-vector product per row (B over 256 KiB is streamed row by row);
-#: the others the GEMM (one vector wide up to V columns): partial register
-#: blocks in m and n, sizes just above KC, MC (120 f64, 240 f32) and NC (1536 f64, 3072
-#: f32).
+#: up to V columns of a B within 32 KiB take ``gemm_rows`` four rows at a time
+#: (``linalg.narrow_product``); the others the GEMM (one vector wide up to V columns):
+#: partial register blocks in m and n, sizes just above KC, MC (120 f64, 240 f32) and
+#: NC (1536 f64, 3072 f32).
 SHAPES = [(1, 1, 1), (7, 5, 3), (6, 16, 8), (250, 7, 1),
           (3, 20, 300), (4, 300, 9), (1, 64, 100), (2, 33, 257), (4, 1000, 47), (1, 3, 1000),
           (2, 700, 100), (3, 300, 257),  # B over 256 KiB: streamed by rows
           (65, 33, 17), (130, 257, 70), (12, 32, 16), (5, 40, 20), (7, 300, 3), (50, 40, 2),
           (121, 255, 9), (241, 258, 33), (5, 513, 1537), (5, 20, 3073), (250, 9, 1),
-          (300, 70, 1), (9, 1000, 1)]  # one column: the matrix-vector product
+          (300, 70, 1), (9, 1000, 1),  # one column: the matrix-vector product
+          (30, 3000, 5)]  # a few columns of a B too large to read unpacked
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
