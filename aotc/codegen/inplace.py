@@ -39,13 +39,15 @@ The result is a :class:`BufferPlan`; :mod:`.layout` turns its buffer classes int
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..ir import Atom, Eqn, Program, Var, nested_programs
 from ..ops.control import cond_p
 from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ..ops.fusion import fusion_p
 from ..ops.linalg import dot_general_p
 from ..ops.shape import bind_dim_p, broadcast_in_dim_p, refine_shape_p, reshape_p, update_slice_p
-from ..shapes import bound_symbols
+from ..shapes import DimExpr, bound_symbols
 from .argwrites import chain_start, overwrites_argument, targets
 from .carries import LOOP_FORMS, LoopForm
 from .planner import BufferPlan, Input, Move, Planner, Rule, Scope, Update, Value
@@ -90,6 +92,9 @@ def _view(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     out, x = eqn.outs[0], eqn.inputs[0]
     if not out.type.ndim:
         return  # a register
+    if eqn.prim is broadcast_in_dim_p and not x.type.ndim and _overwritten(scope, out):
+        planner.version(scope, out)  # np.empty filled by writes: a buffer never filled
+        return
     value = planner.values.get(x) if isinstance(x, Var) else None
     contiguous = value is None or value.contiguous  # a broadcast scalar is "contiguous"
     if eqn.prim is reshape_p and not reshape_is_view(eqn, x.type.ndim == 0 or contiguous):
@@ -98,6 +103,50 @@ def _view(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     planner.define(scope, out, Value(
         planner.roots(x), contiguous=(x.type.ndim == 0 or contiguous)
         and view_keeps_contiguity(eqn), caller=value is not None and value.caller))
+
+
+def _overwritten(scope: Scope, base: Var) -> bool:
+    """Whether the chain of in-place updates starting at ``base`` writes every element
+    before anything else reads it (``out = np.empty((n, n, 3)); out[:, :, 0] = ...``
+    for each k): then ``base``'s own value is never seen and need not be filled."""
+    blocks: list[tuple[tuple[DimExpr, ...], tuple[DimExpr, ...]]] = []
+    atom = base
+    while len(scope.uses.get(atom, ())) == 1:
+        update = scope.eqns[scope.uses[atom][0]] if scope.uses[atom][0] < len(scope.eqns) \
+            else None
+        if update is None or update.prim is not update_slice_p or update.inputs[0] is not atom \
+                or set(update.params["step"]) != {1}:
+            break
+        blocks.append((tuple(update.params["start"]), tuple(update.inputs[1].type.shape)))
+        atom = update.outs[0]
+    return covers(tuple(base.type.shape), blocks)
+
+
+def covers(shape: tuple[DimExpr, ...],
+           blocks: Sequence[tuple[tuple[DimExpr, ...], tuple[DimExpr, ...]]]) -> bool:
+    """Whether the blocks (starts, sizes) together cover an array of ``shape``: one block
+    the whole of it, or blocks spanning every axis but one of constant size, along which
+    their constant spans leave no gap."""
+    if any(all(s.is_const and s.value == 0 for s in start) and size == shape
+           for start, size in blocks):
+        return True
+    for axis, whole in enumerate(shape):
+        if not whole.is_const:
+            continue
+        spans = []
+        for start, size in blocks:
+            full = all(start[k].is_const and start[k].value == 0 and size[k] == shape[k]
+                       for k in range(len(shape)) if k != axis)
+            if full and start[axis].is_const and size[axis].is_const:
+                spans.append((start[axis].value, start[axis].value + size[axis].value))
+        reached = 0
+        for low, high in sorted(spans):
+            if low > reached:
+                break
+            reached = max(reached, high)
+        if reached >= whole.value:
+            return True
+    return False
 
 
 def _update(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:

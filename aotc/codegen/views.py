@@ -35,6 +35,8 @@ def _broadcast_in_dim(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
     out = eqn.outs[0]
     if out.type.ndim == 0:
         return x
+    if out in ctx.layout.homes:  # updates overwrite all of it before any read (inplace)
+        return ctx.home(out)
     v = ctx.as_view(x)
     strides: list[ir.Value] = [i64(0)] * out.type.ndim  # new and stretched axes
     in_shape = eqn.inputs[0].type.shape

@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 
 from aotc import f64, i64, lax
-from aotc.codegen.inplace import Move, Update, plan_buffers
+from aotc.codegen.inplace import Move, Update, covers, plan_buffers
 from aotc.codegen.jit import JitLibrary
 from aotc.codegen.layout import OutputHome, plan_layout
 from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.ops.control import cond_p, for_loop_p
-from aotc.ops.shape import update_slice_p
+from aotc.ops.shape import broadcast_in_dim_p, update_slice_p
 from aotc.passes import optimize
+from aotc.shapes import DimExpr
 from aotc.types import signature_from_annotations
 
 from .data import assert_same, copy_layout, layouts
@@ -234,6 +235,32 @@ def last_axis_fill(x: f64[:]):
     return out
 
 
+def empty_filled(x: f64[:]):
+    """np.empty whose every element is written before any read: never zero-filled."""
+    out = np.empty((x.shape[0], 3))
+    out[:, 0] = x
+    out[:, 2] = 1.0
+    out[:, 1] = x * x
+    return out
+
+
+def zeros_partly_written(x: f64[:]):
+    """np.zeros with one column left alone: that column must stay zero."""
+    out = np.zeros((x.shape[0], 3))
+    out[:, 0] = x
+    out[:, 2] = x + 1.0
+    return out
+
+
+def read_before_covered(x: f64[:]):
+    """A read between the writes: the zeros it sees must be there."""
+    out = np.zeros((x.shape[0], 2))
+    out[:, 0] = x
+    total = out.sum()
+    out[:, 1] = total
+    return out
+
+
 def increment(x: f64[:], k: f64):
     """``x += k`` on an argument: computed straight into the caller's array."""
     x += k
@@ -256,12 +283,13 @@ def test_destinations_passed_to_producers(fuse):
     plan = plan_buffers(_program(shift_subtract, fuse))
     assert Update.DIRECT not in plan.updates.values() and not plan.direct
     plan = plan_buffers(_program(last_axis_fill, fuse))
-    assert Update.DIRECT in plan.updates.values() and len(plan.direct) == 1
+    assert list(plan.updates.values()) == [Update.DIRECT] * 2 and len(plan.direct) == 2
 
 
 @pytest.mark.parametrize("fuse", [False, True], ids=["unfused", "fused"])
 def test_destination_passing_compiled(fuse):
-    fns = [interior_from_other, increment, shift_subtract, last_axis_fill]
+    fns = [interior_from_other, increment, shift_subtract, last_axis_fill, empty_filled,
+           zeros_partly_written, read_before_covered]
     library = JitLibrary([_program(f, fuse) for f in fns])
     x = np.random.default_rng(5).standard_normal(12)
     for fn, kernel in zip(fns, library.kernels, strict=True):
@@ -443,3 +471,29 @@ def test_write_cases_compiled(case, fuse):
             for m, t in zip(mine, theirs, strict=True):
                 if isinstance(t, np.ndarray):
                     assert_ulps(m, t, 0, where + " (argument after the call)")
+
+
+def test_blocks_cover_the_array():
+    n = DimExpr.sym("n")
+    zero, one, two, three = (DimExpr.const(k) for k in range(4))
+    shape = (n, three)
+    column = [((zero, DimExpr.const(k)), (n, one)) for k in range(3)]
+    assert covers(shape, column)
+    assert not covers(shape, column[:2])
+    assert covers(shape, [column[0], ((zero, one), (n, two))])  # spans may be wider
+    assert covers(shape, [((zero, zero), (n, three))])
+    assert not covers(shape, [((one, zero), (n - 1, three))])  # a row left out
+    assert not covers((n, n), [((zero, zero), (n, one))])  # no constant axis to tile
+
+
+@pytest.mark.parametrize("fuse", [False, True], ids=["unfused", "fused"])
+def test_an_overwritten_empty_is_a_buffer_never_filled(fuse):
+    program = _program(empty_filled, fuse)
+    (base,) = [e.outs[0] for e in program.eqns if e.prim is broadcast_in_dim_p
+               and not e.inputs[0].type.ndim and e.outs[0].type.ndim == 2]
+    assert base in plan_buffers(program).buffer  # a buffer version, not a broadcast view
+    for fn in (zeros_partly_written, read_before_covered):
+        kept = _program(fn, fuse)
+        assert not [e for e in kept.eqns if e.prim is broadcast_in_dim_p
+                    and not e.inputs[0].type.ndim
+                    and e.outs[0] in plan_buffers(kept).buffer]
