@@ -5,6 +5,7 @@ compiled module imported (and forgotten again afterwards)."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,17 @@ def build_project(root: Path, package: str, kernels: str, extra_config: str = ""
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     return root
+
+
+def source_module(root: Path, package: str) -> ModuleType:
+    """``package/kernels.py`` of a built project run as Python (the uncompiled module),
+    under a name of its own so the extension can be imported beside it."""
+    spec = importlib.util.spec_from_file_location(f"{package}_source",
+                                                  root / package / "kernels.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @contextmanager

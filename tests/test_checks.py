@@ -3,16 +3,13 @@ exceptions and messages (aotc/checks.py against the Cython wrapper)."""
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
 from collections.abc import Callable
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
-from projects import build_project, imported
+from projects import build_project, imported, source_module
 
 PACKAGE = "checks_pkg"
 KERNELS = '''
@@ -95,19 +92,10 @@ def _outcome(call: Callable[[Any], Any], module: Any) -> tuple[str, Any]:
         return type(exc).__name__, str(exc)
 
 
-def _source(root: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"{PACKAGE}_source",
-                                                  root / PACKAGE / "kernels.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Any, Any]]:
     root = build_project(tmp_path_factory.mktemp("checks"), PACKAGE, KERNELS)
-    source = _source(root)
+    source = source_module(root, PACKAGE)
     with imported(root, PACKAGE) as compiled:
         return {name: (_outcome(call, source), _outcome(call, compiled))
                 for name, call in CALLS.items()}

@@ -3,7 +3,6 @@ same behaviour uncompiled (aotc/gufunc.py against the loops of templates/ufunc*.
 
 from __future__ import annotations
 
-import importlib.util
 import pickle
 import sys
 import threading
@@ -14,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from projects import build_project, imported
+from projects import build_project, imported, source_module
 
 import aotc
 from aotc.errors import SignatureError
@@ -136,15 +135,6 @@ def _outcome(call: Callable[[Any], Any], module: Any) -> tuple[str, Any]:
         rng.bit_generator.state = state
 
 
-def _source(root: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"{PACKAGE}_source",
-                                                  root / PACKAGE / "kernels.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_project(tmp_path_factory.mktemp("ufunc"), PACKAGE, KERNELS)
@@ -158,7 +148,7 @@ def compiled(built: Path) -> Iterator[ModuleType]:
 
 @pytest.fixture(scope="module")
 def outcomes(built: Path, compiled: ModuleType) -> dict[str, tuple[Any, Any]]:
-    source = _source(built)
+    source = source_module(built, PACKAGE)
     return {name: (_outcome(call, source), _outcome(call, compiled))
             for name, call in CALLS.items()}
 
@@ -235,7 +225,7 @@ def test_pickle_by_reference(compiled: ModuleType) -> None:
 
 
 def test_uncompiled_pickles_by_reference(built: Path) -> None:
-    source = _source(built)
+    source = source_module(built, PACKAGE)
     sys.modules[source.__name__] = source
     try:
         for name in ("wdot", "selu", "plain_dot"):
