@@ -5,13 +5,26 @@ Numba, JAX and numexpr for comparison (see run.py)."""
 import numpy as np
 
 import aotc
-from aotc import f32, f64, i64
+from aotc import c128, f32, f64, i64
 
 
 @aotc.export
 def triad(b: f64["n"], c: f64["n"], s: float) -> f64[:]:
     """STREAM triad: the machine's memory bandwidth."""
     return b + s * c
+
+
+@aotc.export
+def triad_out(a: f64["n"], b: f64["n"], c: f64["n"], s: float) -> f64[:]:
+    """STREAM triad written into an argument, which is returned (one store pass)."""
+    a[:] = b + s * c
+    return a
+
+
+@aotc.export
+def array_sum(b: f64[:]) -> f64:
+    """sum(b): the read bandwidth."""
+    return np.sum(b)
 
 
 @aotc.export
@@ -140,6 +153,23 @@ def unique_f64(x: f64[:]) -> f64[:]:
 @aotc.export
 def unique_i64(x: i64[:]) -> i64[:]:
     return np.unique(x)
+
+
+@aotc.export
+def sum_positive(x: f64[:]) -> f64:
+    """A value-dependent size: the selection is summed without an intermediate array."""
+    return np.sum(x[x > 0])
+
+
+@aotc.export
+def mandelbrot_grid(c: c128[:, :]) -> i64[:, :]:
+    """Escape-time counts on a complex grid, 50 iterations of whole-array NumPy."""
+    z = np.zeros_like(c)
+    count = np.zeros(c.shape, dtype=np.int64)
+    for _ in range(50):
+        z = np.where(np.abs(z) <= 2, z * z + c, z)
+        count += np.abs(z) <= 2
+    return count
 
 
 @aotc.export

@@ -1,10 +1,15 @@
 """The other systems, each given the same NumPy source where it can take it.
 
 - Numba: ``@njit`` of the kernel as written; where Numba does not support the NumPy
-  used (``keepdims``), a loop version written the way Numba users write it.
-- JAX: the same source with ``np`` bound to ``jax.numpy``, under ``jax.jit`` (CPU,
-  its thread pool pinned to one core); kernels with in-place writes or Python loops
-  are Numba's game only.
+  used (``keepdims``), a loop version written the way Numba users write it. With more
+  than one thread: ``@njit(parallel=True)``, with ``prange`` versions of the loop and
+  row kernels and of the writes into an argument (Numba parallelizes the others' array
+  expressions and reductions itself; products call its BLAS).
+- JAX: the same source with ``np`` bound to ``jax.numpy``, under ``jax.jit`` (CPU; run.py
+  pins a one-thread run to one core, which XLA's thread pool then shares; with more
+  threads, XLA's default threading);
+  kernels with in-place writes, value-dependent shapes or Python loops over elements
+  are left out.
 - numexpr: the elementwise kernels as expression strings.
 
 None of these are aotc dependencies; missing ones are reported as "-".
@@ -12,51 +17,46 @@ None of these are aotc dependencies; missing ones are reported as "-".
 
 from __future__ import annotations
 
-import contextlib
+import importlib
 import inspect
-import os
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-JAX_KERNELS = ["triad", "axpy_sum", "selu", "black_scholes", "softmax", "layernorm", "rosen",
-               "arc_distance", "harris", "pairwise", "log_likelihood", "tiny", "mlp"]
+Kernel = Callable[..., Any]
+
+#: What JAX cannot take as written: in-place writes, value-dependent sizes, loops.
+NO_JAX = {"triad_out", "sum_positive", "unique_f64", "unique_i64", "ema", "mandelbrot",
+          "gray_scott", "isqrt_newton"}
+#: Kernels of the numpy_tour example's loops module (the rest are bench_kernels').
+LOOP_KERNELS = ["ema", "mandelbrot", "gray_scott", "isqrt_newton"]
 
 NUMEXPR = {
     "triad": ("b + s * c", ("b", "c", "s")),
+    "triad_out": ("b + s * c", ("a", "b", "c", "s")),
     "axpy_sum": ("sum(x + y * z)", ("x", "y", "z")),
+    "array_sum": ("sum(b)", ("b",)),
     "selu": ("1.0507010 * where(x > 0, x, 1.6732632 * (exp(x) - 1))", ("x",)),
-    "arc_distance": ("2 * arctan2(sqrt(t), sqrt(1 - t))", None),
+    "arc_distance": ("2 * arctan2(sqrt(t), sqrt(1 - t))", ()),
 }
 
 
-def numba_version() -> str:
+def _optional(package: str) -> Any:
+    """The package, or None when it is not installed."""
     try:
-        import numba
+        return importlib.import_module(package)
     except ImportError:
-        return "not installed"
-    return numba.__version__
+        return None
 
 
-def jax_version() -> str:
-    try:
-        import jax
-    except ImportError:
-        return "not installed"
-    return jax.__version__
+def version(package: str) -> str:
+    module = _optional(package)
+    return "not installed" if module is None else str(module.__version__)
 
 
-def numexpr_version() -> str:
-    try:
-        import numexpr
-    except ImportError:
-        return "not installed"
-    return numexpr.__version__
-
-
-def _rebind(fn: Callable[..., Any], **names: Any) -> Callable[..., Any]:
+def _rebind(fn: Kernel, **names: Any) -> Kernel:
     """``fn`` with some of its globals replaced (``np`` -> ``jax.numpy``)."""
     fn = inspect.unwrap(fn)  # @aotc.export's wrapper checks calls against the signatures
     scope = dict(fn.__globals__)
@@ -67,32 +67,35 @@ def _rebind(fn: Callable[..., Any], **names: Any) -> Callable[..., Any]:
     return types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__)
 
 
-def _numba_loops(numba: Any) -> dict[str, Callable[..., Any]]:
-    njit = numba.njit(fastmath=False, cache=False)
+def _numba_loops(numba: Any, parallel: bool) -> dict[str, Kernel]:
+    """Loop versions: row kernels Numba cannot take as written (``keepdims``), and with
+    ``parallel`` the ``prange`` versions."""
+    njit = numba.njit(parallel=parallel)
+    prange = numba.prange if parallel else range
 
     @njit
-    def softmax(x):
+    def softmax(x):  # type: ignore[no-untyped-def]
         out = np.empty_like(x)
-        for i in range(x.shape[0]):
+        for i in prange(x.shape[0]):
             m = x[i].max()
             e = np.exp(x[i] - m)
             out[i] = e / e.sum()
         return out
 
     @njit
-    def layernorm(x, g, b):
+    def layernorm(x, g, b):  # type: ignore[no-untyped-def]
         out = np.empty_like(x)
-        for i in range(x.shape[0]):
+        for i in prange(x.shape[0]):
             mu = x[i].mean()
             var = ((x[i] - mu) ** 2).mean()
             out[i] = (x[i] - mu) / np.sqrt(var + np.float32(1e-5)) * g + b
         return out
 
     @njit
-    def pairwise(p):
+    def pairwise(p):  # type: ignore[no-untyped-def]
         n = p.shape[0]
         out = np.empty((n, n))
-        for i in range(n):
+        for i in prange(n):
             for j in range(n):
                 acc = 0.0
                 for k in range(3):
@@ -101,76 +104,56 @@ def _numba_loops(numba: Any) -> dict[str, Callable[..., Any]]:
                 out[i, j] = np.sqrt(acc)
         return out
 
-    return {"softmax": softmax, "layernorm": layernorm, "pairwise": pairwise}
+    loops = {"softmax": softmax, "layernorm": layernorm, "pairwise": pairwise}
+    if parallel:
+        @njit
+        def triad(b, c, s):  # type: ignore[no-untyped-def]
+            out = np.empty_like(b)
+            for i in prange(b.shape[0]):
+                out[i] = b[i] + s * c[i]
+            return out
+
+        @njit
+        def triad_out(a, b, c, s):  # type: ignore[no-untyped-def]
+            for i in prange(a.shape[0]):
+                a[i] = b[i] + s * c[i]
+            return a
+
+        loops.update(triad=triad, triad_out=triad_out)
+    return loops
 
 
-LOOP_KERNELS = ["ema", "mandelbrot", "gray_scott", "isqrt_newton"]
-
-
-def make_peers(sources: dict[str, Any]) -> dict[str, dict[str, Callable[..., Any]]]:
-    """``{kernel: {system: callable}}`` for every installed peer."""
-    arrays, loops = sources["bench_kernels"], sources["tour.loops"]
-    peers: dict[str, dict[str, Callable[..., Any]]] = {}
-    try:
-        import numba
-    except ImportError:
-        numba = None
+def make_peers(sources: dict[str, Any], threads: int) -> dict[str, dict[str, Kernel]]:
+    """``{kernel: {system: callable}}`` for every installed peer, using ``threads``."""
+    kernels = {name: fn for module in sources.values() for name, fn in vars(module).items()
+               if hasattr(fn, "__aotc_export__")}
+    peers: dict[str, dict[str, Kernel]] = {name: {} for name in kernels}
+    numba = _optional("numba")
     if numba is not None:
-        numba_loops = _numba_loops(numba)
-        for name in JAX_KERNELS + LOOP_KERNELS:
-            source = loops if name in LOOP_KERNELS else arrays
-            fn = numba_loops.get(name)
-            if fn is None:
-                scope_fn = _rebind(getattr(source, name))
-                if "cnd" in scope_fn.__globals__:
-                    scope_fn.__globals__["cnd"] = numba.njit(scope_fn.__globals__["cnd"])
-                fn = numba.njit(scope_fn)
-            peers.setdefault(name, {})["numba"] = fn
-    with _one_core():
-        try:
-            import jax
-            import jax.numpy as jnp
-        except ImportError:
-            jax = None
-        if jax is not None:  # the client and its thread pool start here, on one core
-            jax.block_until_ready(jax.jit(lambda a: a + 1)(np.zeros(1)))
+        numba.set_num_threads(threads)
+        loops = _numba_loops(numba, parallel=threads > 1)
+        for name, fn in kernels.items():
+            if name not in loops:
+                fn = _rebind(fn)
+                if "cnd" in fn.__globals__:
+                    fn.__globals__["cnd"] = numba.njit(fn.__globals__["cnd"])
+            peers[name]["numba"] = loops.get(name) or numba.njit(parallel=threads > 1)(fn)
+    jax = _optional("jax")
     if jax is not None:
-        for name in JAX_KERNELS:
-            jitted = jax.jit(_rebind(getattr(arrays, name), np=jnp))
-            peers.setdefault(name, {})["jax"] = (
-                lambda *a, f=jitted: jax.block_until_ready(f(*a)))
-    try:
-        import numexpr
-    except ImportError:
-        numexpr = None
+        jnp = jax.numpy
+        for name, fn in kernels.items():
+            if name not in NO_JAX:
+                jitted = jax.jit(_rebind(fn, np=jnp))
+                peers[name]["jax"] = lambda *a, f=jitted: jax.block_until_ready(f(*a))
+    numexpr = _optional("numexpr")
     if numexpr is not None:
-        numexpr.set_num_threads(1)
+        numexpr.set_num_threads(threads)
         for name, (expr, params) in NUMEXPR.items():
-            peers.setdefault(name, {})["numexpr"] = _numexpr_fn(numexpr, name, expr, params)
+            peers[name]["numexpr"] = _numexpr_fn(numexpr, name, expr, params)
     return peers
 
 
-@contextlib.contextmanager
-def _one_core() -> Iterator[None]:
-    """Threads started inside run on one core, as every other system here.
-
-    XLA's CPU client still runs work on several threads with the ``XLA_FLAGS`` run.py
-    sets (jax 0.10: softmax took 1.4x its wall time in CPU time), so its pool is created
-    while this thread is pinned to one core, and its threads inherit the pin. Linux
-    only; elsewhere nothing changes.
-    """
-    if not hasattr(os, "sched_setaffinity"):
-        yield
-        return
-    allowed = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(allowed)})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, allowed)
-
-
-def _numexpr_fn(numexpr: Any, name: str, expr: str, params: Any) -> Callable[..., Any]:
+def _numexpr_fn(numexpr: Any, name: str, expr: str, params: tuple[str, ...]) -> Kernel:
     if name == "arc_distance":
         def arc(theta_1: Any, phi_1: Any, theta_2: Any, phi_2: Any) -> Any:
             t = numexpr.evaluate("sin((theta_2 - theta_1) / 2) ** 2 + cos(theta_1) * "
@@ -179,6 +162,8 @@ def _numexpr_fn(numexpr: Any, name: str, expr: str, params: Any) -> Callable[...
         return arc
 
     def run(*args: Any) -> Any:
-        result = numexpr.evaluate(expr, local_dict=dict(zip(params, args, strict=True)))
+        names = dict(zip(params, args, strict=True))
+        out = names.pop("a", None)  # written into the argument, as the kernel does
+        result = numexpr.evaluate(expr, local_dict=names, out=out)
         return result[()] if result.ndim == 0 else result
     return run
