@@ -50,6 +50,11 @@ def matmul(a: f64["m", "k"], b: f64["k", "n"]) -> f64["m", "n"]:
 
 
 @aotc.export
+def dense(x: f64["m", "k"], w: f64["k", "n"], bias: f64["n"]) -> f64["m", "n"]:
+    return np.maximum(x @ w + bias, 0.0)
+
+
+@aotc.export
 def steps(x: f64["n"], count: i64) -> f64["n"]:
     for _ in range(count):
         x = 0.5 * np.cos(x) + 0.25 * x
@@ -72,8 +77,10 @@ n = 3_000_001
 b, c, z = rng.random(n), rng.random(n), rng.random(n)
 x = rng.standard_normal((2048, 515)).astype(np.float32)
 a, m = rng.random((300, 200)), rng.random((200, 250))
+w, bias = rng.standard_normal((200, 250)), rng.standard_normal(250)
 out = dict(triad=k.triad(b, c, 3.0), big_sum=k.big_sum(b, c, z), plain_sum=k.plain_sum(b),
            softmax=k.softmax(x), matmul=k.matmul(a, m), steps=k.steps(b, 3),
+           dense=k.dense(a - 0.5, w, bias),
            serial_triad=k.serial_triad(b, c, 3.0), small=k.triad(b[:100], c[:100], 3.0))
 np.savez(sys.argv[2], **out)
 '''
@@ -102,7 +109,8 @@ def _inputs() -> dict[str, object]:
     b, c, z = rng.random(n), rng.random(n), rng.random(n)
     x = rng.standard_normal((2048, 515)).astype(np.float32)
     a, m = rng.random((300, 200)), rng.random((200, 250))
-    return dict(b=b, c=c, z=z, x=x, a=a, m=m)
+    w, bias = rng.standard_normal((200, 250)), rng.standard_normal(250)
+    return dict(b=b, c=c, z=z, x=x, a=a, m=m, w=w, bias=bias)
 
 
 def _expected() -> dict[str, np.ndarray]:
@@ -114,6 +122,7 @@ def _expected() -> dict[str, np.ndarray]:
         y = 0.5 * np.cos(y) + 0.25 * y
     return dict(triad=b + 3.0 * c, big_sum=np.sum(b + c * z), plain_sum=np.sum(b),
                 softmax=e / e.sum(axis=1, keepdims=True), matmul=i["a"] @ i["m"], steps=y,
+                dense=np.maximum((i["a"] - 0.5) @ i["w"] + i["bias"], 0.0),
                 serial_triad=b + 3.0 * c, small=b[:100] + 3.0 * c[:100])
 
 

@@ -16,22 +16,25 @@ body over the whole result.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import numpy as np
 from llvmlite import ir
 
 from ..ir import Eqn, Program
 from ..ops.core import Primitive
 from ..ops.fusion import fusion_p
 from ..ops.linalg import dot_general_p
+from .builder import KernelBuilder
 from .context import Lowering
-from .dtypes import i64
+from .dtypes import PTR, i64
 from .fusion import Nest, lower_fusion
 from .fusion_plan import plan_fusion
 from .gemm import tiled_gemm
 from .gemm import workspace as gemm_workspace
 from .linalg import FEW_ROWS, matrix_product, narrow_product
 from .nests import EqnRule
+from .parallel_gemm import large_product, row_slabs, rows_from
 from .values import Value, View
 
 
@@ -62,14 +65,36 @@ def lower_dot_epilogue(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[V
     tiled = b.and_(b.icmp_signed(">", m, i64(FEW_ROWS)),
                    b.and_(b.icmp_signed(">", n, i64(1)), b.icmp_signed(">", k, i64(0))))
     tiled = b.and_(tiled, b.not_(narrow_product(b, dest.dtype, n, k)))
+    def slab(lo: ir.Value, hi: ir.Value, pa: ir.Value, pb: ir.Value) -> None:
+        """Rows ``lo..hi-1``, each tile finished by the body at its place in the result."""
+        tiled_gemm(b, dest.dtype, [b.sub(hi, lo), n, k, rows_from(b, a[0], lo, a[1]), *a[1:],
+                                   *bm, rows_from(b, c[0], lo, c[1]), *c[1:], pa, pb,
+                                   ir.Constant(PTR, None)],
+                   lambda i, j, rows, cols: rest_over({0: b.add(lo, i), 1: j}, (rows, cols)))
+
     with b.if_else(tiled, likely=True) as (then, other):
         with then, ctx.region():
-            tiled_gemm(b, dest.dtype, [m, n, k, *a, *bm, *c, *work, ctx.runtime],
-                       lambda i, j, rows, cols: rest_over({0: i, 1: j}, (rows, cols)))
+            if ctx.parallel:  # slabs of rows over threads when large, as a plain product
+                split = large_product(b, dest.dtype, m, n, k)
+                with b.if_else(split, likely=True) as (slabs, serial):
+                    with slabs, ctx.region():
+                        row_slabs(ctx, head, m, b.mul(b.mul(m, n), k), slab)
+                    with serial, ctx.region():
+                        _serial(b, dest.dtype, m, n, k, a, bm, c, work, ctx.runtime, rest_over)
+            else:
+                _serial(b, dest.dtype, m, n, k, a, bm, c, work, ctx.runtime, rest_over)
         with other, ctx.region():
             matrix_product(ctx, dest.dtype, work, m, n, k, a, bm, c)
             rest_over({}, (m, n))
     return [dest]
+
+
+def _serial(b: KernelBuilder, dtype: np.dtype, m: ir.Value, n: ir.Value, k: ir.Value,
+            a: tuple[ir.Value, ...], bm: tuple[ir.Value, ...], c: tuple[ir.Value, ...],
+            work: list[ir.Value], runtime: ir.Value,
+            rest_over: Callable[[dict[int, ir.Value], Sequence[ir.Value]], None]) -> None:
+    tiled_gemm(b, dtype, [m, n, k, *a, *bm, *c, *work, runtime],
+               lambda i, j, rows, cols: rest_over({0: i, 1: j}, (rows, cols)))
 
 
 def lower_fused(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:

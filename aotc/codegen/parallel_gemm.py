@@ -6,14 +6,15 @@ kernel's scratch is planned for one product). Every chunk packs all of ``B`` aga
 that is ``k * n`` copies against ``2 * rows * k * n`` flops, under 1% for a slab of
 128 rows. Slabs start at multiples of the micro-kernel's rows and every element of
 ``C`` is summed over ``k`` in the same order as with one thread: results are
-bit-identical. Small products, batched ones and products with an epilogue keep their
-serial rules.
+bit-identical. Products with an epilogue (:mod:`.epilogue`) split the same way, each
+slab finishing its tiles; small and batched products keep their serial rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import numpy as np
 from llvmlite import ir
 
 from .. import abi
@@ -21,6 +22,7 @@ from ..ir import Eqn
 from ..ops.core import Primitive
 from ..ops.linalg import dot_general_p
 from ..shapes import size
+from .builder import KernelBuilder
 from .context import Lowering
 from .dtypes import I64, PTR, i64
 from .gemm import blocking, gemm_function, is_gemm
@@ -60,36 +62,46 @@ def parallel_dot(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value] 
     if not is_gemm(eqn) or lb or not (isinstance(lhs, View) and isinstance(rhs, View)) \
             or lhs.ndim != 2 or rhs.ndim != 2:
         return None
-    b, dtype = ctx.b, lhs.dtype
+    b = ctx.b
     m_axis, n_axis = 1 - lc[0], 1 - rc[0]
     m, k, n = lhs.dims[m_axis], lhs.dims[lc[0]], rhs.dims[n_axis]
     dest = ctx.home(eqn.outs[0])
-    lanes = b.vector_bytes // dtype.itemsize
     work = b.mul(b.mul(m, n), k)
-    big = b.and_(b.and_(b.icmp_signed(">=", m, i64(2 * SLAB_ROWS)),
-                        b.icmp_signed(">", n, i64(2 * lanes))),
-                 b.and_(b.icmp_signed(">", k, i64(0)),
-                        b.icmp_signed(">=", work, i64(GEMM_PARALLEL_WORK))))
-    with b.if_else(big, likely=True) as (split, serial):
+    with b.if_else(large_product(b, lhs.dtype, m, n, k), likely=True) as (split, serial):
         with split, ctx.region():
-            _slabs(ctx, dtype, eqn, lhs, rhs, dest, (m_axis, n_axis, lc[0], rc[0]), work)
+            _slabs(ctx, eqn, lhs, rhs, dest, (m_axis, n_axis, lc[0], rc[0]), work)
         with serial, ctx.region():
             ctx.rules[eqn.prim](ctx, eqn, args)  # writes into the same home
     return [dest]
 
 
-def _slabs(ctx: Lowering, dtype: object, eqn: Eqn, lhs: View, rhs: View, dest: View,
-           axes: tuple[int, int, int, int], work: ir.Value) -> None:
+#: Emits the product (and whatever follows it) for rows ``lo..hi-1`` of ``C`` with
+#: packing buffers ``pa``, ``pb`` of the slab's own: ``run(lo, hi, pa, pb)``.
+SlabRun = Callable[[ir.Value, ir.Value, ir.Value, ir.Value], None]
+
+
+def large_product(b: KernelBuilder, dtype: np.dtype, m: ir.Value, n: ir.Value,
+                  k: ir.Value) -> ir.Value:
+    """Whether a product is worth splitting into slabs of rows (an i1)."""
+    lanes = b.vector_bytes // dtype.itemsize
+    work = b.mul(b.mul(m, n), k)
+    return b.and_(b.and_(b.icmp_signed(">=", m, i64(2 * SLAB_ROWS)),
+                         b.icmp_signed(">", n, i64(2 * lanes))),
+                  b.and_(b.icmp_signed(">", k, i64(0)),
+                         b.icmp_signed(">=", work, i64(GEMM_PARALLEL_WORK))))
+
+
+def row_slabs(ctx: Lowering, eqn: Eqn, m: ir.Value, work: ir.Value, run: SlabRun) -> None:
+    """Rows ``0..m-1`` of product ``eqn``'s ``C`` in slabs over threads, each starting at
+    a multiple of the micro-kernel's rows, with packing buffers of its own."""
     b = ctx.b
-    m_axis, n_axis, l_contract, r_contract = axes
-    m = lhs.dims[m_axis]
-    mr = blocking(lhs.dtype, b.vector_bytes).mr
+    dtype = eqn.inputs[0].type.dtype
+    mr = blocking(dtype, b.vector_bytes).mr
     units = b.sdiv(b.add(m, i64(mr - 1)), i64(mr))  # slabs start at multiples of mr rows
     chunks = b.sdiv(m, i64(SLAB_ROWS))
     chunks = b.select(b.icmp_signed("<", chunks, i64(MAX_GEMM_CHUNKS)), chunks,
                       i64(MAX_GEMM_CHUNKS))
     sizes = [b.mul(ctx.dims(size(t.shape)), i64(t.dtype.itemsize)) for t in gemm_workspace(eqn)]
-    gemm = gemm_function(b.module, lhs.dtype, b.vector_bytes, b.fma)
     free = _libc(b.module, "free", ir.FunctionType(ir.VoidType(), [PTR]))
     outline = Outline(ctx, "gemm")
     with outline as (begin, end):
@@ -104,15 +116,31 @@ def _slabs(ctx: Lowering, dtype: object, eqn: Eqn, lhs: View, rhs: View, dest: V
                 b.call(free, [pa])
                 b.call(free, [pb])
                 b.ret(i64(abi.OUT_OF_MEMORY))
-            a = b.gep(lhs.data, [b.mul(lo, lhs.strides[m_axis])], source_etype=ir.IntType(8))
-            c = b.gep(dest.data, [b.mul(lo, dest.strides[0])], source_etype=ir.IntType(8))
-            b.call(gemm, [b.sub(hi, lo), rhs.dims[n_axis], lhs.dims[l_contract],
-                          a, lhs.strides[m_axis], lhs.strides[l_contract],
-                          rhs.data, rhs.strides[r_contract], rhs.strides[n_axis],
-                          c, dest.strides[0], dest.strides[1], pa, pb, null])
+            run(lo, hi, pa, pb)
             b.call(free, [pa])
             b.call(free, [pb])
     outline.call(chunks, work)
+
+
+def rows_from(b: ir.IRBuilder, data: ir.Value, row: ir.Value, stride: ir.Value) -> ir.Value:
+    """The address of row ``row`` of a matrix at ``data`` with row stride ``stride``."""
+    return b.gep(data, [b.mul(row, stride)], source_etype=ir.IntType(8))
+
+
+def _slabs(ctx: Lowering, eqn: Eqn, lhs: View, rhs: View, dest: View,
+           axes: tuple[int, int, int, int], work: ir.Value) -> None:
+    b = ctx.b
+    m_axis, n_axis, l_contract, r_contract = axes
+    gemm = gemm_function(b.module, lhs.dtype, b.vector_bytes, b.fma)
+
+    def run(lo: ir.Value, hi: ir.Value, pa: ir.Value, pb: ir.Value) -> None:
+        b.call(gemm, [b.sub(hi, lo), rhs.dims[n_axis], lhs.dims[l_contract],
+                      rows_from(b, lhs.data, lo, lhs.strides[m_axis]), lhs.strides[m_axis],
+                      lhs.strides[l_contract], rhs.data, rhs.strides[r_contract],
+                      rhs.strides[n_axis], rows_from(b, dest.data, lo, dest.strides[0]),
+                      dest.strides[0], dest.strides[1], pa, pb, ir.Constant(PTR, None)])
+
+    row_slabs(ctx, eqn, lhs.dims[m_axis], work, run)
 
 
 RULES: dict[Primitive, object] = {dot_general_p: parallel_dot}
