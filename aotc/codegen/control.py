@@ -105,7 +105,7 @@ def lower_for_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value
     n, step = params["n_consts"], params["step"]
     consts = args[2:2 + n]
     slots, moves, staging = _loop_carries(ctx, eqn, args[2 + n:])
-    chunk = chunk_length(b, ctx.dims(body_work(params["body"])))
+    chunk = chunk_length(b, ctx.dims(body_work(params["body"], plan=ctx.layout.plan)))
     lo, hi = (lower.value, upper.value) if step == 1 else (i64(0), _trip_count(b, lower, upper,
                                                                                   step))
     with chunked_range(b, ctx.runtime, lo, hi, chunk, "for") as k:
@@ -132,7 +132,8 @@ def lower_while_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
     nc, nb = params["n_cond_consts"], params["n_body_consts"]
     cond_consts, body_consts = args[:nc], args[nc:nc + nb]
     slots, moves, staging = _loop_carries(ctx, eqn, args[nc + nb:])
-    counter = WorkCounter(b, ctx.runtime, ctx.dims(body_work(params["cond"], params["body"])))
+    counter = WorkCounter(b, ctx.runtime, ctx.dims(body_work(params["cond"], params["body"],
+                                                                plan=ctx.layout.plan)))
     head, body, done = (b.function.append_basic_block(f"while.{s}")
                         for s in ("head", "body", "done"))
     b.branch(head)
@@ -167,7 +168,7 @@ def lower_scan(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     slots, moves, staging = _loop_carries(ctx, eqn, args[n:n + c])
     ys = [ctx.home(v) for v in eqn.outs[c:]]
     length = ctx.dims(as_dim(params["length"]))
-    chunk = chunk_length(b, ctx.dims(body_work(params["body"])))
+    chunk = chunk_length(b, ctx.dims(body_work(params["body"], plan=ctx.layout.plan)))
     with chunked_range(b, ctx.runtime, i64(0), length, chunk, "scan") as t:
         i = b.sub(b.sub(length, i64(1)), t) if params["reverse"] else t
         with ctx.region():

@@ -24,10 +24,13 @@ from contextlib import contextmanager
 from llvmlite import ir
 
 from .. import abi
-from ..ir import Program, bound_uppers
+from ..ir import Atom, Program, bound_uppers
+from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, size, upper_bound
 from .builder import KernelBuilder
 from .dtypes import I64, PTR, i64
+from .planner import BufferPlan
+from .viewkinds import VIEW_PRIMITIVES
 
 #: Element operations between two polls.
 POLL_WORK = 1 << 20
@@ -39,15 +42,23 @@ RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR]
 PARALLEL_FOR_FIELD = 2
 
 
-def body_work(*bodies: Program) -> DimExpr:
+def body_work(*bodies: Program, plan: BufferPlan | None = None) -> DimExpr:
     """Element operations one iteration does, statically: one per equation, plus the size
-    of every array it makes. Nested loops poll by themselves and count once here."""
+    of every array it makes. A view makes none; an update the buffer plan does in place
+    writes only its block (``y[i] = ...`` in a loop over ``y`` touches one element, not
+    ``y``: counted as all of ``y``, a recurrence polled the runtime at every iteration).
+    Nested loops poll by themselves and count once here."""
     work = DimExpr.const(1)
     uppers = bound_uppers(*bodies)  # sizes bound inside: not known where this is read
     for body in bodies:
         for eqn in body.eqns:
             work = work + 1
-            for out in eqn.outs:
+            if eqn.prim in VIEW_PRIMITIVES:
+                continue
+            made: tuple[Atom, ...] = eqn.outs
+            if eqn.prim is update_slice_p and plan is not None and eqn in plan.updates:
+                made = eqn.inputs[1:2]  # in place: the block only
+            for out in made:
                 elements = upper_bound(size(out.type.shape), uppers)
                 if out.type.shape and elements is not None:
                     work = work + elements

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from aotc import f64, i64, lax
+from aotc.codegen.inplace import plan_buffers
 from aotc.codegen.jit import JitLibrary
+from aotc.codegen.runtime import body_work
 from aotc.frontend import trace_kernel
 from aotc.ir import AType, Eqn, Lit, Params, Program, Var
 from aotc.ops.control import for_loop_p
@@ -469,3 +471,23 @@ def test_padded_arrays_are_the_loop_carries():
     assert [o.type.shape for o in loop.outs] == [(DimExpr.const(26),) * 2] * 2
     body = loop.params["body"]
     assert [e.prim.name for e in body.eqns].count("update_slice") == 2
+
+
+def _recurrence(x: f64[:], alpha: float):
+    y = np.empty_like(x)
+    y[0] = x[0]
+    for i in range(1, x.shape[0]):
+        y[i] = alpha * x[i] + (1 - alpha) * y[i - 1]
+    return y
+
+
+def test_an_element_written_in_place_is_the_work_of_an_iteration():
+    """The loop writes one element of ``y`` per iteration in place: its work between
+    polls is a few operations, not ``y``'s size (the runtime was polled every iteration,
+    five times slower than Numba on a 10^7 recurrence)."""
+    program = optimize(trace_kernel(_recurrence,
+                                    signature_from_annotations(_recurrence)).program)
+    (loop,) = [e for e in program.eqns if e.prim is for_loop_p]
+    work = body_work(loop.params["body"], plan=plan_buffers(program))
+    assert work.is_const and work.value < 100, work
+    assert not body_work(loop.params["body"]).is_const  # unplanned: a copy of y each time
