@@ -66,18 +66,23 @@ def serial_triad(b: f64["n"], c: f64["n"], s: f64) -> f64["n"]:
     return b + s * c
 '''
 
-#: Run in a child: every kernel on fixed inputs, results saved to argv[2].
-RUN = '''
-import sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import par.kernels as k
+#: The inputs, made the same way here and in the child.
+INPUTS = """
 rng = np.random.default_rng(7)
 n = 3_000_001
 b, c, z = rng.random(n), rng.random(n), rng.random(n)
 x = rng.standard_normal((2048, 515)).astype(np.float32)
 a, m = rng.random((300, 200)), rng.random((200, 250))
 w, bias = rng.standard_normal((200, 250)), rng.standard_normal(250)
+"""
+
+#: Run in a child: every kernel on fixed inputs, results saved to argv[2].
+RUN = '''
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import par.kernels as k
+''' + INPUTS + '''
 out = dict(triad=k.triad(b, c, 3.0), big_sum=k.big_sum(b, c, z), plain_sum=k.plain_sum(b),
            softmax=k.softmax(x), matmul=k.matmul(a, m), steps=k.steps(b, 3),
            dense=k.dense(a - 0.5, w, bias),
@@ -104,13 +109,9 @@ print("forked")
 
 
 def _inputs() -> dict[str, object]:
-    rng = np.random.default_rng(7)
-    n = 3_000_001
-    b, c, z = rng.random(n), rng.random(n), rng.random(n)
-    x = rng.standard_normal((2048, 515)).astype(np.float32)
-    a, m = rng.random((300, 200)), rng.random((200, 250))
-    w, bias = rng.standard_normal((200, 250)), rng.standard_normal(250)
-    return dict(b=b, c=c, z=z, x=x, a=a, m=m, w=w, bias=bias)
+    names: dict[str, object] = {"np": np}
+    exec(INPUTS, names)
+    return names
 
 
 def _expected() -> dict[str, np.ndarray]:

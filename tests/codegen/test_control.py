@@ -19,6 +19,7 @@ from aotc.shapes import DimExpr
 from aotc.types import signature_from_annotations
 
 from .data import assert_same, check_call, copy_layout, layouts
+from .test_inplace import ema
 
 
 def swap_carries(x: f64[5], y: f64[5], n: i64):
@@ -473,20 +474,11 @@ def test_padded_arrays_are_the_loop_carries():
     assert [e.prim.name for e in body.eqns].count("update_slice") == 2
 
 
-def _recurrence(x: f64[:], alpha: float):
-    y = np.empty_like(x)
-    y[0] = x[0]
-    for i in range(1, x.shape[0]):
-        y[i] = alpha * x[i] + (1 - alpha) * y[i - 1]
-    return y
-
-
 def test_an_element_written_in_place_is_the_work_of_an_iteration():
     """The loop writes one element of ``y`` per iteration in place: its work between
     polls is a few operations, not ``y``'s size (the runtime was polled every iteration,
     five times slower than Numba on a 10^7 recurrence)."""
-    program = optimize(trace_kernel(_recurrence,
-                                    signature_from_annotations(_recurrence)).program)
+    program = optimize(trace_kernel(ema, signature_from_annotations(ema)).program)
     (loop,) = [e for e in program.eqns if e.prim is for_loop_p]
     work = body_work(loop.params["body"], plan=plan_buffers(program))
     assert work.is_const and work.value < 100, work
