@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import ctypes
 import itertools
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -164,14 +165,15 @@ class JitKernel:
                            np.empty(tuple(out_dims[start:start + rank]), atom.type.dtype))
             start += rank
         outv = (ctypes.c_void_p * max(len(outputs), 1))(*(o.ctypes.data for o in outputs))
-        scratch, scratch_addr = _scratch(info[0])
+        scratch, scratch_addr = _acquire(info[0])
         hook = self.poll
         runtime = Runtime(_POLL(lambda _: 1 if hook is not None and hook() else 0))
         if self.threads:
             runtime.parallel_for = _parallel_for(self.threads)
         code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv),
                             ctypes.addressof(out_dims), scratch_addr, ctypes.addressof(runtime))
-        del scratch, keep
+        _release(scratch)
+        del keep
         if code:
             errors = runtime_errors(program)
             if 0 <= code - FIRST_PROGRAM_ERROR < len(errors):
@@ -222,10 +224,27 @@ def _pass(value: np.ndarray, keep: list[Any]) -> int:
     return ctypes.addressof(struct)
 
 
-def _scratch(nbytes: int) -> tuple[np.ndarray | None, int | None]:
-    """``nbytes`` of scratch aligned to ``SCRATCH_ALIGN`` (NULL when 0)."""
+#: Scratch up to this size is kept between calls (per thread), as the wrapper does: a
+#: fresh block costs the OS zeroing its pages on every call.
+_KEEP = 1 << 28
+_KEPT = threading.local()
+
+
+def _acquire(nbytes: int) -> tuple[np.ndarray | None, int | None]:
+    """``nbytes`` of scratch aligned to ``SCRATCH_ALIGN`` (NULL when 0): the thread's
+    kept block when it is free and large enough (a call made while a kernel runs, from
+    its poll hook, takes a fresh one)."""
     if nbytes <= 0:
         return None, None
-    buffer = np.empty(nbytes + SCRATCH_ALIGN, np.uint8)
+    buffer: np.ndarray | None = getattr(_KEPT, "buffer", None)
+    if buffer is None or buffer.nbytes < nbytes + SCRATCH_ALIGN:
+        buffer = np.empty(nbytes + SCRATCH_ALIGN, np.uint8)
+    _KEPT.buffer = None
     addr = buffer.ctypes.data
     return buffer, (addr + SCRATCH_ALIGN - 1) // SCRATCH_ALIGN * SCRATCH_ALIGN
+
+
+def _release(buffer: np.ndarray | None) -> None:
+    """Keep ``buffer`` for the thread's next call, when it is not too large to keep."""
+    if buffer is not None and buffer.nbytes <= _KEEP + SCRATCH_ALIGN:
+        _KEPT.buffer = buffer
