@@ -216,3 +216,20 @@ def test_long_rows_of_wide_keys_along_either_axis() -> None:
                 np.sort(x, axis=1, kind="stable"))
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(_bits(g), _bits(w))
+
+
+@pytest.mark.parametrize("code", ["i8", "f8"])
+def test_digits_with_few_values_move_in_more_streams(code: str) -> None:
+    """A digit taking few values in a row (a float's sign and exponent) is moved in
+    twice as many streams as one taking many; rows mixing both kinds of digit, of
+    lengths not a multiple of the streams, in many equal keys, keep NumPy's stable
+    order."""
+    k = _kernel(lambda x: (np.sort(x), np.argsort(x)), f"({code}[:])")
+    rng = np.random.default_rng(21)
+    for n in (4099, 20_005):
+        few = rng.integers(0, 3, n, dtype=np.uint64) << np.uint64(48)  # 3 values
+        many = rng.integers(0, 2**8, n, dtype=np.uint64) << np.uint64(8)  # 256 values
+        x = (few | many | np.uint64(0x3FF0_0000_0000_0000)).view(np.dtype(code))
+        values, order = k(x)
+        np.testing.assert_array_equal(_bits(values), _bits(np.sort(x, kind="stable")))
+        np.testing.assert_array_equal(order, np.argsort(x, kind="stable"))
