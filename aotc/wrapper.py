@@ -12,6 +12,7 @@ computes the values that fill them. ``render_module`` is the entry point.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
 from collections.abc import Sequence
@@ -134,6 +135,17 @@ def _template(name: str) -> Template:
 
 def _fill(template: str, /, **values: object) -> str:
     return _template(template).substitute({k: str(v) for k, v in values.items()})
+
+
+@cache
+def _runtime_source() -> str:
+    """``templates/runtime.py`` as the module runs it: without its docstring (which would
+    become the module's) and comments, as a Python string literal."""
+    tree = ast.parse((template_dir() / "runtime.py").read_text(encoding="utf-8"))
+    if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(
+            getattr(tree.body[0], "value", None), ast.Constant):
+        tree.body.pop(0)
+    return repr(ast.unparse(tree))
 
 
 # -- types as text -------------------------------------------------------------------------
@@ -494,7 +506,7 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
         first_program_error=abi.FIRST_PROGRAM_ERROR,
         cpu_table=cpu.c_table(features), cpu_features=repr(features),
         targets=repr(tuple((t.name, t.features) for t in targets)),
-        scratch_align=abi.SCRATCH_ALIGN,
+        scratch_align=abi.SCRATCH_ALIGN, runtime=_runtime_source(),
         functions=_ufunc_runtime(functions) + "".join(_render_function(fn) for fn in functions),
         selection=_selection(functions, targets),
         all=repr([fn.name for fn in functions]),

@@ -1,0 +1,156 @@
+"""The slow paths of every generated module, in plain Python: choosing the CPU target,
+noticing an edited source, and building the exceptions a failed call raises.
+
+Why not Cython: none of this runs on a successful call, and Cython turns each line of it
+into dozens of lines of C, which gcc spent a quarter of a module's build on. The wrapper
+embeds this file's text in the module, which runs it in its own namespace at import
+(before it sets the globals below), so these functions see the module's globals.
+"""
+
+import os as _os
+import re as _re
+import struct as _struct
+import typing as _typing
+
+import numpy as _np
+
+if _typing.TYPE_CHECKING:  # set by the module (module.pyx.in) after running this file
+    Message = tuple[type[Exception], str]
+    _TARGETS: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    _CPU_HAS: frozenset[str] = frozenset()
+    _SOURCE_NAME = ""
+    _SHORT_NAMES: dict[str, str] = {}
+    _KERNEL_ERRORS: dict[int, Message] = {}
+    _SHAPE_ERRORS: dict[int, Message] = {}
+    _FIRST_PROGRAM_ERROR = 0
+
+
+def _choose_target() -> int:
+    """The target to run: ``AOTC_CPU`` when set, else the one with the most features
+    among those this CPU (and OS) has. A target whose features are missing never runs."""
+    names = [name for name, _ in _TARGETS]
+    forced = _os.environ.get("AOTC_CPU", "").strip()
+    if forced and forced not in names:
+        raise ImportError(f"AOTC_CPU={forced}, but {__name__} carries code for "
+                          f"{', '.join(names)} only; unset AOTC_CPU or pick one of those")
+    candidates = [names.index(forced)] if forced else list(range(len(_TARGETS)))
+    usable = [k for k in candidates if _CPU_HAS.issuperset(_TARGETS[k][1])]
+    if usable:
+        return max(usable, key=lambda k: (len(_TARGETS[k][1]), k))
+    name, needs = _TARGETS[candidates[0]]
+    missing = [f for f in needs if f not in _CPU_HAS]
+    how = f"AOTC_CPU={forced} asks for" if forced else f"{__name__} was compiled for"
+    raise ImportError(f"{how} CPU target {name}, which needs {', '.join(needs)}; this CPU "
+                      f"(or OS) lacks {', '.join(missing)}. Rebuild it for this machine with "
+                      "target = \"native\" or an older target such as \"x86-64-v2\"")
+
+
+def _edited_source() -> str | None:
+    """The kernel source next to this extension (an in-place or editable build) when it
+    was written after the extension: that source runs instead, never stale machine code."""
+    path = _os.path.join(_os.path.dirname(__file__), _SOURCE_NAME)
+    try:
+        edited = _os.stat(path).st_mtime_ns > _os.stat(__file__).st_mtime_ns
+    except OSError:
+        return None  # an installed wheel: no source next to the extension
+    return path if edited else None
+
+
+_TOKEN = _re.compile(r"\{(lhs|rhs|v2|v3)(?:!([a-zA-Z?])(r?))?(:[^{}]*)?\}")
+_SLOTS = {"lhs": 0, "rhs": 1, "v2": 2, "v3": 3}
+
+
+def _fill(message: str, *values: int) -> str:
+    """The message with the kernel's values in its tokens (aotc.messages.fill: keep the
+    two the same): a dtype character (floats as a double's bits), r for repr, a spec."""
+    def one(match: _re.Match[str]) -> str:
+        value: object = values[_SLOTS[match.group(1)]]
+        spec = (match.group(4) or ":")[1:]
+        if match.group(2) is None:
+            return format(value, spec)
+        dtype = _np.dtype(match.group(2))
+        if dtype.kind == "f":
+            value = _struct.unpack("<d", _struct.pack("<q", value))[0]
+        scalar = dtype.type(value)
+        return repr(scalar) if match.group(3) else format(scalar, spec)
+    return _TOKEN.sub(one, message)
+
+
+def _check_error(rc: int, lhs: int, rhs: int, checks: "tuple[Message, ...]") -> Exception:
+    """The exception of a failed size check ``rc`` (the shapes function's code)."""
+    if rc in _SHAPE_ERRORS:
+        error, message = _SHAPE_ERRORS[rc]
+        return error(message)
+    if not 1 <= rc <= len(checks):
+        return RuntimeError(f"aotc: size check {rc} failed (lhs={lhs}, rhs={rhs})")
+    error, message = checks[rc - 1]
+    return error(_fill(message, lhs, rhs))
+
+
+def _kernel_error(rc: int, errors: "tuple[Message, ...]", *detail: int) -> Exception:
+    """The exception of a kernel that returned ``rc``: the program's own (raise, check)
+    or the runtime's, with the four values the kernel left in ``detail``."""
+    if 0 <= rc - _FIRST_PROGRAM_ERROR < len(errors):
+        error, message = errors[rc - _FIRST_PROGRAM_ERROR]
+    else:
+        error, message = _KERNEL_ERRORS.get(rc, (RuntimeError,
+                                                 f"aotc kernel failed with code {rc}"))
+    return error(_fill(message, *detail))
+
+
+def _order_error(written: object, read: object, wname: str, rname: str) -> None:
+    """The kernel reads ``read`` after it starts writing ``written``: with shared memory,
+    Python would see the writes in those reads and the compiled kernel does not."""
+    if not _np.may_share_memory(written, read):
+        return
+    try:
+        shared = _np.shares_memory(written, read, max_work=1000)  # type: ignore[arg-type]
+    except _np.exceptions.TooHardError:
+        shared = True
+    if shared:
+        raise ValueError(
+            f"parameters '{wname}' and '{rname}' share memory, and the kernel reads "
+            f"'{rname}' after it writes '{wname}': Python would see those writes in the "
+            f"reads, the compiled kernel reads '{rname}' as it was at the call; pass a "
+            f"copy ({rname}.copy())")
+
+
+def _describe(o: object) -> str:
+    """How a mismatching argument is shown in the TypeError: ``f32[:, :] array (2, 3)``."""
+    if isinstance(o, _np.ndarray):
+        name = _SHORT_NAMES.get(o.dtype.str.replace(">", "<").replace("=", "<"), str(o.dtype))
+        dims = ", ".join([":"] * o.ndim)
+        return f"{name}[{dims}] array of shape {o.shape}" if o.ndim else f"{name} 0-d array"
+    if isinstance(o, _np.generic):
+        return f"{_SHORT_NAMES.get(o.dtype.str, str(o.dtype))} scalar"
+    return "None" if o is None else type(o).__name__
+
+
+class _Missing:
+    """An optional parameter the caller did not give (some overloads do not take it)."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_MISSING = _Missing()
+
+
+def _no_match(name: str, accepted: tuple[str, ...], names: tuple[str, ...],
+              args: tuple[object, ...]) -> _typing.NoReturn:
+    """Raise the TypeError of a call no signature accepts: what was given and what is."""
+    given = [(n, a) for n, a in zip(names, args, strict=True) if a is not _MISSING]
+    for n, a in given:
+        if isinstance(a, _np.ndarray) and type(a) not in (_np.ndarray, _np.memmap):
+            kind = type(a)
+            fill = (f" (for a masked array, fill the masked values first: {n}.filled(value))"
+                    if isinstance(a, _np.ma.MaskedArray) else "")
+            raise TypeError(
+                f"{name}(): parameter '{n}' is a {kind.__module__}.{kind.__qualname__}, an "
+                "ndarray subclass whose meaning a compiled kernel would drop; pass "
+                f"np.asarray({n}){fill}")
+    got = ", ".join([f"{n}: {_describe(a)}" for n, a in given])
+    lines = [f"{name}(): no signature matches the arguments", "accepted:"]
+    lines += [f"    {sig}" for sig in accepted]
+    lines.append(f"got:\n    {name}({got})")
+    raise TypeError("\n".join(lines))
