@@ -164,7 +164,13 @@ class Passes:
             body(b.add(rest, j), k - 1)
 
     def varying(self) -> ir.Value:
-        """The mask of digits on which some key differs from the first (0: all equal)."""
+        """The mask of digits on which some key differs from the first (0: all equal).
+
+        Also aligns the digits to the most significant bit on which keys differ: every
+        key is read shifted left by as many bits as lie above it (:meth:`key`), which
+        drops only bits all keys share and keeps their order. Without it a float's top
+        digit (sign and exponent) is nearly constant in most rows (doubles in [0, 1)),
+        and the shortcut's passes would sort fewer bits that tell keys apart."""
         b, keys, src = self.b, self.keys, self.src
         first = keys.key(b, src.load(b, i64(0)))
         differ = Local(b, keys.ty, ir.Constant(keys.ty, 0), "differ")
@@ -176,11 +182,28 @@ class Passes:
                     key = keys.key(b, row.load(b, i))
                     differ.set(b.or_(differ.get(), b.xor(key, first)))
         bits = differ.get()
+        zero = ir.Constant(keys.ty, 0)
+        ctlz = b.module.declare_intrinsic("llvm.ctlz", [keys.ty],
+                                          ir.FunctionType(keys.ty, [keys.ty, I1]))
+        lead = b.call(ctlz, [bits, ir.Constant(I1, 0)])
+        self.shift = b.select(b.icmp_unsigned("==", bits, zero), zero, lead)
+        ones = ir.Constant(keys.ty, (1 << keys.width) - 1)
+        self.shared = b.and_(first, b.not_(b.lshr(ones, self.shift)))
+        bits = b.shl(bits, self.shift)
         mask: ir.Value = i64(0)
         for d in range(self.digits):
             digit = digit_of(b, keys, bits, i64(d * DIGIT_BITS))
             mask = b.or_(mask, b.shl(b.zext(b.icmp_unsigned("!=", digit, i64(0)), I64), i64(d)))
         return mask
+
+    def key(self, raw: ir.Value) -> ir.Value:
+        """The sort key of a raw value, aligned by :meth:`varying` (which runs first)."""
+        return self.b.shl(self.keys.key(self.b, raw), self.shift)
+
+    def value(self, key: ir.Value) -> ir.Value:
+        """The raw value of an aligned key."""
+        b = self.b
+        return self.keys.unkey(b, b.or_(b.lshr(key, self.shift), self.shared))
 
     def histogram(self, counted: ir.Value) -> None:
         """With one stream: the counts of every digit in ``counted``, in one pass over
@@ -190,7 +213,7 @@ class Passes:
             b.store(i64(0), b.gep(self.hist, [i], source_etype=I64), align=8)
         flags = [_has(b, counted, d) for d in range(self.digits)]
         with for_range(b, self.n, "hist") as i:
-            key = keys.key(b, self.src.load(b, i))
+            key = self.key(self.src.load(b, i))
             for d, flag in enumerate(flags):
                 with b.if_then(flag, likely=True):
                     counters = b.gep(self.hist, [i64(d * RADIX)], source_etype=I64)

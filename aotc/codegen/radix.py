@@ -93,12 +93,12 @@ def _large_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
             with from_input:
                 with b.if_else(last) as (only, not_only):
                     with only:  # one pass: values straight from the input to the output
-                        passes.scatter(digit, lambda i: _keyed(b, keys, src.load(b, i)),
+                        passes.scatter(digit, lambda i: _keyed(passes, src.load(b, i)),
                                        lambda pos, c: dst.store(b, pos, b.select(
                                            shortcut, c[1], c[0])))
                     with not_only:
                         passes.scatter(digit,
-                                       lambda i: _keyed_key(b, keys, src.load(b, i)),
+                                       lambda i: _keyed_key(passes, src.load(b, i)),
                                        lambda pos, c: target.store(b, pos, c[0]))
             with from_keys:
                 with b.if_else(last) as (final, middle):
@@ -110,7 +110,7 @@ def _large_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
                             with plain:
                                 passes.scatter(digit, lambda i: _key_only(b, current, i),
                                                lambda pos, c: dst.store(
-                                                   b, pos, keys.unkey(b, c[0])))
+                                                   b, pos, passes.value(c[0])))
                     with middle:
                         passes.scatter(digit, lambda i: _key_only(b, current, i),
                                        lambda pos, c: target.store(b, pos, c[0]))
@@ -120,7 +120,7 @@ def _large_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
         """The shortcut left keys in ``dst``: insertion-sort them, then make them values."""
         done = insertion_sort(b, n, dst, lambda key: key, [], budget)
         with b.if_then(done):
-            copy_row(b, n, dst, dst, lambda key: keys.unkey(b, key))
+            copy_row(b, n, dst, dst, passes.value)
         return done
 
     with b.if_else(b.icmp_unsigned("==", varying, i64(0))) as (equal, differ):
@@ -133,13 +133,13 @@ def _large_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
                        lambda i, raw: raw)
 
 
-def _keyed(b: ir.IRBuilder, keys: Keys, raw: ir.Value) -> tuple[ir.Value, list[ir.Value]]:
-    key = keys.key(b, raw)
+def _keyed(passes: Passes, raw: ir.Value) -> tuple[ir.Value, list[ir.Value]]:
+    key = passes.key(raw)
     return key, [raw, key]
 
 
-def _keyed_key(b: ir.IRBuilder, keys: Keys, raw: ir.Value) -> tuple[ir.Value, list[ir.Value]]:
-    key = keys.key(b, raw)
+def _keyed_key(passes: Passes, raw: ir.Value) -> tuple[ir.Value, list[ir.Value]]:
+    key = passes.key(raw)
     return key, [key]
 
 
@@ -185,7 +185,7 @@ def _large_indices(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row
     kcur, icur = Local(b, PTR, ka.data, "kcur"), Local(b, PTR, ia.data, "icur")
 
     def from_input(i: ir.Value) -> tuple[ir.Value, list[ir.Value]]:
-        key = keys.key(b, src.load(b, i))
+        key = passes.key(src.load(b, i))
         return key, [key, i]
 
     def step(digit: Digit, first: ir.Value, last: ir.Value, into_a: ir.Value,
