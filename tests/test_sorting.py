@@ -233,3 +233,18 @@ def test_digits_with_few_values_move_in_more_streams(code: str) -> None:
         values, order = k(x)
         np.testing.assert_array_equal(_bits(values), _bits(np.sort(x, kind="stable")))
         np.testing.assert_array_equal(order, np.argsort(x, kind="stable"))
+
+
+def test_keys_sharing_their_top_bits() -> None:
+    """Rows whose keys share their top bits (doubles in [0, 1), integers below 2^40) are
+    sorted on digits aligned to the first bit that differs, and given back whole."""
+    k = _kernel(lambda x, y: (np.sort(x), np.argsort(x), np.sort(y)), "(f8[:], i8[:])")
+    rng = np.random.default_rng(22)
+    for n in (20_003, 70_000):
+        x = rng.random(n)
+        x[::97] = 0.0  # and zeros, which share nothing with the rest
+        y = rng.integers(-2**40, 2**40, n)
+        values, order, ints = k(x, y)
+        np.testing.assert_array_equal(_bits(values), _bits(np.sort(x, kind="stable")))
+        np.testing.assert_array_equal(order, np.argsort(x, kind="stable"))
+        np.testing.assert_array_equal(ints, np.sort(y))
