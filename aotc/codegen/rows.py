@@ -142,7 +142,8 @@ def _skip_windows(b: KernelBuilder, n: ir.Value, keys: Row, contiguous: ir.Value
                   i: Local, singly: Local, outer: ir.Block, item: ir.Block) -> None:
     """From the current block: when no element is left to take singly and the window of
     keys ``[i - 1, i + WINDOW)`` is nondecreasing (``keys[i - 1]`` ends the sorted
-    prefix, so it is its largest), skip the window; else take its elements singly."""
+    prefix, so it is its largest), skip the window; else skip its keys up to the first
+    one below its predecessor, and take that one singly."""
     fn = b.function
     vector, skip, unordered, single = (fn.append_basic_block(f"ins.{s}")
                                        for s in ("vector", "skip", "unordered", "single"))
@@ -157,8 +158,13 @@ def _skip_windows(b: KernelBuilder, n: ir.Value, keys: Row, contiguous: ir.Value
     ordered = b.bitcast(b.icmp_unsigned("<=", before, window), ir.IntType(WINDOW))
     b.cbranch(b.icmp_unsigned("==", ordered, ir.Constant(ir.IntType(WINDOW), -1)),
               skip, unordered)
-    b.position_at_end(unordered)
-    singly.set(i64(WINDOW))
+    b.position_at_end(unordered)  # skip the keys in order before the first that is not
+    mask_type = ir.IntType(WINDOW)
+    cttz = b.module.declare_intrinsic("llvm.cttz", [mask_type],
+                                      ir.FunctionType(mask_type, [mask_type, ir.IntType(1)]))
+    in_order = b.zext(b.call(cttz, [b.not_(ordered), ir.Constant(ir.IntType(1), 1)]), I64)
+    i.set(b.add(at, in_order))
+    singly.set(i64(1))
     b.branch(single)
     b.position_at_end(skip)
     i.set(b.add(at, i64(WINDOW)))
