@@ -64,7 +64,7 @@ def streams_for(keys: Keys, indices: bool) -> int:
 
 def histogram_size(keys: Keys, indices: bool) -> int:
     """int64 counters :class:`Passes` needs: every digit's (one stream), or one digit's
-    per stream, reused by the next pass."""
+    per part of the row (two per stream), reused by the next pass."""
     streams = streams_for(keys, indices)
     return (keys.digits(DIGIT_BITS) if streams == 1 else 2 * streams) * RADIX
 #: Bits beyond log2(n) the shortcut sorts by (see the module docstring).
