@@ -35,12 +35,14 @@ def _mats(m: np.ndarray) -> list[np.ndarray]:
     return [m, m.T.copy().T, m[::-1], m[::2, ::-3], m[:, ::-1], m[:0], m[:, :0], m[:1, :1]]
 
 
-def _softmax(x):
+def softmax_rows(x):
+    """Softmax along rows (also traced by tests/passes/test_fusion.py)."""
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _layernorm(x, g, b):
+def layernorm_rows(x, g, b):
+    """Layer normalization along rows (also traced by tests/passes/test_fusion.py)."""
     mu = x.mean(axis=1, keepdims=True)
     var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
     return (x - mu) / np.sqrt(var + 1e-5) * g + b
@@ -60,10 +62,10 @@ KERNELS = {
         lambda x, r, c: (x - r) * c[:, None] + 0.5,
         "(f8[:, n], f8[n], f8[:])", [(m, m[0] * 2, m[:, 0] - 1) for m in _mats(M) if m.size], 1,
         0.0),
-    "softmax": (_softmax, "(f4[:, :])", [(m,) for m in _mats(M32) if m.shape[1]], 1, 1e-6),
+    "softmax": (softmax_rows, "(f4[:, :])", [(m,) for m in _mats(M32) if m.shape[1]], 1, 1e-6),
     "exp_and_its_row_sums": (lambda x: (lambda e: (e, e.sum(axis=1)))(np.exp(x / 4)),
                              "(f8[:, :])", [(m,) for m in _mats(M)], 1, 1e-13),
-    "layernorm": (_layernorm, "(f4[:, d], f4[d], f4[d])",
+    "layernorm": (layernorm_rows, "(f4[:, d], f4[d], f4[d])",
                   [(m, m[0] + 1, np.abs(m[-1]) + 8) for m in _mats(M32) if m.shape[0]], 1, 1e-5),
     # Row fusion: statistics of the last axis, used by the rest of the row.
     "standardize": (lambda x: (x - x.mean(axis=1, keepdims=True)) / x.std(axis=1, keepdims=True),
@@ -192,7 +194,7 @@ def test_each_value_is_computed_once_per_index():
 def test_row_statistics_are_hoisted_out_of_the_inner_loop():
     """In layernorm's last loop, the row mean and variance vary with the row only."""
     sig = parse_signature_string("(f4[:, d], f4[d], f4[d])")
-    program = optimize(trace_kernel(_layernorm, sig).program)
+    program = optimize(trace_kernel(layernorm_rows, sig).program)
     last = _fusions(program)[-1]
     plan = plan_fusion(last.params["body"], last.params["shape"], last.params["axes"])
     per_row = [n for n in plan.nodes if n.depth == 0]
@@ -229,14 +231,14 @@ def test_row_fusion_reads_each_row_in_phases_and_carries_the_exponential():
     """softmax: the max (phase 0), the sum of exponentials (phase 1), the quotient
     (phase 2), which reloads ``exp`` from the output row rather than recomputing it;
     layernorm's last phase recomputes ``x - mean`` (one subtraction) instead."""
-    program = optimize(trace_kernel(_softmax, parse_signature_string("(f4[:, :])")).program)
+    program = optimize(trace_kernel(softmax_rows, parse_signature_string("(f4[:, :])")).program)
     (eqn,) = _fusions(program)
     plan = plan_fusion(eqn.params["body"], eqn.params["shape"], eqn.params["axes"])
     assert plan.phases == 3 and [s.source.prim.name for s in plan.stats()] == [
         "reduce_max", "reduce_sum"]
     assert [n.source.prim.name for n in plan.carried] == ["exp"]
     assert not [n for n in plan.phase_nodes(2) if n.source is eqn.params["body"].inputs[0]]
-    program = optimize(trace_kernel(_layernorm, parse_signature_string(
+    program = optimize(trace_kernel(layernorm_rows, parse_signature_string(
         "(f4[:, d], f4[d], f4[d])")).program)
     (eqn,) = _fusions(program)
     plan = plan_fusion(eqn.params["body"], eqn.params["shape"], eqn.params["axes"])
@@ -244,11 +246,11 @@ def test_row_fusion_reads_each_row_in_phases_and_carries_the_exponential():
 
 
 def _softmax_into(x):
-    x[...] = _softmax(x)
+    x[...] = softmax_rows(x)
 
 
 def _layernorm_into(x, g, b):
-    x[...] = _layernorm(x, g, b)
+    x[...] = layernorm_rows(x, g, b)
 
 
 @pytest.mark.parametrize("fn, signature", [(_softmax_into, "(f4[:, :])"),

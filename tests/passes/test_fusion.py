@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from codegen.test_fusion import layernorm_rows, softmax_rows
 
 from aotc.frontend import trace_kernel
 from aotc.passes import optimize
@@ -41,21 +42,10 @@ def test_rosen_slices_are_index_maps_inside_the_loop():
     assert body_prims(only).count("slice") == 2
 
 
-def _softmax(x):
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def _layernorm(x, g, b):
-    mu = x.mean(axis=1, keepdims=True)
-    var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
-    return (x - mu) / np.sqrt(var + 1e-5) * g + b
-
-
 def test_softmax_is_one_row_fused_loop():
     """Row fusion: the max, the sum of exponentials and the quotient are one loop nest
     over the rows; ``e`` is never written."""
-    program = fused(_softmax, "(f4[:, :])")
+    program = fused(softmax_rows, "(f4[:, :])")
     (only,) = loops(program)
     assert only.prim.name == "fusion" and dict(only.params)["axes"] == (1,)
     prims = body_prims(only)
@@ -64,7 +54,7 @@ def test_softmax_is_one_row_fused_loop():
 
 
 def test_layernorm_mean_and_variance_are_row_statistics_of_one_loop():
-    program = fused(_layernorm, "(f4[:, d], f4[d], f4[d])")
+    program = fused(layernorm_rows, "(f4[:, d], f4[d], f4[d])")
     (only,) = loops(program)
     assert only.prim.name == "fusion" and only.inputs[0] is program.inputs[0]
     assert body_prims(only).count("reduce_sum") == 2 and body_prims(only)[-1] == "add"
