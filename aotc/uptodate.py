@@ -28,8 +28,9 @@ def _files(root: Path, cfg: config.Config) -> Iterable[Path]:
             single = base / f"{package}.py"
             if single.is_file():
                 yield single
-    yield from sorted(_AOTC.rglob("*.py"))
-    yield from sorted((_AOTC.parent / "templates").glob("*.in"))
+    yield from sorted(_AOTC.rglob("*.py"))  # (with an installed aotc's templates/*.py)
+    checkout = _AOTC.parent / "templates"  # a source checkout's templates
+    yield from sorted([*checkout.glob("*.in"), *checkout.glob("*.py")])
     yield from sorted((_AOTC / "templates").glob("*.in"))
 
 
