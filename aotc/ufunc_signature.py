@@ -77,17 +77,23 @@ def _agrees(t: ArrayType, dims: tuple[CoreDim, ...]) -> bool:
 
 def check_kernel_types(core: CoreSignature, signature: Signature) -> str | None:
     """Why ``signature`` cannot be the core of ``core``, or None when it can."""
-    if len(signature.params) != len(core.inputs):
-        return (f"the kernel takes {len(signature.params)} parameters but the signature has "
-                f"{len(core.inputs)} inputs")
-    for i, (t, dims) in enumerate(zip(signature.params, core.inputs, strict=True)):
+    problem = _core_mismatch(("takes", "parameters", "inputs", "parameter"),
+                             signature.params, core.inputs)
+    if problem is None and signature.results is not None:
+        problem = _core_mismatch(("returns", "results", "outputs", "result"),
+                                 signature.results, core.outputs)
+    return problem
+
+
+def _core_mismatch(words: tuple[str, str, str, str], types: tuple[ArrayType, ...],
+                   cores: tuple[tuple[CoreDim, ...], ...]) -> str | None:
+    """Why the kernel's parameters (or results) cannot have the signature's core dims:
+    ``words`` name them ("takes", "parameters", "inputs", "parameter")."""
+    verb, plural, side, one = words
+    if len(types) != len(cores):
+        return (f"the kernel {verb} {len(types)} {plural} but the signature has "
+                f"{len(cores)} {side}")
+    for i, (t, dims) in enumerate(zip(types, cores, strict=True)):
         if not _agrees(t, dims):
-            return f"parameter {i} is {t} but its core dims are ({', '.join(map(str, dims))})"
-    if signature.results is not None:
-        if len(signature.results) != len(core.outputs):
-            return (f"the kernel returns {len(signature.results)} results but the signature "
-                    f"has {len(core.outputs)} outputs")
-        for j, (t, dims) in enumerate(zip(signature.results, core.outputs, strict=True)):
-            if not _agrees(t, dims):
-                return f"result {j} is {t} but its core dims are ({', '.join(map(str, dims))})"
+            return f"{one} {i} is {t} but its core dims are ({', '.join(map(str, dims))})"
     return None
