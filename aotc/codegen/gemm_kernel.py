@@ -110,6 +110,7 @@ def micro_kernel(module: ir.Module, dtype: np.dtype, mr: int, nr: int, vector_by
         for arg in (a["pa"], a["pb"], a["c"]):
             arg.add_attribute("noalias")
         tile = b.entry_alloca(ir.ArrayType(ty, mr * nr), name="tile")
+        _prefetch_block(b, a, mr)
         # The k loop, unrolled UNROLL times, then the steps left over.
         geometry = (mr, nr, lanes, vty, size, vector_bytes)
         initial = [[zeros(vty)] * nv for _ in range(mr)]
@@ -122,6 +123,22 @@ def micro_kernel(module: ir.Module, dtype: np.dtype, mr: int, nr: int, vector_by
     fn = existing(module, name)
     assert fn is not None
     return fn
+
+
+def _prefetch_block(b: KernelBuilder, a: dict[str, ir.Argument], mr: int) -> None:
+    """Ask for the lines of the block of ``C`` (its first and last element of each row)
+    before the multiply-adds, which take thousands of cycles: a large ``C`` is not in
+    cache, and loading the block only when it is written stalled every call on memory
+    (1024^3 f64 products ran at 86% of the small ones' speed)."""
+    fn = b.module.declare_intrinsic("llvm.prefetch", [PTR], ir.FunctionType(
+        ir.VoidType(), [PTR, I32, I32, I32]))
+    last_row = b.sub(a["rows"], i64(1))
+    span = b.mul(b.sub(a["cols"], i64(1)), a["c_cs"])
+    for i in range(mr):
+        row = b.select(b.icmp_signed("<", i64(i), last_row), i64(i), last_row)
+        start = b.gep(a["c"], [b.mul(row, a["c_rs"])], source_etype=I8)
+        for at in (start, b.gep(start, [span], source_etype=I8)):
+            b.call(fn, [at, ir.Constant(I32, 1), ir.Constant(I32, 3), ir.Constant(I32, 1)])
 
 
 #: Steps of the contracted axis per iteration of the micro-kernel's loop.
