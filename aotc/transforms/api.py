@@ -16,6 +16,7 @@ module, so the module reads the same compiled or not.
 from __future__ import annotations
 
 import copy
+import inspect
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -53,6 +54,13 @@ class Transform:
         self.__name__ = self.__qualname__ = f"{kind}_{inner}"
         self.__module__ = getattr(fn, "__module__", "__main__")
         self.__doc__ = f"{kind} of {inner}." + (f"\n\n{fn.__doc__}" if fn.__doc__ else "")
+        # The wrapped kernel's parameters (names and defaults, not its types, which the
+        # transform changes): what calls bind to, compiled by aotc.jit or not.
+        spec = inspect.signature(fn)
+        self.__signature__ = spec.replace(
+            parameters=[p.replace(annotation=inspect.Parameter.empty)
+                        for p in spec.parameters.values()],
+            return_annotation=inspect.Signature.empty)
 
     # -- what subclasses define ------------------------------------------------------
     def transform_signature(self, signature: Signature) -> Signature:

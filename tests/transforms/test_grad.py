@@ -9,6 +9,7 @@ Against JAX, which computes the same derivative in the same arithmetic, 1e-10.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -139,6 +140,17 @@ def test_signatures() -> None:
     assert str(sig) == "f64['d'](f64['d'], f64['n', 'd'], f64['n'])"
     (sig,) = aotc.vjp(K.matvec, argnums=(0, 1)).signatures()
     assert str(sig) == "(f64['n', 'm'], f64['m'])(f64['n', 'm'], f64['m'], f64['n'])"
+
+
+def test_jit_binds_calls_to_the_wrapped_kernels_parameters() -> None:
+    """A transform takes the wrapped kernel's parameters (by position and by name), so
+    aotc.jit of an exported transform matches calls as the module's function does."""
+    grad = aotc.jit(aotc.export(aotc.grad(K.loss), name="loss_grad"))
+    w, y = rng.normal(size=3), rng.normal(size=6)
+    want = aotc.grad(K.loss)(w, X6, y)
+    np.testing.assert_allclose(grad(w, X6, y), want, rtol=1e-12)
+    np.testing.assert_allclose(grad(w, y=y, X=X6), want, rtol=1e-12)
+    assert list(inspect.signature(aotc.grad(K.loss)).parameters) == ["w", "X", "y"]
 
 
 def test_grad_of_vmap_and_vmap_of_grad() -> None:
