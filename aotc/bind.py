@@ -22,7 +22,7 @@ from .ops.shape import (
     slice_p,
     transpose_p,
 )
-from .shapes import DimExpr, Shape
+from .shapes import DimExpr, Shape, Step
 from .tracer import Tracer, current, dim_value
 
 
@@ -69,7 +69,8 @@ def transpose(x: Tracer, permutation: tuple[int, ...]) -> Tracer:
     return bind1(transpose_p, x.atom, permutation=tuple(permutation))
 
 
-def slice_(x: Tracer, start: tuple[DimExpr, ...], step: tuple[int, ...], shape: Shape) -> Tracer:
+def slice_(x: Tracer, start: tuple[DimExpr, ...], step: tuple[Step, ...], shape: Shape
+           ) -> Tracer:
     if all(s.is_const and s.value == 0 for s in start) and all(k == 1 for k in step) \
             and tuple(shape) == x.aval.shape:
         return x

@@ -368,6 +368,11 @@ def is_bound_symbol(name: str) -> bool:
     return name.startswith(BOUND_PREFIX)
 
 
+#: A slice step: a build-time integer, or an expression of sizes bound while the kernel
+#: runs (``x[::k]`` with a runtime ``k``, see ``numpy_api.indexing``).
+Step = int | DimExpr
+
+
 def bound_symbols(expr: DimExpr) -> set[str]:
     return {name for name in expr.symbols() if is_bound_symbol(name)}
 

@@ -28,6 +28,7 @@ from .values import (
     Value,
     View,
     contiguous_view,
+    step_value,
     store_memory,
     sub_view,
     unit_axes_changed,
@@ -144,7 +145,8 @@ class Lowering:
             assert isinstance(base, View)
             starts = [self.dims(s) for s in update.params["start"]]
             operand = update.inputs[1].type.shape  # var, maybe with size-1 axes changed
-            block = sub_view(self.b, base, starts, update.params["step"],
+            steps = [step_value(self.dims, s) for s in update.params["step"]]
+            block = sub_view(self.b, base, starts, steps,
                              [self.dims(d) for d in operand])
             return unit_axes_changed(block, operand, var.type.shape, self.shape(var))
         return self.buffer(self.layout.homes[var], var.type)

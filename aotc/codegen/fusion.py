@@ -45,7 +45,7 @@ from .fusion_reduce import REST, FusedReduction
 from .loops import for_range
 from .pairwise import BLOCK, lanes_for
 from .scalar import rule_params, scalar_rule
-from .values import Scalar, Value, View, load_memory, store_memory
+from .values import Scalar, Value, View, load_memory, scaled, step_value, store_memory
 
 _NUW = ("nuw", "nsw")
 #: Inside the innermost loop: its axis, the index there, and whether this copy of the
@@ -66,13 +66,6 @@ class _Access:
     align: int
 
 
-def _times(b: ir.IRBuilder, x: ir.Value, k: int) -> ir.Value:
-    """``x * k``, folded when ``x`` is a constant (so unit strides stay recognizable)."""
-    if isinstance(x, ir.Constant):
-        return i64(x.constant * k)
-    return x if k == 1 else b.mul(x, i64(k))
-
-
 def _access(ctx: Lowering, view: View, index: Index, origin: Origin) -> _Access:
     """Precompute (outside every loop) how ``view[index]`` is addressed, for loops that
     start at ``origin`` (an index per axis; absent: 0)."""
@@ -84,7 +77,7 @@ def _access(ctx: Lowering, view: View, index: Index, origin: Origin) -> _Access:
             term = b.mul(ctx.dims(comp.start), stride)
             offset = term if offset is None else b.add(offset, term)
         if comp.axis is not None:
-            steps[comp.axis] = _times(b, stride, comp.step)
+            steps[comp.axis] = scaled(b, stride, step_value(ctx.dims, comp.step))
             if comp.axis in origin:
                 term = b.mul(origin[comp.axis], steps[comp.axis])
                 offset = term if offset is None else b.add(offset, term)

@@ -28,7 +28,7 @@ from .inplace import Update
 from .loops import loop_nest
 from .nests import EqnRule, copy_into, materialize
 from .runtime import set_detail
-from .values import Scalar, Value, View, load, store, sub_view
+from .values import Scalar, Value, View, load, step_value, store, sub_view
 
 TAKE_INDEX_ERROR = 2  # abi.KERNEL_ERRORS
 
@@ -96,7 +96,7 @@ def _item(b: ir.IRBuilder, view: View, lead: Sequence[ir.Value]) -> View:
 
 
 def _update(ctx: Lowering, eqn: Eqn, base: Value, update: Value,
-            starts: Sequence[ir.Value], steps: Sequence[int]) -> list[Value]:
+            starts: Sequence[ir.Value], steps: Sequence[int | ir.Value]) -> list[Value]:
     if eqn.outs[0].type.ndim == 0:
         return [update]
     plan = ctx.layout.plan
@@ -120,7 +120,8 @@ def _update(ctx: Lowering, eqn: Eqn, base: Value, update: Value,
 
 def lower_update_slice(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     starts = [ctx.dims(s) for s in eqn.params["start"]]
-    return _update(ctx, eqn, args[0], args[1], starts, eqn.params["step"])
+    steps = [step_value(ctx.dims, s) for s in eqn.params["step"]]
+    return _update(ctx, eqn, args[0], args[1], starts, steps)
 
 
 def lower_concatenate(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:

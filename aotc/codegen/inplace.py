@@ -219,9 +219,9 @@ def _direct(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> Var | None:
     if q < 0 or scope.eqns[q].prim not in DIRECT_PRODUCERS or scope.made[base] >= q:
         return None
     bound_at = {e.params["symbol"]: k for k, e in enumerate(scope.eqns) if e.prim is bind_dim_p}
-    if any(bound_at.get(name, -1) > q for start in eqn.params["start"]
-           for name in bound_symbols(start)):
-        return None  # the block starts at a size bound after the producer runs
+    placed = [*eqn.params["start"], *(s for s in eqn.params["step"] if isinstance(s, DimExpr))]
+    if any(bound_at.get(name, -1) > q for expr in placed for name in bound_symbols(expr)):
+        return None  # the block's start or step is a size bound after the producer runs
     whole = (eqn.inputs[1].type.shape == base.type.shape and set(eqn.params["step"]) <= {1}
              and all(s.is_const and s.value == 0 for s in eqn.params["start"]))
     for member in scope.members[base]:

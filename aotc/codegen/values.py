@@ -10,7 +10,7 @@ Views over the same bytes, never loops. Element ``idx`` lives at
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -136,13 +136,21 @@ def contiguous_view(b: KernelBuilder, data: ir.Value, dims: Sequence[ir.Value],
                 align=dtype.itemsize)
 
 
-def sub_view(b: KernelBuilder, base: View, starts: Sequence[ir.Value], steps: Sequence[int],
-             dims: Sequence[ir.Value]) -> View:
+def step_value(dims: Callable[[DimExpr], ir.Value], step: int | DimExpr) -> int | ir.Value:
+    """A slice step of the IR for codegen: an int, or the value of a step bound while the
+    kernel runs (:func:`aotc.numpy_api.indexing.slice_bounds`)."""
+    if isinstance(step, int):
+        return step
+    return step.value if step.is_const else dims(step)
+
+
+def sub_view(b: KernelBuilder, base: View, starts: Sequence[ir.Value],
+             steps: Sequence[int | ir.Value], dims: Sequence[ir.Value]) -> View:
     """``base[start_k + i*step_k, ...]`` for ``i < dims[k]``, as a View."""
     offset: ir.Value = i64(0)
     for start, stride in zip(starts, base.strides, strict=True):
         offset = b.add(offset, b.mul(start, stride))
-    strides = tuple(stride if step == 1 else _times(b, stride, step)
+    strides = tuple(stride if step == 1 else scaled(b, stride, step)
                     for stride, step in zip(base.strides, steps, strict=True))
     return View(b.gep(base.data, [offset], source_etype=I8), tuple(dims), strides,
                 base.dtype, base.align)
@@ -166,8 +174,10 @@ def _is_unit(d: DimExpr | int) -> bool:
     return d == 1 if isinstance(d, int) else d.is_const and d.value == 1
 
 
-def _times(b: KernelBuilder, x: ir.Value, k: int) -> ir.Value:
+def scaled(b: ir.IRBuilder, x: ir.Value, k: int | ir.Value) -> ir.Value:
     """``x * k``, folded for a constant ``x`` (so unit strides stay recognizable)."""
+    if isinstance(k, ir.Value):
+        return b.mul(x, k)
     if isinstance(x, ir.Constant):
         return i64(x.constant * k)
     return b.mul(x, i64(k))

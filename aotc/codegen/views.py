@@ -25,6 +25,8 @@ from .values import (
     c_strides,
     contiguous_view,
     load,
+    scaled,
+    step_value,
     unit_axes_changed,
 )
 
@@ -62,7 +64,7 @@ def _slice(ctx: Lowering, eqn: Eqn, x: Value) -> Value:
     strides = []
     for start, step, stride in zip(eqn.params["start"], eqn.params["step"], x.strides, strict=True):
         offset = b.add(offset, b.mul(ctx.dims(start), stride))
-        strides.append(b.mul(stride, i64(step)))
+        strides.append(scaled(b, stride, step_value(ctx.dims, step)))
     data = b.gep(x.data, [offset], source_etype=I8)
     return View(data, ctx.shape(eqn.outs[0]), tuple(strides), x.dtype, x.align)
 

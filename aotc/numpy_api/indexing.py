@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.index import raise_if_p
-from ..shapes import DimExpr, ceil_div, if_neg, maximum, minimum, relu
+from ..shapes import DimExpr, Step, ceil_div, if_neg, maximum, minimum, relu
 from ..tracer import Tracer, as_tracer, bind_dim, current, dim_value
 from .functions_base import where
 from .masks import MaskedValue, read_masked
@@ -59,8 +59,10 @@ def _normalized(b: DimExpr, n: DimExpr, step: int) -> DimExpr:
     return if_neg(b, maximum(n + b, -1), minimum(b, n - 1))
 
 
-def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, int, DimExpr]:
+def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, Step, DimExpr]:
     """(start, step, length) of ``s`` on an axis of size ``n``, clamped like Python."""
+    if isinstance(s.step, Tracer):
+        return _runtime_slice_bounds(s.start, s.stop, s.step, n)
     step = _static_int(s.step, "slice step")
     step = 1 if step is None else step
     if step == 0:
@@ -78,39 +80,69 @@ def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, int, DimExpr]:
     return lo, step, ceil_div(relu(lo - hi), -step)
 
 
-def _runtime_slice_bounds(start: Any, stop: Any, step: int, n: DimExpr
-                          ) -> tuple[DimExpr, int, DimExpr]:
-    """Bounds known only at run time (``M[i:, i]`` with a loop index ``i``): Python's
-    clamping is computed on the values, then the start and the length become sizes
-    bound there (both at most ``n``), so the slice is a view like any other."""
+def _runtime_slice_bounds(start: Any, stop: Any, step: int | Tracer, n: DimExpr
+                          ) -> tuple[DimExpr, Step, DimExpr]:
+    """Bounds or a step known only at run time (``M[i:, i]`` with a loop index ``i``,
+    ``sieve[i * i::i] = False``): Python's clamping (``slice.indices``) is computed on the
+    values, then the start and the length become sizes bound there (both at most ``n``),
+    so the slice is a view like any other and writes through it reach the array.
+
+    A runtime step is checked (ValueError for 0, as in Python) and bound as its
+    magnitude and its sign: the view's step is ``magnitude * (1 - 2 * negative)``. A
+    magnitude beyond the axis is bound as the axis' size: such a slice has at most one
+    element, which the step never moves."""
     ctx = current()
-    key = ("slice", _bound_key(start), _bound_key(stop), step, n)
+    key = ("slice", _bound_key(start), _bound_key(stop), _bound_key(step), n)
     found = ctx.remembered(key)
     if found is not None:
         return found  # type: ignore[no-any-return]
     size = dim_value(n)
+    up: Any = step > 0 if isinstance(step, int) else None
+    if isinstance(step, Tracer):
+        k = _integer(step)
+        zero: Any = np.equal(k, 0)
+        lax.bind(raise_if_p, zero.atom, k.atom, k.atom, error="ValueError",
+                 message="slice step cannot be zero")
+        up = k > 0
 
-    def clamped(bound: Any, default: Any) -> Tracer:
+    def pick(forward: Any, backward: Any) -> Any:
+        """``forward`` for a positive step, else ``backward``."""
+        return (forward if up else backward) if isinstance(up, bool) else \
+            where(up, forward, backward)
+
+    def clamped(bound: Any, forward: Any, backward: Any) -> Tracer:
         if bound is None:
-            return as_tracer(default)
-        if isinstance(bound, Tracer) and (bound.ndim or bound.dtype.kind not in "iu"):
-            what = f"{bound.dtype} values" if bound.ndim == 0 else "arrays"
-            raise ctx.error(f"slice indices must be integers, not {what}")
-        value = lax.convert(as_tracer(bound), np.dtype(np.int64))
-        low, high = (0, size) if step > 0 else (-1, size - 1)
+            return as_tracer(pick(forward, backward))
+        value = _integer(as_tracer(bound))
+        low, high = pick(0, -1), pick(size, size - 1)
         return where(value < 0, np.maximum(value + size, low), np.minimum(value, high))
 
-    if step > 0:
-        lo = clamped(start, 0)
-        length = np.maximum(clamped(stop, size) - lo, 0)
+    lo: Any = clamped(start, 0, size - 1)
+    hi: Any = clamped(stop, size, -1)
+    span: Any = pick(hi - lo, lo - hi)
+    if isinstance(step, Tracer):
+        reach = np.maximum(size, 1)  # a longer step takes the same one element
+        magnitude: Any = np.maximum(np.minimum(pick(k, -np.maximum(k, -reach)), reach), 1)
+        length = where(span > 0, (span - 1) // magnitude + 1, 0)
+        negative = bind_dim(where(up, 0, 1), ONE)
+        stride = bind_dim(np.minimum(magnitude, size), n)
+        bound_step: Step = stride - 2 * stride * negative
     else:
-        lo = clamped(start, size - 1)
-        length = np.maximum(lo - clamped(stop, -1), 0)
-    if abs(step) > 1:
-        length = (length + (abs(step) - 1)) // abs(step)
-    found = (bind_dim(lo, n), step, bind_dim(length, n))
+        length = np.maximum(span, 0)
+        if abs(step) > 1:
+            length = (length + (abs(step) - 1)) // abs(step)
+        bound_step = step
+    found = (bind_dim(np.maximum(lo, 0), n), bound_step, bind_dim(length, n))
     ctx.remember(key, found)
     return found
+
+
+def _integer(value: Tracer) -> Tracer:
+    """A slice index or step as int64 (Python's TypeError for anything but integers)."""
+    if value.ndim or value.dtype.kind not in "iu":
+        what = f"{value.dtype} values" if value.ndim == 0 else "arrays"
+        raise current().error(f"slice indices must be integers, not {what}")
+    return lax.convert(value, np.dtype(np.int64))
 
 
 def _bound_key(bound: Any) -> Any:
@@ -174,7 +206,7 @@ def getitem(x: Tracer, key: Any, as_view: bool = False) -> Any:
     ctx = current()
     items = _expand_key(key, x.ndim)
     starts: list[DimExpr] = []
-    steps: list[int] = []
+    steps: list[Step] = []
     sizes: list[DimExpr] = []
     final: list[DimExpr] = []
     axis = 0

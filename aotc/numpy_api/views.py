@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from .. import lax
 from ..ops.elementwise import complex_p, imag_p, real_p
 from ..ops.shape import update_slice_p
-from ..shapes import DimExpr, Shape
+from ..shapes import DimExpr, Shape, Step
 from ..tracer import TraceContext, Tracer, current, tracing
 
 ONE = DimExpr.const(1)
@@ -39,7 +39,7 @@ class Window:
     are inserted unit axes."""
 
     start: tuple[DimExpr, ...]
-    step: tuple[int, ...]
+    step: tuple[Step, ...]
     axis_of: tuple[int | None, ...]
     view_shape: Shape
     #: The part of each complex element the view holds: 0 real, 1 imaginary, or None
@@ -51,7 +51,7 @@ class Window:
         n = len(shape)
         return Window((DimExpr.const(0),) * n, (1,) * n, tuple(range(n)), tuple(shape))
 
-    def sliced(self, starts: tuple[DimExpr, ...], steps: tuple[int, ...],
+    def sliced(self, starts: tuple[DimExpr, ...], steps: tuple[Step, ...],
                sizes: Shape) -> Window:
         start, step = list(self.start), list(self.step)
         for r, a in enumerate(self.axis_of):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..errors import UnsupportedError
 from ..ir import Atom, Eqn, Program, Var
-from ..shapes import DimExpr
+from ..shapes import DimExpr, Step
 from .core import ELEMENTWISE, Primitive
 from .reduce import REDUCTIONS
 from .shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
@@ -40,7 +40,7 @@ class Affine:
 
     axis: int | None
     start: DimExpr = ZERO
-    step: int = 1
+    step: Step = 1
 
 
 Index = tuple[Affine, ...]

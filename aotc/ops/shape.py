@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..avals import AType
-from ..shapes import DimExpr, Shape, size
+from ..shapes import DimExpr, Shape, Step, size
 from .core import EFFECT, VIEW, impl_rules, primitive, type_rules
 
 broadcast_in_dim_p = primitive("broadcast_in_dim", VIEW)
@@ -70,7 +70,7 @@ def _transpose_type(x: Any, *, permutation: tuple[int, ...]):
     return (_atype(x.dtype, tuple(x.shape[p] for p in permutation)),)
 
 
-def _slice_type(x: Any, *, start: tuple[DimExpr, ...], step: tuple[int, ...], shape: Shape):
+def _slice_type(x: Any, *, start: tuple[DimExpr, ...], step: tuple[Step, ...], shape: Shape):
     """``out[i, …] = x[start[0] + i*step[0], …]``; bounds were clamped by tracing."""
     if not (len(start) == len(step) == len(shape) == x.ndim) or 0 in step:
         raise ValueError("slice: one start, nonzero step and size per axis")
@@ -164,7 +164,7 @@ update_slice_p = primitive("update_slice")
 
 
 def _update_slice_type(base: Any, update: Any, *, start: tuple[DimExpr, ...],
-                       step: tuple[int, ...]):
+                       step: tuple[Step, ...]):
     """A new version of ``base`` with ``base[start + i*step] = update[i]``: a write into a
     view, represented functionally (buffer planning makes it an in-place store)."""
     if update.dtype != base.dtype or update.ndim != base.ndim:

@@ -30,7 +30,7 @@ from ..ops.shape import (
     update_slice_p,
 )
 from ..ops.sorting import argsort_p, searchsorted_p, sort_p
-from ..shapes import DimExpr
+from ..shapes import DimExpr, Step
 from .batching import BatchCtx, batch_rules
 
 I64 = np.dtype(np.int64)
@@ -90,7 +90,7 @@ def _transpose(ctx: BatchCtx, args: list[Atom], batched: list[bool], *,
 
 
 def _slice(ctx: BatchCtx, args: list[Atom], batched: list[bool], *, start: tuple[Any, ...],
-           step: tuple[int, ...], shape: tuple[DimExpr, ...]) -> Out:
+           step: tuple[Step, ...], shape: tuple[DimExpr, ...]) -> Out:
     return [ctx.em.one(slice_p, args[0], start=(DimExpr.const(0), *start), step=(1, *step),
                        shape=(ctx.size, *shape))], [True]
 
@@ -106,7 +106,7 @@ def _concatenate(ctx: BatchCtx, args: list[Atom], batched: list[bool], *, axis: 
 
 
 def _update_slice(ctx: BatchCtx, args: list[Atom], batched: list[bool], *,
-                  start: tuple[Any, ...], step: tuple[int, ...]) -> Out:
+                  start: tuple[Any, ...], step: tuple[Step, ...]) -> Out:
     base, update = (ctx.batched(a, b) for a, b in zip(args, batched, strict=True))
     return [ctx.em.one(update_slice_p, base, update, start=(DimExpr.const(0), *start),
                        step=(1, *step))], [True]
