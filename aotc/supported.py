@@ -52,8 +52,9 @@ def markdown() -> str:
         f"| ufunc methods (every binary ufunc above) | {_row(ufunc_methods)} |",
         f"| array methods and attributes | {_row(methods)} |",
         f"| operators (and their in-place forms) | {_row(operators)} |",
-        "| indexing | integers (build-time or runtime), slices with steps and size "
-        "bounds, `None`, `...`; writes through all of these; boolean masks in "
+        "| indexing | integers (build-time or runtime), slices with bounds and steps "
+        "(build-time or runtime), `None`, `...`; writes through all of these; boolean "
+        "masks in "
         "`x[m] = v`, `x[m] op= v`, `x[m] = y[m]` |",
         "| control flow | Python `for`/`while`/`if` on runtime values, `aotc.lax.fori_loop`, "
         "`while_loop`, `cond`, `switch`, `scan` |",

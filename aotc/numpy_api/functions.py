@@ -35,6 +35,7 @@ from . import (
     linalg,
     linalg_solve,
     membership,
+    padding,
     polynomial,
     quantiles,
     reductions,
@@ -109,6 +110,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.atleast_3d: joining.atleast_3d, **_ROW_STACK,
     **complexes.FUNCTIONS, **splitting.FUNCTIONS, **linalg_solve.FUNCTIONS,
     **indices.FUNCTIONS, **diagonals.FUNCTIONS, **gradient.FUNCTIONS, **membership.FUNCTIONS,
+    **padding.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
