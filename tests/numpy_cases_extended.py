@@ -401,6 +401,8 @@ def _more_functions_cases() -> list[Case]:
         "(f8[:, 3], f8[:, 3], f8[:, 2], f8[3])",
         [(c3, d3, c2, d3[0]), (c3[:1], d3[:1], c2[:1], c3[0]),
          (c3[:0], d3[:0], c2[:0], np.array([np.inf, -0.0, np.nan]))])
+    add("cross_open_length", lambda a, b: np.cross(a, b), "(f8[:, :], f8[:, :])",
+        [(c3, d3), (c3[:0], d3[:0])])  # taken as 3-vectors, checked at run time
     add("cross_int8_wraps", lambda a, b: np.cross(a, b), "(i1[3], i1[3])",
         [(np.array([1, 2, 3], "i1"), np.array([100, 100, 100], "i1"))])
     # np.polyval: Horner, with NumPy's dtypes (0 * inf makes NaN, ints wrap)

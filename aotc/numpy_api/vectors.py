@@ -3,8 +3,10 @@
 The vector axes are moved last, both operands promoted to one dtype and the components
 computed with NumPy's own expressions (``a1 * b2 - a2 * b1``...; a 2-vector has a zero
 third component, and two 2-vectors give the scalar z component). Integers wrap around
-in their dtype as in NumPy. The vector length must be known at build time (``f8[:, 3]``)
-because it decides the shape of the result.
+in their dtype as in NumPy. The vector length decides the shape of the result, so it
+is read from the signature (``f8[:, 2]``); a length the signature leaves open is taken as
+3, the common case, and checked when the kernel runs (a ValueError that says to declare
+2-vectors).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..shapes import DimExpr
 from ..tracer import Tracer, as_tracer, current
 from .joining import moveaxis, stack
 from .ufuncs import apply_ufunc
@@ -31,8 +34,11 @@ def _axis(axis: Any, ndim: int, prefix: str) -> int:
 def _length(x: Tracer) -> int:
     n = x.aval.shape[-1]
     if not n.is_const:
-        raise current().error("np.cross: the length of the vector axis must be known at build "
-                              "time (2 or 3)", hint="declare it in the signature: f8[:, 3]")
+        current().check("==", n, DimExpr.const(3), "ValueError",
+                        "np.cross: this kernel was compiled for vectors of length 3 (its "
+                        "signature leaves the length open), not {lhs}; declare the length "
+                        "in the signature (f8[:, 2]) for 2-vectors")
+        return 3
     if n.value not in (2, 3):
         raise current().error("incompatible dimensions for cross product\n"
                               "(dimension must be 2 or 3)")
