@@ -768,3 +768,88 @@ def _index_and_ufunc_method_cases() -> list[Case]:
 
 
 EXTENDED_CASES += _index_and_ufunc_method_cases()
+
+
+def _composite_function_cases() -> list[Case]:
+    """logaddexp/logaddexp2/heaviside/sinc/nan_to_num, select, digitize, ix_,
+    matrix_power, ufunc.at, .fill and .item. logaddexp, logaddexp2 and sinc are an exp
+    (or sin) and a log1p (or a division) of it, each within TRANSCENDENTAL_ULPS of glibc
+    on every target (tests/codegen), and their sum moves at most one more ulp: so
+    TRANSCENDENTAL_ULPS + 1 for them; the others select, count or multiply exactly and
+    compare bit for bit."""
+    c: list[Case] = []
+    r = np.random.default_rng(43)
+
+    def add(name, fn, sig, inputs, ulps=0, tags=("extended",)):
+        c.append(Case(name, fn, sig, inputs, ulps, set(tags)))
+
+    special = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -700.0, 700.0, 1e-300, np.inf, -np.inf,
+                        np.nan, 1e308, -2.5, 40.0])
+    xs, ys = np.repeat(special, special.size), np.tile(special, special.size)
+    add("logaddexp", lambda x, y: (np.logaddexp(x, y), np.logaddexp2(x, y),
+                                   np.logaddexp(x.astype(np.float32), 1.5)),
+        "(f8[:], f8[:])", [(xs, ys), (r.standard_normal(9) * 30, r.standard_normal(9))],
+        ulps=TRANSCENDENTAL_ULPS + 1)
+    add("heaviside", lambda x, y: (np.heaviside(x, y), np.heaviside(x, 0.5),
+                                   np.heaviside(x.astype(np.float32), np.float32(2.0))),
+        "(f8[:], f8[:])", [(xs, ys)])
+    add("sinc", lambda x, n: (np.sinc(x), np.sinc(n), np.sinc(x.astype(np.float32))),
+        "(f8[:], i8[:])", [(special, np.arange(-3, 4)), (r.standard_normal(7) * 5, IV)],
+        ulps=TRANSCENDENTAL_ULPS + 1)
+    zs = np.array([complex(np.nan, np.inf), complex(-0.0, np.nan), 1 + 2j, complex(-np.inf, 0)])
+    add("nan_to_num", lambda x, z, n: (np.nan_to_num(x), np.nan_to_num(x, nan=-1.0, posinf=5),
+                                       np.nan_to_num(x.astype(np.float32), neginf=-3.0),
+                                       np.nan_to_num(z, nan=2.0), np.nan_to_num(n)),
+        "(f8[:], c16[:], i8[:])", [(special, zs, IV)])
+    add("select", lambda x, k: (np.select([x < -1, x < 1], [x * 2, x ** 2], default=-7.0),
+                                np.select([x > 0], [k]),
+                                np.select([x > 0, k > 0], [x.astype(np.float32), 1.5]),
+                                np.select([x[:, None] > 0, k[None, :2] > 0], [1, 2], 9)),
+        "(f8[:], i8[:])", [(V[:9], IV), (V[:0], IV[:0])])
+    edges, falling = np.array([-1.0, 0.0, 0.0, 2.5]), np.array([3.0, 1.0, 1.0, -2.0])
+    add("digitize", lambda x, e, f: (np.digitize(x, e), np.digitize(x, e, right=True),
+                                     np.digitize(x, f), np.digitize(x, f, right=True),
+                                     np.digitize(x, e[:1]), np.digitize(x, e[:0])),
+        "(f8[:], f8[:], f8[:])",
+        [(np.array([-3.0, -1.0, 0.0, 1.0, 2.5, 9.0, np.nan, -0.0]), edges, falling)])
+    mat = r.standard_normal((4, 4))
+    add("ix_", lambda m, i, b: (m[np.ix_(i, i)], m[np.ix_(b, i[:2])], np.ix_(i, b)[1]),
+        "(f8[:, :], i8[:], b1[:])",
+        [(mat, np.array([3, 0, -1]), np.array([True, False, True, True]))])
+
+    def ix_write(m, i):
+        m[np.ix_(i, i)] = -1.0
+        return m
+
+    add("ix_write", ix_write, "(f8[:, :], i8[:])", [(mat.copy(), np.array([0, 2]))],
+        tags=("writes",))
+    add("matrix_power", lambda m, k, n: (np.linalg.matrix_power(m, 0),
+                                         np.linalg.matrix_power(m, 1),
+                                         np.linalg.matrix_power(m, 5),
+                                         np.linalg.matrix_power(k, 3),
+                                         np.linalg.matrix_power(k, n)),
+        "(f8[:, :], i8[:, :], i8)", [(mat, np.array([[1, 2], [3, 4]]), np.int64(6)),
+                                     (mat[:0, :0], np.eye(3, dtype=np.int64), np.int64(0))],
+        ulps=64)
+
+    def at(a, i, w, k):
+        np.add.at(a, i, w)
+        np.maximum.at(a, i[:2], 0.5)
+        np.negative.at(a, 0)
+        np.multiply.at(k, i, 3)
+        return a, k
+
+    add("ufunc_at", at, "(f8[:], i8[:], f8[:], i8[:])",
+        [(np.zeros(5), np.array([1, 1, -1, 3]), np.array([1.0, 2.0, 4.0, 8.0]),
+          np.arange(1, 6))], tags=("writes",))
+
+    def fill_item(a, n):
+        b = a.copy()
+        b.fill(n)
+        return b, a[1:2].item(), a.item(0), b[:1, None].item()
+
+    add("fill_item", fill_item, "(f8[:], i8)", [(V, np.int64(-3))])
+    return c
+
+
+EXTENDED_CASES += _composite_function_cases()

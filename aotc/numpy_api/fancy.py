@@ -11,6 +11,7 @@ indices the last write wins, as NumPy's does).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -156,12 +157,16 @@ def read(x: Tracer, key: Any) -> Tracer:
     return transpose(picked, order)
 
 
-def assign(x: Tracer, key: Any, value: Any) -> None:
+def assign(x: Tracer, key: Any, value: Any,
+           combine: Callable[[Tracer, Tracer], Tracer] | None = None) -> None:
     """``x[key] = value`` with index arrays: one element (or row) write per index, in
-    order, through a loop."""
+    order, through a loop. With ``combine``, each place gets ``combine(old, item)``
+    instead (``np.add.at``: unbuffered, so a repeated index sees the earlier updates),
+    and ``value`` keeps its own dtype."""
     plan = _Plan(x, key)
     target = plan.result_shape()
-    v = lax.convert(as_tracer(value, None if isinstance(value, Tracer) else x.dtype), x.dtype)
+    v = as_tracer(value, None if isinstance(value, Tracer) or combine else x.dtype)
+    v = v if combine else lax.convert(v, x.dtype)
     v = lax.broadcast_to(v, target) if v.aval.shape != target else v
     k = len(plan.shape)
     if plan.in_place and plan.axes[0]:  # the broadcast axes first, then the others
@@ -176,7 +181,9 @@ def assign(x: Tracer, key: Any, value: Any) -> None:
         key_j: list[Any] = [slice(None)] * view.ndim
         for axis, index in zip(plan.axes, flat, strict=True):
             key_j[axis] = getitem(index, j)
-        write(view, tuple(key_j), getitem(rows, j))
+        item = getitem(rows, j)
+        write(view, tuple(key_j), combine(getitem(view, tuple(key_j)), item) if combine
+              else item)
         return carry
 
     lax.fori_loop(0, lax.dim_value(count), body, 0)

@@ -19,6 +19,7 @@ from .. import lax
 from ..ops.elementwise import PRIM_OF_UFUNC
 from ..tracer import as_tracer, current
 from . import (
+    choosing,
     closeness,
     complexes,
     convolution,
@@ -44,6 +45,7 @@ from . import (
     selection,
     shaping,
     sorting,
+    special,
     splitting,
     statistics,
     triangular,
@@ -110,7 +112,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.atleast_3d: joining.atleast_3d, **_ROW_STACK,
     **complexes.FUNCTIONS, **splitting.FUNCTIONS, **linalg_solve.FUNCTIONS,
     **indices.FUNCTIONS, **diagonals.FUNCTIONS, **gradient.FUNCTIONS, **membership.FUNCTIONS,
-    **padding.FUNCTIONS,
+    **padding.FUNCTIONS, **special.FUNCTIONS, **choosing.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
@@ -140,14 +142,14 @@ RELATED: dict[str, tuple[str, ...]] = {
     "lexsort": ("argsort", "sort"), "sort_complex": ("sort", "argsort"),
     "nanmedian": ("median", "nanmean"), "nanpercentile": ("percentile", "nanmean"),
     "nanquantile": ("quantile", "nanmean"),
-    "digitize": ("searchsorted", "histogram"), "histogram2d": ("histogram", "bincount"),
+    "histogram2d": ("histogram", "bincount"),
     "histogramdd": ("histogram", "bincount"), "histogram_bin_edges": ("histogram", "linspace"),
     "tensordot": ("einsum", "dot", "matmul"), "kron": ("outer", "einsum"),
-    "matrix_power": ("matmul", "dot"), "tri": ("tril", "eye"), "ediff1d": ("diff",),
+    "tri": ("tril", "eye"), "ediff1d": ("diff",),
     "nancumsum": ("cumsum", "nansum"), "nanprod": ("prod", "nansum"),
     "nanvar": ("var", "nanmean"), "nanstd": ("std", "nanmean"),
     "nanargmax": ("argmax", "nanmax"), "nanargmin": ("argmin", "nanmin"),
-    "fix": ("trunc", "rint"), "select": ("where",), "piecewise": ("where",),
+    "fix": ("trunc", "rint"), "piecewise": ("where",),
     "choose": ("where", "take"), "put": ("copyto", "where"), "putmask": ("copyto", "where"),
     "place": ("copyto", "where"), "append": ("concatenate",), "insert": ("concatenate",),
     "delete": ("concatenate",),

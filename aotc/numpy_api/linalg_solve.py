@@ -65,7 +65,7 @@ def _result_dtype(*arrays: Tracer) -> np.dtype:
     return F64
 
 
-def _square(a: Any) -> Tracer:
+def square(a: Any) -> Tracer:
     x = as_tracer(a)
     if x.ndim < 2:
         raise current().error(f"{x.ndim}-dimensional array given. Array must be at least "
@@ -176,7 +176,7 @@ def _solve_one(a: Tracer, b: Tracer) -> Tracer:
 
 
 def solve(a: Any, b: Any) -> Tracer:
-    x, rhs = _square(a), as_tracer(b)
+    x, rhs = square(a), as_tracer(b)
     dtype = _result_dtype(x, rhs)
     x, rhs = lax.convert(x, dtype), lax.convert(rhs, dtype)
     n = x.aval.shape[-1]
@@ -217,7 +217,7 @@ def _broadcast_batch(p: tuple[DimExpr, ...], q: tuple[DimExpr, ...]) -> tuple[Di
 
 
 def inv(a: Any) -> Tracer:
-    x = _square(a)
+    x = square(a)
     dtype = _result_dtype(x)
     x = lax.convert(x, dtype)
     n = x.aval.shape[-1]
@@ -238,7 +238,7 @@ def _det_one(a: Tracer) -> Tracer:
 
 
 def det(a: Any) -> Tracer:
-    x = _square(a)
+    x = square(a)
     dtype = _result_dtype(x)
     x = lax.convert(x, dtype)
     return _per_matrix(x, [], _det_one, (), dtype)
@@ -268,7 +268,7 @@ def _cholesky_one(a: Tracer) -> Tracer:
 
 
 def cholesky(a: Any, upper: bool = False) -> Tracer:
-    x = _square(a)
+    x = square(a)
     dtype = _result_dtype(x)
     x = lax.convert(x, dtype)
     n = x.aval.shape[-1]

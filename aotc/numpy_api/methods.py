@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .. import lax
+from ..shapes import DimExpr, size
 from ..tracer import Tracer, current
 from . import (
     complexes,
@@ -19,6 +21,26 @@ from . import (
     sorting,
     statistics,
 )
+from .fancy import getitem_any
+from .shaping import ravel
+from .writes import write
+
+
+def _fill(self: Tracer, value: Any) -> None:
+    write(self, Ellipsis, value)
+
+
+def _item(self: Tracer, *args: Any) -> Tracer:
+    """The one element of a size-1 array (or the element at ``args``), as a scalar."""
+    if args:
+        index = args[0] if len(args) == 1 else args
+        return getitem_any(ravel(self), index) if not isinstance(index, tuple) \
+            else getitem_any(self, index)
+    one = DimExpr.const(1)
+    current().check("==", size(self.aval.shape), one, "ValueError",
+                    "can only convert an array of size 1 to a Python scalar")
+    return lax.reshape(lax.refine_shape(self, (one,) * self.ndim), ())
+
 
 _METHODS: dict[str, Callable[..., Any]] = {
     "sum": reductions.sum_, "prod": reductions.prod, "max": reductions.max_,
@@ -35,7 +57,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "sort": sorting.sort_method, "argsort": sorting.argsort,
     "partition": sorting.partition_method, "argpartition": sorting.argpartition,
     "searchsorted": searching.searchsorted, "conj": complexes.conj,
-    "conjugate": complexes.conj, "diagonal": diagonals.diagonal,
+    "conjugate": complexes.conj, "diagonal": diagonals.diagonal, "fill": _fill, "item": _item,
 }
 
 

@@ -25,10 +25,13 @@ from .. import lax
 from ..shapes import DimExpr
 from ..tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
+from .fancy import assign, is_fancy_key
 from .functions_base import reject_unsupported, where
+from .indexing import getitem
 from .joining import cumprod, cumsum, moveaxis
 from .reductions import all_, any_, max_, min_, prod, sum_
 from .shaping import normalize_axes, ravel
+from .writes import check_same_kind, write
 
 I64 = np.dtype(np.int64)
 
@@ -129,7 +132,28 @@ def outer(ufunc: np.ufunc, a: Any, b: Any, **kwargs: Any) -> Tracer:
     return as_tracer(ufunc(spread, y, **kwargs))
 
 
+def at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
+    """``ufunc.at``: ``a[indices] = ufunc(a[indices], b)`` unbuffered (a repeated index
+    takes every update, in order), cast back into ``a`` with 'same_kind'."""
+    x = as_tracer(a)
+    if ufunc.nout != 1 or ufunc.nin not in (1, 2):
+        raise current().error(f"np.{ufunc.__name__}.at: only unary and binary ufuncs")
+    if (b is None) != (ufunc.nin == 1):
+        raise current().error("second operand needed for ufunc" if b is None else
+                              "second operand provided when ufunc is unary")
+
+    def combine(old: Tracer, item: Tracer) -> Tracer:
+        new = as_tracer(ufunc(old) if ufunc.nin == 1 else ufunc(old, item))
+        check_same_kind(new, x.dtype, f"write np.{ufunc.__name__} of")
+        return new
+
+    if is_fancy_key(indices):
+        assign(x, indices, 0 if b is None else b, combine)
+    else:  # basic indices: each place once, as the buffered operator does
+        write(x, indices, combine(getitem(x, indices), as_tracer(0 if b is None else b)))
+
+
 #: ``ufunc.<name>(...)`` as ``METHODS[name](ufunc, ...)`` (``__array_ufunc__``'s method).
-METHODS: dict[str, Callable[..., Tracer]] = {
-    "reduce": reduce, "accumulate": accumulate, "outer": outer,
+METHODS: dict[str, Callable[..., Tracer | None]] = {
+    "reduce": reduce, "accumulate": accumulate, "outer": outer, "at": at,
 }

@@ -82,7 +82,7 @@ def _widen_list(target: Tracer, value: Any) -> None:
     base.version += 1
 
 
-def _check_same_kind(value: Tracer, dtype: np.dtype, what: str) -> None:
+def check_same_kind(value: Tracer, dtype: np.dtype, what: str) -> None:
     kind = dtype_arg(value)
     if isinstance(kind, type):  # weak: NumPy checks the value fits, we keep the kind rule
         kind = np.dtype(kind)
@@ -106,7 +106,7 @@ def inplace_with(fn: Callable[[Tracer, Any], Tracer], name: str = "np.matmul"
         result = fn(self, other)
         if self.ndim == 0 and self.base is None:
             return result  # a scalar is immutable (a Python or NumPy number): += rebinds
-        _check_same_kind(result, self.dtype, f"write {name} of")
+        check_same_kind(result, self.dtype, f"write {name} of")
         write(self, Ellipsis, result)
         return self
     return op
