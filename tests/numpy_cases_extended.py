@@ -853,3 +853,70 @@ def _composite_function_cases() -> list[Case]:
 
 
 EXTENDED_CASES += _composite_function_cases()
+
+
+def _more_composite_cases() -> list[Case]:
+    """correlate, the nan-functions, kron, tensordot, tri, fix, logspace, geomspace,
+    ediff1d, append, cov and corrcoef. Sums of products and variances round in another
+    order than NumPy's (pairwise against BLAS or sequential), so those compare within
+    64 ulps of |terms| (as the other products here); logspace/geomspace are a power or
+    log10 of NumPy's own linspace: TRANSCENDENTAL_ULPS + 1; the rest is exact."""
+    c: list[Case] = []
+    r = np.random.default_rng(47)
+
+    def add(name, fn, sig, inputs, ulps=0, tags=("extended",)):
+        c.append(Case(name, fn, sig, inputs, ulps, set(tags)))
+
+    a5, v3, v7 = r.standard_normal(5), r.standard_normal(3), r.standard_normal(7)
+    add("correlate", lambda a, v: (np.correlate(a, v), np.correlate(a, v, "same"),
+                                   np.correlate(a, v, "full"), np.correlate(v, a, "same"),
+                                   np.correlate(a[:2], v, "same")),
+        "(f8[:], f8[:])", [(a5, v3), (a5[:4], v7), (v3, v3), (a5[:1], v7)], ulps=64)
+    add("correlate_complex", lambda a, v: np.correlate(a, v * 1j + v[::-1], "full"),
+        "(c16[:], f8[:])", [(a5 + 2j * a5[::-1], v3)], ulps=64)
+    nv = np.array([1.0, np.nan, 3.0, -2.0, np.nan, 0.5])
+    nm = np.array([[1.0, np.nan, 2.0], [np.nan, 4.0, -1.0], [0.5, 0.25, np.nan]])
+    add("nanfunctions", lambda x, m, k: (np.nanprod(x), np.nancumsum(x), np.nancumprod(x),
+                                         np.nanvar(x), np.nanstd(x, ddof=1),
+                                         np.nanvar(m, axis=0), np.nanvar(m, axis=1, ddof=2),
+                                         np.nanargmax(x), np.nanargmin(m, axis=1),
+                                         np.nanprod(m, axis=0, keepdims=True),
+                                         np.nancumsum(k), np.nanvar(k), np.nanargmax(k),
+                                         np.nanstd(x.astype(np.float32))),
+        "(f8[:], f8[:, :], i8[:])", [(nv, nm, IV)], ulps=16)
+    add("kron", lambda a, b, v: (np.kron(a, b), np.kron(v, a), np.kron(v, v[:2]),
+                                 np.kron(a.astype(np.int64), b)),
+        "(f8[:, :], f8[:, :], f8[:])", [(r.standard_normal((2, 3)), r.standard_normal((3, 2)),
+                                          v3)])
+    t1, t2 = r.standard_normal((2, 3, 4)), r.standard_normal((3, 4, 5))
+    add("tensordot", lambda a, b: (np.tensordot(a, b), np.tensordot(a[:, :, :3], b, 1),
+                                   np.tensordot(a, b, axes=([1, 2], [0, 1])),
+                                   np.tensordot(a, a, axes=([0], [0])), np.tensordot(a, b, 0)),
+        "(f8[:, :, :], f8[:, :, :])", [(t1, t2)], ulps=64)
+    add("tri", lambda n, k: (np.tri(n), np.tri(n, 3, k), np.tri(3, n, -1, dtype=np.int32)),
+        "(i8, i8)", [(np.int64(4), np.int64(1)), (np.int64(0), np.int64(-2))])
+    fv = np.array([-2.5, -0.5, -0.0, 0.0, 0.5, 2.7, np.nan, np.inf, -np.inf, 1e300])
+    add("fix", lambda x, k: (np.fix(x), np.fix(x.astype(np.float32)), np.fix(k)),
+        "(f8[:], i8[:])", [(fv, IV)])
+    add("logspace", lambda a, b, n: (np.logspace(a, b, n), np.logspace(a, b, 7, base=2.0),
+                                     np.logspace(0.0, 3.0, 4, endpoint=False),
+                                     np.geomspace(1.0, 1000.0, 4), np.geomspace(a + 5, b + 9, n),
+                                     np.geomspace(-1.0, -64.0, 7, endpoint=False)),
+        "(f8, f8, i8)", [(np.float64(-1.0), np.float64(2.0), np.int64(5)),
+                         (np.float64(0.5), np.float64(0.25), np.int64(1))],
+        ulps=TRANSCENDENTAL_ULPS + 1)
+    add("ediff1d_append", lambda x, m: (np.ediff1d(x), np.ediff1d(m, to_begin=-1.0),
+                                        np.ediff1d(x, to_end=[7, 8], to_begin=0),
+                                        np.append(x, m), np.append(m, m[:1], axis=0),
+                                        np.append(x, 2.5)),
+        "(f8[:], f8[:, :])", [(V, M), (V[:1], M[:1])])
+    cm = r.standard_normal((3, 6))
+    add("cov_corrcoef", lambda m, x, y: (np.cov(m), np.cov(m, bias=True), np.cov(m, ddof=3),
+                                         np.cov(m.T, rowvar=False), np.cov(x, y),
+                                         np.cov(x), np.corrcoef(m), np.corrcoef(x, y),
+                                         np.corrcoef(x)),
+        "(f8[:, :], f8[:], f8[:])", [(cm, v7, v7[::-1] * 2 + 1)], ulps=64)
+    return c
+
+
+EXTENDED_CASES += _more_composite_cases()

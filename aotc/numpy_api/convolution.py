@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..shapes import DimExpr, maximum, minimum
+from ..shapes import DimExpr, if_neg, maximum, minimum
 from ..tracer import Tracer, as_tracer, current
 from .creation import iota
 from .functions_base import where
@@ -147,3 +147,25 @@ def _matrix(pair: _Pair, k: Tracer, dtype: np.dtype) -> Tracer:
     if dtype.kind in "fc":
         total = _ufunc(np.add, total, zero)  # NumPy's sums start at +0.0: never -0.0
     return total
+
+
+def correlate(a: Any, v: Any, mode: Any = "valid") -> Tracer:
+    """``np.correlate``: the convolution with ``v`` reversed and conjugated, except that
+    'same' centers the other way when ``a`` is the shorter array (NumPy correlates with
+    the arrays swapped, then reverses): the window of the full result starts at
+    ``ceil((n - 1) / 2)`` instead of ``floor``."""
+    x, y = _vector(a), _vector(v)
+    if y.dtype.kind == "c":
+        y = apply_ufunc(np.conjugate, y)
+    flipped = lax.slice_(y, (y.aval.shape[0] - 1,), (-1,), y.aval.shape)
+    if _mode(mode) != "same":
+        return convolve(x, flipped, mode)
+    n, m = x.aval.shape[0], y.aval.shape[0]
+    short = minimum(n, m)
+    lower = (short - 1) // 2
+    start = if_neg(n - m, short - 1 - lower, lower)
+    full = convolve(x, flipped, "full")
+    return lax.slice_(full, (start,), (1,), (maximum(n, m),))
+
+
+FUNCTIONS: dict[Any, Any] = {np.convolve: convolve, np.correlate: correlate}

@@ -22,6 +22,7 @@ from . import (
     choosing,
     closeness,
     complexes,
+    composites,
     convolution,
     copying,
     creation,
@@ -36,6 +37,7 @@ from . import (
     linalg,
     linalg_solve,
     membership,
+    nanfunctions,
     padding,
     polynomial,
     quantiles,
@@ -96,7 +98,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.trace: linalg.trace, np.linalg.norm: linalg.norm,
     np.round: rounding.round_, np.around: rounding.round_, np.ptp: extrema.ptp,
     np.isclose: closeness.isclose, np.allclose: closeness.allclose, np.copyto: copying.copyto,
-    np.convolve: convolution.convolve, np.searchsorted: searching.searchsorted,
+    **convolution.FUNCTIONS, np.searchsorted: searching.searchsorted,
     np.interp: searching.interp, np.meshgrid: grids.meshgrid, np.triu: triangular.triu,
     np.tril: triangular.tril, np.einsum: einsum.einsum, np.cross: vectors.cross,
     np.polyval: polynomial.polyval, np.bincount: histograms.bincount,
@@ -112,7 +114,8 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.atleast_3d: joining.atleast_3d, **_ROW_STACK,
     **complexes.FUNCTIONS, **splitting.FUNCTIONS, **linalg_solve.FUNCTIONS,
     **indices.FUNCTIONS, **diagonals.FUNCTIONS, **gradient.FUNCTIONS, **membership.FUNCTIONS,
-    **padding.FUNCTIONS, **special.FUNCTIONS, **choosing.FUNCTIONS,
+    **padding.FUNCTIONS, **special.FUNCTIONS, **choosing.FUNCTIONS, **nanfunctions.FUNCTIONS,
+    **composites.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
@@ -121,7 +124,7 @@ DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
 #: Every NumPy callable a kernel may call by any name, with no array argument needed.
 CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     **{getattr(np, name): fn for name, fn in creation.CREATION.items()},
-    np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION,
+    np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION, **composites.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
     **complexes.SCALAR_TYPES,
 }
@@ -138,23 +141,16 @@ def supported_names() -> list[str]:
 #: Unsupported functions and the supported ones that do the same job, named before the
 #: closest spellings (``np.correlate`` suggests ``np.convolve``, not ``np.clip``).
 RELATED: dict[str, tuple[str, ...]] = {
-    "correlate": ("convolve",), "fftconvolve": ("convolve",), "fft": ("convolve", "einsum"),
+    "fftconvolve": ("convolve",), "fft": ("convolve", "einsum"),
     "lexsort": ("argsort", "sort"), "sort_complex": ("sort", "argsort"),
     "nanmedian": ("median", "nanmean"), "nanpercentile": ("percentile", "nanmean"),
     "nanquantile": ("quantile", "nanmean"),
     "histogram2d": ("histogram", "bincount"),
     "histogramdd": ("histogram", "bincount"), "histogram_bin_edges": ("histogram", "linspace"),
-    "tensordot": ("einsum", "dot", "matmul"), "kron": ("outer", "einsum"),
-    "tri": ("tril", "eye"), "ediff1d": ("diff",),
-    "nancumsum": ("cumsum", "nansum"), "nanprod": ("prod", "nansum"),
-    "nanvar": ("var", "nanmean"), "nanstd": ("std", "nanmean"),
-    "nanargmax": ("argmax", "nanmax"), "nanargmin": ("argmin", "nanmin"),
-    "fix": ("trunc", "rint"), "piecewise": ("where",),
+    "piecewise": ("where",),
     "choose": ("where", "take"), "put": ("copyto", "where"), "putmask": ("copyto", "where"),
-    "place": ("copyto", "where"), "append": ("concatenate",), "insert": ("concatenate",),
+    "place": ("copyto", "where"), "insert": ("concatenate",),
     "delete": ("concatenate",),
-    "logspace": ("linspace", "power"), "geomspace": ("linspace", "exp"),
-    "cov": ("var", "mean", "dot"), "corrcoef": ("var", "mean", "dot"),
     "poly1d": ("polyval",),
     "array_equal": ("all", "equal"), "allequal": ("all", "equal"),
     "mgrid": ("meshgrid", "arange"), "ogrid": ("meshgrid", "arange"),
