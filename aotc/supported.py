@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .autograph.pyfuncs import PYFUNCS
 from .numpy_api.functions import CREATION, DATA_DEPENDENT, FUNCTIONS, UFUNCS
 from .numpy_api.methods import _METHODS, _PROPERTIES
 from .numpy_api.pymath import PYMATH
@@ -33,7 +34,7 @@ def _row(items: list[str]) -> str:
 def markdown() -> str:
     ufuncs = [f"np.{u.__name__}" for u in PRIM_OF_UFUNC] + \
              [f"np.{u.__name__}" for u in UFUNCS]
-    functions = [_qualified(f) for f in FUNCTIONS] + [_qualified(f) for f in CREATION]
+    functions = [_qualified(f) for table in (FUNCTIONS, CREATION, PYFUNCS) for f in table]
     ufunc_methods = [f"np.add.{m}()" for m in METHODS]
     methods = [f".{m}()" for m in _METHODS] + [f".{p}" for p in _PROPERTIES] + \
               [".shape", ".ndim", ".dtype", ".size"]

@@ -285,6 +285,17 @@ _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
+#: NumPy functions that call a Python function (:mod:`.pyfuncs`, which calls back here).
+_CALLS_PYTHON = (np.vectorize, np.apply_along_axis)
+
+
+def _calls_python(fn: Any) -> Callable[..., Any]:
+    from . import pyfuncs
+    if isinstance(fn, np.vectorize):  # made outside the kernel (@np.vectorize on a helper)
+        return pyfuncs.Vectorized(fn.pyfunc, fn.otypes)
+    return pyfuncs.PYFUNCS[fn]
+
+
 def _is_random(fn: Any) -> bool:
     owner = getattr(fn, "__self__", None)
     return str(getattr(fn, "__module__", None) or "").startswith("numpy.random") or isinstance(
@@ -316,6 +327,8 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     if not (isinstance(fn, types.FunctionType) and _is_user_code(fn)):  # cannot take None
         args = tuple(optional.unwrap(a) for a in args)
         kwargs = {k: optional.unwrap(v) for k, v in kwargs.items()}
+    if stand_in is None and (fn in _CALLS_PYTHON or isinstance(fn, np.vectorize)):
+        stand_in = _calls_python(fn)
     if stand_in is not None:
         return stand_in(*args, **kwargs)
     owner = getattr(fn, "__self__", None)  # np.maximum.accumulate([a, b]): lists of tracers
