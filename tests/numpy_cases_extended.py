@@ -916,6 +916,17 @@ def _more_composite_cases() -> list[Case]:
                                          np.cov(x), np.corrcoef(m), np.corrcoef(x, y),
                                          np.corrcoef(x)),
         "(f8[:, :], f8[:], f8[:])", [(cm, v7, v7[::-1] * 2 + 1)], ulps=64)
+    add("delete", lambda x, m, i: (np.delete(x, i), np.delete(m, i, axis=1),
+                                   np.delete(m, [0, -1], axis=0), np.delete(x, slice(1, None, 2)),
+                                   np.delete(x, x > 0), np.delete(m, 2), np.delete(x, [])),
+        "(f8[:], f8[:, :], i8)", [(a5, r.standard_normal((2, 4)), np.int64(1)),
+                                  (v3, r.standard_normal((3, 3)), np.int64(-1))])
+    add("insert", lambda x, m, i: (np.insert(x, i, 9.5), np.insert(m, i, 7.0, axis=1),
+                                   np.insert(m, 0, [1.5, 2.5, 3.5], axis=0),
+                                   np.insert(x, x.shape[0], [1.0, 2.0]), np.insert(m, -1, 4),
+                                   np.insert(m, i, [[1.0], [2.0], [3.0]], axis=1)),
+        "(f8[:], f8[:, :], i8)", [(a5, r.standard_normal((3, 3)), np.int64(1)),
+                                  (v3, r.standard_normal((3, 3)), np.int64(-3))])
     return c
 
 

@@ -27,6 +27,7 @@ from . import (
     copying,
     creation,
     diagonals,
+    editing,
     einsum,
     extrema,
     gradient,
@@ -115,7 +116,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **complexes.FUNCTIONS, **splitting.FUNCTIONS, **linalg_solve.FUNCTIONS,
     **indices.FUNCTIONS, **diagonals.FUNCTIONS, **gradient.FUNCTIONS, **membership.FUNCTIONS,
     **padding.FUNCTIONS, **special.FUNCTIONS, **choosing.FUNCTIONS, **nanfunctions.FUNCTIONS,
-    **composites.FUNCTIONS,
+    **composites.FUNCTIONS, **editing.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
@@ -149,8 +150,7 @@ RELATED: dict[str, tuple[str, ...]] = {
     "histogramdd": ("histogram", "bincount"), "histogram_bin_edges": ("histogram", "linspace"),
     "piecewise": ("where",),
     "choose": ("where", "take"), "put": ("copyto", "where"), "putmask": ("copyto", "where"),
-    "place": ("copyto", "where"), "insert": ("concatenate",),
-    "delete": ("concatenate",),
+    "place": ("copyto", "where"),
     "poly1d": ("polyval",),
     "array_equal": ("all", "equal"), "allequal": ("all", "equal"),
     "mgrid": ("meshgrid", "arange"), "ogrid": ("meshgrid", "arange"),
