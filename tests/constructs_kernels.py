@@ -828,3 +828,18 @@ def ranked(x: f64[:]) -> tuple:
 def structured_results(x: f64[:]):
     stats = [x.min(), x.max()]
     return {"total": x.sum(), "range": (stats[0], stats[1])}, [x * 2.0, x.shape[0]], (x[0],)
+
+
+# -- a while loop whose test reads a flag the body sets before reading it -------------------------
+
+@aotc.export
+def bubble_sorted(x: f64[:]) -> f64[:]:
+    a = x.copy()
+    swapped = True
+    while swapped:
+        swapped = False
+        for i in range(len(a) - 1):
+            if a[i] > a[i + 1]:
+                a[i], a[i + 1] = a[i + 1], a[i]
+                swapped = True
+    return a

@@ -187,6 +187,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                           np.array([[3, 1, 3], [2, 2, 9]])), (X, M.astype(np.int64)),
                          (X[:1], np.zeros((1, 2), np.int64))],
     "sort_rows_in_place": [(M[::-1].copy(),), (M.T.copy(),), (M[:0].copy(),)],
+    "bubble_sorted": [(X,), (X[:1],), (X[:0],), (np.array([3.0, 1.0, 2.0, 1.0]),)],
 }
 
 

@@ -166,5 +166,8 @@ class Liveness:
             if grown == head:
                 break
             head = grown
-        self.body_entry[id(s)] = entry
+        # A while loop's test reads at the head, after every pass of the body: what it
+        # reads is needed there as much as what the body reads before assigning it.
+        self.body_entry[id(s)] = entry | (frozenset(uses(s.test)) if isinstance(s, ast.While)
+                                          else EMPTY)
         return head | (uses(s.iter) if isinstance(s, ast.For) else set())
