@@ -313,7 +313,10 @@ def broadcast_shapes(*shapes: Shape) -> tuple[Shape, list[DimEquality]]:
 
     A dim that is literally 1 stretches. Two different symbolic dims are taken to be
     equal and returned as a runtime check: a runtime size of 1 against another size is
-    rejected by that check (with NumPy's message) rather than stretched.
+    rejected by that check (with NumPy's message) rather than stretched. Where one of
+    them is computed from integer values (:func:`from_values`: a slice ``x[k:k + 1]``
+    with a runtime ``k``) and the other is not, the other is the result's: the caller
+    may stretch the first when it is 1 (see ``numpy_api.ufuncs.broadcast_all``).
     """
     ndim = max((len(s) for s in shapes), default=0)
     padded = [(DimExpr.const(1),) * (ndim - len(s)) + tuple(s) for s in shapes]
@@ -326,6 +329,9 @@ def broadcast_shapes(*shapes: Shape) -> tuple[Shape, list[DimEquality]]:
             if d == dim or (d.is_const and d.value == 1):
                 continue
             if dim.is_const and dim.value == 1:
+                dim = d
+            elif from_values(dim) and not from_values(d):
+                checks.append(DimEquality(d, dim))
                 dim = d
             elif d.is_const and dim.is_const:
                 raise ValueError(
@@ -366,6 +372,14 @@ BOUND_PREFIX = "@"
 
 def is_bound_symbol(name: str) -> bool:
     return name.startswith(BOUND_PREFIX)
+
+
+def from_values(d: DimExpr) -> bool:
+    """Whether a size is computed from integer values (scalar arguments, or values bound
+    while the kernel runs: ``x[k:k + 1]``), not from array shapes alone. Broadcasting
+    stretches such a size when it is 1, where two shapes' sizes are taken to be equal."""
+    return any(isinstance(a, Sym) and (a.signed or is_bound_symbol(a.name))
+               for a in d.atoms())
 
 
 #: A slice step: a build-time integer, or an expression of sizes bound while the kernel

@@ -843,3 +843,20 @@ def bubble_sorted(x: f64[:]) -> f64[:]:
                 a[i], a[i + 1] = a[i + 1], a[i]
                 swapped = True
     return a
+
+
+# -- sizes from values that are 1 at run time stretch, as NumPy broadcasts them --------------------
+
+@aotc.export
+def floyd_warshall(d: f64[:, :]) -> f64[:, :]:
+    d = d.copy()
+    for k in range(d.shape[0]):
+        d = np.minimum(d, d[:, k:k + 1] + d[k:k + 1, :])
+    return d
+
+
+@aotc.export
+def window_times(x: f64[:], y: f64[:], a: i64, b: i64) -> tuple:
+    out = y.copy()
+    out[:] = x[a:b]  # one element stretches over out; else the sizes must agree
+    return x[a:b] * y, out

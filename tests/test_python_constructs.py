@@ -188,6 +188,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                          (X[:1], np.zeros((1, 2), np.int64))],
     "sort_rows_in_place": [(M[::-1].copy(),), (M.T.copy(),), (M[:0].copy(),)],
     "bubble_sorted": [(X,), (X[:1],), (X[:0],), (np.array([3.0, 1.0, 2.0, 1.0]),)],
+    "floyd_warshall": [(np.array([[0.0, 3, 9, 1], [3, 0, 1, 8], [9, 1, 0, 2], [1, 8, 2, 0]]),),
+                       (np.zeros((1, 1)),), (np.zeros((0, 0)),)],
+    "window_times": [(X, X[:3], 1, 4), (X, X[:3], 2, 3), (X, X[:3], 3, 3), (X, X[:3], 0, 5),
+                     (X, X[:3], -1, 100)],
 }
 
 

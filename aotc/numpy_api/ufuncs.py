@@ -17,7 +17,9 @@ import numpy as np
 from .. import lax
 from ..ops.core import COMPARISON
 from ..ops.elementwise import NO_COMPLEX_KERNEL, PRIM_OF_UFUNC
-from ..shapes import DimExpr, broadcast_shapes
+from ..ops.index import raise_if_p, take_p
+from ..ops.shape import iota_p
+from ..shapes import DimExpr, broadcast_shapes, from_values
 from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
 from ..types import SHORT_NAMES
 
@@ -53,17 +55,63 @@ def promote_types(*operands: Any) -> np.dtype:
 def broadcast_all(operands: list[Tracer], error: str = "ValueError",
                   what: str = "operands") -> list[Tracer]:
     """Broadcast every non-scalar operand to the common shape (scalars stay rank 0); a
-    mismatch at run time raises ``error`` (NumPy's IndexError for index arrays)."""
+    mismatch at run time raises ``error`` (NumPy's IndexError for index arrays).
+
+    A size computed from integer values against one from shapes alone (``d[:, k:k + 1]
+    + d[k:k + 1, :]``, whose slices are 1 long for any ``k`` in range) is stretched
+    when it is 1, as NumPy would: the operand is read through ``min(i, size - 1)``
+    along that axis, so the other size wins either way."""
     ctx = current()
     try:
         shape, equalities = broadcast_shapes(*(t.aval.shape for t in operands))
     except ValueError as err:
         raise ctx.error(str(err).replace("operands", what)) from None
+    message = f"{what} could not be broadcast together: size {{lhs}} against size {{rhs}}"
+    stretched = {(eq.lhs, eq.rhs) for eq in equalities
+                 if from_values(eq.rhs) and not from_values(eq.lhs)}
     for eq in equalities:
-        ctx.check("==", eq.lhs, eq.rhs, error,
-                  f"{what} could not be broadcast together: size {{lhs}} against size {{rhs}}")
-    return [t if t.ndim == 0 or t.aval.shape == shape else lax.broadcast_to(t, shape)
-            for t in operands]
+        if (eq.lhs, eq.rhs) not in stretched:
+            ctx.check("==", eq.lhs, eq.rhs, error, message)
+    out = []
+    for t in operands:
+        lead = len(shape) - t.ndim
+        for axis, d in enumerate(t.aval.shape):
+            if t.ndim and (shape[lead + axis], d) in stretched:
+                t = _stretched(t, axis, shape[lead + axis], error, message)
+        out.append(t if t.ndim == 0 or t.aval.shape == shape else lax.broadcast_to(t, shape))
+    return out
+
+
+def broadcast_into(value: Tracer, shape: tuple[DimExpr, ...], message: str) -> Tracer:
+    """``value`` broadcast to exactly ``shape``, as NumPy's assignment broadcasts it into
+    a region: a size from values may be 1 and stretch (see :func:`broadcast_all`), any
+    other must equal the region's (a ValueError with ``message`` when it does not)."""
+    ctx = current()
+    lead = len(shape) - value.ndim
+    if lead < 0:
+        raise ctx.error(message.format(lhs=value.aval.shape, rhs=shape))
+    for axis, d in enumerate(value.aval.shape):
+        target = shape[lead + axis]
+        if d == target or d.is_const and d.value == 1:
+            continue
+        if from_values(d) and not from_values(target):
+            value = _stretched(value, axis, target, "ValueError", message)
+        elif d.is_const and target.is_const:
+            raise ctx.error(message.format(lhs=d, rhs=target))
+        else:
+            ctx.check("==", d, target, "ValueError", message)
+    return value if value.aval.shape == shape else lax.broadcast_to(value, shape)
+
+
+def _stretched(t: Tracer, axis: int, target: DimExpr, error: str, message: str) -> Tracer:
+    """``t`` along ``axis`` read ``target`` times: its elements in order when it is that
+    long, its one element over and over when it is 1 long; else ``error``."""
+    n, want = lax.dim_value(t.aval.shape[axis]), lax.dim_value(target)
+    bad: Any = np.logical_and(np.not_equal(n, 1), np.not_equal(n, want))
+    lax.bind(raise_if_p, bad.atom, n.atom, want.atom, error=error, message=message)
+    index = np.minimum(lax.bind1(iota_p, dtype=np.dtype(np.int64), shape=(target,),
+                                 dimension=0), n - 1)
+    return lax.bind1(take_p, t.atom, as_tracer(index).atom, axis=axis)
 
 
 def loop_dtypes(ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[np.dtype, ...]:

@@ -20,7 +20,7 @@ from ..tracer import Tracer, as_tracer, current
 from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
-from .ufuncs import apply_ufunc, broadcast_all, dtype_arg
+from .ufuncs import apply_ufunc, broadcast_into, dtype_arg
 from .views import Window
 
 ONE = DimExpr.const(1)
@@ -43,12 +43,10 @@ def write(target: Tracer, key: Any, value: Any) -> None:
         return None  # ``U[k] += v`` already wrote through the view U[k]
     warn_complex_cast(new.dtype, region.dtype)
     new = lax.convert(new, region.dtype)  # assignment casts unsafely, as NumPy's does
-    _, new = broadcast_all([region, new]) if new.ndim else (region, new)
-    if new.ndim == 0:
-        new = lax.broadcast_to(new, region.aval.shape)
-    if new.aval.shape != region.aval.shape:
-        raise ctx.error(f"could not broadcast a value of shape {new.aval.shape} into "
-                        f"a region of shape {region.aval.shape}")
+    new = broadcast_into(new, region.aval.shape,
+                         "could not broadcast input array from shape ({lhs},) into shape "
+                         "({rhs},)" if region.ndim == 1 else "could not broadcast input "
+                         "array into the region: size {lhs} against size {rhs}")
     base = region.base if region.base is not None else region
     if region is target and target.base is None and key is Ellipsis \
             and base.context is ctx:  # a whole new value for a base: no update_slice
