@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import lax
 from ..tracer import Tracer, as_tracer, current
+from . import errorfunction
 from .ufuncs import apply_ufunc
 
 F64 = np.dtype(np.float64)
@@ -117,5 +118,7 @@ PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
     **{fn: _stand_in(fn, _ufunc(u), (1,), python_result=False) for fn, u in _PREDICATES.items()},
     **{fn: _stand_in(fn, _to_int(u), (1,)) for fn, u in _TO_INT.items()},
     math.fmod: _stand_in(math.fmod, _fmod, (2,)),
+    math.erf: _stand_in(math.erf, errorfunction.erf, (1,)),
+    math.erfc: _stand_in(math.erfc, errorfunction.erfc, (1,)),
     math.log: _stand_in(math.log, _log, (1, 2)),
 }
