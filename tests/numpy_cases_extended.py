@@ -921,6 +921,19 @@ def _more_composite_cases() -> list[Case]:
                                    np.delete(x, x > 0), np.delete(m, 2), np.delete(x, [])),
         "(f8[:], f8[:, :], i8)", [(a5, r.standard_normal((2, 4)), np.int64(1)),
                                   (v3, r.standard_normal((3, 3)), np.int64(-1))])
+    fx = np.array([0.5, -2.5, 7.25, -0.0, np.inf, -np.inf, np.nan, 3.0, 1e300, -7.0])
+    fy = np.array([2.0, 1.5, -2.0, 1.0, 2.0, 2.0, 1.0, 0.0, 3.0, -0.0])
+    gn = np.array([12, -18, 0, 7, -7, 0, 2**40, 5, -9, 2**62])
+    gm = np.array([8, 12, 5, 0, -21, 0, 6, 5, 3, 3 * 2**20])
+    add("more_ufuncs", lambda x, y, n, k: (np.degrees(x), np.radians(x), np.fmod(x, y),
+                                           np.fmod(n, k), *np.modf(x), np.gcd(n, k),
+                                           np.lcm(n[:6], k[:6]), np.gcd(n, 6),
+                                           np.fmod(x.astype(np.float32), 1.5)),
+        "(f8[:], f8[:], i8[:], i8[:])", [(fx, fy, gn, gm), (fx[:0], fy[:0], gn[:0], gm[:0])])
+    add("vector_ufuncs", lambda a, v, z: (np.vecdot(a, a), np.matvec(a, v), np.vecmat(v, a),
+                                          np.vecdot(z, z), np.vecmat(z[:3], a)),
+        "(f8[:, :], f8[:], c16[:])", [(r.standard_normal((3, 3)), v3, a5 + 1j * a5[::-1])],
+        ulps=64)
     add("insert", lambda x, m, i: (np.insert(x, i, 9.5), np.insert(m, i, 7.0, axis=1),
                                    np.insert(m, 0, [1.5, 2.5, 3.5], axis=0),
                                    np.insert(x, x.shape[0], [1.0, 2.0]), np.insert(m, -1, 4),

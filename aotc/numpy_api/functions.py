@@ -130,7 +130,8 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     **complexes.SCALAR_TYPES,
 }
 #: Ufuncs written as compositions (here too, those that are other operations).
-UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul}
+UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul,
+                                              **linalg.VECTOR_UFUNCS}
 
 
 def supported_names() -> list[str]:

@@ -1,5 +1,6 @@
 """Linear algebra as ``dot_general`` decompositions: dot, matmul, inner, outer, vdot,
-trace and ``linalg.norm``, with NumPy's rank rules and dtype promotion."""
+trace, ``linalg.norm`` and NumPy 2's ``vecdot``/``matvec``/``vecmat`` ufuncs, with NumPy's
+rank rules and dtype promotion."""
 
 from __future__ import annotations
 
@@ -135,3 +136,31 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
         return reduce(mag, axis=axis, keepdims=keepdims)
     raise current().error(f"np.linalg.norm with ord={ord!r} is not supported",
                           hint="use ord=None, 'fro', 1, 2, np.inf or -np.inf for vectors")
+
+
+def _conj(x: Tracer) -> Tracer:
+    return apply_ufunc(np.conjugate, x) if x.dtype.kind == "c" else x
+
+
+def vecdot(a: Any, b: Any) -> Tracer:
+    """``sum(conj(a) * b)`` over the last axis, the others broadcast."""
+    x, y = _pair(a, b)
+    return sum_(apply_ufunc(np.multiply, _conj(x), y), axis=-1)
+
+
+def matvec(a: Any, b: Any) -> Tracer:
+    """``a @ b`` of stacks of matrices and vectors: ``(..., m, n), (..., n) -> (..., m)``."""
+    x, y = _pair(a, b)
+    return matmul(x, y[..., None])[..., 0]
+
+
+def vecmat(a: Any, b: Any) -> Tracer:
+    """``conj(a) @ b``: ``(..., n), (..., n, m) -> (..., m)``."""
+    x, y = _pair(a, b)
+    return matmul(_conj(x)[..., None, :], y)[..., 0, :]
+
+
+#: NumPy 2.2's vector ufuncs, where this NumPy has them.
+VECTOR_UFUNCS = {getattr(np, name): fn for name, fn in
+                 (("vecdot", vecdot), ("matvec", matvec), ("vecmat", vecmat))
+                 if hasattr(np, name)}

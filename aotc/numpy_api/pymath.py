@@ -53,12 +53,6 @@ def _python(result: Tracer) -> Tracer:
     return out
 
 
-def _fmod(x: Tracer, y: Tracer) -> Tracer:
-    magnitude = apply_ufunc(np.remainder, apply_ufunc(np.absolute, x),
-                            apply_ufunc(np.absolute, y))
-    return apply_ufunc(np.copysign, magnitude, x)
-
-
 def _log(x: Tracer, base: Tracer | None = None) -> Tracer:
     num = apply_ufunc(np.log, x)
     return num if base is None else apply_ufunc(np.true_divide, num, apply_ufunc(np.log, base))
@@ -117,7 +111,7 @@ PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
     **{fn: _stand_in(fn, _ufunc(u), (2,)) for fn, u in _BINARY.items()},
     **{fn: _stand_in(fn, _ufunc(u), (1,), python_result=False) for fn, u in _PREDICATES.items()},
     **{fn: _stand_in(fn, _to_int(u), (1,)) for fn, u in _TO_INT.items()},
-    math.fmod: _stand_in(math.fmod, _fmod, (2,)),
+    math.fmod: _stand_in(math.fmod, _ufunc(np.fmod), (2,)),
     math.erf: _stand_in(math.erf, errorfunction.erf, (1,)),
     math.erfc: _stand_in(math.erfc, errorfunction.erfc, (1,)),
     math.log: _stand_in(math.log, _log, (1, 2)),

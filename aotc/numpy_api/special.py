@@ -1,5 +1,6 @@
 """Elementwise functions NumPy builds from others, with NumPy's own special cases:
-``logaddexp``, ``logaddexp2``, ``heaviside`` (ufuncs), ``sinc`` and ``nan_to_num``.
+``logaddexp``, ``logaddexp2``, ``heaviside``, ``fmod``, ``modf``, ``gcd``, ``lcm`` (ufuncs),
+``sinc`` and ``nan_to_num``.
 
 Each is written as NumPy computes it (``npy_logaddexp``: ``x + log(2)`` when the inputs
 are equal, which keeps two infinities of one sign finite-free; the larger input plus
@@ -19,7 +20,8 @@ from .. import lax
 from ..tracer import Tracer, as_tracer
 from .complexes import imag, make_complex, real
 from .functions_base import where
-from .ufuncs import DECOMPOSITIONS, apply_ufunc, loop_dtypes
+from .reductions import any_
+from .ufuncs import DECOMPOSITIONS, apply_ufunc, broadcast_all, loop_dtypes
 
 
 def _operands(ufunc: np.ufunc, *args: Any) -> tuple[list[Tracer], np.dtype]:
@@ -53,6 +55,59 @@ def _heaviside(a: Any, b: Any) -> Tracer:
                  where(x == 0, h0, where(x < 0, zero, one)))
 
 
+def _fmod(a: Any, b: Any) -> Tracer:
+    """C's ``fmod``: the remainder with the sign of ``x`` (truncated division); for
+    integers ``x - trunc(x / y) * y``, 0 for a zero divisor, as NumPy's loop gives."""
+    (x, y), dtype = _operands(np.fmod, a, b)
+    if dtype.kind == "f":
+        magnitude = apply_ufunc(np.remainder, apply_ufunc(np.absolute, x),
+                                apply_ufunc(np.absolute, y))
+        return apply_ufunc(np.copysign, magnitude, x)
+    zero = np.asarray(0, dtype)[()]
+    safe = where(y == 0, np.asarray(1, dtype)[()], y)
+    rest = apply_ufunc(np.remainder, x, safe)  # Python's: the sign of y
+    rest = where((rest != 0) & ((rest < 0) != (x < 0)), rest - safe, rest)
+    return where(y == 0, zero, rest)
+
+
+def _modf(a: Any) -> tuple[Tracer, Tracer]:
+    """(fractional part, integral part), both with the sign of ``x``; ``inf`` has a zero
+    fraction."""
+    (x,), _ = _operands(np.modf, a)
+    whole = apply_ufunc(np.trunc, x)
+    part = where(apply_ufunc(np.isinf, x), 0.0, x - whole)
+    return apply_ufunc(np.copysign, part, x), whole
+
+
+def _gcd(a: Any, b: Any) -> Tracer:
+    """Euclid's algorithm on every element at once, until every remainder is 0."""
+    (x, y), dtype = _operands(np.gcd, a, b)
+    x, y = broadcast_all([apply_ufunc(np.absolute, x), apply_ufunc(np.absolute, y)])
+    shape = x.aval.shape if x.ndim else y.aval.shape  # (a scalar stays one: stretch it)
+    x, y = (v if v.aval.shape == shape else lax.broadcast_to(v, shape) for v in (x, y))
+
+    def more(state: Any) -> Any:
+        return any_(state[1] != 0)
+
+    def step(state: Any) -> Any:
+        p, q = state
+        nonzero = q != 0
+        return (where(nonzero, q, p),
+                where(nonzero, apply_ufunc(np.remainder, p, where(nonzero, q, 1)), q))
+
+    result, _ = lax.while_loop(more, step, (x, y))
+    return lax.convert(result, dtype)
+
+
+def _lcm(a: Any, b: Any) -> Tracer:
+    (x, y), dtype = _operands(np.lcm, a, b)
+    g = _gcd(x, y)
+    zero = np.asarray(0, dtype)[()]
+    quotient = apply_ufunc(np.floor_divide, apply_ufunc(np.absolute, x),
+                           where(g == 0, np.asarray(1, dtype)[()], g))
+    return where(g == 0, zero, apply_ufunc(np.absolute, quotient * y))
+
+
 def sinc(x: Any) -> Tracer:
     """``sin(pi y) / (pi y)`` with ``y`` 1e-20 where ``x`` is 0, as NumPy's."""
     v = as_tracer(x)
@@ -79,7 +134,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
 DECOMPOSITIONS.update({
     np.logaddexp: _log_add_exp(np.logaddexp, math.log(2.0), np.exp, 1.0),
     np.logaddexp2: _log_add_exp(np.logaddexp2, 1.0, np.exp2, 1.0 / math.log(2.0)),
-    np.heaviside: _heaviside,
+    np.heaviside: _heaviside, np.fmod: _fmod, np.modf: _modf, np.gcd: _gcd, np.lcm: _lcm,
 })
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.sinc: sinc, np.nan_to_num: nan_to_num,

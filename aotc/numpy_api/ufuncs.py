@@ -226,6 +226,8 @@ DECOMPOSITIONS: dict[np.ufunc, Callable[..., Any]] = {
                                                             loop_dtypes(np.fabs, (x,))[0])),
     np.deg2rad: _scaled(np.deg2rad, math.pi / 180.0),
     np.rad2deg: _scaled(np.rad2deg, 180.0 / math.pi),
+    np.radians: _scaled(np.radians, math.pi / 180.0),
+    np.degrees: _scaled(np.degrees, 180.0 / math.pi),
     np.float_power: _float_power,
 }
 
