@@ -11,10 +11,12 @@ import each other one way only: ``ufuncs`` <- ``functions_base`` <- ``views``,
 modules built on them (``rounding``, ``extrema``, ``closeness``, ``copying``,
 ``searching`` <- ``convolution``, ``histograms``; ``grids``, ``triangular``,
 ``vectors``, ``polynomial``, ``einsum``, ``indices``, ``diagonals``, ``gradient``,
-``membership``, ``linalg_solve``, ``ufunc_methods``; ``sorting`` <- ``unique``,
+``membership``, ``linalg_solve``, ``ufunc_methods``, ``padding``, ``special``,
+``choosing``, ``nanfunctions``, ``composites``, ``editing``; ``sorting`` <- ``unique``,
 ``quantiles``) <- ``functions``, ``methods`` (the tables).
-``pymath`` (Python's ``math`` on traced scalars) is a table autograph's converted calls
-use.
+``pymath`` (Python's ``math`` on traced scalars, with ``errorfunction``) is a table
+autograph's converted calls use; NumPy functions that call Python functions
+(``np.vectorize``, ``np.apply_along_axis``) live in ``aotc.autograph.pyfuncs``.
 """
 
 from __future__ import annotations
