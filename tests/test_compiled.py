@@ -9,13 +9,20 @@ per chunk is much faster than one per kernel.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from numpy_cases import CASES, Case, check_against_numpy
 from numpy_cases_extended import EXTENDED_CASES
 
-from aotc.codegen import jit
+from aotc.codegen import build_llvm_module, jit
+from aotc.codegen.module import object_from_text
+from aotc.codegen.target import TargetSpec
 from aotc.frontend import trace_kernel
 from aotc.passes import optimize
 from aotc.types import parse_signature_string
@@ -25,49 +32,95 @@ CHUNK = 48
 
 
 class Kernels:
-    """Compiles catalog kernels on first use, ``CHUNK`` at a time (in catalog order).
+    """Compiles the catalog, ``CHUNK`` kernels to a library (in catalog order).
 
-    A chunk that fails to build is retried one kernel at a time, so a broken kernel
-    fails its own test and no other.
+    Tracing a chunk is quick; LLVM's optimization and code generation of it take most of
+    the time (tens of seconds for some chunks), so on first use every chunk of both
+    variants is traced here and its object code compiled in a pool of processes, one per
+    CPU, while the tests run on the chunks already done. A chunk that fails to build is
+    retried one kernel at a time, so a broken kernel fails its own test and no other.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, pool: ProcessPoolExecutor, wanted: set[tuple[str, bool]]) -> None:
+        self.pool = pool
+        self.wanted = wanted  # (case, fuse) of the tests this run selected
         self.built: dict[tuple[str, bool], Any] = {}  # a JitKernel or the exception
+        self.pending: dict[tuple[str, bool], _Chunk] = {}
 
     def get(self, case: Case, fuse: bool) -> jit.JitKernel:
+        if not self.pending and not self.built:
+            self._plan()
+        if (case.name, fuse) not in self.built and (case.name, fuse) not in self.pending:
+            self.wanted = {(case.name, fuse)}  # (selected after all: plan its chunk)
+            self._plan()
         if (case.name, fuse) not in self.built:
-            start = ALL_CASES.index(case)
-            chunk = [c for c in ALL_CASES[start:] if (c.name, fuse) not in self.built][:CHUNK]
-            self._build(chunk, fuse)
+            self._link(self.pending[(case.name, fuse)])
         kernel = self.built[(case.name, fuse)]
         if isinstance(kernel, Exception):
             raise kernel
         return kernel
 
-    def _build(self, chunk: list[Case], fuse: bool) -> None:
-        programs = {}
-        for case in chunk:
-            try:
-                traced = trace_kernel(case.fn, parse_signature_string(case.signature),
-                                      name=case.name)
-                programs[case.name] = optimize(traced.program, fuse=fuse)
-            except Exception as error:  # reported by the case's own test
-                self.built[(case.name, fuse)] = error
-        try:
-            library = jit.JitLibrary(list(programs.values()))
-            self.built.update({(name, fuse): k
-                               for name, k in zip(programs, library.kernels, strict=True)})
-        except Exception:
-            for name, program in programs.items():
+    def _plan(self) -> None:
+        target = TargetSpec.parse("native")
+        for fuse in (True, False):
+            for start in range(0, len(ALL_CASES), CHUNK):
+                if not any((c.name, fuse) in self.wanted for c in ALL_CASES[start:start + CHUNK]):
+                    continue
+                programs = {}
+                for case in ALL_CASES[start:start + CHUNK]:
+                    try:
+                        traced = trace_kernel(case.fn, parse_signature_string(case.signature),
+                                              name=case.name)
+                        programs[case.name] = optimize(traced.program, fuse=fuse)
+                    except Exception as error:  # reported by the case's own test
+                        self.built[(case.name, fuse)] = error
+                names = [f"aotc_catalog_{int(fuse)}_{start}_{k}" for k in range(len(programs))]
                 try:
-                    self.built[(name, fuse)] = jit.JitKernel(program)
+                    text = str(build_llvm_module(list(zip(names, programs.values(),
+                                                          strict=True)), target))
+                    job = _Chunk(fuse, programs, names, self.pool.submit(object_from_text,
+                                                                         text, target))
+                except Exception:
+                    job = _Chunk(fuse, programs, names, None)
+                for name in programs:
+                    self.pending[(name, fuse)] = job
+
+    def _link(self, chunk: _Chunk) -> None:
+        try:
+            assert chunk.object is not None
+            obj = chunk.object.result()
+            library = jit.JitLibrary(list(chunk.programs.values()), names=chunk.names,
+                                     make_object=lambda entries, target: obj)
+            self.built.update({(name, chunk.fuse): k for name, k in
+                               zip(chunk.programs, library.kernels, strict=True)})
+        except Exception:
+            for name, program in chunk.programs.items():
+                try:
+                    self.built[(name, chunk.fuse)] = jit.JitKernel(program)
                 except Exception as error:
-                    self.built[(name, fuse)] = error
+                    self.built[(name, chunk.fuse)] = error
+
+
+@dataclass
+class _Chunk:
+    """Kernels compiled into one library: their programs, entry names and object code
+    (being compiled in another process; None when the module could not be made)."""
+
+    fuse: bool
+    programs: dict[str, Any]
+    names: list[str]
+    object: Future[bytes] | None
 
 
 @pytest.fixture(scope="module")
-def kernels() -> Kernels:
-    return Kernels()
+def kernels(request: pytest.FixtureRequest) -> Iterator[Kernels]:
+    wanted = {(item.callspec.params["case"].name, item.callspec.params["fuse"])
+              for item in request.session.items
+              if item.module is request.module and hasattr(item, "callspec")}
+    workers = max(1, min(2, len(os.sched_getaffinity(0))))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield Kernels(pool, wanted)
+        pool.shutdown(cancel_futures=True)
 
 
 @pytest.mark.parametrize("fuse", [True, False], ids=["fused", "unfused"])
