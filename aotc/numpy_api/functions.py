@@ -36,6 +36,7 @@ from . import (
     indices,
     joining,
     linalg,
+    linalg_qr,
     linalg_solve,
     membership,
     nanfunctions,
@@ -116,7 +117,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **complexes.FUNCTIONS, **splitting.FUNCTIONS, **linalg_solve.FUNCTIONS,
     **indices.FUNCTIONS, **diagonals.FUNCTIONS, **gradient.FUNCTIONS, **membership.FUNCTIONS,
     **padding.FUNCTIONS, **special.FUNCTIONS, **choosing.FUNCTIONS, **nanfunctions.FUNCTIONS,
-    **composites.FUNCTIONS, **editing.FUNCTIONS,
+    **composites.FUNCTIONS, **editing.FUNCTIONS, **linalg_qr.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
