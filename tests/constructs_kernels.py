@@ -860,3 +860,8 @@ def window_times(x: f64[:], y: f64[:], a: i64, b: i64) -> tuple:
     out = y.copy()
     out[:] = x[a:b]  # one element stretches over out; else the sizes must agree
     return x[a:b] * y, out
+
+
+@aotc.export
+def three_windows(x: f64[:], y: f64[:], z: f64[:], a: i64, b: i64, c: i64, d: i64) -> f64[:]:
+    return np.where(x[a:b] > 0, y[c:d], z)  # each window checked against z's size

@@ -190,6 +190,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "bubble_sorted": [(X,), (X[:1],), (X[:0],), (np.array([3.0, 1.0, 2.0, 1.0]),)],
     "floyd_warshall": [(np.array([[0.0, 3, 9, 1], [3, 0, 1, 8], [9, 1, 0, 2], [1, 8, 2, 0]]),),
                        (np.zeros((1, 1)),), (np.zeros((0, 0)),)],
+    "three_windows": [(np.ones(6), np.arange(100.0, 106.0), np.arange(5.0), *bounds)
+                      for bounds in ((0, 5, 0, 5), (2, 3, 1, 2), (2, 3, 0, 5), (0, 5, 3, 4))],
     "window_times": [(X, X[:3], 1, 4), (X, X[:3], 2, 3), (X, X[:3], 3, 3), (X, X[:3], 0, 5),
                      (X, X[:3], -1, 100)],
 }

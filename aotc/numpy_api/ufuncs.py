@@ -62,30 +62,24 @@ def broadcast_all(operands: list[Tracer], error: str = "ValueError",
     when it is 1, as NumPy would: the operand is read through ``min(i, size - 1)``
     along that axis, so the other size wins either way."""
     ctx = current()
-    try:
-        shape, equalities = broadcast_shapes(*(t.aval.shape for t in operands))
+    try:  # (the shape's sizes: those of array shapes, where an axis has one)
+        shape, _ = broadcast_shapes(*(t.aval.shape for t in operands))
     except ValueError as err:
         raise ctx.error(str(err).replace("operands", what)) from None
     message = f"{what} could not be broadcast together: size {{lhs}} against size {{rhs}}"
-    stretched = {(eq.lhs, eq.rhs) for eq in equalities
-                 if from_values(eq.rhs) and not from_values(eq.lhs)}
-    for eq in equalities:
-        if (eq.lhs, eq.rhs) not in stretched:
-            ctx.check("==", eq.lhs, eq.rhs, error, message)
-    out = []
-    for t in operands:
-        lead = len(shape) - t.ndim
-        for axis, d in enumerate(t.aval.shape):
-            if t.ndim and (shape[lead + axis], d) in stretched:
-                t = _stretched(t, axis, shape[lead + axis], error, message)
-        out.append(t if t.ndim == 0 or t.aval.shape == shape else lax.broadcast_to(t, shape))
-    return out
+    return [t if t.ndim == 0 else broadcast_into(t, shape, message, error, value_first=False)
+            for t in operands]
 
 
-def broadcast_into(value: Tracer, shape: tuple[DimExpr, ...], message: str) -> Tracer:
-    """``value`` broadcast to exactly ``shape``, as NumPy's assignment broadcasts it into
-    a region: a size from values may be 1 and stretch (see :func:`broadcast_all`), any
-    other must equal the region's (a ValueError with ``message`` when it does not)."""
+def broadcast_into(value: Tracer, shape: tuple[DimExpr, ...], message: str,
+                   error: str = "ValueError", value_first: bool = True) -> Tracer:
+    """``value`` broadcast to exactly ``shape``, checked against it axis by axis: a size
+    from values may be 1 and stretch (see :func:`broadcast_all`), any other must equal
+    the shape's (``error`` with ``message`` when it does not: its ``{lhs}`` is the
+    value's size and ``{rhs}`` the shape's, or the other way round without
+    ``value_first``). Assignments broadcast into their region so, and
+    :func:`broadcast_all` every operand into the common shape, so each operand is
+    checked against the result, not only against another."""
     ctx = current()
     lead = len(shape) - value.ndim
     if lead < 0:
@@ -94,21 +88,24 @@ def broadcast_into(value: Tracer, shape: tuple[DimExpr, ...], message: str) -> T
         target = shape[lead + axis]
         if d == target or d.is_const and d.value == 1:
             continue
+        lhs, rhs = (d, target) if value_first else (target, d)
         if from_values(d) and not from_values(target):
-            value = _stretched(value, axis, target, "ValueError", message)
+            value = _stretched(value, axis, target, error, message, value_first)
         elif d.is_const and target.is_const:
-            raise ctx.error(message.format(lhs=d, rhs=target))
+            raise ctx.error(message.format(lhs=lhs, rhs=rhs))
         else:
-            ctx.check("==", d, target, "ValueError", message)
+            ctx.check("==", lhs, rhs, error, message)
     return value if value.aval.shape == shape else lax.broadcast_to(value, shape)
 
 
-def _stretched(t: Tracer, axis: int, target: DimExpr, error: str, message: str) -> Tracer:
+def _stretched(t: Tracer, axis: int, target: DimExpr, error: str, message: str,
+               value_first: bool) -> Tracer:
     """``t`` along ``axis`` read ``target`` times: its elements in order when it is that
     long, its one element over and over when it is 1 long; else ``error``."""
     n, want = lax.dim_value(t.aval.shape[axis]), lax.dim_value(target)
     bad: Any = np.logical_and(np.not_equal(n, 1), np.not_equal(n, want))
-    lax.bind(raise_if_p, bad.atom, n.atom, want.atom, error=error, message=message)
+    lhs, rhs = (n, want) if value_first else (want, n)
+    lax.bind(raise_if_p, bad.atom, lhs.atom, rhs.atom, error=error, message=message)
     index = np.minimum(lax.bind1(iota_p, dtype=np.dtype(np.int64), shape=(target,),
                                  dimension=0), n - 1)
     return lax.bind1(take_p, t.atom, as_tracer(index).atom, axis=axis)
