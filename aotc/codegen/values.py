@@ -150,7 +150,7 @@ def sub_view(b: KernelBuilder, base: View, starts: Sequence[ir.Value],
     offset: ir.Value = i64(0)
     for start, stride in zip(starts, base.strides, strict=True):
         offset = b.add(offset, b.mul(start, stride))
-    strides = tuple(stride if step == 1 else scaled(b, stride, step)
+    strides = tuple(scaled(b, stride, step)
                     for stride, step in zip(base.strides, steps, strict=True))
     return View(b.gep(base.data, [offset], source_etype=I8), tuple(dims), strides,
                 base.dtype, base.align)
@@ -175,9 +175,12 @@ def _is_unit(d: DimExpr | int) -> bool:
 
 
 def scaled(b: ir.IRBuilder, x: ir.Value, k: int | ir.Value) -> ir.Value:
-    """``x * k``, folded for a constant ``x`` (so unit strides stay recognizable)."""
+    """``x * k``, folded for a constant ``x`` or ``k == 1`` (so unit strides stay
+    recognizable)."""
     if isinstance(k, ir.Value):
         return b.mul(x, k)
+    if k == 1:
+        return x
     if isinstance(x, ir.Constant):
         return i64(x.constant * k)
     return b.mul(x, i64(k))
