@@ -46,9 +46,8 @@ class Vectorized:
         self.otypes = None if otypes is None else [np.dtype(t) for t in otypes]
 
     def __call__(self, *args: Any) -> Any:
-        xs = broadcast_all([as_tracer(a) for a in args])  # (scalars stay scalars)
-        shape = next((x.aval.shape for x in xs if x.ndim), ())
-        xs = [lax.broadcast_to(x, shape) if x.aval.shape != shape else x for x in xs]
+        xs = broadcast_all([as_tracer(a) for a in args], scalars=True)
+        shape = xs[0].aval.shape if xs else ()
         count = size(shape)
         flat = [lax.reshape(x, (count,)) for x in xs]
         probe = call(self.pyfunc, *(full_from_dims((), 0, x.dtype) for x in xs))

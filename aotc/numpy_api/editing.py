@@ -27,7 +27,7 @@ from .indexing import getitem, slice_bounds
 from .joining import concatenate, moveaxis
 from .selection import compress
 from .shaping import normalize_axes, ravel
-from .ufuncs import apply_ufunc
+from .ufuncs import apply_ufunc, broadcast_into
 
 I64 = np.dtype(np.int64)
 ONE = DimExpr.const(1)
@@ -111,14 +111,8 @@ def insert(arr: Any, obj: Any, values: Any, axis: Any = None) -> Tracer:
     v = lax.reshape(v, (ONE,) * (x.ndim - v.ndim) + v.aval.shape) if v.ndim < x.ndim else v
     v = moveaxis(v, 0, ax)
     shape = tuple(v.aval.shape[ax] if k == ax else d for k, d in enumerate(x.aval.shape))
-    sizes = []
-    for have, want in zip(v.aval.shape, shape, strict=True):  # NumPy's broadcasting
-        if have != want and have != ONE:
-            ctx.check("==", have, want, "ValueError",
-                      "could not broadcast input array of size {lhs} into size {rhs}")
-        sizes.append(want if have != ONE else ONE)
-    v = lax.refine_shape(v, tuple(sizes)) if tuple(sizes) != v.aval.shape else v
-    v = lax.broadcast_to(v, shape) if v.aval.shape != shape else v
+    v = broadcast_into(v, shape, "could not broadcast input array of size {lhs} into size "
+                                 "{rhs}")
     return concatenate([_part(x, ax, DimExpr.const(0), at), v, _part(x, ax, at, None)],
                        axis=ax)
 

@@ -24,32 +24,26 @@ from .functions_base import where
 from .joining import cumprod, cumsum
 from .reductions import all_, any_, prod, sum_
 from .shaping import normalize_axes
-from .statistics import argmax, argmin
+from .statistics import argmax, argmin, nan_filled, var
 from .ufuncs import apply_ufunc
 
 I64 = np.dtype(np.int64)
 
 
-def _filled(a: Any, fill: Any) -> Tracer:
-    x = as_tracer(a)
-    return where(apply_ufunc(np.isnan, x), fill, x) if x.dtype.kind in "fc" else x
-
-
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tracer:
-    return prod(_filled(a, 1), axis=axis, dtype=dtype, keepdims=keepdims)
+    return prod(nan_filled(a, 1), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def nancumsum(a: Any, axis: Any = None, dtype: Any = None) -> Tracer:
-    return cumsum(_filled(a, 0), axis=axis, dtype=dtype)
+    return cumsum(nan_filled(a, 0), axis=axis, dtype=dtype)
 
 
 def nancumprod(a: Any, axis: Any = None, dtype: Any = None) -> Tracer:
-    return cumprod(_filled(a, 1), axis=axis, dtype=dtype)
+    return cumprod(nan_filled(a, 1), axis=axis, dtype=dtype)
 
 
 def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: Any = 0,
            keepdims: bool = False) -> Tracer:
-    from .statistics import var
     x = as_tracer(a)
     if x.dtype.kind not in "fc":
         return var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)

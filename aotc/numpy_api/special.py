@@ -82,9 +82,8 @@ def _modf(a: Any) -> tuple[Tracer, Tracer]:
 def _gcd(a: Any, b: Any) -> Tracer:
     """Euclid's algorithm on every element at once, until every remainder is 0."""
     (x, y), dtype = _operands(np.gcd, a, b)
-    x, y = broadcast_all([apply_ufunc(np.absolute, x), apply_ufunc(np.absolute, y)])
-    shape = x.aval.shape if x.ndim else y.aval.shape  # (a scalar stays one: stretch it)
-    x, y = (v if v.aval.shape == shape else lax.broadcast_to(v, shape) for v in (x, y))
+    x, y = broadcast_all([apply_ufunc(np.absolute, x), apply_ufunc(np.absolute, y)],
+                         scalars=True)  # (the loop carries both at the result's shape)
 
     def more(state: Any) -> Any:
         return any_(state[1] != 0)

@@ -126,11 +126,15 @@ def _isnan(x: Tracer) -> Tracer:
     return apply_ufunc(np.isnan, x)
 
 
-def nansum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tracer:
+def nan_filled(a: Any, fill: Any) -> Tracer:
+    """``a`` with its NaNs made ``fill`` (the identity of a NaN-ignoring reduction);
+    integers hold none and are ``a`` itself."""
     x = as_tracer(a)
-    if x.dtype.kind in "fc":
-        x = where(_isnan(x), 0, x)
-    return sum_(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    return where(_isnan(x), fill, x) if x.dtype.kind in "fc" else x
+
+
+def nansum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Tracer:
+    return sum_(nan_filled(a, 0), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 def _nan_extreme(name: str, reduce: Any, fill: float) -> Any:

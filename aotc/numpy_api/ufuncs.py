@@ -53,9 +53,10 @@ def promote_types(*operands: Any) -> np.dtype:
 
 
 def broadcast_all(operands: list[Tracer], error: str = "ValueError",
-                  what: str = "operands") -> list[Tracer]:
-    """Broadcast every non-scalar operand to the common shape (scalars stay rank 0); a
-    mismatch at run time raises ``error`` (NumPy's IndexError for index arrays).
+                  what: str = "operands", scalars: bool = False) -> list[Tracer]:
+    """Broadcast every non-scalar operand to the common shape (scalars stay rank 0, or
+    are broadcast too with ``scalars``); a mismatch at run time raises ``error``
+    (NumPy's IndexError for index arrays).
 
     A size computed from integer values against one from shapes alone (``d[:, k:k + 1]
     + d[k:k + 1, :]``, whose slices are 1 long for any ``k`` in range) is stretched
@@ -67,8 +68,8 @@ def broadcast_all(operands: list[Tracer], error: str = "ValueError",
     except ValueError as err:
         raise ctx.error(str(err).replace("operands", what)) from None
     message = f"{what} could not be broadcast together: size {{lhs}} against size {{rhs}}"
-    return [t if t.ndim == 0 else broadcast_into(t, shape, message, error, value_first=False)
-            for t in operands]
+    return [t if t.ndim == 0 and not scalars else
+            broadcast_into(t, shape, message, error, value_first=False) for t in operands]
 
 
 def broadcast_into(value: Tracer, shape: tuple[DimExpr, ...], message: str,
