@@ -20,11 +20,11 @@ import numpy as np
 
 from .. import lax
 from ..numpy_api.creation import full_from_dims
+from ..numpy_api.histograms import raise_if
 from ..numpy_api.indexing import getitem
 from ..numpy_api.joining import moveaxis
 from ..numpy_api.ufuncs import broadcast_all
 from ..numpy_api.writes import write
-from ..ops.index import raise_if_p
 from ..shapes import size
 from ..tracer import Tracer, as_tracer, current
 from .runtime import call
@@ -53,9 +53,8 @@ class Vectorized:
         probe = call(self.pyfunc, *(full_from_dims((), 0, x.dtype) for x in xs))
         dtypes = self.otypes or [r.dtype for r in _results(probe)]
         if self.otypes is None:  # NumPy reads the dtypes from a first call on the data
-            empty: Any = np.equal(lax.dim_value(count), 0)
-            lax.bind(raise_if_p, empty.atom, empty.atom, empty.atom, error="ValueError",
-                     message="cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+            raise_if(np.equal(lax.dim_value(count), 0),
+                     "cannot call `vectorize` on size 0 inputs unless `otypes` is set")
         outs = [full_from_dims((count,), 0, dt) for dt in dtypes]
 
         def body(i: Tracer, carry: Any) -> Any:

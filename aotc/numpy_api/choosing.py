@@ -23,8 +23,9 @@ from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr
 from ..tracer import Tracer, as_tracer, current
-from .creation import iota
+from .creation import eye
 from .functions_base import where
+from .histograms import raise_if
 from .linalg import matmul
 from .linalg_solve import LINALG_ERROR, inv, square
 from .reductions import all_
@@ -77,9 +78,8 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Tracer:
     side = "left" if right else "right"
     rising = all_(edges[1:] >= edges[:-1])
     falling = all_(edges[1:] <= edges[:-1])
-    neither: Any = np.logical_not(np.logical_or(rising, falling))
-    lax.bind(raise_if_p, neither.atom, neither.atom, neither.atom, error="ValueError",
-             message="bins must be monotonically increasing or decreasing")
+    raise_if(np.logical_not(np.logical_or(rising, falling)),
+             "bins must be monotonically increasing or decreasing")
     n = lax.dim_value(edges.aval.shape[0])
     up = searchsorted(edges, v, side=side)
     down = n - searchsorted(edges[::-1], v, side=side)
@@ -115,10 +115,8 @@ def matrix_power(a: Any, n: Any) -> Tracer:
 
 
 def _identity_like(m: Tracer) -> Tracer:
-    k = m.ndim - 2
-    rows, cols = (iota(np.dtype(np.int64), m.aval.shape, a) for a in (k, k + 1))
-    diagonal: Any = rows == cols
-    return lax.convert(diagonal, m.dtype)
+    """Identity matrices of ``m``'s shape (a stack of them) and dtype."""
+    return lax.broadcast_to(eye(lax.dim_value(m.aval.shape[-1]), dtype=m.dtype), m.aval.shape)
 
 
 def _static_power(m: Tracer, n: int) -> Tracer:

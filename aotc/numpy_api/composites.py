@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..ops.index import raise_if_p
 from ..shapes import DimExpr
 from ..tracer import Tracer, as_tracer, current
 from .complexes import imag, make_complex, real
 from .creation import iota, linspace
 from .diagonals import diagonal
 from .functions_base import where
+from .histograms import raise_if
 from .joining import atleast_2d, concatenate
 from .linalg import dot_general, matmul
 from .shaping import ravel, transpose
@@ -95,9 +95,7 @@ def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, dtype
     first, last = as_tracer(start), as_tracer(stop)
     if first.ndim or last.ndim or "c" in (first.dtype.kind, last.dtype.kind):
         raise ctx.error("np.geomspace: real scalar start and stop only")
-    zero: Any = np.logical_or(first == 0, last == 0)
-    lax.bind(raise_if_p, zero.atom, zero.atom, zero.atom, error="ValueError",
-             message="Geometric sequence cannot include zero")
+    raise_if(np.logical_or(first == 0, last == 0), "Geometric sequence cannot include zero")
     sign = where(first < 0, -1.0, 1.0)
     lo, hi = apply_ufunc(np.multiply, first, sign), apply_ufunc(np.multiply, last, sign)
     result = logspace(apply_ufunc(np.log10, lo), apply_ufunc(np.log10, hi), num=num,
@@ -171,8 +169,7 @@ def _variables(v: Tracer, rowvar: bool) -> Tracer:
 
 def _refuse_one(size: DimExpr, message: str) -> None:
     """ValueError with ``message`` when ``size`` is 1 at run time."""
-    one: Any = np.equal(lax.dim_value(size), 1)
-    lax.bind(raise_if_p, one.atom, one.atom, one.atom, error="ValueError", message=message)
+    raise_if(np.equal(lax.dim_value(size), 1), message)
 
 
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Tracer:

@@ -47,8 +47,10 @@ def _ufunc(ufunc: np.ufunc, *args: Any) -> Tracer:
     return apply_ufunc(ufunc, *args)
 
 
-def raise_if(cond: Tracer, message: str, error: str = "ValueError") -> None:
-    """Fail the kernel with ``error(message)`` where any element of ``cond`` is true."""
+def raise_if(cond: Any, message: str, error: str = "ValueError") -> None:
+    """Fail the kernel with ``error(message)`` where any element of ``cond`` (a traced
+    bool, from NumPy functions or operators on tracers) is true."""
+    cond = as_tracer(cond)
     flag = any_(cond) if cond.ndim else cond
     lax.bind(raise_if_p, flag.atom, error=error, message=message)
 

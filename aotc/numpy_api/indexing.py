@@ -101,7 +101,7 @@ def _runtime_slice_bounds(start: Any, stop: Any, step: int | Tracer, n: DimExpr
     if isinstance(step, Tracer):
         k = _integer(step)
         zero: Any = np.equal(k, 0)
-        lax.bind(raise_if_p, zero.atom, k.atom, k.atom, error="ValueError",
+        lax.bind(raise_if_p, zero.atom, error="ValueError",
                  message="slice step cannot be zero")
         up = k > 0
 

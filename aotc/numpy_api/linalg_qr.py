@@ -27,16 +27,16 @@ import numpy as np
 
 from .. import lax
 from ..bind import size_value
-from ..ops.index import raise_if_p
 from ..shapes import DimExpr, minimum
 from ..tracer import Tracer, as_tracer, current
-from .creation import full_from_dims, iota
+from .creation import eye, full_from_dims, iota
 from .diagonals import diagonal as diagonal_of
 from .functions_base import where
+from .histograms import raise_if
 from .joining import concatenate, cumprod
 from .linalg import matmul
 from .linalg_solve import LINALG_ERROR, _result_dtype, solve
-from .reductions import any_, max_, sum_
+from .reductions import max_, sum_
 from .shaping import transpose
 from .ufuncs import apply_ufunc
 
@@ -48,8 +48,7 @@ def _householder(a: Tracer) -> tuple[Tracer, Tracer]:
     """``(Q, R)`` of an ``m x n`` matrix, ``Q`` the full ``m x m``."""
     m, n = a.aval.shape
     index = iota(I64, (m,), 0)
-    diagonal: Any = iota(I64, (m, ONE), 0) == iota(I64, (ONE, m), 1)
-    q0 = lax.convert(diagonal, a.dtype)
+    q0 = eye(lax.dim_value(m), dtype=a.dtype)
 
     def step(k: Any, state: Any) -> Any:
         r, q = state
@@ -140,10 +139,9 @@ def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: 
     # diagonal stands in for them here (a zero there is a rank-deficient fit).
     diagonal = apply_ufunc(np.absolute, diagonal_of(r))
     cut = max_(diagonal) * (lax.dim_value(xs.aval.shape[0]) * float(np.finfo(xs.dtype).eps))
-    deficient: Any = any_(diagonal <= cut)
-    lax.bind(raise_if_p, deficient.atom, deficient.atom, deficient.atom, error=LINALG_ERROR,
-             message="LinAlgError: np.polyfit: the fit is rank-deficient (fewer distinct x "
-                     "than coefficients); NumPy warns and returns its minimum-norm fit")
+    raise_if(diagonal <= cut, "LinAlgError: np.polyfit: the fit is rank-deficient (fewer "
+             "distinct x than coefficients); NumPy warns and returns its minimum-norm fit",
+             LINALG_ERROR)
     coefficients = solve(r, matmul(transpose(q), rhs))
     return (transpose(coefficients) / scale).T if rhs.ndim == 2 else coefficients / scale
 

@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..ops.index import raise_if_p
 from ..tracer import Tracer, as_tracer
 from .complexes import imag, real
 from .functions_base import where
+from .histograms import raise_if
 from .joining import cumprod, cumsum
-from .reductions import all_, any_, prod, sum_
+from .reductions import all_, prod, sum_
 from .shaping import normalize_axes
 from .statistics import argmax, argmin, nan_filled, var
 from .ufuncs import apply_ufunc
@@ -77,10 +77,7 @@ def _nan_arg(pick: Callable[..., Tracer], fill: float) -> Callable[..., Tracer]:
         if x.dtype.kind not in "fc":
             return pick(x, axis=axis, keepdims=keepdims)
         nan = apply_ufunc(np.isnan, x)
-        slices = all_(nan, axis=axis)
-        empty: Any = any_(slices)
-        lax.bind(raise_if_p, empty.atom, empty.atom, empty.atom, error="ValueError",
-                 message="All-NaN slice encountered")
+        raise_if(all_(nan, axis=axis), "All-NaN slice encountered")
         return pick(where(nan, fill, x), axis=axis, keepdims=keepdims)
     return nan_arg
 

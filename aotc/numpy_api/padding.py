@@ -103,7 +103,7 @@ def _pad_axis(x: Tracer, axis: int, before: DimExpr, after: DimExpr, mode: str,
         return concatenate([blocks[0], x, blocks[1]], axis=axis)
     n = dim_value(shape[axis])
     empty: Any = np.logical_and(np.equal(n, 0), dim_value(before + after) > 0)
-    lax.bind(raise_if_p, empty.atom, n.atom, n.atom, error="ValueError",
+    lax.bind(raise_if_p, empty.atom, error="ValueError",
              message=f"can't extend empty axis {axis} using modes other than 'constant' "
                      "or 'empty'")
     total = before + shape[axis] + after
