@@ -47,7 +47,7 @@ ONE = DimExpr.const(1)
 def _householder(a: Tracer) -> tuple[Tracer, Tracer]:
     """``(Q, R)`` of an ``m x n`` matrix, ``Q`` the full ``m x m``."""
     m, n = a.aval.shape
-    index = iota(I64, (m,), 0)
+    index, columns = iota(I64, (m,), 0), iota(I64, (ONE, n), 1)
     q0 = eye(lax.dim_value(m), dtype=a.dtype)
 
     def step(k: Any, state: Any) -> Any:
@@ -65,7 +65,7 @@ def _householder(a: Tracer) -> tuple[Tracer, Tracer]:
         q = q - tau * matmul(q, v[:, None]) * v[None, :]
         exact = where(index == k, where(reflect, beta, alpha),
                       where(index > k, 0, r[:, k]))  # the column as LAPACK leaves it
-        r = where(iota(I64, (ONE, n), 1) == k, exact[:, None], r)
+        r = where(columns == k, exact[:, None], r)
         return r, q
 
     r, q = lax.fori_loop(0, lax.dim_value(minimum(m, n)), step, (a, q0))
