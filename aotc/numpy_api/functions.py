@@ -36,8 +36,10 @@ from . import (
     indices,
     joining,
     linalg,
+    linalg_eigh,
     linalg_qr,
     linalg_solve,
+    linalg_svd,
     membership,
     nanfunctions,
     padding,
@@ -97,7 +99,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.cumsum: joining.cumsum, np.cumprod: joining.cumprod, np.moveaxis: joining.moveaxis,
     np.swapaxes: joining.swapaxes, np.copy: joining.copy,
     np.dot: linalg.dot, np.inner: linalg.inner, np.outer: linalg.outer, np.vdot: linalg.vdot,
-    np.trace: linalg.trace, np.linalg.norm: linalg.norm,
+    np.trace: linalg.trace,
     np.round: rounding.round_, np.around: rounding.round_, np.ptp: extrema.ptp,
     np.isclose: closeness.isclose, np.allclose: closeness.allclose, np.copyto: copying.copyto,
     **convolution.FUNCTIONS, np.searchsorted: searching.searchsorted,
@@ -117,7 +119,8 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **complexes.FUNCTIONS, **splitting.FUNCTIONS, **linalg_solve.FUNCTIONS,
     **indices.FUNCTIONS, **diagonals.FUNCTIONS, **gradient.FUNCTIONS, **membership.FUNCTIONS,
     **padding.FUNCTIONS, **special.FUNCTIONS, **choosing.FUNCTIONS, **nanfunctions.FUNCTIONS,
-    **composites.FUNCTIONS, **editing.FUNCTIONS, **linalg_qr.FUNCTIONS,
+    **composites.FUNCTIONS, **editing.FUNCTIONS, **linalg_qr.FUNCTIONS, **linalg_svd.FUNCTIONS,
+    **linalg_eigh.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}

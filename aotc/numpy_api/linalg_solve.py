@@ -32,6 +32,7 @@ from ..tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
 from .functions_base import where
 from .histograms import raise_if
+from .joining import concatenate
 from .reductions import sum_
 from .statistics import argmax
 from .ufuncs import apply_ufunc
@@ -225,16 +226,26 @@ def inv(a: Any) -> Tracer:
     return _per_matrix(x, [eye], _solve_one, (n, n), dtype)
 
 
-def _det_one(a: Tracer) -> Tracer:
+def _sign_and_log(a: Tracer) -> Tracer:
+    """``[sign, log|det|]`` of one matrix, as ``umath_linalg``'s: ``[0, -inf]`` when
+    singular."""
     masks = _Masks(a.aval.shape[0])
     lu, _, swaps, singular = _lu(a, masks)
     diagonal = sum_(where(_u(np.equal, masks.rows, masks.cols), lu, 0), axis=1)
     negatives = sum_(lax.convert(_u(np.less, diagonal, 0), I64))
     odd = _u(np.equal, _u(np.remainder, _u(np.add, swaps, negatives), 2), 1)
-    sign = where(odd, np.asarray(-1, a.dtype)[()], np.asarray(1, a.dtype)[()])
-    logdet = sum_(_u(np.log, _u(np.absolute, diagonal)))
-    value = _u(np.multiply, sign, _u(np.exp, logdet))
-    return where(singular, np.asarray(0, a.dtype)[()], value)
+    sign = where(singular, 0, where(odd, -1, 1))
+    logdet = where(singular, -np.inf, sum_(_u(np.log, _u(np.absolute, diagonal))))
+    return _stack(lax.convert(sign, a.dtype), lax.convert(logdet, a.dtype))
+
+
+def _stack(*values: Tracer) -> Tracer:
+    return concatenate([v[None] for v in values])
+
+
+def _det_one(a: Tracer) -> Tracer:
+    sign_log = _sign_and_log(a)
+    return _u(np.multiply, sign_log[0], _u(np.exp, sign_log[1]))
 
 
 def det(a: Any) -> Tracer:
@@ -242,6 +253,14 @@ def det(a: Any) -> Tracer:
     dtype = _result_dtype(x)
     x = lax.convert(x, dtype)
     return _per_matrix(x, [], _det_one, (), dtype)
+
+
+def slogdet(a: Any) -> tuple[Tracer, Tracer]:
+    x = square(a)
+    dtype = _result_dtype(x)
+    x = lax.convert(x, dtype)
+    both = _per_matrix(x, [], _sign_and_log, (DimExpr.const(2),), dtype)
+    return both[..., 0], both[..., 1]
 
 
 def _cholesky_one(a: Tracer) -> Tracer:
@@ -285,5 +304,5 @@ def _swap_last(x: Tracer) -> Tracer:
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.solve: solve, np.linalg.inv: inv, np.linalg.det: det,
-    np.linalg.cholesky: cholesky,
+    np.linalg.cholesky: cholesky, np.linalg.slogdet: slogdet,
 }
