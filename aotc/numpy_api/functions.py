@@ -30,6 +30,7 @@ from . import (
     editing,
     einsum,
     extrema,
+    fft,
     gradient,
     grids,
     histograms,
@@ -120,7 +121,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **indices.FUNCTIONS, **diagonals.FUNCTIONS, **gradient.FUNCTIONS, **membership.FUNCTIONS,
     **padding.FUNCTIONS, **special.FUNCTIONS, **choosing.FUNCTIONS, **nanfunctions.FUNCTIONS,
     **composites.FUNCTIONS, **editing.FUNCTIONS, **linalg_qr.FUNCTIONS, **linalg_svd.FUNCTIONS,
-    **linalg_eigh.FUNCTIONS,
+    **linalg_eigh.FUNCTIONS, **fft.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
@@ -131,7 +132,7 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     **{getattr(np, name): fn for name, fn in creation.CREATION.items()},
     np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION, **composites.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
-    **complexes.SCALAR_TYPES,
+    **complexes.SCALAR_TYPES, **fft.CREATION,
 }
 #: Ufuncs written as compositions (here too, those that are other operations).
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul,

@@ -1,0 +1,288 @@
+"""``np.fft``: complex and real transforms of any length, their frequencies and shifts.
+
+NumPy calls pocketfft (mixed radix, C). Here a transform along the last axis is one of
+two programs, chosen at run time by the length ``N``:
+
+- a power of two: Stockham's radix-2 FFT, ``log2 N`` passes over the whole array, each a
+  gather (``y[o] = x[j] ± w x[j + N/2]``, with ``j`` and the twiddle ``w`` computed from
+  ``o``), so no bit reversal and no slice whose size changes in the loop. Twiddles come
+  from one table of ``exp(-2 pi i t / N)``, ``t < N/2``, each computed directly (error
+  ``O(eps log N)``, as pocketfft's);
+- any other length: Bluestein's chirp-z algorithm, the length-``N`` DFT as a cyclic
+  convolution of length ``M >= 2N - 1`` (a power of two) done with three of the above.
+  Chirp angles are ``pi (k^2 mod 2N) / N``, exact in the integers before rounding.
+
+Other axes are moved last and back; ``n`` crops or zero-pads the axis; ``norm`` is
+``"backward"`` (``ifft`` divides by ``N``), ``"ortho"`` or ``"forward"``. As NumPy 2,
+float32 and complex64 stay single precision (complex64 results), everything else is
+complex128. ``irfft`` reads the Hermitian half as pocketfft does (the imaginary parts of
+the zero and Nyquist terms are ignored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..bind import size_value
+from ..tracer import Tracer, as_tracer, current
+from .complexes import make_complex, real
+from .creation import iota
+from .functions_base import where
+from .histograms import raise_if
+from .joining import moveaxis, roll, take
+from .ufuncs import apply_ufunc
+
+I64 = np.dtype(np.int64)
+NORMS = (None, "backward", "ortho", "forward")
+
+
+def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
+    return apply_ufunc(ufunc, *args)
+
+
+def _clip(i: Tracer, last: Any) -> Tracer:
+    """Indices ``i`` clamped into ``[0, last]`` (gathers whose result ``where`` drops)."""
+    return _u(np.minimum, _u(np.maximum, i, 0), last)
+
+
+def _complex_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.complex64) if dtype in (np.float32, np.complex64) else \
+        np.dtype(np.complex128)
+
+
+def _unit_roots(t: Tracer, period: Tracer, sign: int, dtype: np.dtype) -> Tracer:
+    """``exp(sign * 2 pi i t / period)`` for the integers ``t``, each computed directly."""
+    part = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+    angle = lax.convert(t, np.dtype(np.float64)) * (sign * 2 * np.pi) / lax.convert(
+        period, np.dtype(np.float64))
+    return make_complex(lax.convert(_u(np.cos, angle), part),
+                        lax.convert(_u(np.sin, angle), part), dtype)
+
+
+def _radix2(x: Tracer, sign: int, n: Tracer | None = None) -> Tracer:
+    """The unnormalized DFT (``sign`` -1) or its inverse (+1) of the first ``n`` elements
+    (a power of two; the whole last axis by default) along the last axis. Elements from
+    ``n`` on come out as garbage (Bluestein's padding, never read)."""
+    length = x.aval.shape[-1]
+    n = lax.dim_value(length) if n is None else n
+    half = n // 2
+    table = _unit_roots(iota(I64, (length // 2,), 0), n, sign, x.dtype)
+    out = iota(I64, (length,), 0)
+
+    def stage(state: Any) -> Any:
+        x, span = state  # span: the length of the transforms already done (2^s)
+        # out = g * 2 span + r * span + k (k < span) reads j = g * span + k: bit
+        # operations, since span is a power of two (divisions cost 30 cycles each).
+        k = _u(np.bitwise_and, out, span - 1)
+        j = _u(np.bitwise_or, _u(np.right_shift, _u(np.bitwise_and, out, -2 * span), 1), k)
+        odd = _u(np.bitwise_and, out, span) != 0
+        w = take(table, k * (half // span))
+        term = take(x, j + half, axis=-1) * w
+        return where(odd, take(x, j, axis=-1) - term, take(x, j, axis=-1) + term), span * 2
+
+    return lax.while_loop(lambda state: state[1] < n, stage, (x, np.int64(1)))[0]
+
+
+def _power_of_two_above(count: Tracer) -> Tracer:
+    """The least power of two ``>= count`` (a positive int64): through ``log2``,
+    corrected where it rounded."""
+    guess = _u(np.left_shift, np.int64(1), lax.convert(
+        _u(np.ceil, _u(np.log2, lax.convert(count, np.dtype(np.float64)))), I64))
+    guess = where(guess < count, guess * 2, guess)
+    return where(_u(np.logical_and, guess > 1, guess // 2 >= count), guess // 2, guess)
+
+
+def _bluestein(x: Tracer, sign: int) -> Tracer:
+    """The same transform for any length ``N``, as a cyclic convolution of power-of-two
+    length ``M >= 2N - 1``, in arrays of ``4N > M`` elements (a size must be a
+    polynomial of the shapes; ``M`` is only known at run time)."""
+    length = x.aval.shape[-1]
+    n = lax.dim_value(length)
+    size = _power_of_two_above(2 * n - 1)
+    k = iota(I64, (length,), 0)
+    chirp = _unit_roots((k * k) % (2 * n), 2 * n, sign, x.dtype)  # k^2 mod 2N: exact
+    back = _u(np.conjugate, chirp)
+    m = iota(I64, (4 * length,), 0)
+    inside = m < n
+    a = where(inside, take(x * chirp, _u(np.minimum, m, n - 1), axis=-1), 0)
+    wrapped = _u(np.logical_and, m > size - n, m < size)  # b[M - k] = b[k]
+    b = where(_u(np.logical_or, inside, wrapped),
+              take(back, _clip(where(inside, m, size - m), n - 1)), 0)
+    product = _radix2(a, -1, size) * _radix2(b, -1, size)
+    convolved = _radix2(product, 1, size)
+    return take(convolved, k, axis=-1) * chirp / lax.convert(size, x.dtype)
+
+
+def _transform(x: Tracer, sign: int) -> Tracer:
+    n = lax.dim_value(x.aval.shape[-1])
+    power_of_two = _u(np.equal, _u(np.bitwise_and, n, n - 1), 0)
+    return lax.cond(power_of_two, lambda v: _radix2(v, sign), lambda v: _bluestein(v, sign),
+                    x)
+
+
+def _resized(x: Tracer, n: Any) -> Tracer:
+    """``x`` cropped or zero-padded to ``n`` along its last axis."""
+    length = x.aval.shape[-1]
+    if n is None:
+        size = length
+    else:
+        size = size_value(n, "n")
+        if size.is_const and size.value < 1:
+            raise current().error(f"Invalid number of FFT data points ({size.value}) "
+                                  "specified.")
+    raise_if(lax.dim_value(size) < 1, "Invalid number of FFT data points specified.")
+    if size == length:
+        return x
+    i = iota(I64, (size,), 0)
+    last = lax.dim_value(length) - 1
+    return where(i <= last, take(x, _clip(i, _u(np.maximum, last, 0)), axis=-1), 0)
+
+
+def _scale(norm: Any, inverse: bool, n: Tracer) -> Tracer | None:
+    if norm not in NORMS:
+        raise current().error(f'Invalid norm value {norm}; should be "backward",'
+                              '"ortho" or "forward".')
+    count = lax.convert(n, np.dtype(np.float64))
+    if norm == "ortho":
+        return 1 / _u(np.sqrt, count)
+    divides = (norm == "forward") != inverse
+    return 1 / count if divides else None
+
+
+def _along(a: Any, axis: Any, body: Callable[[Tracer], Tracer]) -> Tracer:
+    x = as_tracer(a)
+    if x.ndim == 0:
+        raise current().error("np.fft: the input must be at least one-dimensional")
+    ax = int(axis) % x.ndim
+    return moveaxis(body(moveaxis(x, ax, -1)), -1, ax)
+
+
+def _complex_fft(a: Any, n: Any, axis: Any, norm: Any, inverse: bool) -> Tracer:
+    def body(x: Tracer) -> Tracer:
+        x = _resized(lax.convert(x, _complex_dtype(x.dtype)), n)
+        y = _transform(x, 1 if inverse else -1)
+        factor = _scale(norm, inverse, lax.dim_value(x.aval.shape[-1]))
+        return y if factor is None else y * lax.convert(factor, x.dtype)
+    return _along(a, axis, body)
+
+
+def fft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = None) -> Tracer:
+    return _complex_fft(a, n, axis, norm, inverse=False)
+
+
+def ifft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = None) -> Tracer:
+    return _complex_fft(a, n, axis, norm, inverse=True)
+
+
+def rfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = None) -> Tracer:
+    x = as_tracer(a)
+    if x.dtype.kind == "c":
+        raise current().error("np.fft.rfft: the input must be real",
+                              hint="use np.fft.fft for complex input")
+
+    def body(v: Tracer) -> Tracer:
+        full = _complex_fft(v, n, -1, norm, inverse=False)
+        return take(full, iota(I64, (full.aval.shape[-1] // 2 + 1,), 0), axis=-1)
+    return _along(x, axis, body)
+
+
+def irfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = None) -> Tracer:
+    def body(x: Tracer) -> Tracer:
+        x = lax.convert(x, _complex_dtype(x.dtype))
+        given = x.aval.shape[-1]
+        size = 2 * (given - 1) if n is None else size_value(n, "n")
+        total = lax.dim_value(size)
+        raise_if(total < 1, "Invalid number of FFT data points specified.")
+        half = _resized(x, None if n is None else total // 2 + 1)
+        count = lax.dim_value(half.aval.shape[-1])
+        k = iota(I64, (size,), 0)
+        direct = take(half, _u(np.minimum, k, count - 1), axis=-1)
+        edge = _u(np.logical_or, k == 0, 2 * k == total)  # real terms: imaginary ignored
+        direct = where(edge, lax.convert(real(direct), x.dtype), direct)
+        mirrored = _u(np.conjugate, take(half, _clip(total - k, count - 1),
+                                         axis=-1))
+        spectrum = where(k < count, direct, where(total - k < count, mirrored, 0))
+        factor = _scale(norm, True, total)
+        y = _transform(spectrum, 1)
+        return real(y if factor is None else y * lax.convert(factor, x.dtype))
+    return _along(a, axis, body)
+
+
+def _over_axes(fn: Callable[..., Tracer], a: Any, s: Any, axes: Any, norm: Any) -> Tracer:
+    x = as_tracer(a)
+    if axes is None:
+        axes = tuple(range(-len(s), 0)) if s is not None else tuple(range(x.ndim))
+    axes = tuple(axes)
+    sizes: Sequence[Any] = [None] * len(axes) if s is None else tuple(s)
+    if len(sizes) != len(axes):
+        raise current().error("Shape and axes have different lengths.")
+    for ax, size in zip(axes, sizes, strict=True):
+        x = fn(x, size, ax, norm)
+    return x
+
+
+def fftn(a: Any, s: Any = None, axes: Any = None, norm: Any = None, out: Any = None) -> Tracer:
+    return _over_axes(fft, a, s, axes, norm)
+
+
+def ifftn(a: Any, s: Any = None, axes: Any = None, norm: Any = None, out: Any = None) -> Tracer:
+    return _over_axes(ifft, a, s, axes, norm)
+
+
+def fft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: Any = None,
+         out: Any = None) -> Tracer:
+    return _over_axes(fft, a, s, axes, norm)
+
+
+def ifft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: Any = None,
+          out: Any = None) -> Tracer:
+    return _over_axes(ifft, a, s, axes, norm)
+
+
+def fftfreq(n: Any, d: Any = 1.0, device: Any = None) -> Tracer:
+    """NumPy's: the integers times ``1 / (n d)`` (a product, not a quotient: bit for bit)."""
+    count = size_value(n, "n")
+    i = iota(I64, (count,), 0)
+    total = lax.dim_value(count)
+    signed = where(i < (total - 1) // 2 + 1, i, i - total)
+    return lax.convert(signed, np.dtype(np.float64)) * (1.0 / (total * as_tracer(d)))
+
+
+def rfftfreq(n: Any, d: Any = 1.0, device: Any = None) -> Tracer:
+    count = size_value(n, "n")
+    i = iota(I64, (count // 2 + 1,), 0)
+    return lax.convert(i, np.dtype(np.float64)) * (1.0 / (lax.dim_value(count) * as_tracer(d)))
+
+
+def _shift(x: Any, axes: Any, inverse: bool) -> Tracer:
+    v = as_tracer(x)
+    chosen = tuple(range(v.ndim)) if axes is None else \
+        (tuple(axes) if isinstance(axes, (tuple, list)) else (axes,))
+    shifts = []
+    for ax in chosen:
+        size = lax.dim_value(v.aval.shape[int(ax) % v.ndim])
+        shifts.append(-(size // 2) if inverse else size // 2)
+    return roll(v, tuple(shifts), chosen)
+
+
+def fftshift(x: Any, axes: Any = None) -> Tracer:
+    return _shift(x, axes, inverse=False)
+
+
+def ifftshift(x: Any, axes: Any = None) -> Tracer:
+    return _shift(x, axes, inverse=True)
+
+
+FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.fft.fft: fft, np.fft.ifft: ifft, np.fft.rfft: rfft, np.fft.irfft: irfft,
+    np.fft.fftn: fftn, np.fft.ifftn: ifftn, np.fft.fft2: fft2, np.fft.ifft2: ifft2,
+    np.fft.fftshift: fftshift, np.fft.ifftshift: ifftshift,
+}
+#: Called with sizes, not arrays (NumPy does not dispatch them): stand-ins for any call.
+CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.fft.fftfreq: fftfreq, np.fft.rfftfreq: rfftfreq,
+}
