@@ -10,6 +10,7 @@ a :class:`~contextvars.ContextVar`, so builds may trace in several threads.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import sys
@@ -34,18 +35,26 @@ _AOTC_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
 
 
+@functools.lru_cache(maxsize=4096)
+def _internal(filename: str) -> bool:
+    """Whether code of ``filename`` is aotc's or NumPy's (asked for every frame of every
+    traced operation: cached)."""
+    path = os.path.abspath(filename)
+    return path.startswith((_AOTC_DIR, _NUMPY_DIR)) or "<frozen" in path
+
+
 def user_loc() -> Loc | None:
     """The innermost stack frame outside aotc and NumPy: where the user wrote the op."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith((_AOTC_DIR, _NUMPY_DIR)) and "<frozen" not in path:
-            positions = list(frame.f_code.co_positions())
+        if not _internal(frame.f_code.co_filename):
             index = frame.f_lasti // 2
-            if 0 <= index < len(positions) and positions[index][0] is not None:
-                line, _, col, end_col = positions[index]
+            position = next(itertools.islice(frame.f_code.co_positions(), index, None), None) \
+                if index >= 0 else None
+            if position is not None and position[0] is not None:
+                line, _, col, end_col = position
                 assert line is not None
-                end = end_col if positions[index][1] == line and end_col is not None else -1
+                end = end_col if position[1] == line and end_col is not None else -1
                 return Loc(frame.f_code.co_filename, line, -1 if col is None else col, end)
             return Loc(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
