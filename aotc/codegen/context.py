@@ -40,7 +40,8 @@ class Lowering:
                  outv: ir.Value, scratch: ir.Value, runtime: ir.Value,
                  rules: Mapping[Primitive, Any],
                  errors: Mapping[tuple[str, str], int] | None = None,
-                 parallel_rules: Mapping[Primitive, Any] | None = None) -> None:
+                 parallel_rules: Mapping[Primitive, Any] | None = None,
+                 outline: bool = False) -> None:
         self.b = b
         self.dims = dims
         self.layout = layout
@@ -59,6 +60,9 @@ class Lowering:
         self.parallel_rules = parallel_rules or {}
         #: Whether equations may run in parallel here (not inside an outlined chunk).
         self.parallel = bool(self.parallel_rules)
+        #: Whether big top-level loops and branches get functions of their own
+        #: (:mod:`.outline`: a big kernel's compile time).
+        self.outline = outline
 
     def run(self, program: Program, inputs: Sequence[Value]) -> list[Value]:
         """Lower ``program``'s equations here, with its inputs bound to ``inputs``.

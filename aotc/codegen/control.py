@@ -25,6 +25,7 @@ from .context import Lowering
 from .dtypes import I8, INT64, i64, reg_type
 from .inplace import BufferPlan, Move
 from .nests import Accumulator, EqnRule, copy_into
+from .outline import outlined
 from .runtime import WorkCounter, body_work, chunk_length, chunked_range
 from .values import Scalar, Value, View, load, store
 
@@ -212,8 +213,8 @@ def lower_cond(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
 
 
 RULES: dict[Primitive, EqnRule] = {
-    for_loop_p: lower_for_loop,
-    while_loop_p: lower_while_loop,
-    scan_p: lower_scan,
-    cond_p: lower_cond,
+    for_loop_p: outlined(lower_for_loop),
+    while_loop_p: outlined(lower_while_loop),
+    scan_p: outlined(lower_scan),
+    cond_p: outlined(lower_cond),
 }

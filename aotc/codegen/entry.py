@@ -35,6 +35,7 @@ from .dtypes import I64, PTR, i64
 from .inplace import Move
 from .layout import Layout, OutputHome
 from .nests import EqnRule, copy_into
+from .outline import KERNEL_EQUATIONS, equation_count
 from .overlap import choose, private_array
 from .parallel_gemm import RULES as PARALLEL_GEMM
 from .parallel_nest import RULES as PARALLEL_NESTS
@@ -182,10 +183,11 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
 
     def body(values: list[Scalar | View], dests: dict[int, View]) -> None:
         version = Lowering(b, dims.child(), layout, outv, scratch, runtime, EQN_RULES, errors,
-                           split)
+                           split, outline=big)
         _emit_body(version, program, values, dests, private)
         _report_runtime_sizes(version, program, out_dims)
 
+    big = equation_count(program) >= KERNEL_EQUATIONS
     fast = contiguous(b, [*inputs, *callers.values()]) if runs_loops(program) else None
     if fast is None:
         body(inputs, callers)

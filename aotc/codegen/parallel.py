@@ -138,10 +138,13 @@ def _capture(fn: ir.Function, ctx_arg: ir.Value, b: KernelBuilder) -> list[ir.Va
 class Outline:
     """``with Outline(ctx, "fusion") as (begin, end): ...`` emits the body into a new
     internal function running chunks ``begin..end-1``; afterwards the builder is back
-    where it was, and :meth:`call` runs the chunks from the kernel."""
+    where it was, and :meth:`call` runs the chunks from the kernel. A ``serial`` outline
+    (:mod:`.outline`: a function for compile time's sake) runs once, on this thread
+    (:meth:`call_once`), and may itself split loops over threads."""
 
-    def __init__(self, ctx: Lowering, label: str) -> None:
+    def __init__(self, ctx: Lowering, label: str, serial: bool = False) -> None:
         self.ctx = ctx
+        self.serial = serial
         parent = ctx.b.function
         self.fn = ir.Function(parent.module, BODY_TYPE, f"{parent.name}.{label}{next(_names)}")
         self.fn.linkage = "internal"
@@ -155,8 +158,10 @@ class Outline:
         fn.append_basic_block("entry")
         self._here = b.block
         self._saved = (ctx.dims, ctx.parallel, b._fail_blocks)
-        # Sizes computed inside stay inside; no nested outlining; error exits of its own.
-        ctx.dims, ctx.parallel, b._fail_blocks = ctx.dims.child(), False, {}
+        # Sizes computed inside stay inside; threads only from a serial outline; error
+        # exits of its own.
+        ctx.dims, b._fail_blocks = ctx.dims.child(), {}
+        ctx.parallel = ctx.parallel and self.serial
         b.position_at_end(fn.append_basic_block("start"))
         return fn.args[1], fn.args[2]
 
@@ -171,15 +176,30 @@ class Outline:
             b.branch(fn.basic_blocks[1])
         b.position_at_end(self._here)
 
+    def _frame(self) -> ir.Value:
+        """The captured values, stored into a struct of the caller's for ``ctx``."""
+        b = self.ctx.b
+        struct = ir.LiteralStructType([v.type for v in self.captures])
+        frame = b.entry_alloca(struct, name="outline.ctx")
+        for k, v in enumerate(self.captures):
+            b.store(v, b.gep(frame, [i64(0), ir.Constant(ir.IntType(32), k)],
+                             source_etype=struct))
+        return frame
+
+    def _returning_errors(self, code: ir.Value) -> None:
+        b = self.ctx.b
+        with b.if_then(b.icmp_signed("!=", code, i64(0)), likely=False):
+            b.ret(code)
+
+    def call_once(self) -> None:
+        """Run the body here, as one chunk; leave the kernel with its error code, if any."""
+        self._returning_errors(self.ctx.b.call(self.fn, [self._frame(), i64(0), i64(1)]))
+
     def call(self, chunks: ir.Value, work: ir.Value) -> None:
         """Run every chunk: through the hook when ``work`` is large and the runtime has
         one, else here; leave the kernel with the failing chunk's code, if any."""
         ctx, b = self.ctx, self.ctx.b
-        struct = ir.LiteralStructType([v.type for v in self.captures])
-        frame = b.entry_alloca(struct, name="parallel.ctx")
-        for k, v in enumerate(self.captures):
-            b.store(v, b.gep(frame, [i64(0), ir.Constant(ir.IntType(32), k)],
-                             source_etype=struct))
+        frame = self._frame()
         runtime, null = ctx.runtime, ir.Constant(PTR, None)
         hook_slot = b.entry_alloca(PTR, name="parallel.hook")
         b.store(null, hook_slot)
@@ -196,6 +216,4 @@ class Outline:
                 b.store(b.call(hook, [runtime, self.fn, frame, chunks]), code_slot)
             with here:
                 b.store(b.call(self.fn, [frame, i64(0), chunks]), code_slot)
-        code = b.load(code_slot, typ=I64)
-        with b.if_then(b.icmp_signed("!=", code, i64(0)), likely=False):
-            b.ret(code)
+        self._returning_errors(b.load(code_slot, typ=I64))

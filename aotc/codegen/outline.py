@@ -1,0 +1,111 @@
+"""Big loops and branches of a big kernel, each emitted into a function of its own.
+
+LLVM's loop passes take time superlinear in the size of a function: a kernel of eight
+FFTs (180k lines of IR) spent 21 of its 48 s in the loop vectorizer, where one FFT alone
+compiles in 1.3 s. So in a kernel of at least :data:`KERNEL_EQUATIONS` equations, a
+top-level ``for``/``while``/``scan``/``cond`` holding at least
+:data:`REGION_EQUATIONS` is emitted by its ordinary rule into an internal function
+(:class:`.parallel.Outline`: the kernel's values it uses are captured into a struct),
+which the kernel calls once. Its results leave through slots in the kernel's entry
+block: the function stores every register it computed for them (a scalar, a view's
+pointer, sizes and strides), the kernel loads them after the call. An error inside
+returns its code, which the kernel returns in turn.
+
+Only top-level constructs are outlined (each runs once per call, so the call costs
+nothing), and not those whose results have sizes bound while they run (a branch joining
+arrays of different sizes binds the size in the kernel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from llvmlite import ir
+
+from ..ir import Eqn, Program, nested_programs
+from ..shapes import bound_symbols
+from .builder import KernelBuilder
+from .context import Lowering
+from .dtypes import PTR
+from .parallel import Outline
+from .values import Scalar, Value, View
+
+#: Equations (nested ones included) from which a kernel's big constructs are outlined.
+KERNEL_EQUATIONS = 400
+#: Equations a construct holds (nested ones included), at least, to be outlined.
+REGION_EQUATIONS = 40
+
+Rule = Callable[[Lowering, Eqn, Sequence[Value]], list[Value]]
+
+
+def equation_count(program: Program) -> int:
+    """The program's equations, those of nested programs included."""
+    return sum(1 + sum(equation_count(p) for p in nested_programs(e)) for e in program.eqns)
+
+
+def outlined(rule: Rule) -> Rule:
+    """``rule``, emitted into a function of its own when the construct is big enough."""
+    def lower(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+        if not (ctx.outline and ctx.depth == 0 and _worth_it(eqn)):
+            return rule(ctx, eqn, args)
+        return _lower_outlined(ctx, eqn, args, rule)
+    return lower
+
+
+def _worth_it(eqn: Eqn) -> bool:
+    if any(bound_symbols(d) for v in eqn.outs for d in v.type.shape):
+        return False
+    return sum(equation_count(p) for p in nested_programs(eqn)) >= REGION_EQUATIONS
+
+
+def _lower_outlined(ctx: Lowering, eqn: Eqn, args: Sequence[Value], rule: Rule
+                    ) -> list[Value]:
+    b = ctx.b
+    kernel = b.function
+    slots: dict[int, ir.Type] = {}
+
+    def leave(value: ir.Value) -> ir.Value:
+        """A register of the outlined function: stored into a slot of the kernel."""
+        if not (isinstance(value, ir.Instruction) and value.parent.parent is not kernel):
+            return value  # a constant or a value of the kernel: usable as it is
+        slot = _kernel_alloca(b, kernel, value.type)
+        b.store(value, slot)
+        slots[id(slot)] = value.type
+        return slot
+
+    region = Outline(ctx, eqn.prim.name, serial=True)
+    with region:
+        results = [_map(_not_on_its_stack(kernel, r), leave) for r in rule(ctx, eqn, args)]
+    region.call_once()
+    return [_map(r, lambda v: b.load(v, typ=slots[id(v)]) if id(v) in slots else v)
+            for r in results]
+
+
+def _map(value: Value, f: Callable[[ir.Value], ir.Value]) -> Value:
+    if isinstance(value, Scalar):
+        return replace(value, value=f(value.value))
+    return replace(value, data=f(value.data), dims=tuple(map(f, value.dims)),
+                   strides=tuple(map(f, value.strides)))
+
+
+def _not_on_its_stack(kernel: ir.Function, value: Value) -> Value:
+    """Results live in registers or buffers, never in the outlined function's frame
+    (gone after the call): loop and branch results are registers (rank 0) or planned
+    buffers."""
+    data = value.data if isinstance(value, View) else None
+    assert not (isinstance(data, ir.AllocaInstr) and data.parent.parent is not kernel), \
+        "an outlined construct returned a view of its own stack"
+    return value
+
+
+def _kernel_alloca(b: KernelBuilder, kernel: ir.Function, ty: ir.Type) -> ir.AllocaInstr:
+    entry = kernel.entry_basic_block
+    with b.goto_block(entry):
+        if entry.is_terminated:
+            b.position_before(entry.terminator)
+        else:
+            b.position_at_start(entry)
+        slot = b.alloca(ty)
+    slot.type = PTR  # llvmlite types allocas as typed pointers; ours are opaque
+    return slot

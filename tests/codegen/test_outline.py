@@ -1,0 +1,84 @@
+"""Big top-level loops and branches of a big kernel get functions of their own
+(:mod:`aotc.codegen.outline`): the kernel computes what it computed inlined, its scalar,
+array and rank-0 results come back, and an error inside one is raised by the kernel.
+
+The kernel is made big with loops that run at build time (unrolled into the program)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import aotc
+from aotc import f64, i64
+from aotc.codegen import TargetSpec, emit_llvm
+from aotc.codegen.outline import KERNEL_EQUATIONS, REGION_EQUATIONS, equation_count
+from aotc.frontend import trace_kernel
+from aotc.ir import nested_programs
+from aotc.ops.control import cond_p, for_loop_p, while_loop_p
+from aotc.passes import optimize
+from aotc.types import signature_from_annotations
+
+
+def big(x: f64[:], n: i64) -> tuple[f64[:], f64, i64, f64[:], f64]:
+    y = x.copy()
+    total = 0.0
+    for i in range(n):  # a runtime loop: outlined, its body unrolled 24 times
+        for k in range(24):
+            y = y * 0.5 + np.sin(y + k) / (i + 1)
+        total += y.sum()
+    j = 0
+    while j < n:  # a runtime loop that raises
+        if x[j % x.shape[0]] < -100:
+            raise ValueError("an element below -100")
+        for k in range(24):
+            total = total * 0.99 + np.cos(total + k)
+        j += 1
+    if total > 0:  # a branch with an array result
+        w = x.copy()
+        for k in range(24):
+            w = np.sqrt(w * w + k)
+    else:
+        w = -x
+        for k in range(24):
+            w = w - np.tanh(w) * k
+    last = 0.0
+    for k in range(60):  # build-time: more equations at the top level
+        last = last + np.float64(k) * x[k % 3]
+    return y, total, j, w, last
+
+
+@pytest.fixture(scope="module")
+def program():
+    """The program as it is lowered: optimized (fused)."""
+    return optimize(trace_kernel(big, signature_from_annotations(big)).program)
+
+
+def test_the_kernel_is_big_enough(program) -> None:
+    """The premise: outlining applies to this kernel and to its three constructs."""
+    assert equation_count(program) >= KERNEL_EQUATIONS
+    regions = [e for e in program.eqns if e.prim in (for_loop_p, while_loop_p, cond_p)]
+    assert len(regions) == 3
+    assert all(sum(equation_count(p) for p in nested_programs(e)) >= REGION_EQUATIONS
+               for e in regions)
+
+
+def test_constructs_are_functions_of_their_own(program) -> None:
+    text = emit_llvm([("big", program)], TargetSpec.parse("x86-64-v3"), optimized=False)
+    outlined = set(re.findall(r'define internal i64 @"?big\.(\w+?)\d+"?\(', text))
+    assert {"for_loop", "while_loop", "cond"} <= outlined
+
+
+def test_outlined_kernel_matches_python() -> None:
+    compiled = aotc.jit(aotc.export(big))
+    x = np.linspace(-1.0, 2.0, 7)
+    for n in (0, 1, 3):
+        got, want = compiled(x, n), big(x, n)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    x[2] = -1000.0
+    assert compiled(x, 2)[2] == 2  # the bad element is never read
+    with pytest.raises(ValueError, match="an element below -100"):
+        compiled(x, 3)
