@@ -228,3 +228,36 @@ def matvec_f32(a: f32[:, "k"], x: f32["k"]) -> f32[:]:
 def matmul_3d_f32(x: f32[:, :, "d"], w: f32["d", :]) -> f32[:, :, :]:
     """A dense layer over a batch of sequences: x (32 x 64 x 784) @ W (784 x 512)."""
     return x @ w
+
+
+# -- linear algebra and FFTs: textbook algorithms against LAPACK and pocketfft ---------------
+
+@aotc.export
+def solve_f64(a: f64[:, :], b: f64[:]) -> f64[:]:
+    return np.linalg.solve(a, b)
+
+
+@aotc.export
+def lstsq_f64(a: f64[:, :], b: f64[:]) -> f64[:]:
+    """A least-squares fit: 2000 samples, 8 features (through the SVD)."""
+    return np.linalg.lstsq(a, b, rcond=None)[0]
+
+
+@aotc.export
+def svd_values_f64(a: f64[:, :]) -> f64[:]:
+    return np.linalg.svd(a, compute_uv=False)
+
+
+@aotc.export
+def eigvalsh_f64(a: f64[:, :]) -> f64[:]:
+    return np.linalg.eigvalsh(a)
+
+
+@aotc.export
+def fft_c128(x: c128[:]) -> c128[:]:
+    return np.fft.fft(x)
+
+
+@aotc.export
+def rfft_f64(x: f64[:]) -> c128[:]:
+    return np.fft.rfft(x)

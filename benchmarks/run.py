@@ -16,6 +16,7 @@ inputs, and its output is checked against NumPy's in the same run. Times are med
   the read-only reductions), triad bandwidth (the best triad, STREAM counting: 3 arrays
   of traffic) and an FMA peak estimate (the best product).
 - ``issue10`` (1 thread): value-dependent sizes, sorting and a complex Mandelbrot grid.
+- ``linalg`` (1 thread): np.linalg and np.fft against LAPACK and pocketfft (and JAX).
 - ``portable`` (1 thread): the default portable build (x86-64-v2/-v3/-v4, chosen at
   import) against a native build; the portable build forced to x86-64-v3 (``AOTC_CPU``)
   against a build for x86-64-v3 only and one for znver3 (an AVX2 CPU's native build);
@@ -59,7 +60,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "znver3": {"target": "znver3"},
 }
 VARIANT_DIR = HERE / "build" / "variants"
-TABLES = ("single", "issue10", "portable", "parallel")
+TABLES = ("single", "issue10", "linalg", "portable", "parallel")
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS", "AOTC_NUM_THREADS")
 Inputs = tuple[Any, ...]
@@ -82,7 +83,7 @@ class Bench:
     mutates: bool = False
     #: Where the kernel lives: this folder's bench_kernels, or the tour's loops module.
     module: str = "bench_kernels"
-    table: str = "single"  # or "issue10"
+    table: str = "single"  # or "issue10", "linalg"
     parallel: bool = False  #: also in the N-thread table (issue 13's kernels)
     portable: bool = False  #: also in the portable-vs-native table (issue 11)
 
@@ -101,6 +102,10 @@ def benches() -> list[Bench]:
 
     def normal(shape: Any, dtype: Any = np.float64) -> np.ndarray:
         return rng.standard_normal(shape).astype(dtype)
+
+    def symmetric(n: int) -> np.ndarray:
+        a = normal((n, n))
+        return a + a.T
 
     def vectors(count: int, n: int) -> Callable[[float], Inputs]:
         return lambda s: tuple(rng.random(_size(s, n)) for _ in range(count))
@@ -198,6 +203,16 @@ def benches() -> list[Bench]:
               table="issue10"),
         Bench("stable_sort_f64", lambda s: (normal(_size(s, 1_000_000)),), table="issue10"),
         Bench("mandelbrot_grid", grid, table="issue10", portable=True),
+        # -- np.linalg and np.fft -----------------------------------------------------------
+        Bench("solve_f64", lambda s: (normal((64, 64)) + 8 * np.eye(64), normal(64)),
+              rtol=1e-9, table="linalg"),
+        Bench("lstsq_f64", lambda s: (normal((_size(s, 2000), 8)), normal(_size(s, 2000))),
+              rtol=1e-9, table="linalg"),
+        Bench("svd_values_f64", lambda s: (normal((100, 30)),), rtol=1e-9, table="linalg"),
+        Bench("eigvalsh_f64", lambda s: (symmetric(48),), rtol=1e-9, table="linalg"),
+        Bench("fft_c128", lambda s: (normal(_size(s, 1 << 16)) + 1j * normal(_size(s, 1 << 16)),),
+              rtol=1e-9, table="linalg"),
+        Bench("rfft_f64", lambda s: (normal(_size(s, 10_000)),), rtol=1e-9, table="linalg"),
     ]
 
 
@@ -482,6 +497,8 @@ def _thread_env(count: int) -> dict[str, str]:
 TITLES = {
     "single": "issue 13: every system on one thread",
     "issue10": "issue 10: value-dependent sizes, sorting, complex numbers; 1 thread",
+    "linalg": "np.linalg and np.fft (Jacobi SVD/eigenvalues, radix-2 and Bluestein FFTs) "
+              "against LAPACK and pocketfft; 1 thread",
     "parallel": "issue 13 with {n} threads: aotc parallel = true, Numba parallel=True, JAX's "
                 "default threading, numexpr and OpenBLAS (NumPy's products) on {n} threads",
 }
