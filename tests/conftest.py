@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -39,11 +40,29 @@ def c_compiler() -> str:
     return cc
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
+#: Property-test counts that pytest-xdist's workers sent back (see pytest_testnodedown).
+_WORKER_COUNTS: Counter[str] = Counter()
+
+
+def _property_counts() -> Counter[str]:
     module = sys.modules.get("test_properties")
-    if module is None or not module.CASES:
+    return Counter(module.CASES) if module is not None else Counter()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: hand the counts to the controller
+        workeroutput["property_counts"] = dict(_property_counts())
+
+
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    _WORKER_COUNTS.update(getattr(node, "workeroutput", {}).get("property_counts", {}))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    counts = _property_counts() + _WORKER_COUNTS
+    if not counts:
         return
-    counts = module.CASES
     tried = counts["interpreted"] + counts["compiled"]
     details = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
     terminalreporter.write_line(f"property tests: {tried} generated kernels checked "
