@@ -944,3 +944,64 @@ def _more_composite_cases() -> list[Case]:
 
 
 EXTENDED_CASES += _more_composite_cases()
+
+
+def _placing_and_float_part_cases() -> list[Case]:
+    """put, putmask, place, choose, piecewise, lexsort, and the ufuncs that take floats
+    apart (frexp, ldexp, nextafter, spacing): all exact, signed zeros and NaN included."""
+    c: list[Case] = []
+    r = np.random.default_rng(53)
+
+    def add(name, fn, sig, inputs, ulps=0, tags=("extended",)):
+        c.append(Case(name, fn, sig, inputs, ulps, set(tags)))
+
+    def placed(a, ind, v, m):
+        b, d, e, f = a.copy(), a.copy(), a.copy(), a[0].copy()
+        np.put(b, ind, v)
+        np.putmask(d, m, v)
+        np.place(e, m, v[::-1])
+        np.put(f, ind, v, mode="clip")
+        return b, d, e, f
+
+    def into_arguments(a, m, ind):
+        np.putmask(a, m, -1.0)
+        np.place(a, ~m, [7.0, 8.0])
+        np.put(a, ind, 0.5)
+        return a.sum()
+
+    m34 = r.standard_normal((3, 4))
+    add("put_into_arguments", into_arguments, "(f8[:, :], b1[:, :], i8[:])",
+        [(m34, m34 > 0, np.array([1, -2]))])
+    add("put_putmask_place", placed, "(f8[:, :], i8[:], f8[:], b1[:, :])",
+        [(m34, np.array([0, 5, -1, 7, 5]), np.array([10.0, 20.0, 30.0]), m34 > 0),
+         (m34[:2], np.array([-8, 3]), np.array([1.5]), np.ones((2, 4), bool))])
+    x7 = np.array([-2.0, -0.5, 0.0, 0.5, 1.0, 1.5, 3.0])
+    add("choose_piecewise", lambda x, i: (
+        np.choose(i, [x, 2 * x, -x]), np.choose(i + 5, [x, x * x], mode="wrap"),
+        np.choose(i, [x, 1.5], mode="clip"),
+        np.piecewise(x, [x < 0, x > 1], [lambda t: -t, lambda t: t * t, 0.5]),
+        np.piecewise(x, x > 0, [np.sqrt, 7.0]),
+        np.piecewise(i, [i == 0, i == 2], [lambda t: t + 10, -1])),
+        "(f8[:], i8[:])", [(x7, np.array([0, 1, 2, 2, 1, 0, 1]))])
+    add("lexsort", lambda a, b, k: (np.lexsort((a, b)), np.lexsort((b, a)), np.lexsort([k]),
+                                    np.lexsort((k, b, a))),
+        "(f8[:], i8[:], i8[:])", [(np.array([3.0, 1.0, 2.0, 2.0, 0.0, 1.0]),
+                                   np.array([1, 0, 1, 0, 1, 0]), np.array([5, 5, 4, 4, 3, 3]))])
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324,
+                        2.2250738585072014e-308, 1.7976931348623157e308, 1.0, -1.0, 0.5,
+                        3.0, 1e-310, 0.1, -7.5e-300, 6.0e299])
+    exps = np.array([0, 1, -1, 5, 1074, -1074, 2000, -2000, 1, 1023, -1022, 1, -1, 3, 40,
+                     -60, 10])
+    toward = np.array([1.0, -1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, np.inf, 2.0, 0.0, 0.0, np.inf,
+                       -1.0, 0.0, np.inf, -np.inf])
+    add("float_parts", lambda x, n, y: (*np.frexp(x), np.ldexp(x, n), np.nextafter(x, y),
+                                        np.spacing(x), *np.frexp(x.astype(np.float32)),
+                                        np.nextafter(x.astype(np.float32), np.float32(0)),
+                                        np.spacing(x.astype(np.float32)), np.ldexp(n, 3)),
+        "(f8[:], i8[:], f8[:])", [(special, exps, toward),
+                                  (r.standard_normal(9) * 10.0 ** r.integers(-30, 30, 9),
+                                   r.integers(-60, 60, 9), r.standard_normal(9))])
+    return c
+
+
+EXTENDED_CASES += _placing_and_float_part_cases()

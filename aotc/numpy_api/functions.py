@@ -31,6 +31,7 @@ from . import (
     einsum,
     extrema,
     fft,
+    floatparts,  # noqa: F401 - its ufuncs join DECOMPOSITIONS as it loads
     gradient,
     grids,
     histograms,
@@ -44,6 +45,7 @@ from . import (
     membership,
     nanfunctions,
     padding,
+    placing,
     polynomial,
     quantiles,
     reductions,
@@ -122,6 +124,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **padding.FUNCTIONS, **special.FUNCTIONS, **choosing.FUNCTIONS, **nanfunctions.FUNCTIONS,
     **composites.FUNCTIONS, **editing.FUNCTIONS, **linalg_qr.FUNCTIONS, **linalg_svd.FUNCTIONS,
     **linalg_eigh.FUNCTIONS, **fft.FUNCTIONS,
+    **placing.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
@@ -132,7 +135,7 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     **{getattr(np, name): fn for name, fn in creation.CREATION.items()},
     np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION, **composites.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
-    **complexes.SCALAR_TYPES, **fft.CREATION,
+    **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION,
 }
 #: Ufuncs written as compositions (here too, those that are other operations).
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul,
@@ -148,15 +151,12 @@ def supported_names() -> list[str]:
 #: Unsupported functions and the supported ones that do the same job, named before the
 #: closest spellings (``np.correlate`` suggests ``np.convolve``, not ``np.clip``).
 RELATED: dict[str, tuple[str, ...]] = {
-    "fftconvolve": ("convolve",), "fft": ("convolve", "einsum"),
-    "lexsort": ("argsort", "sort"), "sort_complex": ("sort", "argsort"),
+    "fftconvolve": ("convolve", "fft"),
+    "sort_complex": ("sort", "argsort"),
     "nanmedian": ("median", "nanmean"), "nanpercentile": ("percentile", "nanmean"),
     "nanquantile": ("quantile", "nanmean"),
     "histogram2d": ("histogram", "bincount"),
     "histogramdd": ("histogram", "bincount"), "histogram_bin_edges": ("histogram", "linspace"),
-    "piecewise": ("where",),
-    "choose": ("where", "take"), "put": ("copyto", "where"), "putmask": ("copyto", "where"),
-    "place": ("copyto", "where"),
     "poly1d": ("polyval",),
     "array_equal": ("all", "equal"), "allequal": ("all", "equal"),
     "mgrid": ("meshgrid", "arange"), "ogrid": ("meshgrid", "arange"),

@@ -60,8 +60,9 @@ def _order(order: Any) -> bool:
     return order == "C"
 
 
-def _raise_first(bad: Tracer, values: Tracer, limit: DimExpr, message: str) -> None:
-    """Fail with ``ValueError(message)`` naming (``{lhs}``) the first value where ``bad``
+def raise_first(bad: Tracer, values: Tracer, limit: DimExpr, message: str,
+                error: str = "ValueError") -> None:
+    """Fail with ``error(message)`` naming (``{lhs}``) the first value where ``bad``
     holds, and the limit (``{rhs}``)."""
     if bad.ndim:
         flat_bad = concatenate([ravel(bad), full_from_dims((ONE,), False, np.dtype(bool))])
@@ -71,7 +72,7 @@ def _raise_first(bad: Tracer, values: Tracer, limit: DimExpr, message: str) -> N
     else:
         first = values
     lax.bind(raise_if_p, bad.atom, as_tracer(first).atom, lax.dim_value(limit).atom,
-             error="ValueError", message=message)
+             error=error, message=message)
 
 
 def unravel_index(indices: Any, shape: Any, order: Any = "C") -> tuple[Tracer, ...]:
@@ -81,7 +82,7 @@ def unravel_index(indices: Any, shape: Any, order: Any = "C") -> tuple[Tracer, .
     total = size(tuple(dims))
     bad = _u(np.logical_or, _u(np.less, index, 0),
              _u(np.greater_equal, index, lax.dim_value(total)))
-    _raise_first(bad, index, total, "index {lhs} is out of bounds for array with size {rhs}")
+    raise_first(bad, index, total, "index {lhs} is out of bounds for array with size {rhs}")
     coords: list[Any] = [None] * len(dims)
     rest = index
     for k in (reversed(range(len(dims))) if c_order else range(len(dims))):
