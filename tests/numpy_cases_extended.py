@@ -947,8 +947,9 @@ EXTENDED_CASES += _more_composite_cases()
 
 
 def _placing_and_float_part_cases() -> list[Case]:
-    """put, putmask, place, choose, piecewise, lexsort, and the ufuncs that take floats
-    apart (frexp, ldexp, nextafter, spacing): all exact, signed zeros and NaN included."""
+    """put, putmask, place, choose, piecewise, lexsort, the ufuncs that take floats apart
+    (frexp, ldexp, nextafter, spacing), histogram2d and the nan-quantiles: all exact,
+    signed zeros and NaN included (rows of NaN only give NaN, as NumPy's)."""
     c: list[Case] = []
     r = np.random.default_rng(53)
 
@@ -1001,6 +1002,27 @@ def _placing_and_float_part_cases() -> list[Case]:
         "(f8[:], i8[:], f8[:])", [(special, exps, toward),
                                   (r.standard_normal(9) * 10.0 ** r.integers(-30, 30, 9),
                                    r.integers(-60, 60, 9), r.standard_normal(9))])
+    hx = r.standard_normal(40)
+    hy = r.random(40) * 2
+    hx[:3], hy[:3] = [1.0, -1.0, 0.5], [2.0, 0.0, 2.0]  # on the outer edges
+    add("histogram2d", lambda x, y, w: (*np.histogram2d(x, y),
+                                        np.histogram2d(x, y, bins=(3, 4), range=[[-1, 1], [0, 2]],
+                                                       weights=w)[0],
+                                        np.histogram2d(x, y, bins=[np.array([-3.0, -1.0, 0.0,
+                                                                             0.5, 3.0]), 5],
+                                                       density=True)[0]),
+        "(f8[:], f8[:], f8[:])", [(hx, hy, r.random(40)), (hx[:0], hy[:0], hx[:0])])
+    nx = np.array([3.0, np.nan, 1.0, 7.0, np.nan, -2.0, 4.0])
+    nm = np.array([[1.0, np.nan, 3.0, 2.0], [np.nan] * 4, [5.0, 1.0, np.nan, 0.5]])
+    add("nan_quantiles", lambda x, m, z, q, n: (
+        np.nanmedian(x), np.nanmedian(m, axis=1), np.nanmedian(m, axis=0, keepdims=True),
+        np.nanquantile(x, 0.3), np.nanquantile(m, q, axis=1),
+        np.nanpercentile(z, 40, axis=0), np.nanquantile(z, q), np.nanmedian(n),
+        np.nanpercentile(n, [10, 90]), np.nanmedian(z, axis=1),
+        np.nanquantile(m, 0.75, axis=0, keepdims=True)),
+        "(f8[:], f8[:, :], f4[:, :], f8[:], i8[:])",
+        [(nx, nm, np.array([[1.5, np.nan], [2.5, 3.0], [np.nan, np.nan]], np.float32),
+          np.array([0.0, 0.25, 0.5, 1.0]), np.array([5, 1, 9, 3]))])
     return c
 
 

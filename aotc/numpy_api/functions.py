@@ -34,6 +34,7 @@ from . import (
     floatparts,  # noqa: F401 - its ufuncs join DECOMPOSITIONS as it loads
     gradient,
     grids,
+    histogram2d,
     histograms,
     indices,
     joining,
@@ -44,6 +45,7 @@ from . import (
     linalg_svd,
     membership,
     nanfunctions,
+    nanquantiles,
     padding,
     placing,
     polynomial,
@@ -124,7 +126,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **padding.FUNCTIONS, **special.FUNCTIONS, **choosing.FUNCTIONS, **nanfunctions.FUNCTIONS,
     **composites.FUNCTIONS, **editing.FUNCTIONS, **linalg_qr.FUNCTIONS, **linalg_svd.FUNCTIONS,
     **linalg_eigh.FUNCTIONS, **fft.FUNCTIONS,
-    **placing.FUNCTIONS,
+    **placing.FUNCTIONS, **histogram2d.FUNCTIONS, **nanquantiles.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
@@ -153,9 +155,6 @@ def supported_names() -> list[str]:
 RELATED: dict[str, tuple[str, ...]] = {
     "fftconvolve": ("convolve", "fft"),
     "sort_complex": ("sort", "argsort"),
-    "nanmedian": ("median", "nanmean"), "nanpercentile": ("percentile", "nanmean"),
-    "nanquantile": ("quantile", "nanmean"),
-    "histogram2d": ("histogram", "bincount"),
     "histogramdd": ("histogram", "bincount"), "histogram_bin_edges": ("histogram", "linspace"),
     "poly1d": ("polyval",),
     "array_equal": ("all", "equal"), "allequal": ("all", "equal"),

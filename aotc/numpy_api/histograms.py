@@ -367,3 +367,13 @@ def _density(counts: Tracer, edges: Tracer) -> tuple[Tracer, Tracer]:
     total = sum_(counts)
     return _ufunc(np.true_divide, _ufunc(np.true_divide, counts, widths), total), edges
 
+
+
+def bin_edges(data: Tracer, count: int, range_: Any) -> Tracer:
+    """The ``count + 1`` edges ``np.histogramdd`` gives one axis of ``data``: a linspace
+    between NumPy's outer edges (0 and 1 for empty data)."""
+    outer, empty, nonempty = _outer_edges(data, range_)
+    values = _edge_values(outer, count)
+    if empty is not None and nonempty is not None:
+        values = where(nonempty, values, _edge_values(empty, count))
+    return values
