@@ -948,8 +948,9 @@ EXTENDED_CASES += _more_composite_cases()
 
 def _placing_and_float_part_cases() -> list[Case]:
     """put, putmask, place, choose, piecewise, lexsort, the ufuncs that take floats apart
-    (frexp, ldexp, nextafter, spacing), histogram2d and the nan-quantiles: all exact,
-    signed zeros and NaN included (rows of NaN only give NaN, as NumPy's)."""
+    (frexp, ldexp, nextafter, spacing), histogram2d, the nan-quantiles and reduceat: all
+    exact (reduceat's sums within 4 ulps: pairwise against NumPy's loop), signed zeros
+    and NaN included (rows of NaN only give NaN, as NumPy's)."""
     c: list[Case] = []
     r = np.random.default_rng(53)
 
@@ -1023,6 +1024,13 @@ def _placing_and_float_part_cases() -> list[Case]:
         "(f8[:], f8[:, :], f4[:, :], f8[:], i8[:])",
         [(nx, nm, np.array([[1.5, np.nan], [2.5, 3.0], [np.nan, np.nan]], np.float32),
           np.array([0.0, 0.25, 0.5, 1.0]), np.array([5, 1, 9, 3]))])
+    add("reduceat", lambda x, m, i, b: (
+        np.add.reduceat(x, i), np.maximum.reduceat(x, i), np.subtract.reduceat(x, i),
+        np.multiply.reduceat(m, [0, 2], axis=1), np.add.reduceat(m, i[:2] // 2),
+        np.add.reduceat(b, [0, 3])),
+        "(f8[:], f8[:, :], i8[:], i1[:])",
+        [(np.arange(8.0) ** 1.5, np.arange(12.0).reshape(3, 4), np.array([0, 4, 1, 5, 7]),
+          np.array([100, 100, 100, 5, 6], np.int8))], ulps=4)
     return c
 
 

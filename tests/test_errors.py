@@ -389,6 +389,12 @@ def test_build_time_sizes_give_numpys_errors_at_build_time():
      "index 3 is out of bounds for axis 0 with size 3"),
     (lambda x, i: np.insert(x, i, 1.0), "(f8[:], i8)", (np.ones(3), np.int64(-4)),
      "IndexError", "index -4 is out of bounds for axis 0 with size 3"),
+    (lambda x, i: np.add.reduceat(x, i), "(f8[:], i8[:])", (np.ones(3), np.array([0, 3])),
+     "IndexError", "index 3 out-of-bounds in add.reduceat [0, 3)"),
+    (lambda x, i: np.put(x, i, 1.0), "(f8[:], i8[:])", (np.ones(3), np.array([-4])),
+     "IndexError", "index -4 is out of bounds for axis 0 with size 3"),
+    (lambda x, i: np.choose(i, [x, x]), "(f8[:], i8[:])", (np.ones(2), np.array([0, 2])),
+     "ValueError", "invalid entry in choice array"),
 ])
 def test_new_functions_runtime_errors_are_numpys(body, sig, args, error, message):
     """Conditions on runtime sizes or values raise NumPy's exception when the kernel runs."""

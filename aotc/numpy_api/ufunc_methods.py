@@ -1,5 +1,6 @@
 """The methods of binary ufuncs: ``np.add.reduce``, ``np.maximum.accumulate``,
-``np.subtract.outer`` and the others, for every binary ufunc aotc compiles.
+``np.subtract.outer``, ``np.add.reduceat`` and the others, for every binary ufunc aotc
+compiles.
 
 ``reduce`` uses the reduction primitive where one exists (``add`` is ``np.sum``,
 ``maximum`` is ``np.max``, ``logical_or`` is ``np.any``...), so it sums pairwise and
@@ -28,6 +29,7 @@ from .creation import full_from_dims, iota
 from .fancy import assign, is_fancy_key
 from .functions_base import reject_unsupported, where
 from .indexing import getitem
+from .indices import raise_first
 from .joining import cumprod, cumsum, moveaxis
 from .reductions import all_, any_, max_, min_, prod, sum_
 from .shaping import normalize_axes, ravel
@@ -153,7 +155,44 @@ def at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
         write(x, indices, combine(getitem(x, indices), as_tracer(0 if b is None else b)))
 
 
+def reduceat(ufunc: np.ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+             out: Any = None) -> Tracer:
+    """``ufunc.reduceat``: item ``i`` reduces ``x[indices[i]:indices[i + 1]]`` along the
+    axis (to the end for the last), or is ``x[indices[i]]`` where the next index is not
+    larger: a loop over the indices, each a :func:`reduce` of a runtime slice."""
+    _binary(ufunc, "reduceat")
+    reject_unsupported(f"{ufunc.__name__}.reduceat", {"out": out})
+    x = as_tracer(array)
+    expected = _numpy_result(ufunc, "reduceat", x, indices=[0], axis=axis, dtype=dtype)
+    (ax,) = normalize_axes(axis, x.ndim)
+    items = moveaxis(x, ax, 0)
+    starts = lax.convert(as_tracer(indices), I64)
+    if starts.ndim != 1:
+        raise current().error(f"np.{ufunc.__name__}.reduceat: indices must be 1-D")
+    n, m = items.aval.shape[0], starts.aval.shape[0]
+    raise_first(_u(np.logical_or, starts < 0, starts >= lax.dim_value(n)), starts, n,
+                f"index {{lhs}} out-of-bounds in {ufunc.__name__}.reduceat [0, {{rhs}})",
+                "IndexError")
+    count = lax.dim_value(m)
+
+    def segment(i: Any, result: Any) -> Any:
+        start = starts[i]
+        following = starts[_u(np.minimum, i + 1, count - 1)]
+        stop = where(i + 1 < count, following, lax.dim_value(n))
+        part = items[start:where(stop > start, stop, start + 1)]
+        result[i] = reduce(ufunc, part, axis=0, dtype=expected.dtype)
+        return result
+
+    empty = full_from_dims((m,) + items.aval.shape[1:], 0, expected.dtype)
+    return moveaxis(lax.fori_loop(0, count, segment, empty), 0, ax)
+
+
+def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
+    return as_tracer(ufunc(*args))
+
+
 #: ``ufunc.<name>(...)`` as ``METHODS[name](ufunc, ...)`` (``__array_ufunc__``'s method).
 METHODS: dict[str, Callable[..., Tracer | None]] = {
     "reduce": reduce, "accumulate": accumulate, "outer": outer, "at": at,
+    "reduceat": reduceat,
 }
