@@ -1035,3 +1035,53 @@ def _placing_and_float_part_cases() -> list[Case]:
 
 
 EXTENDED_CASES += _placing_and_float_part_cases()
+
+
+def _arrangement_and_set_cases() -> list[Case]:
+    """flipud/fliplr/rot90, take/put_along_axis, block, diagflat, resize,
+    broadcast_arrays, matrix_transpose, concat; trapezoid, unwrap, cumulative_sum/prod,
+    array_equal; the set functions and unique_*; polyder/polyint/polyadd/polysub/
+    polymul. All exact (NumPy's own operations in its order), except unique_values,
+    whose order NumPy leaves unspecified (a hash table's for integers): compared sorted."""
+    c: list[Case] = []
+    r = np.random.default_rng(59)
+
+    def add(name, fn, sig, inputs, ulps=0, tags=("extended",)):
+        c.append(Case(name, fn, sig, inputs, ulps, set(tags)))
+
+    def along(m):
+        s = np.argsort(m, axis=1)
+        mm = m.copy()
+        np.put_along_axis(mm, s[:, :1], -1.0, axis=1)
+        return (np.take_along_axis(m, s, axis=1), mm,
+                np.take_along_axis(m, np.argsort(m, axis=0)[:1], axis=0))
+
+    m34 = r.standard_normal((3, 4))
+    add("arrangements", lambda m, x: (
+        np.flipud(m), np.fliplr(m), np.rot90(m), np.rot90(m, 3), np.rot90(m, -2),
+        *along(m), np.block([[m, m], [m, m]]), np.block([x, x]), np.diagflat(x[:3]),
+        np.diagflat(m[:2, :2], 1), np.resize(x, 7), np.resize(m, (2, 2)),
+        np.broadcast_arrays(m, x[:4])[1], np.matrix_transpose(m), np.concat([x, x])),
+        "(f8[:, :], f8[:])", [(m34, r.standard_normal(6))])
+    x6 = np.cumsum(r.random(6))
+    add("calculus", lambda x, m, y: (
+        np.trapezoid(x), np.trapezoid(x, y), np.trapezoid(m, dx=0.5, axis=0),
+        np.trapezoid(m, y[:4]), np.unwrap(x * 4), np.unwrap(m * 3, axis=0),
+        np.cumulative_sum(x, include_initial=True), np.cumulative_prod(m, axis=1),
+        np.array_equal(x, y), np.array_equal(x, x), np.array_equal(m, m[:1]),
+        np.array_equal(x, x[:2])),
+        "(f8[:], f8[:, :], f8[:])", [(x6, m34, np.cumsum(r.random(6)))])
+    i8 = np.array([3, 1, 4, 1, 5, 9, 2, 6])
+    add("sets", lambda i, f: (
+        np.intersect1d(i, i[::2] + 1), np.setdiff1d(i, i[::2]), np.union1d(i, i * 2),
+        np.setxor1d(i, i[1:] + 1), np.intersect1d(f, f[2:]), *np.unique_counts(i),
+        *np.unique_inverse(i), *np.unique_all(f), np.sort(np.unique_values(i))),
+        "(i8[:], f8[:])", [(i8, np.array([0.5, -1.0, 0.5, 2.0, np.inf, -1.0]))])
+    add("polynomials", lambda p, q: (
+        np.polyder(p), np.polyder(p, 2), np.polyint(p), np.polyint(p, 2, k=[1.0, 2.0]),
+        np.polyadd(p, q), np.polysub(q, p), np.polymul(p, q), np.polyder(q.astype(np.int64))),
+        "(f8[:], f8[:])", [(r.standard_normal(5), r.standard_normal(3))])
+    return c
+
+
+EXTENDED_CASES += _arrangement_and_set_cases()

@@ -19,6 +19,8 @@ from .. import lax
 from ..ops.elementwise import PRIM_OF_UFUNC
 from ..tracer import as_tracer, current
 from . import (
+    arrangements,
+    calculus,
     choosing,
     closeness,
     complexes,
@@ -54,6 +56,7 @@ from . import (
     rounding,
     searching,
     selection,
+    sets,
     shaping,
     sorting,
     special,
@@ -110,7 +113,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **convolution.FUNCTIONS, np.searchsorted: searching.searchsorted,
     np.interp: searching.interp, np.meshgrid: grids.meshgrid, np.triu: triangular.triu,
     np.tril: triangular.tril, np.einsum: einsum.einsum, np.cross: vectors.cross,
-    np.polyval: polynomial.polyval, np.bincount: histograms.bincount,
+    **polynomial.FUNCTIONS, np.bincount: histograms.bincount,
     np.histogram: histograms.histogram,
     np.nonzero: selection.nonzero, np.flatnonzero: selection.flatnonzero,
     np.argwhere: selection.argwhere, np.compress: selection.compress,
@@ -127,6 +130,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     **composites.FUNCTIONS, **editing.FUNCTIONS, **linalg_qr.FUNCTIONS, **linalg_svd.FUNCTIONS,
     **linalg_eigh.FUNCTIONS, **fft.FUNCTIONS,
     **placing.FUNCTIONS, **histogram2d.FUNCTIONS, **nanquantiles.FUNCTIONS,
+    **arrangements.FUNCTIONS, **sets.FUNCTIONS, **calculus.FUNCTIONS,
 }
 #: Data-dependent shapes: a located error that says what to write instead.
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
@@ -138,6 +142,7 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION, **composites.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
     **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION,
+    **polynomial.CREATION,
 }
 #: Ufuncs written as compositions (here too, those that are other operations).
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul,

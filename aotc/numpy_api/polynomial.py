@@ -1,4 +1,5 @@
-"""``np.polyval``: Horner's scheme, exactly as NumPy writes it.
+"""``np.polyval`` (Horner's scheme, exactly as NumPy writes it), ``polyadd``,
+``polysub``, ``polymul``, ``polyder`` and ``polyint`` (NumPy's definitions).
 
 ``y = zeros_like(x)``, then ``y = y * x + pv`` for each coefficient, highest power
 first, so the dtype is NumPy's (x's dtype promoted with p's), ``0 * inf`` makes the
@@ -9,14 +10,16 @@ at run time, become a ``fori_loop`` over the coefficients.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import lax
-from ..shapes import DimExpr
+from ..shapes import DimExpr, maximum, relu
 from ..tracer import Tracer, as_tracer, current
-from .creation import full_from_dims
+from .convolution import convolve
+from .creation import full_from_dims, iota
 from .functions_base import where
 from .joining import asarray, concatenate
 from .ufuncs import apply_ufunc
@@ -51,3 +54,83 @@ def polyval(p: Any, x: Any) -> Tracer:
         y = where(apply_ufunc(np.greater, lax.dim_value(n), 0), first,
                   lax.convert(y, first.dtype))
     return lax.fori_loop(1, coeffs.shape[0], lambda i, y: horner(y, coeffs[i]), y)
+
+
+def _coefficients(p: Any) -> Tracer:
+    c = asarray(p)
+    if c.ndim != 1:
+        raise current().error("np.poly* functions take 1-D coefficient arrays here")
+    return c
+
+
+def _padded(c: Tracer, length: DimExpr) -> Tracer:
+    """``c`` with zeros in front (the high powers) up to ``length`` coefficients."""
+    n = c.aval.shape[0]
+    return concatenate([full_from_dims((length - n,), 0, c.dtype), c])
+
+
+def polyadd(a1: Any, a2: Any) -> Tracer:
+    """NumPy's: the shorter one padded with leading zeros, then added."""
+    a, b = _coefficients(a1), _coefficients(a2)
+    n, m = a.aval.shape[0], b.aval.shape[0]
+    longest = maximum(n, m)
+    return apply_ufunc(np.add, _padded(a, longest), _padded(b, longest))
+
+
+def polysub(a1: Any, a2: Any) -> Tracer:
+    a, b = _coefficients(a1), _coefficients(a2)
+    longest = maximum(a.aval.shape[0], b.aval.shape[0])
+    return apply_ufunc(np.subtract, _padded(a, longest), _padded(b, longest))
+
+
+def polymul(a1: Any, a2: Any) -> Tracer:
+    return convolve(_coefficients(a1), _coefficients(a2))
+
+
+def polyder(p: Any, m: int = 1) -> Tracer:
+    """NumPy's: ``p[:-1] * arange(n - 1, 0, -1)``, ``m`` times (a build-time count)."""
+    if int(m) < 0:
+        raise current().error("Order of derivative must be positive (see polyint)")
+    c = _coefficients(p)
+    c = c if c.dtype.kind in "fc" else lax.convert(c, np.result_type(c.dtype, np.int64))
+    for _ in range(int(m)):
+        n = c.aval.shape[0]
+        powers = lax.convert(iota(np.dtype(np.int64), (relu(n - 1),), 0), c.dtype)
+        c = apply_ufunc(np.multiply, c[:-1], lax.dim_value(n) - 1 - powers)
+    return c
+
+
+def polyint(p: Any, m: int = 1, k: Any = None) -> Tracer:
+    """NumPy's: ``concatenate((p / arange(n, 0, -1), [k]))``, ``m`` times."""
+    if int(m) < 0:
+        raise current().error("Order of integral must be positive (see polyder)")
+    c = _coefficients(p)
+    constants = [0.0] * int(m) if k is None else (list(k) if np.ndim(k) else [k] * int(m))
+    for step in range(int(m)):
+        n = c.aval.shape[0]
+        powers = lax.convert(iota(np.dtype(np.int64), (n,), 0), np.dtype(np.float64))
+        scaled = apply_ufunc(np.true_divide, c, lax.dim_value(n) - powers)
+        tail = lax.convert(as_tracer(constants[step]), scaled.dtype)[None]
+        c = concatenate([scaled, tail])
+    return c
+
+
+def _no_eigenvalues(name: str) -> Any:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise current().error(f"np.{name} needs the eigenvalues of a general (nonsymmetric) "
+                              "matrix, which aotc does not compile yet",
+                              hint="np.linalg.eigh and eigvalsh handle symmetric matrices")
+    return refuse
+
+
+FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.polyval: polyval, np.polyadd: polyadd, np.polysub: polysub, np.polymul: polymul,
+    np.polyder: polyder, np.polyint: polyint,
+}
+#: NumPy dispatches these on the bare array (not a sequence of them), which a tracer is
+#: not: stand-ins for any call, so they fail with a located message.
+CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.roots: _no_eigenvalues("roots"), np.poly: _no_eigenvalues("poly"),
+    np.linalg.eig: _no_eigenvalues("linalg.eig"),
+    np.linalg.eigvals: _no_eigenvalues("linalg.eigvals"),
+}

@@ -1,0 +1,151 @@
+"""Functions that rearrange arrays, each NumPy's own definition in the primitives that
+already exist: ``flipud``, ``fliplr``, ``rot90``, ``matrix_transpose``,
+``broadcast_arrays``, ``diagflat``, ``resize``, ``block``, ``take_along_axis`` and
+``put_along_axis``.
+
+``take_along_axis`` builds NumPy's fancy index (``arange`` of every other axis, shaped to
+broadcast, and the given indices on the axis), so it reads, checks bounds and raises as
+``a[index]`` does; ``put_along_axis`` writes through the same index. ``resize`` repeats
+the flattened array cyclically (``np.resize``, not ``ndarray.resize``), ``block`` joins
+the innermost lists along the last axis, the next ones along the axis before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..shapes import DimExpr, size
+from ..tracer import Tracer, as_tracer, current
+from .creation import iota
+from .diagonals import diag
+from .fancy import setitem_any
+from .joining import concatenate, flip, take
+from .shaping import normalize_axes, ravel, transpose
+from .ufuncs import apply_ufunc, broadcast_all
+
+I64 = np.dtype(np.int64)
+ONE = DimExpr.const(1)
+
+
+def _at_least(x: Tracer, ndim: int, name: str) -> Tracer:
+    if x.ndim < ndim:
+        raise current().error(f"{name}: input must be >= {ndim}-d.")
+    return x
+
+
+def flipud(m: Any) -> Tracer:
+    return flip(_at_least(as_tracer(m), 1, "np.flipud"), 0)
+
+
+def fliplr(m: Any) -> Tracer:
+    return flip(_at_least(as_tracer(m), 2, "np.fliplr"), 1)
+
+
+def rot90(m: Any, k: int = 1, axes: Any = (0, 1)) -> Tracer:
+    """NumPy's: ``k % 4`` quarter turns from the first axis towards the second."""
+    x = as_tracer(m)
+    first, second = normalize_axes(tuple(axes), x.ndim)
+    if first == second:
+        raise current().error("Axes must be different.")
+    turns = int(k) % 4
+    if turns == 0:
+        return lax.fresh(x)
+    if turns == 2:
+        return flip(flip(x, first), second)
+    order = list(range(x.ndim))
+    order[first], order[second] = order[second], order[first]
+    if turns == 1:
+        return transpose(flip(x, second), order)
+    return flip(transpose(x, order), second)
+
+
+def matrix_transpose(x: Any) -> Tracer:
+    v = _at_least(as_tracer(x), 2, "np.matrix_transpose")
+    order = list(range(v.ndim))
+    order[-2], order[-1] = order[-1], order[-2]
+    return transpose(v, order)
+
+
+def broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Tracer, ...]:
+    return tuple(broadcast_all([as_tracer(a) for a in args]))
+
+
+def diagflat(v: Any, k: Any = 0) -> Tracer:
+    return diag(ravel(as_tracer(v)), k)
+
+
+def resize(a: Any, new_shape: Any) -> Tracer:
+    x = ravel(as_tracer(a))
+    shape = tuple(new_shape) if isinstance(new_shape, (tuple, list)) else (new_shape,)
+    dims = tuple(lax.as_dim(d, "new_shape") for d in shape)
+    total = size(dims)
+    count = lax.dim_value(x.aval.shape[0])
+    position = iota(I64, (total,), 0) % apply_ufunc(np.maximum, count, 1)  # (empty: none)
+    return lax.reshape(take(x, position), dims)
+
+
+def block(arrays: Any) -> Tracer:
+    def depth(item: Any) -> int:
+        return 1 + depth(item[0]) if isinstance(item, list) and item else 0
+
+    levels = depth(arrays)
+    if levels == 0:
+        return lax.fresh(as_tracer(arrays))
+    parts = [as_tracer(a) for a in _leaves(arrays)]
+    ndim = max(levels, max(p.ndim for p in parts))
+
+    def join(item: Any, level: int) -> Tracer:
+        if not isinstance(item, list):
+            x = as_tracer(item)
+            return lax.reshape(x, (ONE,) * (ndim - x.ndim) + x.aval.shape)
+        return concatenate([join(i, level + 1) for i in item], axis=ndim - levels + level)
+
+    return join(arrays, 0)
+
+
+def _leaves(item: Any) -> list[Any]:
+    return [leaf for i in item for leaf in _leaves(i)] if isinstance(item, list) else [item]
+
+
+def _along_index(arr: Tracer, indices: Tracer, axis: int) -> tuple[Tracer, ...]:
+    """NumPy's ``_make_along_axis_idx``: the fancy index of ``take_along_axis``."""
+    if indices.dtype.kind not in "iu":
+        raise current().error("`indices` must be an integer array")
+    if indices.ndim != arr.ndim:
+        raise current().error("`indices` and `arr` must have the same number of dimensions")
+    key = []
+    for k, d in enumerate(arr.aval.shape):
+        if k == axis:
+            key.append(indices)
+        else:
+            shape = tuple(d if j == k else ONE for j in range(arr.ndim))
+            key.append(lax.reshape(iota(I64, (d,), 0), shape))
+    return tuple(key)
+
+
+def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
+    x, idx = as_tracer(arr), as_tracer(indices)
+    if axis is None:
+        x, axis = ravel(x), 0
+    (ax,) = normalize_axes(axis, x.ndim)
+    return x[_along_index(x, idx, ax)]
+
+
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
+    if not isinstance(arr, Tracer):
+        raise current().error("np.put_along_axis: the array written into must be an array "
+                              "of the kernel")
+    (ax,) = normalize_axes(axis, arr.ndim)
+    setitem_any(arr, _along_index(arr, as_tracer(indices), ax), values)
+
+
+FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.flipud: flipud, np.fliplr: fliplr, np.rot90: rot90,
+    np.matrix_transpose: matrix_transpose,
+    np.broadcast_arrays: broadcast_arrays, np.diagflat: diagflat, np.resize: resize,
+    np.block: block, np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
+}
