@@ -969,6 +969,7 @@ def _placing_and_float_part_cases() -> list[Case]:
         np.putmask(a, m, -1.0)
         np.place(a, ~m, [7.0, 8.0])
         np.put(a, ind, 0.5)
+        np.place(a, a > 1e300, np.zeros(0))  # nothing selected: no values needed
         return a.sum()
 
     m34 = r.standard_normal((3, 4))
@@ -1081,6 +1082,22 @@ def _arrangement_and_set_cases() -> list[Case]:
         np.polyder(p), np.polyder(p, 2), np.polyint(p), np.polyint(p, 2, k=[1.0, 2.0]),
         np.polyadd(p, q), np.polysub(q, p), np.polymul(p, q), np.polyder(q.astype(np.int64))),
         "(f8[:], f8[:])", [(r.standard_normal(5), r.standard_normal(3))])
+    add("windows", lambda x, m: (np.hanning(len(x)), np.hamming(7), np.blackman(m),
+                                 np.bartlett(x.shape[0]), np.hanning(m) * x[0]),
+        "(f8[:], i8)", [(np.arange(1.0, 9.0), np.int64(12)), (np.ones(1), np.int64(0)),
+                        (np.ones(2), np.int64(3))], ulps=TRANSCENDENTAL_ULPS)
+    add("vector_norm_orders", lambda x, m: (np.linalg.norm(x, 3), np.linalg.norm(x, 0),
+                                           np.linalg.norm(x, -1), np.linalg.norm(m, 3, axis=1),
+                                           np.linalg.norm(x.astype(np.float32), 0.5)),
+        "(f8[:], f8[:, :])", [(np.array([1.0, -2.0, 0.5, 3.5]), np.arange(6.0).reshape(2, 3))],
+        ulps=TRANSCENDENTAL_ULPS)
+    add("multi_dot", lambda x, v, a, b, c, d: (
+        np.linalg.multi_dot([x, x.T, x]), np.linalg.multi_dot([v, x, x.T, x]),
+        np.linalg.multi_dot([a, b, c, d]), np.linalg.multi_dot([v, x, x[0]])),
+        "(f8[:, :], f8[:], f8[3, 4], f8[4, 5], f8[5, 2], f8[2, 6])",
+        [(r.standard_normal((3, 2)), r.standard_normal(3), *(r.standard_normal(s) for s in
+                                                             ((3, 4), (4, 5), (5, 2), (2, 6))))],
+        ulps=64)
     return c
 
 

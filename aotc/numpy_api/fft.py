@@ -1,4 +1,5 @@
-"""``np.fft``: complex and real transforms of any length, their frequencies and shifts.
+"""``np.fft``: complex and real transforms of any length and over several axes, their
+frequencies and shifts.
 
 NumPy calls pocketfft (mixed radix, C). Here a transform along the last axis is one of
 two programs, chosen at run time by the length ``N``:
@@ -236,7 +237,10 @@ def irfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = No
     return _along(a, axis, body)
 
 
-def _over_axes(fn: Callable[..., Tracer], a: Any, s: Any, axes: Any, norm: Any) -> Tracer:
+def _over_axes(fn: Callable[..., Tracer], a: Any, s: Any, axes: Any, norm: Any,
+               last_first: bool = True) -> Tracer:
+    """``fn`` along each axis, the last first as NumPy's ``_raw_fftnd`` goes (the order
+    changes only the rounding)."""
     x = as_tracer(a)
     if axes is None:
         axes = tuple(range(-len(s), 0)) if s is not None else tuple(range(x.ndim))
@@ -244,7 +248,8 @@ def _over_axes(fn: Callable[..., Tracer], a: Any, s: Any, axes: Any, norm: Any) 
     sizes: Sequence[Any] = [None] * len(axes) if s is None else tuple(s)
     if len(sizes) != len(axes):
         raise current().error("Shape and axes have different lengths.")
-    for ax, length in zip(axes, sizes, strict=True):
+    steps = list(zip(axes, sizes, strict=True))
+    for ax, length in reversed(steps) if last_first else steps:
         x = fn(x, length, ax, norm)
     return x
 
@@ -265,6 +270,39 @@ def fft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: Any = None,
 def ifft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: Any = None,
           out: Any = None) -> Tracer:
     return _over_axes(ifft, a, s, axes, norm)
+
+
+def rfftn(a: Any, s: Any = None, axes: Any = None, norm: Any = None, out: Any = None
+          ) -> Tracer:
+    """NumPy's: ``rfft`` along the last axis, then ``fft`` along the others."""
+    x = as_tracer(a)
+    axes = tuple(range(-len(s), 0)) if axes is None and s is not None else \
+        (tuple(range(x.ndim)) if axes is None else tuple(axes))
+    sizes = [None] * len(axes) if s is None else list(s)
+    x = rfft(x, sizes[-1], axes[-1], norm)
+    return _over_axes(fft, x, sizes[:-1] if s is not None else None, axes[:-1], norm)
+
+
+def irfftn(a: Any, s: Any = None, axes: Any = None, norm: Any = None, out: Any = None
+           ) -> Tracer:
+    """NumPy's: ``ifft`` along all axes but the last, then ``irfft`` along it."""
+    x = as_tracer(a)
+    axes = tuple(range(-len(s), 0)) if axes is None and s is not None else \
+        (tuple(range(x.ndim)) if axes is None else tuple(axes))
+    sizes = [None] * len(axes) if s is None else list(s)
+    x = _over_axes(ifft, x, sizes[:-1] if s is not None else None, axes[:-1], norm,
+                   last_first=False)
+    return irfft(x, sizes[-1], axes[-1], norm)
+
+
+def rfft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: Any = None,
+          out: Any = None) -> Tracer:
+    return rfftn(a, s, axes, norm)
+
+
+def irfft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: Any = None,
+           out: Any = None) -> Tracer:
+    return irfftn(a, s, axes, norm)
 
 
 def fftfreq(n: Any, d: Any = 1.0, device: Any = None) -> Tracer:
@@ -304,7 +342,8 @@ def ifftshift(x: Any, axes: Any = None) -> Tracer:
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.fft.fft: fft, np.fft.ifft: ifft, np.fft.rfft: rfft, np.fft.irfft: irfft,
     np.fft.fftn: fftn, np.fft.ifftn: ifftn, np.fft.fft2: fft2, np.fft.ifft2: ifft2,
-    np.fft.fftshift: fftshift, np.fft.ifftshift: ifftshift,
+    np.fft.fftshift: fftshift, np.fft.ifftshift: ifftshift, np.fft.rfftn: rfftn,
+    np.fft.irfftn: irfftn, np.fft.rfft2: rfft2, np.fft.irfft2: irfft2,
 }
 #: Called with sizes, not arrays (NumPy does not dispatch them): stand-ins for any call.
 CREATION: dict[Callable[..., Any], Callable[..., Any]] = {

@@ -66,6 +66,7 @@ from . import (
     ufunc_methods,
     unique,
     vectors,
+    windows,
 )
 from .ufuncs import DECOMPOSITIONS, apply_ufunc
 
@@ -107,7 +108,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.cumsum: joining.cumsum, np.cumprod: joining.cumprod, np.moveaxis: joining.moveaxis,
     np.swapaxes: joining.swapaxes, np.copy: joining.copy,
     np.dot: linalg.dot, np.inner: linalg.inner, np.outer: linalg.outer, np.vdot: linalg.vdot,
-    np.trace: linalg.trace,
+    np.trace: linalg.trace, np.linalg.multi_dot: linalg.multi_dot,
     np.round: rounding.round_, np.around: rounding.round_, np.ptp: extrema.ptp,
     np.isclose: closeness.isclose, np.allclose: closeness.allclose, np.copyto: copying.copyto,
     **convolution.FUNCTIONS, np.searchsorted: searching.searchsorted,
@@ -142,7 +143,7 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION, **composites.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
     **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION,
-    **polynomial.CREATION,
+    **polynomial.CREATION, **windows.WINDOWS,
 }
 #: Ufuncs written as compositions (here too, those that are other operations).
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul,

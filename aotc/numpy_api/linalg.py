@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.linalg import _linalg as numpy_linalg
 
 from .. import lax
 from ..ops.elementwise import imag_p, real_p
@@ -134,6 +135,15 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
         mag = apply_ufunc(np.absolute, v)
         reduce = {1: sum_, np.inf: max_, -np.inf: min_}[ord]
         return reduce(mag, axis=axis, keepdims=keepdims)
+    if vector and ord == 0:  # how many are nonzero, in the real dtype
+        part = np.dtype(np.float32) if v.dtype in (np.float32, np.complex64) else \
+            np.dtype(np.float64)
+        return sum_(lax.convert(apply_ufunc(np.not_equal, v, 0), part), axis=axis,
+                    keepdims=keepdims)
+    if vector and isinstance(ord, (int, float)) and not isinstance(ord, bool):
+        powered = apply_ufunc(np.power, apply_ufunc(np.absolute, v), ord)
+        total = sum_(powered, axis=axis, keepdims=keepdims)
+        return apply_ufunc(np.power, total, np.asarray(1 / ord, total.dtype)[()])
     raise current().error(f"np.linalg.norm with ord={ord!r} is not supported",
                           hint="use ord=None, 'fro', 1, 2, np.inf or -np.inf for vectors")
 
@@ -161,6 +171,64 @@ def vecmat(a: Any, b: Any) -> Tracer:
 
 
 #: NumPy 2.2's vector ufuncs, where this NumPy has them.
+def multi_dot(arrays: Any, *, out: Any = None) -> Tracer:
+    """NumPy's: the cheaper of ``(AB)C`` and ``A(BC)`` for three arrays (chosen at run
+    time when the shapes leave it open: the order changes the rounding), NumPy's optimal
+    chain order for more when every shape is known at build time, left to right
+    otherwise; a 1-D first (last) array is a row (column)."""
+    ctx = current()
+    if out is not None:
+        raise ctx.error("np.linalg.multi_dot: out= is not supported")
+    items = [as_tracer(a) for a in arrays]
+    if len(items) < 2:
+        raise ctx.error("Expecting at least two arrays.")
+    if len(items) == 2:
+        return dot(items[0], items[1])
+    first, last = items[0].ndim, items[-1].ndim
+    if first == 1:
+        items[0] = items[0][None, :]
+    if last == 1:
+        items[-1] = items[-1][:, None]
+    if any(m.ndim != 2 for m in items):
+        raise ctx.error("np.linalg.multi_dot: the arrays must be two-dimensional (the "
+                        "first and last may be 1-D)")
+    result = _three(*items) if len(items) == 3 else _chain(items)
+    if first == 1 and last == 1:
+        return result[0, 0]
+    return ravel(result) if first == 1 or last == 1 else result
+
+
+def _three(a: Tracer, b: Tracer, c: Tracer) -> Tracer:
+    (a0, a1b0), (b1c0, c1) = a.aval.shape, c.aval.shape
+    cost_left = a0 * b1c0 * (a1b0 + c1)
+    cost_right = a1b0 * c1 * (a0 + b1c0)
+    gap = cost_left - cost_right
+    if gap.is_const:
+        return dot(dot(a, b), c) if gap.value < 0 else dot(a, dot(b, c))
+    return lax.cond(lax.dim_value(cost_left) < lax.dim_value(cost_right),
+                    lambda x, y, z: dot(dot(x, y), z), lambda x, y, z: dot(x, dot(y, z)),
+                    a, b, c)
+
+
+def _chain(items: list[Tracer]) -> Tracer:
+    dims = [d for m in items for d in m.aval.shape]
+    if not all(d.is_const for d in dims):
+        result = items[0]
+        for m in items[1:]:
+            result = dot(result, m)
+        return result
+    order = numpy_linalg._multi_dot_matrix_chain_order(  # type: ignore[attr-defined]
+        [np.empty(tuple(d.value for d in m.aval.shape), dtype=np.int8) for m in items])
+
+    def product(i: int, j: int) -> Tracer:
+        if i == j:
+            return items[i]
+        k = int(order[i, j])
+        return dot(product(i, k), product(k + 1, j))
+
+    return product(0, len(items) - 1)
+
+
 VECTOR_UFUNCS = {getattr(np, name): fn for name, fn in
                  (("vecdot", vecdot), ("matvec", matvec), ("vecmat", vecmat))
                  if hasattr(np, name)}

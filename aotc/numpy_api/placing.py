@@ -30,7 +30,7 @@ from .fancy import setitem_any
 from .functions_base import where
 from .histograms import raise_if
 from .indices import raise_first, unravel_index
-from .joining import broadcast_to, cumsum, take
+from .joining import broadcast_to, concatenate, cumsum, take
 from .reductions import any_
 from .shaping import ravel
 from .sorting import argsort
@@ -57,7 +57,9 @@ def _cycled(values: Any, count: Any, dtype: np.dtype, what: str) -> Tracer:
     n = lax.dim_value(flat.aval.shape[0])
     raise_if(_u(np.logical_and, n == 0, any_(count >= 0)),
              f"Cannot {what} from an empty array!")
-    return take(flat, _u(np.remainder, count, _u(np.maximum, n, 1)))
+    # A zero after the values: empty values are fine where nothing is selected (-1).
+    padded = concatenate([flat, lax.convert(as_tracer(0), dtype)[None]])
+    return take(padded, where(count >= 0, _u(np.remainder, count, _u(np.maximum, n, 1)), n))
 
 
 def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
