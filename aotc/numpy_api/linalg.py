@@ -170,7 +170,6 @@ def vecmat(a: Any, b: Any) -> Tracer:
     return matmul(_conj(x)[..., None, :], y)[..., 0, :]
 
 
-#: NumPy 2.2's vector ufuncs, where this NumPy has them.
 def multi_dot(arrays: Any, *, out: Any = None) -> Tracer:
     """NumPy's: the cheaper of ``(AB)C`` and ``A(BC)`` for three arrays (chosen at run
     time when the shapes leave it open: the order changes the rounding), NumPy's optimal
@@ -229,6 +228,7 @@ def _chain(items: list[Tracer]) -> Tracer:
     return product(0, len(items) - 1)
 
 
+#: NumPy 2.2's vector ufuncs, where this NumPy has them.
 VECTOR_UFUNCS = {getattr(np, name): fn for name, fn in
                  (("vecdot", vecdot), ("matvec", matvec), ("vecmat", vecmat))
                  if hasattr(np, name)}
