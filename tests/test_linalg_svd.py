@@ -173,3 +173,20 @@ def test_eigh_non_finite_is_nan(jitted) -> None:
     want_w, want_v = np.linalg.eigh(a)
     assert np.isnan(w).all() and np.isnan(v).all()
     assert np.isnan(want_w).all() and np.isnan(want_v).all()
+
+
+def stacked(a: f64[:, :, :]) -> tuple[f64[:, :, :], f64[:, :], f64[:, :, :], f64[:, :]]:
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return u, s, vh, np.linalg.svd(a, compute_uv=False)
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 3), (2, 4, 2), (2, 2, 5)])
+def test_svd_of_stacks(shape) -> None:
+    """Every matrix of a stack factored (through the interpreter: the loop around the
+    SVD the compiled tests run)."""
+    a = np.random.default_rng(sum(shape)).standard_normal(shape)
+    u, s, vh, values = _interpreted(stacked)(a)
+    want = np.linalg.svd(a, compute_uv=False)
+    np.testing.assert_allclose(s, want, rtol=0, atol=1e-12 * np.abs(a).max())
+    assert np.array_equal(values, s)
+    np.testing.assert_allclose(np.einsum("bij,bj,bjk->bik", u, s, vh), a, rtol=0, atol=1e-12)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..shapes import DimExpr, maximum, minimum
+from ..shapes import DimExpr, maximum, minimum, size
 from ..tracer import Tracer, as_tracer, current
 from . import linalg
 from .creation import eye, full_from_dims, iota
@@ -185,9 +185,9 @@ def _transpose(x: Tracer) -> Tracer:
     return lax.transpose(x, (1, 0))
 
 
-def _matrix(a: Any, name: str) -> Tracer:
+def _matrix(a: Any, name: str, stacks: bool = False) -> Tracer:
     x = as_tracer(a)
-    if x.ndim != 2:
+    if x.ndim < 2 or (x.ndim > 2 and not stacks):
         raise current().error(f"{name}: only 2-D matrices are supported (stacks are not "
                               "yet)" if x.ndim > 2 else
                               f"{x.ndim}-dimensional array given. Array must be at least "
@@ -200,9 +200,33 @@ def _matrix(a: Any, name: str) -> Tracer:
 
 def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
         hermitian: bool = False) -> Any:
-    x = _matrix(a, "np.linalg.svd")
-    u, s, vh = _svd2(x, bool(full_matrices), bool(compute_uv))
-    return (u, s, vh) if compute_uv else s
+    x = _matrix(a, "np.linalg.svd", stacks=True)
+    full, vectors = bool(full_matrices), bool(compute_uv)
+    if x.ndim > 2:
+        results = _stacked(x, full, vectors)
+        return tuple(results) if vectors else results[0]
+    u, s, vh = _svd2(x, full, vectors)
+    return (u, s, vh) if vectors else s
+
+
+def _stacked(x: Tracer, full: bool, vectors: bool) -> list[Tracer]:
+    """The SVD of every matrix of a stack ``(..., m, n)``: a loop over the flattened
+    leading axes, each result written into its stack."""
+    batch, (m, n) = x.aval.shape[:-2], x.aval.shape[-2:]
+    k, count = minimum(m, n), size(batch)
+    flat = lax.reshape(x, (count, m, n))
+    cores = [(m, m) if full else (m, k), (k,), (n, n) if full else (k, n)] if vectors \
+        else [(k,)]
+    start = [full_from_dims((count, *core), 0, x.dtype) for core in cores]
+
+    def one(i: Any, outs: Any) -> Any:
+        u, s, vh = _svd2(flat[i], full, vectors)
+        for out, value in zip(outs, (u, s, vh) if vectors else (s,), strict=True):
+            out[i] = value
+        return outs
+
+    done = lax.fori_loop(0, lax.dim_value(count), one, start)
+    return [lax.reshape(out, batch + core) for out, core in zip(done, cores, strict=True)]
 
 
 def singular_values(x: Tracer) -> Tracer:
