@@ -1091,6 +1091,20 @@ def _arrangement_and_set_cases() -> list[Case]:
                                            np.linalg.norm(x.astype(np.float32), 0.5)),
         "(f8[:], f8[:, :])", [(np.array([1.0, -2.0, 0.5, 3.5]), np.arange(6.0).reshape(2, 3))],
         ulps=TRANSCENDENTAL_ULPS)
+    def methods(x, m, n, y):
+        out = []
+        for method in ("lower", "higher", "nearest", "midpoint"):
+            out += [np.percentile(x, 37, method=method),
+                    np.quantile(m, [0.1, 0.5, 0.9], axis=1, method=method),
+                    np.percentile(n, [25, 50], method=method),
+                    np.nanpercentile(y, 37, method=method),
+                    np.nanquantile(m, 0.5, axis=0, method=method)]
+        return tuple(out)
+
+    add("quantile_methods", methods, "(f8[:], f8[:, :], i8[:], f8[:])",
+        [(np.array([3.0, 1.0, 7.0, -2.0, 4.0, 2.5]), np.arange(12.0).reshape(3, 4) ** 1.3,
+          np.array([5, 1, 9, 3, 8]), np.array([np.nan, 3.0, 1.0, np.nan, 2.0]))],
+        ulps=TRANSCENDENTAL_ULPS)
     add("multi_dot", lambda x, v, a, b, c, d: (
         np.linalg.multi_dot([x, x.T, x]), np.linalg.multi_dot([v, x, x.T, x]),
         np.linalg.multi_dot([a, b, c, d]), np.linalg.multi_dot([v, x, x[0]])),

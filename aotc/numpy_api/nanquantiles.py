@@ -18,11 +18,21 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, current
+from ..tracer import Tracer
 from .creation import iota
 from .functions_base import reject_unsupported, where
 from .joining import take
-from .quantiles import _keep, _lerp, _q_array, median, percentile, quantile, sorted_rows
+from .quantiles import (
+    _keep,
+    _lerp,
+    _q_array,
+    check_method,
+    median,
+    method_index,
+    percentile,
+    quantile,
+    sorted_rows,
+)
 from .reductions import sum_
 from .shaping import ravel
 from .sorting import sortable
@@ -73,11 +83,11 @@ def _nanquantile(name: str, percent: bool, a: Any, q: Any, axis: Any, out: Any,
                  method: Any, keepdims: bool, weights: Any, interpolation: Any) -> Tracer:
     reject_unsupported(name.removeprefix("np."), {"out": out, "weights": weights,
                                                   "interpolation": interpolation})
-    if method != "linear":
-        raise current().error(f"{name}: only method='linear' (the default) is supported")
+    check_method(name, method)
     x = sortable(a, name)
     if x.dtype.kind != "f":
-        return (percentile if percent else quantile)(x, q, axis=axis, keepdims=keepdims)
+        return (percentile if percent else quantile)(x, q, axis=axis, method=method,
+                                                     keepdims=keepdims)
     qt = _q_array(q, name, percent)
     rows = _Rows(x, axis)
     q_rows = lax.reshape(qt, qt.aval.shape + (DimExpr.const(1),) * len(rows.lead))
@@ -85,6 +95,10 @@ def _nanquantile(name: str, percent: bool, a: Any, q: Any, axis: Any, out: Any,
     virtual = lax.convert(last, q_rows.dtype) * q_rows
     if type(q) in (int, float):
         virtual = lax.convert(virtual, x.dtype)
+    virtual = method_index(method, virtual)
+    if virtual.dtype.kind in "iu":  # a position: the element itself
+        picked = rows.at(_u(np.minimum, _u(np.maximum, virtual, 0), last))
+        return _keep(rows.nan_where_empty(picked), qt.aval.shape, rows.kept_shape, keepdims)
     previous = _u(np.floor, virtual)
     gamma = lax.convert(virtual - previous, virtual.dtype)
     if type(q) in (int, float):

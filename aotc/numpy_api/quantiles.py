@@ -1,5 +1,6 @@
-"""``np.median``, ``np.percentile`` and ``np.quantile`` (the default ``'linear'`` method),
-as decompositions over the ``sort`` primitive.
+"""``np.median``, ``np.percentile`` and ``np.quantile`` (methods ``'linear'``, the
+default, ``'lower'``, ``'higher'``, ``'nearest'`` and ``'midpoint'``), as decompositions
+over the ``sort`` primitive.
 
 Each sorts the reduced axes (moved last and merged: every row is one sample), then
 follows NumPy's own arithmetic so results agree bit for bit:
@@ -7,7 +8,8 @@ follows NumPy's own arithmetic so results agree bit for bit:
 - ``median`` is NumPy's ``mean`` of the one or two middle elements (``(a + b) / 2`` in
   the mean's dtype, ``a`` itself for an odd count), NaN when the row holds a NaN (which
   sorts last), NaN for an empty row;
-- ``quantile`` computes the virtual index ``(n - 1) * q``, its neighbours and weight
+- ``quantile`` computes the virtual index ``(n - 1) * q`` (for the other methods, turned
+  into a position or a midpoint as NumPy's method table does), its neighbours and weight
   ``gamma`` as ``_quantile`` does, and NumPy's ``_lerp``: ``a + (b - a) * gamma``, or
   ``b - (b - a) * (1 - gamma)`` when ``gamma >= 0.5``. A Python ``q`` is weak (a float32
   array gives float32 results), an integer ``q`` picks elements without interpolating
@@ -16,6 +18,7 @@ follows NumPy's own arithmetic so results agree bit for bit:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -138,8 +141,7 @@ def _quantile(name: str, percent: bool, a: Any, q: Any, axis: Any, out: Any,
     ctx = current()
     reject_unsupported(name.removeprefix("np."), {"out": out, "weights": weights,
                                                   "interpolation": interpolation})
-    if method != "linear":
-        raise ctx.error(f"{name}: only method='linear' (the default) is supported")
+    check_method(name, method)
     weak_q = type(q) in (int, float)
     x = sortable(a, name)
     qt = _q_array(q, name, percent)
@@ -147,7 +149,7 @@ def _quantile(name: str, percent: bool, a: Any, q: Any, axis: Any, out: Any,
     n = rows.aval.shape[-1]
     ctx.check(">=", n, ONE, "IndexError", "index -1 is out of bounds for axis 0 with size 0")
     count = lax.dim_value(n - 1)  # a Python int in NumPy: weak
-    virtual = apply_ufunc(np.multiply, count, qt)
+    virtual = method_index(method, apply_ufunc(np.multiply, count, qt))
     has_nan = _nan_rows(rows)
     last = _pick(rows, lax.dim_value(n - 1))
     if virtual.dtype.kind in "iub":  # integer positions: no interpolation
@@ -187,6 +189,32 @@ def _interpolate(rows: Tracer, virtual: Tracer, n: DimExpr, weak_q: bool,
     upper = _pick(rows, where(apply_ufunc(np.less, following, 0),
                               apply_ufunc(np.add, following, size_), following))
     return _lerp(lower, upper, gamma)
+
+
+#: NumPy's methods aotc has, and how each turns ``(n - 1) * q`` into the index it uses:
+#: an integer picks an element, a float interpolates between its neighbours.
+METHODS: dict[str, Callable[[Tracer], Tracer] | None] = {
+    "linear": None,
+    "lower": lambda v: lax.convert(apply_ufunc(np.floor, v), I64),
+    "higher": lambda v: lax.convert(apply_ufunc(np.ceil, v), I64),
+    "nearest": lambda v: lax.convert(apply_ufunc(np.rint, v), I64),  # np.around: to even
+    "midpoint": lambda v: apply_ufunc(np.multiply, 0.5, apply_ufunc(
+        np.add, apply_ufunc(np.floor, v), apply_ufunc(np.ceil, v))),
+}
+
+
+def check_method(name: str, method: Any) -> None:
+    if method not in METHODS:
+        raise current().error(f"{name}: method={method!r} is not supported",
+                              hint="methods: " + ", ".join(repr(m) for m in METHODS))
+
+
+def method_index(method: str, virtual: Tracer) -> Tracer:
+    """``virtual`` (``(n - 1) * q``) as ``method`` uses it; integer positions stay."""
+    rule = METHODS[method]
+    if rule is None or virtual.dtype.kind in "iub":
+        return virtual
+    return rule(virtual)
 
 
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
