@@ -1086,6 +1086,11 @@ def _arrangement_and_set_cases() -> list[Case]:
                                  np.bartlett(x.shape[0]), np.hanning(m) * x[0]),
         "(f8[:], i8)", [(np.arange(1.0, 9.0), np.int64(12)), (np.ones(1), np.int64(0)),
                         (np.ones(2), np.int64(3))], ulps=TRANSCENDENTAL_ULPS)
+    add("bessel_i0_kaiser", lambda x, m: (np.i0(x), np.kaiser(m, 14.0), np.kaiser(7, 5.0),
+                                          np.i0(x.astype(np.float32)), np.i0(m)),
+        "(f8[:], i8)", [(np.concatenate([np.linspace(-30, 30, 41), [0.0, 8.0, -8.0, 700.0]]),
+                         np.int64(12)), (np.zeros(1), np.int64(1)), (np.ones(2), np.int64(0))],
+        ulps=TRANSCENDENTAL_ULPS)
     add("vector_norm_orders", lambda x, m: (np.linalg.norm(x, 3), np.linalg.norm(x, 0),
                                            np.linalg.norm(x, -1), np.linalg.norm(m, 3, axis=1),
                                            np.linalg.norm(x.astype(np.float32), 0.5)),

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.lib import _function_base_impl as numpy_functions
 
 from .. import lax
-from ..tracer import Tracer, as_tracer
+from ..tracer import Tracer, as_tracer, current
 from .complexes import imag, make_complex, real
 from .functions_base import where
 from .reductions import any_
@@ -135,6 +136,35 @@ DECOMPOSITIONS.update({
     np.logaddexp2: _log_add_exp(np.logaddexp2, 1.0, np.exp2, 1.0 / math.log(2.0)),
     np.heaviside: _heaviside, np.fmod: _fmod, np.modf: _modf, np.gcd: _gcd, np.lcm: _lcm,
 })
+def _chebyshev(x: Tracer, coefficients: Any) -> Tracer:
+    """NumPy's ``_chbevl``: Clenshaw's recurrence for a Chebyshev series at ``x``."""
+    b0: Any = float(coefficients[0])
+    b1: Any = 0.0
+    b2: Any = 0.0
+    for c in coefficients[1:]:
+        b2, b1 = b1, b0
+        b0 = x * b1 - b2 + float(c)
+    return 0.5 * (b0 - b2)
+
+
+def i0(x: Any) -> Tracer:
+    """NumPy's (Cephes'): a Chebyshev series in ``x / 2 - 2`` up to 8, in ``32 / x - 2``
+    over ``sqrt(x)`` beyond, both times ``exp(x)``."""
+    v = as_tracer(x)
+    if v.dtype.kind == "c":
+        raise current().error("i0 not supported for complex values")
+    if v.dtype.kind != "f":
+        v = lax.convert(v, np.dtype(np.float64))
+    v = apply_ufunc(np.absolute, v)
+    near = apply_ufunc(np.exp, v) * _chebyshev(v / 2.0 - 2, _I0_NEAR)
+    far = apply_ufunc(np.exp, v) * _chebyshev(32.0 / v - 2.0, _I0_FAR) \
+        / apply_ufunc(np.sqrt, v)
+    return where(v <= 8.0, near, far)
+
+
+_I0_NEAR = numpy_functions._i0A  # type: ignore[attr-defined]
+_I0_FAR = numpy_functions._i0B  # type: ignore[attr-defined]
+
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
-    np.sinc: sinc, np.nan_to_num: nan_to_num,
+    np.sinc: sinc, np.nan_to_num: nan_to_num, np.i0: i0,
 }

@@ -1,7 +1,8 @@
 """Window functions: ``np.hanning``, ``np.hamming``, ``np.blackman``, ``np.bartlett``,
-NumPy's formulas over ``n = arange(1 - M, M, 2)`` (an empty window for ``M < 1``, one 1.0
-for ``M == 1``). ``M`` may be a value known only at run time (``len(x)``); NumPy calls
-these with a size, not an array, so they are stand-ins for any call.
+``np.kaiser``, NumPy's formulas over ``n = arange(1 - M, M, 2)`` (an empty window for
+``M < 1``, one 1.0 for ``M == 1``; Kaiser's over ``arange(M)``). ``M`` may be a value
+known only at run time (``len(x)``); NumPy calls these with a size, not an array, so
+they are stand-ins for any call.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import numpy as np
 from .. import lax
 from ..bind import size_value
 from ..shapes import relu
-from ..tracer import Tracer
+from ..tracer import Tracer, as_tracer
 from .creation import iota
 from .functions_base import where
+from .special import i0
 from .ufuncs import apply_ufunc
 
 F64 = np.dtype(np.float64)
@@ -36,7 +38,22 @@ def _cos(x: Tracer) -> Tracer:
     return apply_ufunc(np.cos, x)
 
 
+def kaiser(M: Any, beta: Any) -> Tracer:
+    """NumPy's: ``i0(beta * sqrt(1 - ((n - alpha) / alpha)**2)) / i0(beta)`` over
+    ``n = arange(M)``, ``alpha = (M - 1) / 2``; one 1.0 for ``M == 1``."""
+    count = relu(size_value(M, "M"))
+    m = lax.dim_value(count)
+    n = lax.convert(iota(np.dtype(np.int64), (count,), 0), F64)
+    alpha = lax.convert(m - 1, F64) / 2.0
+    alpha = where(m == 1, 1.0, alpha)
+    ratio = (n - alpha) / alpha
+    value = i0(beta * apply_ufunc(np.sqrt, 1 - ratio ** 2.0)) / i0(lax.convert(
+        as_tracer(beta), F64))
+    return where(m == 1, 1.0, value)
+
+
 WINDOWS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.kaiser: kaiser,
     np.hanning: _window(lambda n, s: 0.5 + 0.5 * _cos(np.pi * n / s)),
     np.hamming: _window(lambda n, s: 0.54 + 0.46 * _cos(np.pi * n / s)),
     np.blackman: _window(lambda n, s: 0.42 + 0.5 * _cos(np.pi * n / s)
