@@ -22,7 +22,7 @@ the zero and Nyquist terms are ignored).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -237,18 +237,24 @@ def irfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = No
     return _along(a, axis, body)
 
 
+def _cooked(x: Tracer, s: Any, axes: Any) -> tuple[tuple[int, ...], list[Any]]:
+    """NumPy's ``_cook_nd_args``: the axes (the last ``len(s)``, or all) and their sizes
+    (None: the axis's own)."""
+    if axes is None:
+        axes = tuple(range(-len(s), 0)) if s is not None else tuple(range(x.ndim))
+    axes = tuple(axes)
+    sizes: list[Any] = [None] * len(axes) if s is None else list(s)
+    if len(sizes) != len(axes):
+        raise current().error("Shape and axes have different lengths.")
+    return axes, sizes
+
+
 def _over_axes(fn: Callable[..., Tracer], a: Any, s: Any, axes: Any, norm: Any,
                last_first: bool = True) -> Tracer:
     """``fn`` along each axis, the last first as NumPy's ``_raw_fftnd`` goes (the order
     changes only the rounding)."""
     x = as_tracer(a)
-    if axes is None:
-        axes = tuple(range(-len(s), 0)) if s is not None else tuple(range(x.ndim))
-    axes = tuple(axes)
-    sizes: Sequence[Any] = [None] * len(axes) if s is None else tuple(s)
-    if len(sizes) != len(axes):
-        raise current().error("Shape and axes have different lengths.")
-    steps = list(zip(axes, sizes, strict=True))
+    steps = list(zip(*_cooked(x, s, axes), strict=True))
     for ax, length in reversed(steps) if last_first else steps:
         x = fn(x, length, ax, norm)
     return x
@@ -275,23 +281,16 @@ def ifft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: Any = None,
 def rfftn(a: Any, s: Any = None, axes: Any = None, norm: Any = None, out: Any = None
           ) -> Tracer:
     """NumPy's: ``rfft`` along the last axis, then ``fft`` along the others."""
-    x = as_tracer(a)
-    axes = tuple(range(-len(s), 0)) if axes is None and s is not None else \
-        (tuple(range(x.ndim)) if axes is None else tuple(axes))
-    sizes = [None] * len(axes) if s is None else list(s)
-    x = rfft(x, sizes[-1], axes[-1], norm)
-    return _over_axes(fft, x, sizes[:-1] if s is not None else None, axes[:-1], norm)
+    axes, sizes = _cooked(as_tracer(a), s, axes)
+    x = rfft(a, sizes[-1], axes[-1], norm)
+    return _over_axes(fft, x, sizes[:-1], axes[:-1], norm)
 
 
 def irfftn(a: Any, s: Any = None, axes: Any = None, norm: Any = None, out: Any = None
            ) -> Tracer:
     """NumPy's: ``ifft`` along all axes but the last, then ``irfft`` along it."""
-    x = as_tracer(a)
-    axes = tuple(range(-len(s), 0)) if axes is None and s is not None else \
-        (tuple(range(x.ndim)) if axes is None else tuple(axes))
-    sizes = [None] * len(axes) if s is None else list(s)
-    x = _over_axes(ifft, x, sizes[:-1] if s is not None else None, axes[:-1], norm,
-                   last_first=False)
+    axes, sizes = _cooked(as_tracer(a), s, axes)
+    x = _over_axes(ifft, a, sizes[:-1], axes[:-1], norm, last_first=False)
     return irfft(x, sizes[-1], axes[-1], norm)
 
 
