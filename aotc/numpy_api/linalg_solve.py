@@ -29,11 +29,12 @@ import numpy as np
 from .. import lax
 from ..shapes import DimExpr, size
 from ..tracer import Tracer, as_tracer, current
+from .complexes import real
 from .creation import full_from_dims, iota
 from .functions_base import where
 from .histograms import raise_if
 from .joining import concatenate
-from .reductions import sum_
+from .reductions import prod, sum_
 from .statistics import argmax
 from .ufuncs import apply_ufunc
 
@@ -53,17 +54,19 @@ def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
     return apply_ufunc(ufunc, *args)
 
 
-def _result_dtype(*arrays: Tracer) -> np.dtype:
-    """NumPy's ``_commonType``: float32 only when every input is float32, else float64
-    (integers and booleans become float64)."""
-    for a in arrays:
-        if a.dtype.kind == "c":
-            raise current().error("np.linalg of complex matrices is not supported yet",
+def _result_dtype(*arrays: Tracer, complex_ok: bool = False) -> np.dtype:
+    """NumPy's ``_commonType``: single precision only when every input is (float32 or
+    complex64), complex when any input is (where the function takes complex matrices),
+    float64 otherwise (integers and booleans become float64)."""
+    single = all(a.dtype in (np.float32, np.complex64) for a in arrays)
+    if any(a.dtype.kind == "c" for a in arrays):
+        if not complex_ok:
+            raise current().error("np.linalg of complex matrices is not supported yet for "
+                                  "this function (solve, inv, det and slogdet take them)",
                                   hint="solve the real and imaginary parts as a real "
                                        "system of twice the size")
-    if all(a.dtype == np.float32 for a in arrays):
-        return np.dtype(np.float32)
-    return F64
+        return np.dtype(np.complex64 if single else np.complex128)
+    return np.dtype(np.float32) if single else F64
 
 
 def square(a: Any) -> Tracer:
@@ -178,7 +181,7 @@ def _solve_one(a: Tracer, b: Tracer) -> Tracer:
 
 def solve(a: Any, b: Any) -> Tracer:
     x, rhs = square(a), as_tracer(b)
-    dtype = _result_dtype(x, rhs)
+    dtype = _result_dtype(x, rhs, complex_ok=True)
     x, rhs = lax.convert(x, dtype), lax.convert(rhs, dtype)
     n = x.aval.shape[-1]
     vector = rhs.ndim == 1
@@ -219,7 +222,7 @@ def _broadcast_batch(p: tuple[DimExpr, ...], q: tuple[DimExpr, ...]) -> tuple[Di
 
 def inv(a: Any) -> Tracer:
     x = square(a)
-    dtype = _result_dtype(x)
+    dtype = _result_dtype(x, complex_ok=True)
     x = lax.convert(x, dtype)
     n = x.aval.shape[-1]
     eye = lax.convert(_u(np.equal, iota(I64, (n, n), 0), iota(I64, (n, n), 1)), dtype)
@@ -232,10 +235,16 @@ def _sign_and_log(a: Tracer) -> Tracer:
     masks = _Masks(a.aval.shape[0])
     lu, _, swaps, singular = _lu(a, masks)
     diagonal = sum_(where(_u(np.equal, masks.rows, masks.cols), lu, 0), axis=1)
-    negatives = sum_(lax.convert(_u(np.less, diagonal, 0), I64))
-    odd = _u(np.equal, _u(np.remainder, _u(np.add, swaps, negatives), 2), 1)
-    sign = where(singular, 0, where(odd, -1, 1))
-    logdet = where(singular, -np.inf, sum_(_u(np.log, _u(np.absolute, diagonal))))
+    size_ = _u(np.absolute, diagonal)
+    logdet = where(singular, -np.inf, sum_(_u(np.log, size_)))
+    if a.dtype.kind == "c":  # the phases' product, with the swaps' sign
+        phase = prod(_u(np.true_divide, diagonal, where(size_ == 0, 1, size_)))
+        odd = _u(np.equal, _u(np.remainder, swaps, 2), 1)
+        sign = where(singular, 0, where(odd, -phase, phase))
+    else:
+        negatives = sum_(lax.convert(_u(np.less, diagonal, 0), I64))
+        odd = _u(np.equal, _u(np.remainder, _u(np.add, swaps, negatives), 2), 1)
+        sign = where(singular, 0, where(odd, -1, 1))
     return _stack(lax.convert(sign, a.dtype), lax.convert(logdet, a.dtype))
 
 
@@ -250,17 +259,18 @@ def _det_one(a: Tracer) -> Tracer:
 
 def det(a: Any) -> Tracer:
     x = square(a)
-    dtype = _result_dtype(x)
+    dtype = _result_dtype(x, complex_ok=True)
     x = lax.convert(x, dtype)
     return _per_matrix(x, [], _det_one, (), dtype)
 
 
 def slogdet(a: Any) -> tuple[Tracer, Tracer]:
     x = square(a)
-    dtype = _result_dtype(x)
+    dtype = _result_dtype(x, complex_ok=True)
     x = lax.convert(x, dtype)
     both = _per_matrix(x, [], _sign_and_log, (DimExpr.const(2),), dtype)
-    return both[..., 0], both[..., 1]
+    logdet = both[..., 1]
+    return both[..., 0], real(logdet) if dtype.kind == "c" else logdet
 
 
 def _cholesky_one(a: Tracer) -> Tracer:
