@@ -28,8 +28,8 @@ from ..tracer import Tracer, current
 from .creation import eye, iota
 from .functions_base import where
 from .histograms import raise_if
-from .joining import concatenate
-from .linalg_solve import LINALG_ERROR, _per_matrix, _result_dtype, square
+from .linalg_solve import LINALG_ERROR, _result_dtype, per_matrix, square
+from .linalg_svd import each_pair, rotate_rows
 from .reductions import all_, max_, sum_
 from .sorting import argsort
 from .ufuncs import apply_ufunc
@@ -45,9 +45,9 @@ def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
     return apply_ufunc(ufunc, *args)
 
 
-def _pair_step(p: Any, sweeps: Tracer) -> Callable[[Any, Any], Any]:
-    """The rotation that zeroes ``a[p, q]`` (for the inner loop over ``q``)."""
-    def step(q: Any, state: Any) -> Any:
+def _rotation(sweeps: Tracer) -> Callable[[Any, Any, Any], Any]:
+    """The rotation that zeroes ``a[p, q]``, for :func:`.linalg_svd.each_pair`."""
+    def step(p: Any, q: Any, state: Any) -> Any:
         a, vt = state
         apq, app, aqq = a[p, q], a[p, p], a[q, q]
         g = 100 * _u(np.absolute, apq)
@@ -66,10 +66,7 @@ def _pair_step(p: Any, sweeps: Tracer) -> Callable[[Any, Any], Any]:
         new_q[q], new_q[p] = aqq + t * apq, 0
         a[p], a[q] = new_p, new_q
         a[:, p], a[:, q] = new_p, new_q
-        vp, vq = vt[p], vt[q]
-        new_vp, new_vq = c * vp - s * vq, s * vp + c * vq
-        vt[p], vt[q] = new_vp, new_vq
-        return a, vt
+        return a, rotate_rows(vt, p, q, c, s)
     return step
 
 
@@ -80,9 +77,7 @@ def _jacobi(a: Tracer) -> tuple[Tracer, Tracer]:
 
     def sweep(state: Any) -> Any:
         a, vt, sweeps = state
-        a, vt = lax.fori_loop(
-            0, n - 1, lambda p, st: lax.fori_loop(p + 1, n, _pair_step(p, sweeps), st),
-            (a, vt))
+        a, vt = each_pair(n, _rotation(sweeps), (a, vt))
         return a, vt, sweeps + 1
 
     def going(state: Any) -> Any:
@@ -96,7 +91,8 @@ def _jacobi(a: Tracer) -> tuple[Tracer, Tracer]:
     return sum_(where(off_diagonal, 0, a), axis=1), vt
 
 
-def _eigh_one(a: Tracer, vectors: bool, lower: bool) -> tuple[Tracer, Tracer | None]:
+def _eigh_one(a: Tracer, vectors: bool, lower: bool) -> tuple[Tracer, ...]:
+    """The eigenvalues of one matrix, and with ``vectors`` its eigenvectors (columns)."""
     rows, cols = iota(I64, a.aval.shape, 0), iota(I64, a.aval.shape, 1)
     kept = rows >= cols if lower else rows <= cols
     symmetric = where(kept, a, lax.transpose(a, (1, 0)))
@@ -108,7 +104,7 @@ def _eigh_one(a: Tracer, vectors: bool, lower: bool) -> tuple[Tracer, Tracer | N
     nan = np.asarray(np.nan, a.dtype)[()]
     values = where(finite, values[order] * scale, nan)
     if not vectors:
-        return values, None
+        return (values,)
     return values, where(finite, lax.transpose(vt[order], (1, 0)), nan)
 
 
@@ -119,17 +115,9 @@ def _eigh(a: Any, UPLO: str, vectors: bool) -> Any:
     x = lax.convert(x, _result_dtype(x))
     n = x.aval.shape[-1]
     lower = UPLO == "L"
-    if not vectors:
-        return _per_matrix(x, [], lambda m: _eigh_one(m, False, lower)[0], (n,), x.dtype)
-
-    def stacked(m: Tracer) -> Tracer:
-        """The eigenvalues as a row on top of the eigenvectors: one array per matrix."""
-        values, columns = _eigh_one(m, True, lower)
-        assert columns is not None
-        return concatenate([values[None, :], columns], axis=0)
-
-    both = _per_matrix(x, [], stacked, (n + 1, n), x.dtype)
-    return both[..., 0, :], both[..., 1:, :]
+    cores = [((n,), x.dtype), ((n, n), x.dtype)][:2 if vectors else 1]
+    results = per_matrix(x, [], lambda m: _eigh_one(m, vectors, lower), cores)
+    return tuple(results) if vectors else results[0]
 
 
 def eigh(a: Any, UPLO: str = "L") -> tuple[Tracer, Tracer]:

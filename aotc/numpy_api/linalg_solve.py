@@ -21,7 +21,7 @@ matrices of the stack.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,11 +29,10 @@ import numpy as np
 from .. import lax
 from ..shapes import DimExpr, size
 from ..tracer import Tracer, as_tracer, current
-from .complexes import real
+from ..types import real_dtype
 from .creation import full_from_dims, iota
 from .functions_base import where
 from .histograms import raise_if
-from .joining import concatenate
 from .reductions import prod, sum_
 from .statistics import argmax
 from .ufuncs import apply_ufunc
@@ -151,25 +150,37 @@ def _substitute(lu: Tracer, perm: Tracer, b: Tracer, masks: _Masks) -> Tracer:
     return lax.fori_loop(0, n, backward, lax.fori_loop(0, n, forward, y))
 
 
-def _per_matrix(x: Tracer, extra: list[Tracer], one: Callable[..., Tracer],
-                out_core: tuple[DimExpr, ...], dtype: np.dtype) -> Tracer:
-    """``one`` on each matrix of a stack (and the matching matrix of each of ``extra``,
-    broadcast to the stack): a loop over the flattened leading axes."""
+#: The core shape and dtype of one result of a function of one matrix.
+Core = tuple[tuple[DimExpr, ...], np.dtype]
+
+
+def per_matrix(x: Tracer, extra: list[Tracer], one: Callable[..., Sequence[Tracer]],
+               cores: Sequence[Core]) -> list[Tracer]:
+    """``one`` (one array per entry of ``cores``) on each matrix of a stack (and the
+    matching matrix of each of ``extra``, broadcast to the stack): a loop over the
+    flattened leading axes, each result written into its own stack."""
     batch = x.aval.shape[:-2]
     if not batch:
-        return one(x, *extra)
+        return list(one(x, *extra))
     count = size(batch)
     flat = lax.reshape(x, (count,) + x.aval.shape[-2:])
     flat_extra = [lax.reshape(lax.broadcast_to(e, batch + e.aval.shape[-2:]),
                               (count,) + e.aval.shape[-2:]) for e in extra]
-    out = full_from_dims((count,) + out_core, 0, dtype)
+    start = [full_from_dims((count,) + core, 0, dtype) for core, dtype in cores]
 
-    def body(i: Any, out: Any) -> Any:
-        out[i] = one(flat[i], *(e[i] for e in flat_extra))
-        return out
+    def body(i: Any, outs: Any) -> Any:
+        for out, value in zip(outs, one(flat[i], *(e[i] for e in flat_extra)), strict=True):
+            out[i] = value
+        return outs
 
-    out = lax.fori_loop(0, lax.dim_value(count), body, out)
-    return lax.reshape(out, batch + out_core)
+    outs = lax.fori_loop(0, lax.dim_value(count), body, start)
+    return [lax.reshape(out, batch + core) for out, (core, _) in zip(outs, cores, strict=True)]
+
+
+def _per_matrix(x: Tracer, extra: list[Tracer], one: Callable[..., Tracer],
+                out_core: tuple[DimExpr, ...], dtype: np.dtype) -> Tracer:
+    """:func:`per_matrix` of a function with one result."""
+    return per_matrix(x, extra, lambda *m: (one(*m),), [(out_core, dtype)])[0]
 
 
 def _solve_one(a: Tracer, b: Tracer) -> Tracer:
@@ -229,9 +240,9 @@ def inv(a: Any) -> Tracer:
     return _per_matrix(x, [eye], _solve_one, (n, n), dtype)
 
 
-def _sign_and_log(a: Tracer) -> Tracer:
-    """``[sign, log|det|]`` of one matrix, as ``umath_linalg``'s: ``[0, -inf]`` when
-    singular."""
+def _sign_and_log(a: Tracer) -> tuple[Tracer, Tracer]:
+    """``sign, log|det|`` of one matrix, as ``umath_linalg``'s: ``0, -inf`` when singular;
+    the log is real, the sign of ``a``'s dtype."""
     masks = _Masks(a.aval.shape[0])
     lu, _, swaps, singular = _lu(a, masks)
     diagonal = sum_(where(_u(np.equal, masks.rows, masks.cols), lu, 0), axis=1)
@@ -245,16 +256,12 @@ def _sign_and_log(a: Tracer) -> Tracer:
         negatives = sum_(lax.convert(_u(np.less, diagonal, 0), I64))
         odd = _u(np.equal, _u(np.remainder, _u(np.add, swaps, negatives), 2), 1)
         sign = where(singular, 0, where(odd, -1, 1))
-    return _stack(lax.convert(sign, a.dtype), lax.convert(logdet, a.dtype))
-
-
-def _stack(*values: Tracer) -> Tracer:
-    return concatenate([v[None] for v in values])
+    return lax.convert(sign, a.dtype), lax.convert(logdet, real_dtype(a.dtype))
 
 
 def _det_one(a: Tracer) -> Tracer:
-    sign_log = _sign_and_log(a)
-    return _u(np.multiply, sign_log[0], _u(np.exp, sign_log[1]))
+    sign, logdet = _sign_and_log(a)
+    return _u(np.multiply, sign, _u(np.exp, logdet))
 
 
 def det(a: Any) -> Tracer:
@@ -268,9 +275,8 @@ def slogdet(a: Any) -> tuple[Tracer, Tracer]:
     x = square(a)
     dtype = _result_dtype(x, complex_ok=True)
     x = lax.convert(x, dtype)
-    both = _per_matrix(x, [], _sign_and_log, (DimExpr.const(2),), dtype)
-    logdet = both[..., 1]
-    return both[..., 0], real(logdet) if dtype.kind == "c" else logdet
+    sign, logdet = per_matrix(x, [], _sign_and_log, [((), dtype), ((), real_dtype(dtype))])
+    return sign, logdet
 
 
 def _cholesky_one(a: Tracer) -> Tracer:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..shapes import DimExpr, maximum, minimum, size
+from ..shapes import DimExpr, maximum, minimum
 from ..tracer import Tracer, as_tracer, current
 from . import linalg
 from .creation import eye, full_from_dims, iota
@@ -35,7 +35,7 @@ from .functions_base import where
 from .histograms import raise_if
 from .joining import concatenate
 from .linalg import matmul
-from .linalg_solve import LINALG_ERROR, _result_dtype, inv
+from .linalg_solve import LINALG_ERROR, _result_dtype, inv, per_matrix
 from .reductions import max_, min_, sum_
 from .sorting import argsort
 from .statistics import argmin, count_nonzero
@@ -50,14 +50,20 @@ def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
     return apply_ufunc(ufunc, *args)
 
 
-def _rotate(rows: Tracer, p: Any, q: Any, c: Tracer, s: Tracer) -> Tracer:
+def rotate_rows(rows: Tracer, p: Any, q: Any, c: Tracer, s: Tracer) -> Tracer:
     """Rows ``p`` and ``q`` of ``rows`` replaced by ``c r_p - s r_q`` and ``s r_p + c r_q``
-    (both computed before either is written)."""
+    (both computed before either is written): a Jacobi rotation."""
     rp, rq = rows[p], rows[q]
     new_p, new_q = c * rp - s * rq, s * rp + c * rq
     rows[p] = new_p
     rows[q] = new_q
     return rows
+
+
+def each_pair(n: Tracer, step: Callable[[Any, Any, Any], Any], state: Any) -> Any:
+    """``state = step(p, q, state)`` for every ``p < q < n`` in order: a Jacobi sweep."""
+    return lax.fori_loop(0, n - 1, lambda p, st: lax.fori_loop(
+        p + 1, n, lambda q, inner: step(p, q, inner), st), state)
 
 
 def _jacobi(w: Tracer, tol: Tracer, floor: Tracer) -> tuple[Tracer, Tracer]:
@@ -68,30 +74,26 @@ def _jacobi(w: Tracer, tol: Tracer, floor: Tracer) -> tuple[Tracer, Tracer]:
     them only shrinks them towards underflow, where their angles are noise too."""
     n = lax.dim_value(w.aval.shape[0])
 
-    def pair(p: Any) -> Callable[[Any, Any], Any]:
-        def step(q: Any, state: Any) -> Any:
-            w, vt, worst = state
-            wp, wq = w[p], w[q]
-            alpha, beta, gamma = sum_(wp * wp), sum_(wq * wq), sum_(wp * wq)
-            scale = _u(np.sqrt, alpha) * _u(np.sqrt, beta)
-            relevant = _u(np.minimum, alpha, beta) > floor
-            measure = where(relevant, _u(np.absolute, gamma) / where(relevant, scale, 1), 0)
-            rotate = measure > tol
-            zeta = (beta - alpha) / (2 * where(rotate, gamma, 1))
-            t = _u(np.copysign, 1, zeta) / (_u(np.absolute, zeta)
-                                             + _u(np.sqrt, 1 + zeta * zeta))
-            t = where(rotate, t, 0)
-            c = 1 / _u(np.sqrt, 1 + t * t)
-            s = c * t
-            return _rotate(w, p, q, c, s), _rotate(vt, p, q, c, s), _u(np.maximum, worst,
-                                                                       measure)
-        return step
+    def step(p: Any, q: Any, state: Any) -> Any:
+        w, vt, worst = state
+        wp, wq = w[p], w[q]
+        alpha, beta, gamma = sum_(wp * wp), sum_(wq * wq), sum_(wp * wq)
+        scale = _u(np.sqrt, alpha) * _u(np.sqrt, beta)
+        relevant = _u(np.minimum, alpha, beta) > floor
+        measure = where(relevant, _u(np.absolute, gamma) / where(relevant, scale, 1), 0)
+        rotate = measure > tol
+        zeta = (beta - alpha) / (2 * where(rotate, gamma, 1))
+        t = _u(np.copysign, 1, zeta) / (_u(np.absolute, zeta)
+                                         + _u(np.sqrt, 1 + zeta * zeta))
+        t = where(rotate, t, 0)
+        c = 1 / _u(np.sqrt, 1 + t * t)
+        s = c * t
+        return (rotate_rows(w, p, q, c, s), rotate_rows(vt, p, q, c, s),
+                _u(np.maximum, worst, measure))
 
     def sweep(state: Any) -> Any:
         w, vt, _, sweeps = state
-        w, vt, worst = lax.fori_loop(
-            0, n - 1, lambda p, st: lax.fori_loop(p + 1, n, pair(p), st),
-            (w, vt, np.asarray(0, w.dtype)[()]))
+        w, vt, worst = each_pair(n, step, (w, vt, np.asarray(0, w.dtype)[()]))
         return w, vt, worst, sweeps + 1
 
     def going(state: Any) -> Any:
@@ -210,23 +212,17 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
 
 
 def _stacked(x: Tracer, full: bool, vectors: bool) -> list[Tracer]:
-    """The SVD of every matrix of a stack ``(..., m, n)``: a loop over the flattened
-    leading axes, each result written into its stack."""
-    batch, (m, n) = x.aval.shape[:-2], x.aval.shape[-2:]
-    k, count = minimum(m, n), size(batch)
-    flat = lax.reshape(x, (count, m, n))
+    """The SVD of every matrix of a stack ``(..., m, n)``."""
+    m, n = x.aval.shape[-2:]
+    k = minimum(m, n)
     cores = [(m, m) if full else (m, k), (k,), (n, n) if full else (k, n)] if vectors \
         else [(k,)]
-    start = [full_from_dims((count, *core), 0, x.dtype) for core in cores]
 
-    def one(i: Any, outs: Any) -> Any:
-        u, s, vh = _svd2(flat[i], full, vectors)
-        for out, value in zip(outs, (u, s, vh) if vectors else (s,), strict=True):
-            out[i] = value
-        return outs
+    def one(matrix: Tracer) -> tuple[Tracer, ...]:
+        u, s, vh = _svd2(matrix, full, vectors)
+        return (u, s, vh) if vectors else (s,)
 
-    done = lax.fori_loop(0, lax.dim_value(count), one, start)
-    return [lax.reshape(out, batch + core) for out, core in zip(done, cores, strict=True)]
+    return per_matrix(x, [], one, [(core, x.dtype) for core in cores])
 
 
 def singular_values(x: Tracer) -> Tracer:
