@@ -62,17 +62,24 @@ def _cycled(values: Any, count: Any, dtype: np.dtype, what: str) -> Tracer:
     return take(padded, where(count >= 0, _u(np.remainder, count, _u(np.maximum, n, 1)), n))
 
 
+def _in_mode(index: Tracer, count: Any, mode: Any) -> Tracer:
+    """NumPy's ``mode`` for indices into ``count`` items: ``'wrap'`` takes them modulo
+    ``count``, ``'clip'`` clamps them; ``'raise'`` leaves them to the caller's check."""
+    if mode == "wrap":
+        return _u(np.remainder, index, _u(np.maximum, count, 1))
+    if mode == "clip":
+        return _u(np.minimum, _u(np.maximum, index, 0), count - 1)
+    if mode != "raise":
+        raise current().error(f"clipmode must be one of 'clip', 'raise', or 'wrap' "
+                              f"(got {mode!r})")
+    return index
+
+
 def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
     target = _array_argument(a, "np.put")
     positions = ravel(lax.convert(as_tracer(ind), I64))
     total = lax.dim_value(size(target.aval.shape))
-    if mode == "wrap":
-        positions = _u(np.remainder, positions, _u(np.maximum, total, 1))
-    elif mode == "clip":
-        positions = _u(np.minimum, _u(np.maximum, positions, 0), total - 1)
-    elif mode != "raise":
-        raise current().error(f"clipmode must be one of 'clip', 'raise', or 'wrap' "
-                              f"(got {mode!r})")
+    positions = _in_mode(positions, total, mode)
     raise_first(_u(np.logical_or, positions >= total, positions < -total), positions,
                 size(target.aval.shape), "index {lhs} is out of bounds for axis 0 with size "
                 "{rhs}", "IndexError")
@@ -120,14 +127,9 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Tracer
     options = _sequence(choices, "np.choose: choices")
     index = lax.convert(as_tracer(a), I64)
     n = len(options)
-    if mode == "wrap":
-        index = _u(np.remainder, index, n)
-    elif mode == "clip":
-        index = _u(np.minimum, _u(np.maximum, index, 0), n - 1)
-    elif mode == "raise":
+    index = _in_mode(index, n, mode)
+    if mode == "raise":
         raise_if(_u(np.logical_or, index < 0, index >= n), "invalid entry in choice array")
-    else:
-        raise ctx.error(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     index, *arrays = broadcast_all([index, *(as_tracer(c) for c in options)], scalars=True)
     dtype = np.result_type(*(c.dtype for c in arrays))
     result = lax.convert(arrays[-1], dtype)

@@ -63,24 +63,19 @@ def _coefficients(p: Any) -> Tracer:
     return c
 
 
-def _padded(c: Tracer, length: DimExpr) -> Tracer:
-    """``c`` with zeros in front (the high powers) up to ``length`` coefficients."""
-    n = c.aval.shape[0]
-    return concatenate([full_from_dims((length - n,), 0, c.dtype), c])
+def _aligned(ufunc: np.ufunc) -> Callable[[Any, Any], Tracer]:
+    """NumPy's ``polyadd``/``polysub``: the shorter one padded with leading zeros (the
+    high powers), then ``ufunc`` of the two."""
+    def apply(a1: Any, a2: Any) -> Tracer:
+        a, b = _coefficients(a1), _coefficients(a2)
+        longest = maximum(a.aval.shape[0], b.aval.shape[0])
+        padded = [concatenate([full_from_dims((longest - c.aval.shape[0],), 0, c.dtype), c])
+                  for c in (a, b)]
+        return apply_ufunc(ufunc, *padded)
+    return apply
 
 
-def polyadd(a1: Any, a2: Any) -> Tracer:
-    """NumPy's: the shorter one padded with leading zeros, then added."""
-    a, b = _coefficients(a1), _coefficients(a2)
-    n, m = a.aval.shape[0], b.aval.shape[0]
-    longest = maximum(n, m)
-    return apply_ufunc(np.add, _padded(a, longest), _padded(b, longest))
-
-
-def polysub(a1: Any, a2: Any) -> Tracer:
-    a, b = _coefficients(a1), _coefficients(a2)
-    longest = maximum(a.aval.shape[0], b.aval.shape[0])
-    return apply_ufunc(np.subtract, _padded(a, longest), _padded(b, longest))
+polyadd, polysub = _aligned(np.add), _aligned(np.subtract)
 
 
 def polymul(a1: Any, a2: Any) -> Tracer:
