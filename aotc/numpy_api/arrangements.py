@@ -23,8 +23,8 @@ from ..tracer import Tracer, as_tracer, current
 from .creation import iota
 from .diagonals import diag
 from .fancy import setitem_any
-from .joining import concatenate, flip, take
-from .shaping import normalize_axes, ravel, transpose
+from .joining import concatenate, flip, swapaxes, take
+from .shaping import normalize_axes, ravel
 from .ufuncs import apply_ufunc, broadcast_all
 
 I64 = np.dtype(np.int64)
@@ -56,18 +56,13 @@ def rot90(m: Any, k: int = 1, axes: Any = (0, 1)) -> Tracer:
         return lax.fresh(x)
     if turns == 2:
         return flip(flip(x, first), second)
-    order = list(range(x.ndim))
-    order[first], order[second] = order[second], order[first]
     if turns == 1:
-        return transpose(flip(x, second), order)
-    return flip(transpose(x, order), second)
+        return swapaxes(flip(x, second), first, second)
+    return flip(swapaxes(x, first, second), second)
 
 
 def matrix_transpose(x: Any) -> Tracer:
-    v = _at_least(as_tracer(x), 2, "np.matrix_transpose")
-    order = list(range(v.ndim))
-    order[-2], order[-1] = order[-1], order[-2]
-    return transpose(v, order)
+    return swapaxes(_at_least(as_tracer(x), 2, "np.matrix_transpose"), -2, -1)
 
 
 def broadcast_arrays(*args: Any, subok: bool = False) -> tuple[Tracer, ...]:

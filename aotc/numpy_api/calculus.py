@@ -107,14 +107,13 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Tracer:
                                                 _u(np.isnan, w)))
         return all_(equal)
 
-    known = [d == e for d, e in zip(x.aval.shape, y.aval.shape, strict=True)]
-    if all(known):
+    differ = [(d, e) for d, e in zip(x.aval.shape, y.aval.shape, strict=True) if d != e]
+    if not differ:
         return same((x, y))
-    if any((d - e).is_const for d, e in zip(x.aval.shape, y.aval.shape, strict=True)
-           if d != e):
+    if any((d - e).is_const for d, e in differ):  # sizes that can never be equal
         return as_tracer(np.False_)
     shape_equal: Any = np.True_
-    for d, e in zip(x.aval.shape, y.aval.shape, strict=True):
+    for d, e in differ:
         shape_equal = _u(np.logical_and, shape_equal, lax.dim_value(d) == lax.dim_value(e))
     return lax.cond(shape_equal, same, lambda pair: as_tracer(np.False_), (x, y))
 

@@ -36,6 +36,7 @@ from .creation import iota
 from .functions_base import where
 from .histograms import raise_if
 from .joining import concatenate, moveaxis, roll, take
+from .statistics import clip
 from .ufuncs import apply_ufunc
 
 I64 = np.dtype(np.int64)
@@ -44,11 +45,6 @@ NORMS = (None, "backward", "ortho", "forward")
 
 def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
     return apply_ufunc(ufunc, *args)
-
-
-def _clip(i: Tracer, last: Any) -> Tracer:
-    """Indices ``i`` clamped into ``[0, last]`` (gathers whose result ``where`` drops)."""
-    return _u(np.minimum, _u(np.maximum, i, 0), last)
 
 
 def _complex_dtype(dtype: np.dtype) -> np.dtype:
@@ -134,7 +130,7 @@ def _bluestein(x: Tracer, sign: int) -> Tracer:
     a = where(inside, take(x * chirp, _u(np.minimum, m, n - 1), axis=-1), 0)
     wrapped = _u(np.logical_and, m > size - n, m < size)  # b[M - k] = b[k]
     b = where(_u(np.logical_or, inside, wrapped),
-              take(back, _clip(where(inside, m, size - m), n - 1)), 0)
+              take(back, clip(where(inside, m, size - m), 0, n - 1)), 0)
     # Both forward transforms in one call (one copy of the code; b's once per row).
     pair = _radix2(concatenate([a[None], lax.broadcast_to(b, a.aval.shape)[None]]), -1, size)
     convolved = _radix2(pair[0] * pair[1], 1, size)
@@ -164,7 +160,7 @@ def _resized(x: Tracer, n: Any) -> Tracer:
         return x
     i = iota(I64, (size,), 0)
     last = lax.dim_value(length) - 1
-    return where(i <= last, take(x, _clip(i, _u(np.maximum, last, 0)), axis=-1), 0)
+    return where(i <= last, take(x, clip(i, 0, _u(np.maximum, last, 0)), axis=-1), 0)
 
 
 def _scale(norm: Any, inverse: bool, n: Tracer) -> Tracer | None:
@@ -228,7 +224,7 @@ def irfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = No
         direct = take(half, _u(np.minimum, k, count - 1), axis=-1)
         edge = _u(np.logical_or, k == 0, 2 * k == total)  # real terms: imaginary ignored
         direct = where(edge, lax.convert(real(direct), x.dtype), direct)
-        mirrored = _u(np.conjugate, take(half, _clip(total - k, count - 1),
+        mirrored = _u(np.conjugate, take(half, clip(total - k, 0, count - 1),
                                          axis=-1))
         spectrum = where(k < count, direct, where(total - k < count, mirrored, 0))
         factor = _scale(norm, True, total)

@@ -25,6 +25,7 @@ from .. import lax
 from ..tracer import Tracer, as_tracer
 from .functions_base import where
 from .special import _operands
+from .statistics import clip
 from .ufuncs import DECOMPOSITIONS, apply_ufunc, loop_dtypes
 
 I32 = np.dtype(np.int32)
@@ -37,7 +38,7 @@ def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
 def _scaled(x: Tracer, n: Tracer) -> Tracer:
     """``x * 2**n`` rounded once, for int64 ``n`` (clamped where the result is 0 or inf
     anyway)."""
-    n = _u(np.minimum, _u(np.maximum, n, -2200), 2200)
+    n = clip(n, -2200, 2200)
     first = _u(np.floor_divide, n, 2)
     power = lax.convert(first, x.dtype), lax.convert(n - first, x.dtype)
     return x * _u(np.exp2, power[0]) * _u(np.exp2, power[1])

@@ -36,6 +36,7 @@ from .quantiles import (
 from .reductions import sum_
 from .shaping import ravel
 from .sorting import sortable
+from .statistics import clip
 from .ufuncs import apply_ufunc
 
 I64 = np.dtype(np.int64)
@@ -92,17 +93,17 @@ def _nanquantile(name: str, percent: bool, a: Any, q: Any, axis: Any, out: Any,
     rows = _Rows(x, axis)
     q_rows = lax.reshape(qt, qt.aval.shape + (DimExpr.const(1),) * len(rows.lead))
     last = rows.count - 1
+    weak_q = type(q) in (int, float)  # a Python number takes the array's precision
     virtual = lax.convert(last, q_rows.dtype) * q_rows
-    if type(q) in (int, float):
+    if weak_q:
         virtual = lax.convert(virtual, x.dtype)
     virtual = method_index(method, virtual)
     if virtual.dtype.kind in "iu":  # a position: the element itself
-        picked = rows.at(_u(np.minimum, _u(np.maximum, virtual, 0), last))
+        picked = rows.at(clip(virtual, 0, last))
         return _keep(rows.nan_where_empty(picked), qt.aval.shape, rows.kept_shape, keepdims)
     previous = _u(np.floor, virtual)
     gamma = lax.convert(virtual - previous, virtual.dtype)
-    if type(q) in (int, float):
-        gamma.weak = True
+    gamma.weak = weak_q
     below, beyond = virtual < 0, virtual >= lax.convert(last, virtual.dtype)
     previous = lax.convert(previous, I64)
     lower = where(below, 0, where(beyond, last, previous))

@@ -34,6 +34,7 @@ from .joining import broadcast_to, concatenate, cumsum, take
 from .reductions import any_
 from .shaping import ravel
 from .sorting import argsort
+from .statistics import clip
 from .ufuncs import apply_ufunc, broadcast_all
 from .writes import write
 
@@ -68,7 +69,7 @@ def _in_mode(index: Tracer, count: Any, mode: Any) -> Tracer:
     if mode == "wrap":
         return _u(np.remainder, index, _u(np.maximum, count, 1))
     if mode == "clip":
-        return _u(np.minimum, _u(np.maximum, index, 0), count - 1)
+        return clip(index, 0, count - 1)
     if mode != "raise":
         raise current().error(f"clipmode must be one of 'clip', 'raise', or 'wrap' "
                               f"(got {mode!r})")
