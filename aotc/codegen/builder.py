@@ -45,9 +45,11 @@ class KernelBuilder(ir.IRBuilder):
         self.cbranch(cond, fail, ok)
         self.position_at_end(ok)
 
-    def entry_alloca(self, ty: ir.Type, name: str = "") -> ir.AllocaInstr:
-        """An ``alloca`` in the entry block, where SROA/mem2reg can promote it."""
-        entry = self.function.entry_basic_block
+    def entry_alloca(self, ty: ir.Type, name: str = "",
+                     function: ir.Function | None = None) -> ir.AllocaInstr:
+        """An ``alloca`` in the entry block (of ``function``, the current one by default),
+        where SROA/mem2reg can promote it."""
+        entry = (function or self.function).entry_basic_block
         with self.goto_block(entry):
             if entry.is_terminated:
                 self.position_before(entry.terminator)

@@ -25,9 +25,7 @@ from llvmlite import ir
 
 from ..ir import Eqn, Program, nested_programs
 from ..shapes import bound_symbols
-from .builder import KernelBuilder
 from .context import Lowering
-from .dtypes import PTR
 from .parallel import Outline
 from .values import Scalar, Value, View
 
@@ -69,7 +67,7 @@ def _lower_outlined(ctx: Lowering, eqn: Eqn, args: Sequence[Value], rule: Rule
         """A register of the outlined function: stored into a slot of the kernel."""
         if not (isinstance(value, ir.Instruction) and value.parent.parent is not kernel):
             return value  # a constant or a value of the kernel: usable as it is
-        slot = _kernel_alloca(b, kernel, value.type)
+        slot = b.entry_alloca(value.type, function=kernel)
         b.store(value, slot)
         slots[id(slot)] = value.type
         return slot
@@ -97,15 +95,3 @@ def _not_on_its_stack(kernel: ir.Function, value: Value) -> Value:
     assert not (isinstance(data, ir.AllocaInstr) and data.parent.parent is not kernel), \
         "an outlined construct returned a view of its own stack"
     return value
-
-
-def _kernel_alloca(b: KernelBuilder, kernel: ir.Function, ty: ir.Type) -> ir.AllocaInstr:
-    entry = kernel.entry_basic_block
-    with b.goto_block(entry):
-        if entry.is_terminated:
-            b.position_before(entry.terminator)
-        else:
-            b.position_at_start(entry)
-        slot = b.alloca(ty)
-    slot.type = PTR  # llvmlite types allocas as typed pointers; ours are opaque
-    return slot
