@@ -46,6 +46,11 @@ REDUCTIONS: dict[np.ufunc, Callable[..., Tracer]] = {
 ACCUMULATIONS: dict[np.ufunc, Callable[..., Tracer]] = {np.add: cumsum, np.multiply: cumprod}
 
 
+def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
+    """``ufunc(*args)`` on tracers, as a tracer."""
+    return as_tracer(ufunc(*args))
+
+
 def _numpy_result(ufunc: np.ufunc, method: str, x: Tracer, **kwargs: Any) -> np.ndarray:
     """What NumPy's ``ufunc.method`` gives for a one-element array like ``x`` (its dtype,
     and NumPy's checks of the arguments, as a located build error)."""
@@ -185,10 +190,6 @@ def reduceat(ufunc: np.ufunc, array: Any, indices: Any, axis: Any = 0, dtype: An
 
     empty = full_from_dims((m,) + items.aval.shape[1:], 0, expected.dtype)
     return moveaxis(lax.fori_loop(0, count, segment, empty), 0, ax)
-
-
-def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
-    return as_tracer(ufunc(*args))
 
 
 #: ``ufunc.<name>(...)`` as ``METHODS[name](ufunc, ...)`` (``__array_ufunc__``'s method).
