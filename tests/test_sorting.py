@@ -184,19 +184,40 @@ def test_sorting_inside_a_loop_and_of_a_selection() -> None:
 def test_shortcut_and_its_fallback(code: str) -> None:
     """64-bit keys are first sorted by their top varying digits and finished by an
     insertion sort; keys that share those digits in bulk make it give up and sort every
-    digit instead. Both give NumPy's stable order."""
+    digit instead. Rows of 2**15 keys and more are sampled first, and skip the attempt
+    when the sample is crowded; a cluster too small for the sample to see still falls
+    back. All give NumPy's stable order."""
     k = _kernel(lambda x: (np.sort(x), np.argsort(x)), f"({code}[:])")
     rng = np.random.default_rng(12)
-    n = 20_000
-    low = rng.integers(0, 2**32, n, dtype=np.uint64)
-    for top in (rng.integers(0, 2**32, n, dtype=np.uint64),  # distinct prefixes: shortcut
-                np.uint64(0x0101_0101) * (np.arange(n, dtype=np.uint64) % 50)):  # shared
-        bits = (top << np.uint64(32)) | low
-        x = bits.view(np.dtype(code))
-        if code == "f8":
-            x = np.where(np.isfinite(x), x, 0.5)  # no NaNs from random bits
+    for n in (20_000, 40_000):
+        low = rng.integers(0, 2**32, n, dtype=np.uint64)
+        distinct = rng.integers(0, 2**32, n, dtype=np.uint64)  # the shortcut works
+        shared = np.uint64(0x0101_0101) * (np.arange(n, dtype=np.uint64) % 50)
+        cluster = distinct.copy()  # one prefix for 1% of the keys
+        cluster[rng.choice(n, n // 100, replace=False)] = 0x0101_0101
+        for top in (distinct, shared, cluster):
+            bits = (top << np.uint64(32)) | low
+            x = bits.view(np.dtype(code))
+            if code == "f8":
+                x = np.where(np.isfinite(x), x, 0.5)  # no NaNs from random bits
+            values, order = k(x)
+            np.testing.assert_array_equal(_bits(values), _bits(np.sort(x, kind="stable")))
+            np.testing.assert_array_equal(order, np.argsort(x, kind="stable"))
+
+
+@pytest.mark.parametrize("code", ["i4", "u4"])
+def test_shortcut_of_32_bit_integers(code: str) -> None:
+    """A million-element row of 32-bit integers takes the shortcut too (three digits of
+    four); skewed rows (most keys below 2**16, a long tail) fall back."""
+    k = _kernel(lambda x: (np.sort(x), np.argsort(x)), f"({code}[:])")
+    rng = np.random.default_rng(13)
+    n = 1 << 20
+    info = np.iinfo(np.dtype(code))
+    uniform = rng.integers(info.min, info.max, n, dtype=np.dtype(code), endpoint=True)
+    skewed = np.minimum(rng.pareto(1.0, n) * 1000, info.max).astype(code)
+    for x in (uniform, skewed):
         values, order = k(x)
-        np.testing.assert_array_equal(_bits(values), _bits(np.sort(x, kind="stable")))
+        np.testing.assert_array_equal(values, np.sort(x))
         np.testing.assert_array_equal(order, np.argsort(x, kind="stable"))
 
 

@@ -7,13 +7,14 @@ counting sort. Which digits take a pass is a mask (bit ``d`` for digit ``d``):
   each key's difference from the first key (it vectorizes on contiguous rows), and only
   the digits where that is nonzero are ever counted or moved;
 - the *shortcut*: a row of ``n`` keys is nearly in order once sorted by its most
-  significant ``log2(n) + 12`` varying bits (about one key in 4096 shares them with
-  another, for random keys), so only those digits are counted and moved, and an
+  significant ``log2(n) + 4`` varying bits (about one key in 16 shares them with
+  another, for random integers; floats take 12 bits more, for their exponent), so only
+  those digits are counted and moved, and an
   insertion sort finishes the order, moving few elements. When too many keys share the
   sorted digits (the insertion sort gives up past a budget of moves), every varying
   digit is sorted after all: the answer is the same, only the first attempt is wasted.
-  For 64-bit keys this halves the passes; 8, 16 and 32-bit keys of a million elements
-  need every digit anyway.
+  For 64-bit keys of a million elements this halves the passes, for 32-bit integers it
+  saves one of four; 8 and 16-bit keys and 32-bit floats need every digit anyway.
 
 Counting only the digits that will move also halves the histogram work, which costs as
 much as a pass (one counter increment per digit per element).
@@ -44,7 +45,7 @@ from llvmlite import ir
 from .builder import KernelBuilder
 from .dtypes import I1, I64, i64
 from .loops import for_range
-from .rows import Local, Row
+from .rows import Local, Row, insertion_sort
 from .sortkeys import Keys
 
 DIGIT_BITS = 8
@@ -67,8 +68,18 @@ def histogram_size(keys: Keys, indices: bool) -> int:
     per part of the row (two per stream), reused by the next pass."""
     streams = streams_for(keys, indices)
     return (keys.digits(DIGIT_BITS) if streams == 1 else 2 * streams) * RADIX
-#: Bits beyond log2(n) the shortcut sorts by (see the module docstring).
-SHORTCUT_BITS = 12
+#: Bits beyond log2(n) the shortcut sorts integer keys by (see the module docstring).
+SHORTCUT_BITS = 4
+#: More for floats: their top bits (sign and exponent) tell few keys apart; a million
+#: normal doubles share their top 24 bits often enough to exhaust the insertion sort's
+#: budget, and their top 32 rarely.
+FLOAT_SHORTCUT_BITS = 12
+
+#: Keys sampled to decide that a row is too crowded for the shortcut (:meth:`Passes._crowded`),
+#: the adjacent equal samples that decide it, and the shortest row sampled.
+SAMPLES = 128
+CROWDED = 3
+SAMPLED = 1 << 15
 
 #: ``step(digit, first, last, into_a, shortcut)``: one pass (see :meth:`Passes.sort`).
 Step = Callable[["Digit", ir.Value, ir.Value, ir.Value, ir.Value], None]
@@ -91,11 +102,12 @@ def _intrinsic(b: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
     return b.call(fn, list(args))
 
 
-def shortcut_digits(b: ir.IRBuilder, n: ir.Value) -> ir.Value:
+def shortcut_digits(b: ir.IRBuilder, keys: Keys, n: ir.Value) -> ir.Value:
     """How many of the most significant varying digits the shortcut sorts ``n`` keys by:
-    enough for ``log2(n) + SHORTCUT_BITS`` bits."""
+    enough for ``log2(n) + SHORTCUT_BITS`` bits (``FLOAT_SHORTCUT_BITS`` for floats)."""
+    extra = FLOAT_SHORTCUT_BITS if keys.is_float else SHORTCUT_BITS
     length = b.sub(i64(64), _intrinsic(b, "llvm.ctlz", n, ir.Constant(I1, 0)))
-    return b.udiv(b.add(length, i64(SHORTCUT_BITS + DIGIT_BITS - 1)), i64(DIGIT_BITS))
+    return b.udiv(b.add(length, i64(extra + DIGIT_BITS - 1)), i64(DIGIT_BITS))
 
 
 def digit_of(b: ir.IRBuilder, keys: Keys, key: ir.Value, shift: ir.Value) -> ir.Value:
@@ -296,7 +308,8 @@ class Passes:
         ``finish(budget)`` completes the order afterwards (it returns i1: done, or gave
         up past ``budget`` moves)."""
         b = self.b
-        top = self._top(varying, shortcut_digits(b, self.n))
+        top = self._top(varying, shortcut_digits(b, self.keys, self.n))
+        top = b.select(self._crowded(top), varying, top)
         counted = Local(b, I64, top, "counted")
         fn = b.function
         attempt, finishing, again, done = (fn.append_basic_block(f"sort.{s}") for s in (
@@ -315,6 +328,40 @@ class Passes:
         counted.set(varying)
         b.branch(attempt)
         b.position_at_end(done)
+
+    def _crowded(self, top: ir.Value) -> ir.Value:
+        """i1: a sample of the row says many keys share the digits of ``top``, so the
+        shortcut's insertion sort would give up (skewed keys: most of a million Pareto
+        integers have the same top digits) and its passes be wasted.
+
+        :data:`SAMPLES` keys at even strides, reduced to those digits, are sorted (in
+        ``hist``, free before the passes); :data:`CROWDED` adjacent equal ones mean some
+        value of the digits holds about ``CROWDED / SAMPLES`` of the row, far more keys
+        than the insertion sort's budget can order. Random keys almost never collide
+        there (they share the digits with one key in 16 of the whole row, not of the
+        sample). Rows under :data:`SAMPLED` are not sampled: their wasted attempt is
+        cheap."""
+        b, keys = self.b, self.keys
+        crowded = Local(b, I1, ir.Constant(I1, 0), "crowded")
+        with b.if_then(b.icmp_signed(">=", self.n, i64(SAMPLED))):
+            bits: ir.Value = ir.Constant(keys.ty, 0)
+            for d in range(self.digits):
+                digit_bits = ir.Constant(keys.ty, ((RADIX - 1) << (d * DIGIT_BITS))
+                                         & ((1 << keys.width) - 1))
+                bits = b.or_(bits, b.select(_has(b, top, d), digit_bits,
+                                            ir.Constant(keys.ty, 0)))
+            sample = Row(self.hist, i64(8), I64, 8)
+            stride = b.udiv(self.n, i64(SAMPLES))
+            with for_range(b, i64(SAMPLES), "sample") as j:
+                key = self.key(self.src.load(b, b.mul(j, stride)))
+                sample.store(b, j, b.zext(b.and_(key, bits), I64))
+            insertion_sort(b, i64(SAMPLES), sample, lambda key: key, [])
+            equal = Local(b, I64, i64(0), "equal")
+            with for_range(b, i64(SAMPLES - 1), "equal") as j:
+                same = b.icmp_unsigned("==", sample.load(b, j), sample.load(b, b.add(j, i64(1))))
+                equal.set(b.add(equal.get(), b.zext(same, I64)))
+            crowded.set(b.icmp_signed(">=", equal.get(), i64(CROWDED)))
+        return crowded.get()
 
     def _top(self, mask: ir.Value, count: ir.Value) -> ir.Value:
         """The ``count`` most significant digits of ``mask``."""
