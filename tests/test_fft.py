@@ -1,8 +1,10 @@
 """np.fft against NumPy's pocketfft, compiled in-process with ``aotc.jit``.
 
 Tolerances: both are FFTs with directly computed twiddles, whose error grows as
-``eps * log2(N)`` times the input's norm; Bluestein's (lengths that are not powers of two)
-runs three transforms of length below ``4N``, so its bound is a few times that. Errors are
+``eps * log2(N)`` times the input's norm; Bluestein's (lengths with a prime factor above
+31: 17, 37 here) runs three transforms of length below ``4N``, so its bound is a few
+times that. Mixed radix: 12, 100, 1000 (unrolled radices 2 to 5), 124 and 462 (31, 7 and
+11 loop over their terms). Errors are
 asserted below ``1e-13 * max|X|`` for double precision (measured: at most 1.5e-15 up to
 N = 1024) and ``1e-5 * max|X|`` for complex64. Frequencies and shifts are exact."""
 
@@ -55,7 +57,8 @@ def jitted():
             lambda z: eval_program(program, z))
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 64, 100, 1000, 1024])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 37, 64, 100, 124, 462, 1000,
+                               1024])
 def test_transforms_match_pocketfft(jitted, n) -> None:
     rng = np.random.default_rng(n)
     x = rng.standard_normal(n)

@@ -4,11 +4,8 @@ frequencies and shifts.
 NumPy calls pocketfft (mixed radix, C). Here a transform along the last axis is one of
 two programs, chosen at run time by the length ``N``:
 
-- a power of two: Stockham's radix-2 FFT, ``log2 N`` passes over the whole array, each a
-  gather (``y[o] = x[j] ± w x[j + N/2]``, with ``j`` and the twiddle ``w`` computed from
-  ``o``), so no bit reversal and no slice whose size changes in the loop. Twiddles come
-  from one table of ``exp(-2 pi i t / N)``, ``t < N/2``, each computed directly (error
-  ``O(eps log N)``, as pocketfft's);
+- a length whose prime factors are all at most 31 (:data:`SMOOTH`): a mixed-radix
+  Stockham FFT (:func:`_stockham`), a pass per factor, radix 4 before 2;
 - any other length: Bluestein's chirp-z algorithm, the length-``N`` DFT as a cyclic
   convolution of length ``M >= 2N - 1`` (a power of two) done with three of the above.
   Chirp angles are ``pi (k^2 mod 2N) / N``, exact in the integers before rounding.
@@ -29,8 +26,9 @@ import numpy as np
 
 from .. import lax
 from ..bind import size_value
+from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, relu, size
-from ..tracer import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, bind_dim, current
 from .complexes import make_complex, real
 from .creation import iota
 from .functions_base import where
@@ -40,6 +38,8 @@ from .statistics import clip
 from .ufuncs import apply_ufunc
 
 I64 = np.dtype(np.int64)
+#: ``stage(buffer, src, dst, span) -> (buffer, span)``: one pass of :func:`_stockham`.
+Stage = Callable[[Any, Any, Any, Any], tuple[Any, Any]]
 NORMS = (None, "backward", "ortho", "forward")
 
 
@@ -61,41 +61,136 @@ def _unit_roots(t: Tracer, period: Tracer, sign: int, dtype: np.dtype) -> Tracer
                         lax.convert(_u(np.sin, angle), part), dtype)
 
 
-def _radix2(x: Tracer, sign: int, n: Tracer | None = None) -> Tracer:
-    """The unnormalized DFT (``sign`` -1) or its inverse (+1) of the first ``n`` elements
-    (a power of two; the whole last axis by default) along the last axis. Elements from
-    ``n`` on come out as garbage (Bluestein's padding, never read).
+def _at(buffer: Tracer, i: Any) -> Tracer:
+    """``buffer[i]`` for an index the transform computed itself, in range by construction:
+    no bounds check or negative wrap in the innermost loops (the bound size is still
+    clamped into the buffer)."""
+    start = bind_dim(as_tracer(i), buffer.aval.shape[0] - 1)
+    return lax.reshape(lax.slice_(buffer, (start,), (1,), (DimExpr.const(1),)), ())
 
-    Scalar loops (row, pass, butterfly) that compile to scalar machine code: whole-array
-    passes of gathers wrote five temporaries per pass and ran 3x slower. The passes go
-    back and forth between the two halves of one flat buffer, so loop-carried arrays
-    never swap (a swap copies) and the butterfly is emitted once."""
+
+def _put(buffer: Tracer, i: Any, value: Any) -> Tracer:
+    """``buffer[i] = value`` for an index in range by construction (see :func:`_at`)."""
+    start = bind_dim(as_tracer(i), buffer.aval.shape[0] - 1)
+    item = lax.reshape(lax.convert(as_tracer(value), buffer.dtype), (DimExpr.const(1),))
+    return lax.bind1(update_slice_p, buffer.atom, item.atom, start=(start,), step=(1,))
+
+
+#: The prime factors a length may have for a Stockham transform (a pass of radix ``p``
+#: costs about ``p`` complex multiply-adds per element; Bluestein's three transforms of
+#: up to ``4N`` cost more than that up to about these).
+SMOOTH = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31)
+#: Radices whose butterflies are unrolled, with their roots as constants; the first that
+#: divides what is left of ``N`` takes the pass (4 before 2: half as many passes).
+UNROLLED = (4, 2, 3, 5)
+
+
+def _smooth(n: Tracer) -> Tracer:
+    """bool: ``n`` (positive) has no prime factor beyond :data:`SMOOTH`."""
+    rest: Any = n
+    for p in SMOOTH:
+        rest = lax.while_loop(lambda r, p=p: r % p == 0, lambda r, p=p: r // p, rest)
+    return _u(np.equal, rest, 1)
+
+
+def _stockham(x: Tracer, sign: int, n: Tracer | None = None) -> Tracer:
+    """The unnormalized DFT (``sign`` -1) or its inverse (+1) of the first ``n`` elements
+    (prime factors in :data:`SMOOTH`; the whole last axis by default) along the last
+    axis. Elements from ``n`` on come out as garbage (Bluestein's padding, never read).
+
+    A Stockham pass per factor ``p`` of ``N``, so no digit reversal. With ``L`` the span
+    done, ``g`` a group and ``k < L``, ``y[g p L + k + t L] = sum_q x[g L + k + q N/p]
+    w^(q k N/(p L)) r^(q t)``, where ``w = exp(sign 2 pi i / N)`` and ``r = w^(N/p)``:
+    twiddles from a table of ``N`` roots (each computed directly: error ``O(eps log N)``,
+    as pocketfft's), then a DFT of length ``p``. Radices of :data:`UNROLLED` have their
+    butterfly unrolled with constant roots; a larger prime loops over its terms, each
+    twiddle and root in one lookup.
+
+    Scalar loops (row, pass, group, element) that compile to scalar machine code:
+    whole-array passes of gathers wrote five temporaries per pass and ran 3x slower. The
+    passes go back and forth between the two halves of one flat buffer, so loop-carried
+    arrays never swap (a swap copies) and each butterfly is emitted once."""
     shape = x.aval.shape
     length = shape[-1]
     rows, count = size(shape[:-1]), size(shape)
     flat = lax.reshape(x, (count,))
     buffer = concatenate([flat, flat])
-    n = lax.dim_value(length) if n is None else n
-    half = n // 2
     total, width = lax.dim_value(count), lax.dim_value(length)
-    table = _unit_roots(iota(I64, (length // 2,), 0), n, sign, x.dtype)
+    n = width if n is None else n
+    table = _unit_roots(iota(I64, (length,), 0), n, sign, x.dtype)
+    zero = x.dtype.type(0)
+
+    def passes(p: Any, butterfly: Callable[..., Any]) -> Stage:
+        """A pass of radix ``p``: ``butterfly(buffer, read, write, k, stride)``."""
+        def stage(buffer: Any, src: Any, dst: Any, span: Any) -> tuple[Any, Any]:
+            m = n // p
+            stride = m // span
+
+            def group(g: Any, buffer: Any) -> Any:
+                def element(k: Any, buffer: Any) -> Any:
+                    read, write = src + g * span + k, dst + g * p * span + k
+                    return butterfly(buffer, read, write, m, k, span, stride)
+                return lax.fori_loop(0, span, element, buffer)
+
+            return lax.fori_loop(0, m // span, group, buffer), span * p
+        return stage
+
+    def unrolled(p: int) -> Stage:
+        roots = [[np.exp(sign * 2j * np.pi * (q * t % p) / p) for q in range(p)]
+                 for t in range(p)]
+
+        def butterfly(buffer: Any, read: Any, write: Any, m: Any, k: Any, span: Any,
+                      stride: Any) -> Any:
+            terms = [_at(buffer, read)] + [_at(buffer, read + q * m) * _at(table, q * k * stride)
+                                           for q in range(1, p)]
+            for t in range(p):
+                acc = terms[0]
+                for q in range(1, p):
+                    root = roots[t][q]
+                    acc = acc + terms[q] if root == 1 else acc - terms[q] if root == -1 \
+                        else acc + terms[q] * root
+                buffer = _put(buffer, write + t * span, acc)
+            return buffer
+        return passes(p, butterfly)
+
+    def looped(buffer: Any, src: Any, dst: Any, span: Any) -> tuple[Any, Any]:
+        rest = n // span
+        p = lax.while_loop(lambda p: rest % p != 0, lambda p: p + 1, np.int64(2))
+
+        def butterfly(buffer: Any, read: Any, write: Any, m: Any, k: Any, span: Any,
+                      stride: Any) -> Any:
+            def output(t: Any, buffer: Any) -> Any:
+                step = (k + t * span) * stride  # below N
+
+                def term(q: Any, carry: Any) -> Any:
+                    acc, at = carry
+                    acc = acc + _at(buffer, read + q * m) * _at(table, at)
+                    at = at + step
+                    return acc, where(at >= n, at - n, at)
+
+                acc, _ = lax.fori_loop(0, p, term, (zero, np.int64(0)))
+                return _put(buffer, write + t * span, acc)
+
+            return lax.fori_loop(0, p, output, buffer)
+
+        return passes(p, butterfly)(buffer, src, dst, span)
+
+    stages = [unrolled(p) for p in UNROLLED] + [looped]
+
+    def stage(buffer: Any, src: Any, dst: Any, span: Any) -> tuple[Any, Any]:
+        rest = n // span
+        which: Any = np.int64(len(UNROLLED))
+        for i, p in reversed(list(enumerate(UNROLLED))):
+            which = where(rest % p == 0, np.int64(i), which)
+        return lax.switch(which, stages, buffer, src, dst, span)
 
     def row(r: Any, state: Any) -> Any:
         def one_pass(inner: Any) -> Any:
             buffer, span, side = inner
-            stride = half // span
             src = side * total + r * width
             dst = (1 - side) * total + r * width
-
-            def butterfly(j: Any, buffer: Any) -> Any:
-                k = _u(np.bitwise_and, j, span - 1)
-                a, b = buffer[src + j], buffer[src + j + half] * table[k * stride]
-                first = dst + 2 * (j - k) + k
-                buffer[first] = a + b
-                buffer[first + span] = a - b
-                return buffer
-
-            return lax.fori_loop(0, half, butterfly, buffer), span * 2, 1 - side
+            buffer, span = stage(buffer, src, dst, span)
+            return buffer, span, 1 - side
 
         buffer, _, side = lax.while_loop(lambda inner: inner[1] < n, one_pass,
                                          (state[0], np.int64(1), np.int64(0)))
@@ -132,16 +227,15 @@ def _bluestein(x: Tracer, sign: int) -> Tracer:
     b = where(_u(np.logical_or, inside, wrapped),
               take(back, clip(where(inside, m, size - m), 0, n - 1)), 0)
     # Both forward transforms in one call (one copy of the code; b's once per row).
-    pair = _radix2(concatenate([a[None], lax.broadcast_to(b, a.aval.shape)[None]]), -1, size)
-    convolved = _radix2(pair[0] * pair[1], 1, size)
+    pair = _stockham(concatenate([a[None], lax.broadcast_to(b, a.aval.shape)[None]]), -1,
+                     size)
+    convolved = _stockham(pair[0] * pair[1], 1, size)
     return take(convolved, k, axis=-1) * chirp / lax.convert(size, x.dtype)
 
 
 def _transform(x: Tracer, sign: int) -> Tracer:
-    n = lax.dim_value(x.aval.shape[-1])
-    power_of_two = _u(np.equal, _u(np.bitwise_and, n, n - 1), 0)
-    return lax.cond(power_of_two, lambda v: _radix2(v, sign), lambda v: _bluestein(v, sign),
-                    x)
+    return lax.cond(_smooth(lax.dim_value(x.aval.shape[-1])), lambda v: _stockham(v, sign),
+                    lambda v: _bluestein(v, sign), x)
 
 
 def _resized(x: Tracer, n: Any) -> Tracer:
