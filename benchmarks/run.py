@@ -497,7 +497,7 @@ def _thread_env(count: int) -> dict[str, str]:
 TITLES = {
     "single": "issue 13: every system on one thread",
     "issue10": "issue 10: value-dependent sizes, sorting, complex numbers; 1 thread",
-    "linalg": "np.linalg and np.fft (Jacobi SVD/eigenvalues, radix-2 and Bluestein FFTs) "
+    "linalg": "np.linalg and np.fft (Jacobi SVD/eigenvalues, mixed-radix and Bluestein FFTs) "
               "against LAPACK and pocketfft; 1 thread",
     "parallel": "issue 13 with {n} threads: aotc parallel = true, Numba parallel=True, JAX's "
                 "default threading, numexpr and OpenBLAS (NumPy's products) on {n} threads",
