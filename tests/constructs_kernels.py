@@ -559,6 +559,56 @@ def doubled_positives(x: f64[:]) -> tuple:
 
 
 @aotc.export
+def positives_until(x: f64[:], stop: f64) -> f64[:]:
+    """A range loop that breaks and appends: its trip count bounds the list."""
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > stop:
+            break
+        if x[i] > 0:
+            out.append(x[i])
+    return np.array(out)
+
+
+@aotc.export
+def halves_until(x: i64[:]) -> f64[:]:
+    """The same over a build-time range (still a runtime loop: appends depend on x)."""
+    out = []
+    for i in range(0, 40, 3):
+        if x[i % x.shape[0]] > 5:
+            break
+        out.append(x[i % x.shape[0]] * 0.5)
+    return np.array(out)
+
+
+@aotc.export
+def run_lengths(x: i64[:]) -> tuple[i64[:], i64[:]]:
+    """Two arrays of different sizes on two return paths, as a tuple."""
+    n = x.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    values = np.empty(n, dtype=np.int64)
+    lengths = np.empty(n, dtype=np.int64)
+    k = 0
+    start = 0
+    for i in range(1, n + 1):
+        if i == n or x[i] != x[start]:
+            values[k] = x[start]
+            lengths[k] = i - start
+            k += 1
+            start = i
+    return values[:k], lengths[:k]
+
+
+@aotc.export
+def drop_first_point(pts: f64[:, 2]) -> f64[:, 2]:
+    """Paths of different row counts keep the columns every path has (2)."""
+    if pts.shape[0] < 3:
+        return pts
+    return pts[1:]
+
+
+@aotc.export
 def dot_rows(a: f64[:, 2], b: f64[:, 2]) -> f64[:, :]:
     table = []
     for t1, p1 in a:

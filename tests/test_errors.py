@@ -470,6 +470,23 @@ def test_containers_changed_in_runtime_loops_are_located_errors():
     assert _trace(sorts_a_list).program is not None
 
 
+def test_appending_in_a_runtime_while_loop_is_a_located_error():
+    """A ``while`` loop gives a list no bound on its length (a ``for`` loop over a range
+    does, breaking or not): an error naming the list and what to write instead."""
+    def grows_while(x: f64[:]):
+        acc = []
+        i = 0
+        while i < x.shape[0]:
+            if x[i] > 0:
+                acc.append(x[i])
+            i += 1
+        return np.array(acc)
+
+    with pytest.raises(TraceError, match="appending to list 'acc' in a while loop") as info:
+        _trace(grows_while)
+    assert "range(limit)" in str(info.value)
+
+
 def test_nonlocal_in_a_nested_function_is_a_located_error():
     def counts(x: f64[:]):
         count = 0

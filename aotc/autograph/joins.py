@@ -5,8 +5,9 @@ Python returns whichever array the path made; a conditional in the IR has one ty
 output. So each branch lays its array out flat at the front of a buffer with room for
 either (:class:`Joined`: the buffer and the array's sizes), and after the conditional
 the sizes become size symbols bound at run time and the array is the buffer's front,
-reshaped (:meth:`Joined.laid_out`). The array's rank and dtype must agree; its sizes
-must be bounded by the arguments' (as every array's here).
+reshaped (:meth:`Joined.laid_out`); an axis every branch gives the same size keeps it.
+The array's rank and dtype must agree; its sizes must be bounded by the arguments' (as
+every array's here). Any array among the values can be joined so, a tuple's too.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class Joined:
     def __init__(self, buffer: Tracer, dims: list[Tracer]) -> None:
         self.buffer, self.dims = buffer, dims
 
+
+
     def tree_flatten(self) -> tuple[list[Any], None]:
         return [self.buffer, *self.dims], None
 
@@ -34,8 +37,10 @@ class Joined:
     def tree_unflatten(cls, meta: None, leaves: list[Any]) -> Joined:
         return cls(leaves[0], leaves[1:])
 
-    def laid_out(self, uppers: tuple[DimExpr, ...]) -> Tracer:
-        sizes = tuple(bind_dim(d, u) for d, u in zip(self.dims, uppers, strict=True))
+    def laid_out(self, join: Join) -> Tracer:
+        sizes = tuple(common if common is not None else bind_dim(d, u)
+                      for d, u, common in zip(self.dims, join.uppers, join.common,
+                                              strict=True))
         total = DimExpr.const(1)
         for s in sizes:
             total = total * s
@@ -50,6 +55,13 @@ class Join:
     def __init__(self, types: list[AType], inner: dict[str, DimExpr]) -> None:
         known = {**current().uppers(), **inner}
         first = types[0]
+        #: Per axis, the size every branch gives it (when its symbols are known after
+        #: the branches): kept as it is rather than bound anew, so ``(n, 2)`` joined with
+        #: ``(n - 1, 2)`` is ``(@k, 2)``.
+        self.common = tuple(
+            first.shape[axis] if all(t.shape[axis] == first.shape[axis] for t in types)
+            and not first.shape[axis].symbols() & set(inner) else None
+            for axis in range(first.ndim))
         axes: list[DimExpr] = []
         for axis in range(first.ndim):
             highs = [upper_bound(t.shape[axis], known) for t in types]
@@ -67,6 +79,7 @@ class Join:
             total = total * a
         self.length = total
         self.dtype = first.dtype
+        self.width = 1 + first.ndim  # leaves of its Joined: the buffer, each size
 
     def pad(self, value: Any) -> Joined:
         """A branch's array at the front of a buffer of :attr:`length`."""

@@ -98,7 +98,9 @@ def _range_as_while(node: ast.For) -> list[ast.stmt] | None:
         while __it < __stop:      # > for a negative step
             i = __it; __it += s
             body
-    """
+
+    The ``while`` node remembers the range (``aotc_range``): its trip count bounds the
+    lists the loop appends to (:mod:`.lists`)."""
     it = node.iter
     if not (isinstance(node.target, ast.Name) and isinstance(it, ast.Call)
             and isinstance(it.func, ast.Name) and it.func.id == "range" and not it.keywords
@@ -116,6 +118,7 @@ def _range_as_while(node: ast.For) -> list[ast.stmt] | None:
     body = [assign(node.target.id, load(counter), node), ast.copy_location(advance, node),
             *node.body]
     loop = ast.copy_location(ast.While(ast.copy_location(test, it), body, []), node)
+    loop.aotc_range = (counter, limit, step)  # type: ignore[attr-defined]  # its trips
     return [assign(counter, start, node), assign(limit, stop, node), loop]
 
 

@@ -35,7 +35,7 @@ from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
 )
 from .pybuiltins import BUILTINS
-from .sequences import SEQUENCES, RuntimeSeq, sequence
+from .sequences import SEQUENCES, RuntimeSeq, range_length, sequence  # noqa: F401
 from .statements import (  # noqa: F401 - converted code calls __aotc__.for_range etc.
     as_bool,
     for_iter,

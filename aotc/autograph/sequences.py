@@ -106,6 +106,13 @@ def range_(*args: Any) -> Any:
     return RuntimeSeq(_sized_trip_count(start, stop, step), item)
 
 
+def range_length(start: Any, stop: Any, step: int) -> Any:
+    """``len(range(start, stop, step))``: an int on build-time bounds, else the runtime
+    sequence's trip count (a size when the bounds are sizes)."""
+    seq = range_(start, stop, step)
+    return len(seq) if isinstance(seq, builtins.range) else seq.length
+
+
 def _sized_trip_count(start: Any, stop: Any, step: int) -> Any:
     """The trip count as a size (so values made per item can be stacked) when the bounds
     are sizes, else as a runtime integer."""

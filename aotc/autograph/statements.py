@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bodies import SCALAR_I64, UNDEFINED, flatten, probe
+from ..bodies import SCALAR_I64, UNDEFINED, flatten, probe, unflatten
 from ..control import BranchTypes
 from ..ir import Var
 from ..numpy_api import CREATION
@@ -186,10 +186,18 @@ def _loop(run: Callable[[State, Body], State], body: Body, state: State,
 
 
 def while_stmt(test: Callable[[State], Any], body: Body, state: State,
-               names: Sequence[str], written: Sequence[str] = ()) -> State:
+               names: Sequence[str], written: Sequence[str] = (),
+               appends: dict[str, int] | None = None, trips: Any = None) -> State:
     """``while test(state): state = body(state)``: Python's loop while the test is a
     build-time value (up to :data:`UNROLL_LIMIT` iterations, then the state is lifted
-    to traced values and the rest runs as a runtime loop)."""
+    to traced values and the rest runs as a runtime loop). ``trips``: at most how many
+    times it runs, when it is a ``for`` loop over a range that breaks: the lists it
+    appends to grow as in a ``for`` loop, and it runs at run time from the start (on
+    build-time bounds too: whether it appends may depend on runtime values)."""
+    appended = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
+                if n in (appends or {}) and isinstance(v, list)]
+    if trips is not None and appended:
+        state = tuple(v if i in appended else _lifted(v) for i, v in enumerate(state))
     for _ in range(UNROLL_LIMIT):
         cond = test(state)
         if traced(cond):
@@ -206,13 +214,30 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
                 hint="make its condition depend on a value the loop updates")
     items_of = Written(state, names, written, _lifted)
     state, body, test = items_of.state, items_of.body(body), items_of.test(test)
+    grown: list[int] = []
+    if trips is None:
+        _no_runtime_appends(state, names, appends or {})
+    else:
+        state, grown = grow_lists(state, names, appends or {}, trips, body)
     first = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
     state = _typed_returns(state, names, [body], every=bool(first))
     state = optional.unbound(state, names, [i for i in first if state[i] is not UNDEFINED])
     _require_defined(state, names, "a while loop")
-    return items_of.inside(_loop(
+    return items_of.inside(laid_out(_loop(
         lambda s, step: lax.while_loop(lambda s: as_bool(test(s)), step, s), body, state,
-        body))
+        body), grown))
+
+
+def _no_runtime_appends(state: State, names: Sequence[str], appends: dict[str, int]) -> None:
+    """A list a runtime ``while`` loop appends to has no bound on its length (a list's
+    buffer is planned before the kernel runs; a ``for`` loop's trip count bounds it)."""
+    for value, name in zip(state, names, strict=True):
+        if name in appends and isinstance(value, list):
+            raise current().error(
+                f"appending to list '{name}' in a while loop: its length has no bound "
+                "before the kernel runs",
+                hint=f"loop with 'for ... in range(limit)' and 'break' (the limit bounds "
+                     f"'{name}'), or fill a preallocated array")
 
 
 def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
@@ -249,8 +274,11 @@ def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
 def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
           unified: optional.Unified | None, joined: dict[int, joins.Join] | None = None
           ) -> State:
+    """The conditional; ``joined``: the leaves (indices among the flattened values the
+    branches give) whose arrays differ in size, laid out in one buffer (:mod:`.joins`)."""
     known = [i for i, v in enumerate(state) if v is not UNDEFINED]
     joined = joined or {}
+    trees: list[tuple[Any, int]] = []  # each branch's values: structure, leaf count
 
     def branch(fn: Body) -> Callable[..., State]:
         def run(*values: Any) -> State:
@@ -262,20 +290,33 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 raise optional.Unassigned
             if unified is None:
                 optional.check_body(out)
-            return tuple(joined[i].pad(v) if i in joined else v for i, v in enumerate(out))
+            leaves, tree = flatten(out)
+            trees.append((tree, len(leaves)))
+            return unflatten(tree, [joined[k].pad(v) if k in joined else v
+                                    for k, v in enumerate(leaves)])
         return run
 
     try:
         result = lax.cond(as_bool(test), branch(then), branch(orelse),
                           *(state[i] for i in known))
-        return tuple(v.laid_out(joined[i].uppers) if i in joined else v
-                     for i, v in enumerate(result))
+        if not joined:
+            return result  # type: ignore[no-any-return]
+        tree, count = trees[0]
+        leaves, at = flatten(result)[0], 0
+        values = []
+        for k in range(count):
+            width = joined[k].width if k in joined else 1
+            part = leaves[at:at + width]
+            values.append(joins.Joined(part[0], part[1:]).laid_out(joined[k]) if k in joined
+                          else part[0])
+            at += width
+        return unflatten(tree, values)  # type: ignore[no-any-return]
     except BranchTypes as mismatch:
-        slot = _slot_of_leaf(state, mismatch.index)
-        join = joins.joinable(mismatch) if slot is not None and slot not in joined else None
-        if slot is not None and join is not None:  # different sizes: joined in one buffer
-            return _cond(test, then, orelse, state, names, unified, {**joined, slot: join})
-        name = _name_of_leaf(state, names, mismatch.index)
+        leaf = _unjoined_leaf(mismatch.index, joined)
+        join = joins.joinable(mismatch) if leaf is not None and leaf not in joined else None
+        if leaf is not None and join is not None:  # different sizes: joined in one buffer
+            return _cond(test, then, orelse, state, names, unified, {**joined, leaf: join})
+        name = _name_of_leaf(state, names, mismatch.index if leaf is None else leaf)
         if name is None:
             raise
         what = "the kernel returns values of" if name == RET else \
@@ -283,16 +324,14 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
         raise BranchTypes(mismatch.index, mismatch.types, what) from None
 
 
-def _slot_of_leaf(state: State, index: int) -> int | None:
-    """The state variable whose one leaf is flattened leaf ``index`` (None if that
-    variable holds several values)."""
-    start = 0
-    for slot, value in enumerate(state):
-        count = len(flatten(value)[0])
-        if start == index and count == 1:
-            return slot
-        start += count
-    return None
+def _unjoined_leaf(index: int, joined: dict[int, joins.Join]) -> int | None:
+    """The leaf (before joining) whose output is flattened output ``index`` of branches
+    that join ``joined`` (None: one of a joined array's sizes)."""
+    at = leaf = 0
+    while at < index:
+        at += joined[leaf].width if leaf in joined else 1
+        leaf += 1
+    return leaf if at == index else None
 
 
 def _name_of_leaf(state: State, names: Sequence[str], index: int) -> str | None:

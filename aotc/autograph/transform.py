@@ -126,7 +126,12 @@ class _Statements(ast.NodeTransformer):
         body = _body_function(f"{HIDDEN}body_{uid}", [], state, node.body)
         call = runtime_call("while_stmt", load(test.name), load(body.name),
                             _initial_state(state), _names_const(state))
-        call.keywords = _written_keyword(written)
+        call.keywords = _appends_keyword(node.body) + _written_keyword(written)
+        if hasattr(node, "aotc_range"):  # a range loop that breaks (see .jumps)
+            counter, limit, step = node.aotc_range
+            trips = runtime_call("range_length", load(counter), load(limit),
+                                 ast.Constant(step))
+            call.keywords.append(ast.keyword("trips", trips))
         return self._emit(node, [test, body], call, state)
 
     def visit_If(self, node: ast.If) -> object:
