@@ -601,6 +601,15 @@ def run_lengths(x: i64[:]) -> tuple[i64[:], i64[:]]:
 
 
 @aotc.export
+def run_length_decode(values: i64[:], lengths: i64[:], m: f64[:, :]) -> tuple:
+    """np.repeat with a count per element: the counts an argument (the length a size
+    computed before the kernel runs), or build-time; along an axis; one count for all."""
+    return (np.repeat(values, lengths), np.repeat(m, [1, 0, 2, 1], axis=1),
+            np.repeat(m, [2], axis=0),
+            np.sum(np.repeat(values * 0.5, lengths)))
+
+
+@aotc.export
 def drop_first_point(pts: f64[:, 2]) -> f64[:, 2]:
     """Paths of different row counts keep the columns every path has (2)."""
     if pts.shape[0] < 3:

@@ -1,13 +1,17 @@
 """Functions that rearrange arrays, each NumPy's own definition in the primitives that
 already exist: ``flipud``, ``fliplr``, ``rot90``, ``matrix_transpose``,
-``broadcast_arrays``, ``diagflat``, ``resize``, ``block``, ``take_along_axis`` and
-``put_along_axis``.
+``broadcast_arrays``, ``diagflat``, ``resize``, ``block``, ``take_along_axis``,
+``put_along_axis`` and ``np.repeat`` with a count per element.
 
 ``take_along_axis`` builds NumPy's fancy index (``arange`` of every other axis, shaped to
 broadcast, and the given indices on the axis), so it reads, checks bounds and raises as
 ``a[index]`` does; ``put_along_axis`` writes through the same index. ``resize`` repeats
 the flattened array cyclically (``np.resize``, not ``ndarray.resize``), ``block`` joins
 the innermost lists along the last axis, the next ones along the axis before it.
+
+``np.repeat(a, counts)`` is as long as ``counts`` sums to: a size computed before the
+kernel runs (:mod:`aotc.derived`), so the counts must be build-time values or come from
+the arguments alone, as ``np.bincount``'s length.
 """
 
 from __future__ import annotations
@@ -18,12 +22,17 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..derived import derived_size
+from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracer import Tracer, as_tracer, current
-from .creation import iota
+from .creation import full_from_dims, iota
 from .diagonals import diag
 from .fancy import setitem_any
-from .joining import concatenate, flip, swapaxes, take
+from .functions_base import where
+from .histograms import raise_if
+from .joining import concatenate, flip, moveaxis, swapaxes, take
+from .reductions import sum_
 from .shaping import normalize_axes, ravel
 from .ufuncs import apply_ufunc, broadcast_all
 
@@ -144,3 +153,56 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.broadcast_arrays: broadcast_arrays, np.diagflat: diagflat, np.resize: resize,
     np.block: block, np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
 }
+
+
+def repeat_each(x: Tracer, repeats: Any, axis: int) -> Tracer:
+    """``np.repeat(x, repeats, axis)`` with a count per element along ``axis``: each
+    element (row) copied its count of times, in order. One count is every element's."""
+    ctx = current()
+    counts = as_tracer(repeats)
+    if counts.dtype.kind not in "iu" or counts.ndim != 1:
+        raise ctx.error(f"np.repeat: the counts must be integers, one per element (got "
+                        f"{counts.dtype} of {counts.ndim} dimensions)")
+    rows = moveaxis(x, axis, 0)
+    n = rows.aval.shape[0]
+    many, length = lax.dim_value(n), lax.dim_value(counts.aval.shape[0])
+    if isinstance(repeats, (list, tuple, np.ndarray)):  # build-time counts
+        static = np.maximum(np.asarray(repeats, dtype=np.int64), 0)
+        total: DimExpr | None = n * int(static[0]) if static.shape == (1,) else \
+            DimExpr.const(int(static.sum()))
+    else:
+        # Summed from the argument itself: derived sizes follow only scalars and whole
+        # reductions of arguments. (Negative counts raise before anything is filled;
+        # the clamp only keeps the size valid.)
+        kept = apply_ufunc(np.maximum, sum_(counts, dtype=I64), 0)
+        total = derived_size(where(apply_ufunc(np.equal, length, 1),
+                                   apply_ufunc(np.multiply, kept, many), kept))
+    if total is None:
+        raise ctx.error("np.repeat with counts computed inside the kernel: the result's "
+                        "length (their sum) must be known before the kernel runs",
+                        hint="pass the counts as an argument, or build the result with a "
+                             "loop into a preallocated array")
+    counts = lax.convert(counts, I64)
+    one = counts.aval.shape[0] != n
+    if one:
+        bad = apply_ufunc(np.logical_and, apply_ufunc(np.not_equal, length, many),
+                          apply_ufunc(np.not_equal, length, 1))
+        lax.bind(raise_if_p, bad.atom, many.atom, length.atom, error="ValueError",
+                 message="operands could not be broadcast together with shape ({lhs},) "
+                         "({rhs},)")
+    raise_if(apply_ufunc(np.less, counts, 0), "repeats may not contain negative values.")
+    out = full_from_dims((total, *rows.aval.shape[1:]), 0, x.dtype)
+
+    def element(i: Any, carry: Any) -> Any:
+        out, at = carry
+        row = rows[i]
+        count = counts[apply_ufunc(np.minimum, i, length - 1)] if one else counts[i]
+
+        def copy(r: Any, out: Any) -> Any:
+            out[at + r] = row
+            return out
+
+        return lax.fori_loop(0, count, copy, out), at + count
+
+    out, _ = lax.fori_loop(0, many, element, (out, np.int64(0)))
+    return moveaxis(out, 0, axis)

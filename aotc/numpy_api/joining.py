@@ -148,13 +148,13 @@ def tile(A: Any, reps: Any) -> Tracer:
 
 def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
     x = as_tracer(a)
-    if isinstance(repeats, (list, tuple, np.ndarray)) or (
-            isinstance(repeats, Tracer) and repeats.ndim):
-        raise current().error("np.repeat with a different count per element is not supported",
-                              hint="use one count for every element")
     if axis is None:
         x, axis = ravel(x), 0
     ax = _axis(axis, x.ndim)
+    if isinstance(repeats, (list, tuple, np.ndarray)) and np.ndim(repeats) or (
+            isinstance(repeats, Tracer) and repeats.ndim):
+        from .arrangements import repeat_each  # (it builds on this module)
+        return repeat_each(x, repeats, ax)
     shape = x.aval.shape
     k = as_count(repeats, shape[ax], "repeat count")
     spread = shape[:ax + 1] + (k,) + shape[ax + 1:]
