@@ -610,6 +610,12 @@ def run_length_decode(values: i64[:], lengths: i64[:], m: f64[:, :]) -> tuple:
 
 
 @aotc.export
+def histogram_of(x: f64[:], w: f64[:], nbins: i64) -> tuple:
+    """A number of bins given at run time: the output's size is known when it starts."""
+    return np.histogram(x, nbins), np.histogram(x, nbins, range=(0.0, 1.0), weights=w)
+
+
+@aotc.export
 def drop_first_point(pts: f64[:, 2]) -> f64[:, 2]:
     """Paths of different row counts keep the columns every path has (2)."""
     if pts.shape[0] < 3:

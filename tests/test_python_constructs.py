@@ -187,6 +187,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                           (np.array([], dtype=np.int64), np.array([], dtype=np.int64), M),
                           (np.array([5, 6, 7]), np.array([1, -1, 1]), M),
                           (np.array([5, 6, 7]), np.array([1, 2]), M)],
+    "histogram_of": [(X, X, 3), (X, X, 1), (X, X, 0), (X, X, -2), (X[:0], X[:0], 4),
+                     (np.linspace(0.0, 1.0, 50), np.linspace(2.0, 3.0, 50), 1000)],
     "drop_first_point": [(M[:, :2].copy(),), (M[:2, :2].copy(),)],
     "dot_rows": [([(12.4, 0.5), (-5.6, 12.34)], [(3.45, 1.5), (55.4, 567.0), (1.0, 2.0)]),
                  (np.arange(10.0).reshape(5, 2), np.arange(6.0).reshape(3, 2))],

@@ -1,19 +1,21 @@
-"""``np.bincount`` and ``np.histogram`` with output sizes known at build time.
+"""``np.bincount`` and ``np.histogram`` with output sizes known before the kernel runs.
 
 ``bincount(x, weights, minlength=N)``: NumPy's result has ``max(N, max(x) + 1)`` bins,
-a size that depends on the data; aotc makes it ``N`` (``minlength`` is required, an
-integer or a size from shapes and integer arguments) and checks at run time that every
-value fits (``ValueError``), and that none is negative (NumPy's ``ValueError``). Each
-bin counts its matches among all values: **O(len(x) * N)** work.
+a size computed before the kernel runs when ``x`` is an argument (:mod:`aotc.derived`);
+for an ``x`` the kernel computes, ``minlength`` is required and every value is checked
+to fit (``ValueError``); a negative value is NumPy's ``ValueError``. Counting is NumPy's
+loop, ``counts[x[i]] += w[i]`` in order: O(len(x) + N), the same sums.
 
-``histogram(a, bins=int, range=(lo, hi))`` follows NumPy's ``_histograms_impl`` step
-by step, so counts, edges and dtypes are NumPy's: edges from ``linspace`` in NumPy's
+``histogram(a, bins, range=(lo, hi))`` follows NumPy's ``_histograms_impl`` step by
+step, so counts, edges and dtypes are NumPy's: edges from ``linspace`` in NumPy's
 ``bin_type``, bin indices from ``(a - first) / (last - first) * bins`` with NumPy's
-corrections on the edges (the last bin is closed), values outside the range dropped.
-Without ``range`` the data's min and max are used (0 and 1 for empty data, a
-``ValueError`` for non-finite ones), widened by 0.5 when equal. ``bins`` may also be
-an array of increasing edges (NumPy's sort and binary search of the data, without
-weights). ``density=True`` divides by the bin widths and the total.
+corrections on the edges (the last bin is closed), values outside the range dropped,
+then counted as ``bincount`` does. ``bins`` is a build-time integer or an integer
+argument (the output size then known when the kernel starts). Without ``range`` the
+data's min and max are used (0 and 1 for empty data, a ``ValueError`` for non-finite
+ones), widened by 0.5 when equal. ``bins`` may also be an array of increasing edges
+(NumPy's sort and binary search of the data, without weights). ``density=True`` divides
+by the bin widths and the total.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..bind import size_value
 from ..derived import derived_size
 from ..ops.index import raise_if_p
 from ..ops.reduce import REDUCTIONS
 from ..ops.sorting import sort_p
 from ..shapes import DimExpr
 from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
-from .creation import full_from_dims, iota, linspace
+from .creation import full_from_dims, linspace
 from .functions_base import where
 from .joining import concatenate, diff
 from .reductions import any_, sum_
@@ -249,20 +252,24 @@ def _extreme(data: Tracer, which: str) -> Tracer:
     return lax.reduce(REDUCTIONS[f"reduce_{which}"], data, (0,))
 
 
-def _edge_values(edges: _Edges, bins: int) -> Tracer:
-    return linspace(edges.first, edges.last, bins + 1, dtype=edges.bin_type)
+def _edge_values(edges: _Edges, bins: DimExpr | int) -> Tracer:
+    count = bins if isinstance(bins, DimExpr) else DimExpr.const(bins)
+    return linspace(edges.first, edges.last, lax.dim_value(count + 1), dtype=edges.bin_type)
 
 
-def _check_increasing(values: Tracer, bins: int, nonempty: Tracer | None) -> None:
-    bad = _ufunc(np.greater_equal, values[:-1], values[1:])
+def _check_increasing(values: Tracer, bins: Tracer, nonempty: Tracer | None) -> None:
+    bad = any_(_ufunc(np.greater_equal, values[:-1], values[1:]))
     if nonempty is not None:
         bad = _ufunc(np.logical_and, bad, nonempty)
-    raise_if(bad, f"Too many bins for data range. Cannot create {bins} finite-sized bins.")
+    lax.bind(raise_if_p, bad.atom, bins.atom, bins.atom, error="ValueError",
+             message="Too many bins for data range. Cannot create {lhs} finite-sized bins.")
 
 
 def _uniform_counts(data: Tracer, weights: Tracer | None, edges: _Edges, values: Tracer,
-                    bins: int) -> Tracer:
-    """NumPy's fast path: bin indices computed from the edges, then a bincount."""
+                    count: DimExpr) -> Tracer:
+    """NumPy's fast path: bin indices computed from the edges, then a bincount (values
+    outside the range counted in one more bin, dropped after)."""
+    bins = lax.dim_value(count)
     keep = _ufunc(np.logical_and, _ufunc(np.greater_equal, data, edges.first),
                   _ufunc(np.less_equal, data, edges.last))
     tmp = lax.convert(data, edges.bin_type)
@@ -277,15 +284,10 @@ def _uniform_counts(data: Tracer, weights: Tracer | None, edges: _Edges, values:
     up = _ufunc(np.logical_and, _ufunc(np.greater_equal, tmp,
                                        take(values, _ufunc(np.add, index, 1))),
                 _ufunc(np.not_equal, index, bins - 1))
-    index = _ufunc(np.add, index, up)
-    n = data.aval.shape[0]
-    hits = _ufunc(np.logical_and, lax.reshape(keep, (n, ONE)),
-                  _ufunc(np.equal, lax.reshape(index, (n, ONE)),
-                         iota(I64, (ONE, DimExpr.const(bins)), 1)))
-    if weights is None:
-        return sum_(hits, axis=0, dtype=I64)
-    w = lax.reshape(lax.convert(weights, F64), (n, ONE))
-    return lax.convert(sum_(where(hits, w, 0.0), axis=0), weights.dtype)
+    index = where(keep, _ufunc(np.add, index, up), bins)
+    w = None if weights is None else lax.convert(weights, F64)
+    counts = _counted(index, w, count + 1)[:bins]
+    return counts if weights is None else lax.convert(counts, weights.dtype)
 
 
 def _edge_counts(data: Tracer, values: Tracer) -> Tracer:
@@ -325,9 +327,10 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         raise ctx.error(f"np.histogram with bins={bins!r} picks the number of bins from the "
                         "data, so the output size would be known only at run time",
                         hint="give the number of bins (bins=10) or the bin edges")
-    if isinstance(bins, Tracer) and bins.ndim == 0:
-        raise ctx.error("np.histogram: the number of bins must be known at build time",
-                        hint="pass it as a default argument (a build-time constant)")
+    if isinstance(bins, Tracer) and bins.ndim == 0:  # a count known when the kernel starts
+        if bins.dtype.kind not in "iu":
+            raise ctx.error("`bins` must be an integer, a string, or an array")
+        return _uniform(data, w, size_value(bins, "bins"), range, density)
     if isinstance(bins, Tracer) or np.ndim(bins) == 1:
         edges = one_dimensional(bins, "bins")
         if w is not None:
@@ -346,16 +349,28 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         raise ctx.error("`bins` must be an integer, a string, or an array") from None
     if count < 1:
         raise ctx.error("`bins` must be positive, when an integer")
-    outer, empty, nonempty = _outer_edges(data, range)
+    return _uniform(data, w, DimExpr.const(count), range, density)
+
+
+def _uniform(data: Tracer, w: Tracer | None, count: DimExpr, range_: Any, density: Any
+             ) -> tuple[Tracer, Tracer]:
+    """``count`` equal bins between NumPy's outer edges."""
+    ctx = current()
+    bins = lax.dim_value(count)
+    if not count.is_const:
+        ctx.check(">=", count, DimExpr.const(1), "ValueError",
+                  "`bins` must be positive, when an integer")
+    outer, empty, nonempty = _outer_edges(data, range_)
     values = _edge_values(outer, count)
-    if all(_is_static(v) for v in (outer.first, outer.last)):
+    if count.is_const and all(_is_static(v) for v in (outer.first, outer.last)):
         with np.errstate(all="ignore"):
-            expected = np.linspace(outer.first, outer.last, count + 1, dtype=outer.bin_type)
+            expected = np.linspace(outer.first, outer.last, count.value + 1,
+                                   dtype=outer.bin_type)
         if np.any(expected[:-1] >= expected[1:]):
-            raise ctx.error(f"Too many bins for data range. Cannot create {count} "
+            raise ctx.error(f"Too many bins for data range. Cannot create {count.value} "
                             "finite-sized bins.")
     else:
-        _check_increasing(values, count, nonempty)
+        _check_increasing(values, bins, nonempty)
     counts = _uniform_counts(data, w, outer, values, count)
     if empty is not None and nonempty is not None:
         values = where(nonempty, values, _edge_values(empty, count))
