@@ -96,3 +96,35 @@ def test_empty_input_is_an_error(jitted) -> None:
         jitted[0](np.zeros(0))
     with pytest.raises(ValueError, match="Invalid number of FFT data points"):
         np.fft.fft(np.zeros(0))
+
+
+@aotc.export
+def real_options(x: f32[:], y: f64[:, :], n: aotc.i64) -> tuple[c64[:], c128[:], c128[:],
+                                                               c128[:, :], c128[:]]:
+    """rfft's paths: an even length through a half-length complex transform, an odd
+    one through the full one (chosen at run time); float32, n= crops or pads, norms,
+    another axis."""
+    return (np.fft.rfft(x), np.fft.rfft(y[0], n), np.fft.rfft(y[0], norm="ortho"),
+            np.fft.rfft(y, axis=0, norm="forward"), np.fft.rfft(y[0], 2 * n + 1))
+
+
+@pytest.fixture(scope="module")
+def real_jitted():
+    return aotc.jit(real_options)
+
+
+@pytest.mark.parametrize("length", [1, 2, 7, 12, 100, 101, 1000])
+def test_real_transforms_match_pocketfft(real_jitted, length: int) -> None:
+    k = real_jitted
+    rng = np.random.default_rng(length)
+    x = rng.standard_normal(length).astype(np.float32)
+    y = rng.standard_normal((3, length))
+    for n in (1, 5, length):
+        got = k(x, y, n)
+        want = real_options(x, y, n)
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
+            assert g.shape == w.shape and g.dtype == w.dtype, (n, i)
+            scale = max(np.abs(w).max(), 1.0)
+            tol = 1e-5 if w.dtype == np.complex64 else 1e-13
+            np.testing.assert_allclose(g, w, rtol=0, atol=tol * scale, err_msg=f"{n} {i}")
+

@@ -10,7 +10,9 @@ two programs, chosen at run time by the length ``N``:
   convolution of length ``M >= 2N - 1`` (a power of two) done with three of the above.
   Chirp angles are ``pi (k^2 mod 2N) / N``, exact in the integers before rounding.
 
-Other axes are moved last and back; ``n`` crops or zero-pads the axis; ``norm`` is
+``rfft`` of an even length is one complex transform of half the length (the even and
+odd samples as real and imaginary parts), then untangled; an odd length takes the full
+complex transform. Other axes are moved last and back; ``n`` crops or zero-pads the axis; ``norm`` is
 ``"backward"`` (``ifft`` divides by ``N``), ``"ortho"`` or ``"forward"``. As NumPy 2,
 float32 and complex64 stay single precision (complex64 results), everything else is
 complex128. ``irfft`` reads the Hermitian half as pocketfft does (the imaginary parts of
@@ -300,9 +302,39 @@ def rfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = Non
                               hint="use np.fft.fft for complex input")
 
     def body(v: Tracer) -> Tracer:
-        full = _complex_fft(v, n, -1, norm, inverse=False)
-        return take(full, iota(I64, (full.aval.shape[-1] // 2 + 1,), 0), axis=-1)
+        dtype = _complex_dtype(v.dtype)
+        v = _resized(lax.convert(v, np.dtype(np.float32 if dtype == np.complex64
+                                             else np.float64)), n)
+        count = lax.dim_value(v.aval.shape[-1])
+        even = _u(np.equal, _u(np.bitwise_and, count, 1), 0)
+        y = lax.cond(even, lambda w: _half_length_rfft(w, dtype),
+                     lambda w: _full_rfft(w, dtype), v)
+        factor = _scale(norm, False, count)
+        return y if factor is None else y * lax.convert(factor, dtype)
     return _along(x, axis, body)
+
+
+def _full_rfft(v: Tracer, dtype: np.dtype) -> Tracer:
+    """The first ``N // 2 + 1`` terms of the complex transform of ``v``."""
+    full = _transform(lax.convert(v, dtype), -1)
+    return take(full, iota(I64, (v.aval.shape[-1] // 2 + 1,), 0), axis=-1)
+
+
+def _half_length_rfft(v: Tracer, dtype: np.dtype) -> Tracer:
+    """The real transform of an even length ``N`` through one complex transform of
+    length ``N/2``: ``z = v[0::2] + i v[1::2]``, ``Z = fft(z)``, then
+    ``X[k] = (Z[k] + conj Z[-k]) / 2 - i w^k (Z[k] - conj Z[-k]) / 2`` with
+    ``w = exp(-2 pi i / N)`` (indices of ``Z`` mod ``N/2``)."""
+    length = v.aval.shape[-1]
+    n = lax.dim_value(length)
+    half = n // 2
+    z = make_complex(v[..., 0::2], v[..., 1::2], dtype)
+    zf = _transform(z, -1)
+    k = iota(I64, (length // 2 + 1,), 0)
+    ahead = take(zf, _u(np.remainder, k, half), axis=-1)
+    mirror = _u(np.conjugate, take(zf, _u(np.remainder, half - k, half), axis=-1))
+    even_part, odd_part = (ahead + mirror) * 0.5, (ahead - mirror) * -0.5j
+    return even_part + _unit_roots(k, n, -1, dtype) * odd_part
 
 
 def irfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = None) -> Tracer:
