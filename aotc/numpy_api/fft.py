@@ -12,7 +12,9 @@ two programs, chosen at run time by the length ``N``:
 
 ``rfft`` of an even length is one complex transform of half the length (the even and
 odd samples as real and imaginary parts), then untangled; an odd length takes the full
-complex transform. Other axes are moved last and back; ``n`` crops or zero-pads the axis; ``norm`` is
+complex transform.
+
+Other axes are moved last and back; ``n`` crops or zero-pads the axis; ``norm`` is
 ``"backward"`` (``ifft`` divides by ``N``), ``"ortho"`` or ``"forward"``. As NumPy 2,
 float32 and complex64 stay single precision (complex64 results), everything else is
 complex128. ``irfft`` reads the Hermitian half as pocketfft does (the imaginary parts of
