@@ -45,7 +45,7 @@ from llvmlite import ir
 from .builder import KernelBuilder
 from .dtypes import I1, I64, i64
 from .loops import for_range
-from .rows import Local, Row, insertion_sort
+from .rows import Local, Row, insertion_sort, packed
 from .sortkeys import Keys
 
 DIGIT_BITS = 8
@@ -350,7 +350,7 @@ class Passes:
                                          & ((1 << keys.width) - 1))
                 bits = b.or_(bits, b.select(_has(b, top, d), digit_bits,
                                             ir.Constant(keys.ty, 0)))
-            sample = Row(self.hist, i64(8), I64, 8)
+            sample = packed(b, self.hist, I64)
             stride = b.udiv(self.n, i64(SAMPLES))
             with for_range(b, i64(SAMPLES), "sample") as j:
                 key = self.key(self.src.load(b, b.mul(j, stride)))

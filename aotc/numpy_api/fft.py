@@ -125,7 +125,9 @@ def _stockham(x: Tracer, sign: int, n: Tracer | None = None) -> Tracer:
     zero = x.dtype.type(0)
 
     def passes(p: Any, butterfly: Callable[..., Any]) -> Stage:
-        """A pass of radix ``p``: ``butterfly(buffer, read, write, k, stride)``."""
+        """A pass of radix ``p``: ``butterfly(buffer, read, write, m, k, span, stride)``
+        for every element ``k`` of every group (``m = N/p`` apart its inputs, ``span``
+        apart its outputs; ``stride`` steps the twiddle table)."""
         def stage(buffer: Any, src: Any, dst: Any, span: Any) -> tuple[Any, Any]:
             m = n // p
             stride = m // span
@@ -261,15 +263,19 @@ def _resized(x: Tracer, n: Any) -> Tracer:
     return where(i <= last, take(x, clip(i, 0, _u(np.maximum, last, 0)), axis=-1), 0)
 
 
-def _scale(norm: Any, inverse: bool, n: Tracer) -> Tracer | None:
+def _scaled(y: Tracer, norm: Any, inverse: bool, n: Tracer) -> Tracer:
+    """The transform ``y`` of length ``n`` normalized as ``norm`` asks."""
     if norm not in NORMS:
         raise current().error(f'Invalid norm value {norm}; should be "backward",'
                               '"ortho" or "forward".')
     count = lax.convert(n, np.dtype(np.float64))
     if norm == "ortho":
-        return 1 / _u(np.sqrt, count)
-    divides = (norm == "forward") != inverse
-    return 1 / count if divides else None
+        factor = 1 / _u(np.sqrt, count)
+    elif (norm == "forward") != inverse:
+        factor = 1 / count
+    else:
+        return y
+    return y * lax.convert(factor, y.dtype)
 
 
 def _along(a: Any, axis: Any, body: Callable[[Tracer], Tracer]) -> Tracer:
@@ -283,9 +289,8 @@ def _along(a: Any, axis: Any, body: Callable[[Tracer], Tracer]) -> Tracer:
 def _complex_fft(a: Any, n: Any, axis: Any, norm: Any, inverse: bool) -> Tracer:
     def body(x: Tracer) -> Tracer:
         x = _resized(lax.convert(x, _complex_dtype(x.dtype)), n)
-        y = _transform(x, 1 if inverse else -1)
-        factor = _scale(norm, inverse, lax.dim_value(x.aval.shape[-1]))
-        return y if factor is None else y * lax.convert(factor, x.dtype)
+        return _scaled(_transform(x, 1 if inverse else -1), norm, inverse,
+                       lax.dim_value(x.aval.shape[-1]))
     return _along(a, axis, body)
 
 
@@ -311,8 +316,7 @@ def rfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = Non
         even = _u(np.equal, _u(np.bitwise_and, count, 1), 0)
         y = lax.cond(even, lambda w: _half_length_rfft(w, dtype),
                      lambda w: _full_rfft(w, dtype), v)
-        factor = _scale(norm, False, count)
-        return y if factor is None else y * lax.convert(factor, dtype)
+        return _scaled(y, norm, False, count)
     return _along(x, axis, body)
 
 
@@ -355,9 +359,7 @@ def irfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = No
         mirrored = _u(np.conjugate, take(half, clip(total - k, 0, count - 1),
                                          axis=-1))
         spectrum = where(k < count, direct, where(total - k < count, mirrored, 0))
-        factor = _scale(norm, True, total)
-        y = _transform(spectrum, 1)
-        return real(y if factor is None else y * lax.convert(factor, x.dtype))
+        return real(_scaled(_transform(spectrum, 1), norm, True, total))
     return _along(a, axis, body)
 
 
