@@ -90,12 +90,17 @@ def append(lst: Any, value: Any) -> Any:
     return lst
 
 
+def appended_lists(state: State, names: Sequence[str], appends: dict[str, int]) -> list[int]:
+    """The positions in ``state`` of the Python lists a loop appends to."""
+    return [i for i, (v, n) in enumerate(zip(state, names, strict=True))
+            if n in appends and isinstance(v, list)]
+
+
 def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
                trip_count: Any, body: Callable[[State], State]) -> tuple[State, list[int]]:
     """``state`` with each Python list the loop appends to made a :class:`RuntimeList`
     with room for every append; also the positions of those lists in the state."""
-    grown = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
-             if n in appends and isinstance(v, list)]
+    grown = appended_lists(state, names, appends)
     if not grown:
         return state, []
     ctx = current()

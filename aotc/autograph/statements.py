@@ -26,7 +26,7 @@ from ..numpy_api import CREATION
 from ..ops.index import raise_if_p
 from ..tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
 from . import joins, optional
-from .lists import grow_lists, laid_out
+from .lists import appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
 from .written import Written
@@ -194,8 +194,7 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
     times it runs, when it is a ``for`` loop over a range that breaks: the lists it
     appends to grow as in a ``for`` loop, and it runs at run time from the start (on
     build-time bounds too: whether it appends may depend on runtime values)."""
-    appended = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
-                if n in (appends or {}) and isinstance(v, list)]
+    appended = appended_lists(state, names, appends or {})
     if trips is not None and appended:
         state = tuple(v if i in appended else _lifted(v) for i, v in enumerate(state))
     for _ in range(UNROLL_LIMIT):
@@ -231,13 +230,14 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
 def _no_runtime_appends(state: State, names: Sequence[str], appends: dict[str, int]) -> None:
     """A list a runtime ``while`` loop appends to has no bound on its length (a list's
     buffer is planned before the kernel runs; a ``for`` loop's trip count bounds it)."""
-    for value, name in zip(state, names, strict=True):
-        if name in appends and isinstance(value, list):
-            raise current().error(
-                f"appending to list '{name}' in a while loop: its length has no bound "
-                "before the kernel runs",
-                hint=f"loop with 'for ... in range(limit)' and 'break' (the limit bounds "
-                     f"'{name}'), or fill a preallocated array")
+    appended = appended_lists(state, names, appends)
+    if appended:
+        name = names[appended[0]]
+        raise current().error(
+            f"appending to list '{name}' in a while loop: its length has no bound "
+            "before the kernel runs",
+            hint=f"loop with 'for ... in range(limit)' and 'break' (the limit bounds "
+                 f"'{name}'), or fill a preallocated array")
 
 
 def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
