@@ -93,13 +93,16 @@ def lower_dim_value(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Valu
 def lower_bind_dim(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     """Clamp the value into ``[0, upper]`` (tracing made it so; this makes it certain, as
     buffers were sized from ``upper``; 0 if ``upper`` is negative, where the code using
-    the size does not run) and bind the size symbol to it."""
+    the size does not run) and bind the size symbol to it. A ``proven`` value is in
+    range already (see :mod:`aotc.passes.loop_versioning`)."""
     (value,) = args
     assert isinstance(value, Scalar)
     b = ctx.b
-    upper = ctx.dims(eqn.params["upper"])
-    clamped = b.select(b.icmp_signed(">", value.value, upper), upper, value.value)
-    clamped = b.select(b.icmp_signed("<", clamped, i64(0)), i64(0), clamped)
+    clamped = value.value
+    if not eqn.params.get("proven", False):
+        upper = ctx.dims(eqn.params["upper"])
+        clamped = b.select(b.icmp_signed(">", clamped, upper), upper, clamped)
+        clamped = b.select(b.icmp_signed("<", clamped, i64(0)), i64(0), clamped)
     ctx.dims.bind(eqn.params["symbol"], clamped)
     return [Scalar(clamped, INT64)]
 

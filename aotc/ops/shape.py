@@ -25,6 +25,7 @@ dim_value_p = primitive("dim_value")
 #: ``bind_dim[symbol, upper] v``: from here on (in this program and the programs nested in
 #: it) size symbol ``symbol`` is ``v`` clamped into ``[0, upper]``; the result is that
 #: value. An effect so it is never removed or moved: sizes name it, not data edges.
+#: ``proven=True`` (set by loop versioning) says ``v`` is in range already: no clamp.
 bind_dim_p = primitive("bind_dim", EFFECT)
 #: The same data with sizes that a runtime check has proven equal to the input's.
 refine_shape_p = primitive("refine_shape", VIEW)
@@ -93,14 +94,17 @@ def _dim_value_type(*, expr: DimExpr):
     return (_atype(I64, ()),)
 
 
-def _bind_dim_type(value: Any, *, symbol: str, upper: DimExpr):
+def _bind_dim_type(value: Any, *, symbol: str, upper: DimExpr, proven: bool = False):
     if value.shape != () or value.dtype != I64:
         raise ValueError("bind_dim binds an int64 scalar")
     return (_atype(I64, ()),)
 
 
-def bind_dim_impl(value: np.ndarray, *, symbol: str, upper: int) -> tuple[np.ndarray]:
+def bind_dim_impl(value: np.ndarray, *, symbol: str, upper: int,
+                  proven: bool = False) -> tuple[np.ndarray]:
     """The bound value; the interpreter also records it in its size environment."""
+    if proven:
+        assert 0 <= int(value) <= upper, "loop versioning proved a size out of range"
     return (np.asarray(max(min(int(value), upper), 0), I64),)
 
 

@@ -17,6 +17,7 @@ from .cse import cse
 from .dce import dce
 from .epilogue import dot_epilogue
 from .fusion import fusion
+from .loop_versioning import version_loops
 
 Pass = Callable[[Program], Program]
 
@@ -27,6 +28,7 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("fusion", fusion),
     ("dot_epilogue", dot_epilogue),
     ("dce_after_fusion", dce),
+    ("loop_versioning", version_loops),
 ]
 #: Passes that only reorganize loops; without them every equation is its own loop.
 FUSION_PASSES = {"fusion", "dot_epilogue", "dce_after_fusion"}
@@ -51,4 +53,5 @@ def optimize(program: Program, *, verify_each: bool = False, fuse: bool = True,
     return program
 
 
-__all__ = ["PIPELINE", "constant_fold", "cse", "dce", "dot_epilogue", "fusion", "optimize"]
+__all__ = ["PIPELINE", "constant_fold", "cse", "dce", "dot_epilogue", "fusion", "optimize",
+           "version_loops"]

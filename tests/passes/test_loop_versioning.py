@@ -1,0 +1,106 @@
+"""Loop versioning: index loops whose checks hold over the whole range get a copy
+without them, chosen at run time. IR only: traced, optimized and interpreted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aotc.frontend import trace_kernel
+from aotc.interpret import eval_program
+from aotc.ir import Eqn, Program, nested_programs
+from aotc.ops.index import KernelError
+from aotc.passes import optimize
+from aotc.types import parse_signature_string
+
+
+def optimized(fn, signature: str) -> Program:
+    program = trace_kernel(fn, parse_signature_string(signature)).program
+    return optimize(program, verify_each=True)
+
+
+def eqns_named(program: Program, name: str) -> list[Eqn]:
+    """Every equation of that primitive, nested programs included."""
+    found = []
+    for eqn in program.eqns:
+        if eqn.prim.name == name:
+            found.append(eqn)
+        for nested in nested_programs(eqn):
+            found += eqns_named(nested, name)
+    return found
+
+
+def versions(program: Program) -> list[tuple[Program, Program]]:
+    """(checked body, unchecked body) of each versioned loop."""
+    found = []
+    for eqn in eqns_named(program, "cond"):
+        branches = eqn.params["branches"]
+        loops = [b.eqns[-1] for b in branches]
+        if len(branches) == 2 and all(e.prim.name == "for_loop" for e in loops):
+            found.append(tuple(e.params["body"] for e in loops))
+    return found
+
+
+def shifted(x, k):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = 2.0 * x[i + k]
+    return out
+
+
+def rows_then_columns(a):
+    out = np.zeros((a.shape[0], a.shape[1] - 1))
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1] - 1):
+            out[i, j] = a[i, j] + a[i, j + 1]
+    return out
+
+
+def gathered(x, idx):
+    out = np.zeros(idx.shape[0])
+    for i in range(idx.shape[0]):
+        out[i] = x[idx[i]]
+    return out
+
+
+def test_an_affine_index_gets_a_loop_without_checks():
+    ((checked, unchecked),) = versions(optimized(shifted, "f8[:](f8[:], i8)"))
+    assert len(eqns_named(checked, "raise_if")) == 2  # x[i + k] and out[i]
+    assert eqns_named(unchecked, "raise_if") == []
+    assert eqns_named(unchecked, "select") == []  # no negative-index wrap
+    binds = eqns_named(unchecked, "bind_dim")
+    assert binds and all(e.params["proven"] for e in binds)  # no clamp
+    assert not any(e.params.get("proven") for e in eqns_named(checked, "bind_dim"))
+
+
+@pytest.mark.parametrize("k", [0, -1, 1, -5, 2**62, -2**63 + 1])
+def test_either_loop_gives_pythons_answer(k):
+    program = optimized(shifted, "f8[:](f8[:], i8)")
+    x = np.array([1.0, -2.5, 4.0, 8.0, 0.5])
+    try:
+        want = shifted(x, k)
+    except IndexError as err:
+        with pytest.raises(KernelError) as raised:
+            eval_program(program, x, np.int64(k))
+        assert (raised.value.error, str(raised.value)) == ("IndexError", str(err))
+        return
+    np.testing.assert_array_equal(eval_program(program, x, np.int64(k))[0], want)
+
+
+def test_only_the_innermost_loop_is_versioned():
+    program = optimized(rows_then_columns, "f8[:,:](f8[:,:])")
+    ((checked, unchecked),) = versions(program)
+    assert eqns_named(unchecked, "raise_if") == []  # the row index is invariant: proven too
+    a = np.arange(12.0).reshape(3, 4) ** 2
+    np.testing.assert_array_equal(eval_program(program, a)[0], rows_then_columns(a))
+
+
+def test_an_index_read_from_data_keeps_its_checks():
+    program = optimized(gathered, "f8[:](f8[:], i8[:])")
+    ((checked, unchecked),) = versions(program)  # idx[i] and out[i] are proven
+    assert len(eqns_named(checked, "raise_if")) == 2  # out[i], idx[i]: one check (CSE)
+    assert len(eqns_named(unchecked, "raise_if")) == 1
+    x, idx = np.arange(4.0), np.array([3, -1, 0])
+    np.testing.assert_array_equal(eval_program(program, x, idx)[0], gathered(x, idx))
+    with pytest.raises(KernelError, match="index 4 is out of bounds"):
+        eval_program(program, x, np.array([4]))
