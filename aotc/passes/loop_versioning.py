@@ -39,10 +39,12 @@ from .rewrite import Renamer, map_nested
 
 I64 = np.dtype(np.int64)
 BOOL = np.dtype(bool)
-#: Every term of a hoisted index expression is checked at run time to lie within this…
-TERM_LIMIT = 2**31
-#: …so an expression whose static bound stays below this cannot wrap in int64.
-VALUE_LIMIT = 2**62
+#: Every term of a hoisted index expression (the loop's index, each invariant operand)
+#: is checked at run time to lie within this…
+TERM_LIMIT = 2**30
+#: …so an expression whose static bound stays below this cannot wrap in int64
+#: (``a * (lo + k) + c``: 2**61 + 2**30).
+VALUE_LIMIT = 2**63
 
 _P = ALL_PRIMITIVES
 ADD, SUB, MUL, NEG = _P["add"], _P["sub"], _P["mul"], _P["neg"]

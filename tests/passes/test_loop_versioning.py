@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
@@ -104,3 +106,39 @@ def test_an_index_read_from_data_keeps_its_checks():
     np.testing.assert_array_equal(eval_program(program, x, idx)[0], gathered(x, idx))
     with pytest.raises(KernelError, match="index 4 is out of bounds"):
         eval_program(program, x, np.array([4]))
+
+
+def affine_reads(x, lo, hi, a, c):
+    s = 0.0
+    for i in range(lo, hi):
+        s += x[a * i + c] * (i + 1)
+    return s
+
+
+BIG = [2**30 - 1, 2**30, 2**31, 2**40, 2**61 - 20]
+small_or_big = st.integers(-12, 12) | st.sampled_from(BIG + [-b for b in BIG])
+any_int64 = small_or_big | st.sampled_from([2**62, -2**63, 2**63 - 1])
+
+
+@settings(deadline=None)
+@given(lo=small_or_big, span=st.integers(-2, 12), a=st.integers(-3, 3) | any_int64,
+       c=any_int64)
+def test_affine_reads_match_numpy_wherever_the_range_goes(lo, span, a, c):
+    assert versions(AFFINE)
+    """Either loop, chosen by the test, gives the uncompiled value (int64 arithmetic,
+    wrapping as NumPy's) or its IndexError; a wrong proof would also trip the
+    interpreter's check of every unclamped bound."""
+    x = np.arange(1.0, 8.0)
+    args = tuple(map(np.int64, (lo, lo + span, a, c)))
+    try:
+        with np.errstate(over="ignore"):
+            want = affine_reads(x, *args)
+    except IndexError as err:
+        with pytest.raises(KernelError) as raised:
+            eval_program(AFFINE, x, *args)
+        assert (raised.value.error, str(raised.value)) == ("IndexError", str(err))
+        return
+    (got,) = eval_program(AFFINE, x, *args)
+    assert got == want
+
+AFFINE = optimized(affine_reads, "f8(f8[:], i8, i8, i8, i8)")
