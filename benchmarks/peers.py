@@ -29,7 +29,8 @@ Kernel = Callable[..., Any]
 
 #: What JAX cannot take as written: in-place writes, value-dependent sizes, loops.
 NO_JAX = {"triad_out", "sum_positive", "unique_f64", "unique_i64", "ema", "mandelbrot",
-          "gray_scott", "isqrt_newton"}
+          "gray_scott", "isqrt_newton", "neighbour_sums", "heat_steps", "knapsack",
+          "box_blur", "convolve_valid"}
 #: Kernels of the numpy_tour example's loops module (the rest are bench_kernels').
 LOOP_KERNELS = ["ema", "mandelbrot", "gray_scott", "isqrt_newton"]
 

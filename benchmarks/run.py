@@ -17,6 +17,8 @@ inputs, and its output is checked against NumPy's in the same run. Times are med
   of traffic) and an FMA peak estimate (the best product).
 - ``issue10`` (1 thread): value-dependent sizes, sorting and a complex Mandelbrot grid.
 - ``linalg`` (1 thread): np.linalg and np.fft against LAPACK and pocketfft (and JAX).
+- ``loops`` (1 thread): explicit index loops (stencils, a knapsack, a blur, a
+  convolution) against Numba; NumPy's column is the source run as Python.
 - ``portable`` (1 thread): the default portable build (x86-64-v2/-v3/-v4, chosen at
   import) against a native build; the portable build forced to x86-64-v3 (``AOTC_CPU``)
   against a build for x86-64-v3 only and one for znver3 (an AVX2 CPU's native build);
@@ -60,7 +62,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "znver3": {"target": "znver3"},
 }
 VARIANT_DIR = HERE / "build" / "variants"
-TABLES = ("single", "issue10", "linalg", "portable", "parallel")
+TABLES = ("single", "issue10", "linalg", "loops", "portable", "parallel")
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                "NUMEXPR_NUM_THREADS", "NUMBA_NUM_THREADS", "AOTC_NUM_THREADS")
 Inputs = tuple[Any, ...]
@@ -213,6 +215,17 @@ def benches() -> list[Bench]:
         Bench("fft_c128", lambda s: (normal(_size(s, 1 << 16)) + 1j * normal(_size(s, 1 << 16)),),
               rtol=1e-9, table="linalg"),
         Bench("rfft_f64", lambda s: (normal(_size(s, 10_000)),), rtol=1e-9, table="linalg"),
+        # -- explicit index loops (NumPy runs them as Python) --------------------------------
+        Bench("neighbour_sums", lambda s: (rng.integers(0, 256, (_size(s, 500), 500), np.uint8),),
+              table="loops"),
+        Bench("heat_steps", lambda s: (rng.random(_size(s, 10_000)), 10), rtol=1e-9,
+              table="loops"),
+        Bench("knapsack", lambda s: (rng.integers(1, 50, _size(s, 100)),
+                                     rng.integers(1, 100, _size(s, 100)), 2000), table="loops"),
+        Bench("box_blur", lambda s: (normal((_size(s, 100), 100), f4), 2), rtol=1e-5,
+              table="loops"),
+        Bench("convolve_valid", lambda s: (normal(_size(s, 20_000)), normal(31)), rtol=1e-9,
+              table="loops"),
     ]
 
 
@@ -499,6 +512,8 @@ TITLES = {
     "issue10": "issue 10: value-dependent sizes, sorting, complex numbers; 1 thread",
     "linalg": "np.linalg and np.fft (Jacobi SVD/eigenvalues, mixed-radix and Bluestein FFTs) "
               "against LAPACK and pocketfft; 1 thread",
+    "loops": "explicit index loops (checks proven once per loop); NumPy runs them as Python; "
+             "1 thread",
     "parallel": "issue 13 with {n} threads: aotc parallel = true, Numba parallel=True, JAX's "
                 "default threading, numexpr and OpenBLAS (NumPy's products) on {n} threads",
 }
