@@ -366,3 +366,22 @@ def _versioned(loop: Eqn, outer: dict[Var, Eqn]) -> list[Eqn] | None:
     branches = (_branch(loop, body), _branch(loop, _unchecked(facts, checks)))
     return [*hoisted.eqns, Eqn(cond_p, (choice, *loop.inputs), Params.of({"branches": branches}),
                                loop.outs, loop.loc)]
+
+
+def versioned_loops(eqn: Eqn) -> tuple[Eqn, Eqn] | None:
+    """(checked, unchecked) ``for_loop`` s if ``eqn`` is a loop this pass versioned."""
+    branches = eqn.params["branches"] if eqn.prim is cond_p else ()
+    loops = [b.eqns[0] for b in branches if len(b.eqns) == 1]
+    if len(loops) == 2 == len(branches) and all(e.prim is for_loop_p for e in loops):
+        return loops[0], loops[1]
+    return None
+
+
+def top_loops(program: Program) -> list[Eqn]:
+    """The program's own ``for_loop`` s, a versioned one as its checked copy."""
+    found = []
+    for eqn in program.eqns:
+        pair = versioned_loops(eqn)
+        if eqn.prim is for_loop_p or pair is not None:
+            found.append(eqn if pair is None else pair[0])
+    return found

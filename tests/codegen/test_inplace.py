@@ -152,11 +152,13 @@ def test_recurrence_runs_in_the_output_buffer(programs):
     program = programs["ema"]
     layout = plan_layout(program)
     plan = layout.plan
-    (update,) = [e for e in plan.updates if e.prim is update_slice_p]
-    assert plan.updates[update] is Update.INPLACE
-    (loop,) = _eqns(program, for_loop_p)
-    assert (loop, 0) in plan.reuse  # the carry takes over y's buffer: no initial copy
-    assert plan.moves[(loop,)] == (Move.SKIP,)  # and no copy on the back edge
+    updates = [e for e in plan.updates if e.prim is update_slice_p]
+    assert len(updates) == 2 and {plan.updates[u] for u in updates} == {Update.INPLACE}
+    (versioned,) = _eqns(program, cond_p)  # with and without index checks
+    assert (versioned, 0) in plan.reuse
+    for loop in _eqns(program, for_loop_p):
+        assert (loop, 0) in plan.reuse  # the carry takes over y's buffer: no initial copy
+        assert plan.moves[(loop,)] == (Move.SKIP,)  # and no copy on the back edge
     assert set(layout.homes.values()) == {OutputHome(0)}  # y is built in the output
     assert layout.scratch_bytes.is_const and layout.scratch_bytes.value == 0
 

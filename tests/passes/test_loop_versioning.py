@@ -13,6 +13,7 @@ from aotc.interpret import eval_program
 from aotc.ir import Eqn, Program, nested_programs
 from aotc.ops.index import KernelError
 from aotc.passes import optimize
+from aotc.passes.loop_versioning import versioned_loops
 from aotc.types import parse_signature_string
 
 
@@ -34,13 +35,8 @@ def eqns_named(program: Program, name: str) -> list[Eqn]:
 
 def versions(program: Program) -> list[tuple[Program, Program]]:
     """(checked body, unchecked body) of each versioned loop."""
-    found = []
-    for eqn in eqns_named(program, "cond"):
-        branches = eqn.params["branches"]
-        loops = [b.eqns[-1] for b in branches]
-        if len(branches) == 2 and all(e.prim.name == "for_loop" for e in loops):
-            found.append(tuple(e.params["body"] for e in loops))
-    return found
+    pairs = [versioned_loops(e) for e in eqns_named(program, "cond")]
+    return [(c.params["body"], u.params["body"]) for c, u in (p for p in pairs if p)]
 
 
 def shifted(x, k):
