@@ -32,7 +32,8 @@ NO_JAX = {"triad_out", "sum_positive", "unique_f64", "unique_i64", "ema", "mande
           "gray_scott", "isqrt_newton", "neighbour_sums", "heat_steps", "knapsack",
           "box_blur", "convolve_valid"}
 #: Kernels of the numpy_tour example's loops module (the rest are bench_kernels').
-LOOP_KERNELS = ["ema", "mandelbrot", "gray_scott", "isqrt_newton"]
+LOOP_KERNELS = ["ema", "mandelbrot", "gray_scott", "isqrt_newton", "neighbour_sums",
+                "heat_steps", "knapsack", "box_blur", "convolve_valid"]
 
 NUMEXPR = {
     "triad": ("b + s * c", ("b", "c", "s")),

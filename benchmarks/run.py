@@ -217,15 +217,16 @@ def benches() -> list[Bench]:
         Bench("rfft_f64", lambda s: (normal(_size(s, 10_000)),), rtol=1e-9, table="linalg"),
         # -- explicit index loops (NumPy runs them as Python) --------------------------------
         Bench("neighbour_sums", lambda s: (rng.integers(0, 256, (_size(s, 500), 500), np.uint8),),
-              table="loops"),
+              table="loops", module="tour.loops"),
         Bench("heat_steps", lambda s: (rng.random(_size(s, 10_000)), 10), rtol=1e-9,
-              table="loops"),
+              table="loops", module="tour.loops"),
         Bench("knapsack", lambda s: (rng.integers(1, 50, _size(s, 100)),
-                                     rng.integers(1, 100, _size(s, 100)), 2000), table="loops"),
+                                     rng.integers(1, 100, _size(s, 100)), 2000),
+              table="loops", module="tour.loops"),
         Bench("box_blur", lambda s: (normal((_size(s, 100), 100), f4), 2), rtol=1e-5,
-              table="loops"),
+              table="loops", module="tour.loops"),
         Bench("convolve_valid", lambda s: (normal(_size(s, 20_000)), normal(31)), rtol=1e-9,
-              table="loops"),
+              table="loops", module="tour.loops"),
     ]
 
 
@@ -445,7 +446,7 @@ def _variant_project(name: str, keys: dict[str, Any]) -> Path:
 def build(tables: set[str], counts: list[int]) -> None:
     """The in-place native build, the numpy_tour loops, and the variants the tables use."""
     projects: list[tuple[Path, list[str]]] = [(HERE, [])]
-    if 1 in counts and "single" in tables:
+    if 1 in counts and {"single", "loops"} & tables:
         projects.append((TOUR, ["--target", "native"]))
     names = (["parallel"] if any(c > 1 for c in counts) and "parallel" in tables else []) + (
         ["portable", "x86-64-v3", "znver3"] if 1 in counts and "portable" in tables else [])
@@ -527,7 +528,7 @@ def run_tables(args: argparse.Namespace, count: int) -> int:
     sources = {"bench_kernels": _source_module(HERE / "bench_kernels.py"),
                "tour.loops": _source_module(TOUR / "tour" / "loops.py")}
     compiled = {"bench_kernels": load(HERE if count == 1 else VARIANT_DIR / "parallel")}
-    if "single" in tables:
+    if {"single", "loops"} & set(tables):
         sys.path.insert(0, str(TOUR))
         compiled["tour.loops"] = importlib.import_module("tour.loops")
         if not str(compiled["tour.loops"].__file__).endswith(".so"):

@@ -14,7 +14,7 @@ import numpy as np
 from numpy import sqrt, zeros
 
 import aotc
-from aotc import bool_, f32, f64, i64, u8
+from aotc import bool_, f64, i64
 
 TWO_PI = 2 * np.pi
 WEIGHTS = np.array([0.25, 0.5, 0.25])
@@ -935,16 +935,6 @@ def three_windows(x: f64[:], y: f64[:], z: f64[:], a: i64, b: i64, c: i64, d: i6
 # -- explicit index loops: checks proven for the whole range, or kept ---------------------------
 
 @aotc.export
-def neighbour_sums(img: u8[:, :]) -> u8[:, :]:
-    h, w = img.shape
-    out = np.zeros((h, w - 1), dtype=np.uint8)
-    for i in range(h):
-        for j in range(w - 1):
-            out[i, j] = img[i, j] + img[i, j + 1]
-    return out
-
-
-@aotc.export
 def shifted_into(x: f64[:], y: f64[:], lo: i64, hi: i64, k: i64) -> f64:
     """Writes into an argument up to an index out of range: the writes before it stay."""
     s = 0.0
@@ -964,24 +954,10 @@ def flat_transpose(x: f64[:], m: i64, n: i64) -> f64[:]:
 
 
 @aotc.export
-def knapsack(w: i64[:], v: i64[:], cap: i64) -> i64:
-    dp = np.zeros(cap + 1, dtype=np.int64)
-    for i in range(w.shape[0]):
-        for c in range(cap, w[i] - 1, -1):
-            if dp[c - w[i]] + v[i] > dp[c]:
-                dp[c] = dp[c - w[i]] + v[i]
-    return dp[cap]
-
-
-@aotc.export
-def box_blur(img: f32[:, :], r: i64) -> f32[:, :]:
-    h, w = img.shape
-    out = np.zeros_like(img)
-    for i in range(r, h - r):
-        for j in range(r, w - r):
-            s = np.float32(0.0)
-            for di in range(-r, r + 1):
-                for dj in range(-r, r + 1):
-                    s += img[i + di, j + dj]
-            out[i, j] = s / np.float32((2 * r + 1) ** 2)
+def gather_where_positive(x: f64[:], lo: i64, hi: i64, k: i64) -> f64[:]:
+    """An index checked inside a branch: proven with the loop's others, or kept."""
+    out = np.zeros(x.shape[0])
+    for i in range(lo, hi):
+        if x[i] > 0:
+            out[i] = x[i + k]
     return out

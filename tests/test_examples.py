@@ -19,6 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 rng = np.random.default_rng(3)
+IMG = rng.integers(0, 256, (6, 7), dtype=np.uint8)
 
 INPUTS: dict[str, list[tuple[Any, ...]]] = {
     "heat_step": [(rng.random((6, 7)), 0.1), (rng.random((5, 9))[::-1, ::2].copy(), 0.2)],
@@ -40,6 +41,14 @@ INPUTS: dict[str, list[tuple[Any, ...]]] = {
     "mandelbrot": [(rng.uniform(-2, 1, 64), rng.uniform(-1.5, 1.5, 64), 50)],
     "gray_scott": [(np.ones((12, 10)), np.pad(np.full((4, 4), 0.25), ((4, 4), (3, 3))), 5)],
     "cumulative_scan": [(rng.random(10),)],
+    "neighbour_sums": [(IMG,), (IMG[:1, :1],), (IMG[:0],), (IMG[::2, ::-1],)],
+    "heat_steps": [(rng.random(10), 3), (rng.random(2), 2), (rng.random(5), 0)],
+    "knapsack": [(np.array([3, 4, 5]), np.array([4, 5, 6]), 10),
+                 (np.array([11]), np.array([3]), 10), (np.array([0, 2]), np.array([1, 1]), 3)],
+    "box_blur": [(IMG.astype(np.float32) / 7, 1), (IMG.astype(np.float32), 0),
+                 (IMG.astype(np.float32), 3), (IMG.T.astype(np.float32), 2)],
+    "convolve_valid": [(rng.random(20), rng.random(3)), (rng.random(3), rng.random(3)),
+                       (rng.random(5), rng.random(1))],
 }
 # Libm-based functions may differ by a few ulp from NumPy's; sums may reorder.
 RTOL = {"standardize": 2e-6, "classify": 0, "polynomial_features": 1e-13,

@@ -80,7 +80,6 @@ X = np.array([1.5, -2.0, 3.25, 0.5])
 M = np.arange(12.0).reshape(4, 3) - 4.0
 IDX = np.array([0, 1], dtype=np.int64)
 POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
-IMG = np.random.default_rng(5).integers(0, 256, (6, 7), dtype=np.uint8)
 
 CALLS: dict[str, list[tuple[Any, ...]]] = {
     "structured_results": [(X,), (X[:1],)],
@@ -213,21 +212,16 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                      (X, X[:3], -1, 100)],
     # Index loops: in range (the unchecked loop), out of range part-way (the checked loop
     # raises after the same writes), negative indices, terms too large to prove.
-    "neighbour_sums": [(IMG,), (IMG[:, :1],), (IMG[:0],), (IMG[::2, ::-1],)],
     "shifted_into": [(X, np.zeros(4), 0, 4, 0), (X, np.zeros(4), 0, 4, 1),
                      (X, np.zeros(4), 0, 4, -1), (X, np.zeros(4), -4, 0, 0),
                      (X, np.zeros(4), 2, 2, 0), (X, np.zeros(4), 3, 1, 0),
                      (X, np.zeros(4), 0, 4, 2**62), (X, np.zeros(4), 0, 3, -2**63 + 1),
                      (X, np.zeros(4), -2**60, -2**60 + 2, 0), (X, np.zeros(6), 1, 5, -1),
                      (X, np.zeros(4), 2**31, 2**31 + 2, -2**31)],
+    "gather_where_positive": [(X, 0, 4, 0), (X, 0, 4, 1), (X, 0, 3, 1), (X, 0, 4, -4),
+                              (-X, 0, 4, 9), (X, -4, 0, 0), (X, 1, 4, -1)],
     "flat_transpose": [(np.arange(6.0), 2, 3), (np.arange(6.0), 3, 2), (np.arange(6.0), 2, 4),
                        (X[:0], 0, 5), (np.arange(6.0), -1, 3)],
-    "knapsack": [(np.array([3, 4, 5]), np.array([4, 5, 6]), 10),
-                 (np.array([11]), np.array([3]), 10), (IDX[:0], IDX[:0], 0),
-                 (np.array([0, 2]), np.array([1, 1]), 3), (np.array([-1]), np.array([1]), 3)],
-    "box_blur": [(IMG.astype(np.float32) / 7, 1), (IMG.astype(np.float32), 0),
-                 (IMG.astype(np.float32), 3), (IMG.astype(np.float32), -1),
-                 (IMG.T.astype(np.float32), 2)],
 }
 
 

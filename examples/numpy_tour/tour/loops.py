@@ -3,7 +3,7 @@
 import numpy as np
 
 import aotc
-from aotc import f64, i64
+from aotc import f32, f64, i64, u8
 
 
 @aotc.export
@@ -76,3 +76,67 @@ def cumulative_scan(x: f64[:]):
         return (s + v, p * v), s + v
     (total, product), partial = aotc.lax.scan(step, (0.0, 1.0), x)
     return total, product, partial
+
+
+# -- index loops, as Numba users write them: each index is checked once per loop -----------
+
+@aotc.export
+def neighbour_sums(img: u8[:, :]) -> u8[:, :]:
+    """Sums of horizontal neighbours, wrapping as uint8 does."""
+    h, w = img.shape
+    out = np.zeros((h, w - 1), dtype=np.uint8)
+    for i in range(h):
+        for j in range(w - 1):
+            out[i, j] = img[i, j] + img[i, j + 1]
+    return out
+
+
+@aotc.export
+def heat_steps(u: f64[:], steps: i64) -> f64[:]:
+    """Explicit 1-D heat diffusion, the ends held fixed."""
+    n = u.shape[0]
+    for _ in range(steps):
+        new = u.copy()
+        for i in range(1, n - 1):
+            new[i] = u[i] + 0.25 * (u[i - 1] - 2 * u[i] + u[i + 1])
+        u = new
+    return u
+
+
+@aotc.export
+def knapsack(w: i64[:], v: i64[:], cap: i64) -> i64:
+    """The best value of a 0/1 knapsack of capacity ``cap`` (dynamic programming)."""
+    dp = np.zeros(cap + 1, dtype=np.int64)
+    for i in range(w.shape[0]):
+        for c in range(cap, w[i] - 1, -1):
+            if dp[c - w[i]] + v[i] > dp[c]:
+                dp[c] = dp[c - w[i]] + v[i]
+    return dp[cap]
+
+
+@aotc.export
+def box_blur(img: f32[:, :], r: i64) -> f32[:, :]:
+    """The mean over a (2r+1)² window, by four loops; the border stays zero."""
+    h, w = img.shape
+    out = np.zeros_like(img)
+    for i in range(r, h - r):
+        for j in range(r, w - r):
+            s = np.float32(0.0)
+            for di in range(-r, r + 1):
+                for dj in range(-r, r + 1):
+                    s += img[i + di, j + dj]
+            out[i, j] = s / np.float32((2 * r + 1) ** 2)
+    return out
+
+
+@aotc.export
+def convolve_valid(x: f64[:], k: f64[:]) -> f64[:]:
+    """``np.correlate(x, k, "valid")`` by two loops."""
+    n, m = x.shape[0], k.shape[0]
+    out = np.zeros(n - m + 1)
+    for i in range(n - m + 1):
+        acc = 0.0
+        for j in range(m):
+            acc += x[i + j] * k[j]
+        out[i] = acc
+    return out
