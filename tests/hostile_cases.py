@@ -175,6 +175,17 @@ def spin_arrays(x: f64[:]) -> f64:
 
 
 @aotc.export
+def spin_nested(x: f64[:]) -> f64:
+    """Inner runs shorter than a chunk poll as they add up to one: the outer loop counts
+    each as one step, and polls only every ~2*10^4 runs (seconds here)."""
+    s = 0.0
+    for _ in range(2**40):
+        for i in range(x.shape[0]):
+            s = s * 0.5 + x[i]
+    return s
+
+
+@aotc.export
 def big_work(n: i64) -> f64:
     return np.sum(np.sqrt(np.arange(n) * 1.0))
 
@@ -380,7 +391,8 @@ def _alarm(*_: Any) -> None:
 def endless_loop_stops_on_signal(k: Any, src: Any) -> None:
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
-        for run in (lambda: k.spin(1), lambda: k.spin_arrays(np.ones(1000))):
+        for run in (lambda: k.spin(1), lambda: k.spin_arrays(np.ones(1000)),
+                    lambda: k.spin_nested(np.ones(120_000))):
             started = time.monotonic()
             signal.setitimer(signal.ITIMER_REAL, 0.3)
             raises(Alarm, "stopped by a signal handler", run)

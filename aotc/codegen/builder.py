@@ -46,9 +46,10 @@ class KernelBuilder(ir.IRBuilder):
         self.position_at_end(ok)
 
     def entry_alloca(self, ty: ir.Type, name: str = "",
-                     function: ir.Function | None = None) -> ir.AllocaInstr:
+                     function: ir.Function | None = None,
+                     zero: bool = False) -> ir.AllocaInstr:
         """An ``alloca`` in the entry block (of ``function``, the current one by default),
-        where SROA/mem2reg can promote it."""
+        where SROA/mem2reg can promote it; ``zero``: zeroed there, once per call."""
         entry = (function or self.function).entry_basic_block
         with self.goto_block(entry):
             if entry.is_terminated:
@@ -56,6 +57,8 @@ class KernelBuilder(ir.IRBuilder):
             else:
                 self.position_at_start(entry)
             slot = self.alloca(ty, name=name)
+            if zero:
+                self.store(ir.Constant(ty, 0), slot)
         slot.type = PTR  # llvmlite types allocas as typed pointers; we use opaque ones
         return slot
 

@@ -100,9 +100,11 @@ def chunk_length(b: KernelBuilder, work: ir.Value) -> ir.Value:
 def chunked_range(b: KernelBuilder, runtime: ir.Value, lower: ir.Value, upper: ir.Value,
                   chunk: ir.Value, name: str) -> Iterator[ir.Value]:
     """``for i in range(lower, upper)`` around the ``with`` body, polling after every
-    ``chunk`` iterations. The iteration count may be anything int64 allows: the span
-    ``upper - lower`` is compared unsigned, which is exact whenever ``lower < upper``."""
+    ``chunk`` iterations (counting those of earlier runs of the loop in this call). The
+    iteration count may be anything int64 allows: the span ``upper - lower`` is compared
+    unsigned, which is exact whenever ``lower < upper``."""
     fn = b.function
+    pending = b.entry_alloca(I64, name=f"{name}.pending", zero=True)
     pre = b.block
     outer = fn.append_basic_block(f"{name}.chunk")
     chunk_body = fn.append_basic_block(f"{name}.chunk.body")
@@ -128,10 +130,23 @@ def chunked_range(b: KernelBuilder, runtime: ir.Value, lower: ir.Value, upper: i
     index.add_incoming(b.add(index, i64(1)), b.block)
     b.branch(head)
     b.position_at_end(polled)
-    poll(b, runtime)
+    _poll_after_chunk(b, runtime, start, end, upper, chunk, pending)
     start.add_incoming(end, b.block)
     b.branch(outer)
     b.position_at_end(done)
+
+
+def _poll_after_chunk(b: KernelBuilder, runtime: ir.Value, start: ir.Value, end: ir.Value,
+                      upper: ir.Value, chunk: ir.Value, pending: ir.Value) -> None:
+    """Poll after a whole chunk; a loop's last, shorter chunk adds its iterations to
+    ``pending`` (kept across the loop's runs in this call) and polls once they make a
+    chunk. Polling at every exit made a 5-iteration inner loop call the hook (and take
+    the GIL) once per run: 55 000 times in a 100x100 box blur."""
+    ran = b.add(b.load(pending, typ=I64), b.sub(end, start))
+    due = b.or_(b.icmp_signed("<", end, upper), b.icmp_signed(">=", ran, chunk))
+    b.store(b.select(due, i64(0), ran), pending)
+    with b.if_then(due, likely=False):
+        poll(b, runtime)
 
 
 class WorkCounter:
