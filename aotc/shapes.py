@@ -382,6 +382,12 @@ def from_values(d: DimExpr) -> bool:
                for a in d.atoms())
 
 
+def from_arguments(d: DimExpr) -> bool:
+    """Whether a size reads an integer argument (which sizes read clamped to
+    ``±SYMBOL_LIMIT``)."""
+    return any(isinstance(a, Sym) and a.signed for a in d.atoms())
+
+
 #: A slice step: a build-time integer, or an expression of sizes bound while the kernel
 #: runs (``x[::k]`` with a runtime ``k``, see ``numpy_api.indexing``).
 Step = int | DimExpr

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.index import raise_if_p
-from ..shapes import SYMBOL_LIMIT, DimExpr, Sym, as_dim, ceil_div, relu
+from ..shapes import SYMBOL_LIMIT, DimExpr, as_dim, ceil_div, from_arguments, relu
 from ..tracer import Tracer, as_tracer, current
 
 #: Loops and comprehensions over build-time lengths unroll up to this many items.
@@ -125,7 +125,7 @@ def _sized_trip_count(start: Any, stop: Any, step: int) -> Any:
             return trip_count(start, stop, step)
         bounds.append(dim)
     for v, dim in zip((start, stop), bounds, strict=True):
-        if isinstance(v, Tracer) and _from_arguments(dim):  # sizes read those clamped
+        if isinstance(v, Tracer) and from_arguments(dim):  # sizes read those clamped
             outside = np.logical_or(np.less(v, -SYMBOL_LIMIT), np.greater(v, SYMBOL_LIMIT))
             lax.bind(raise_if_p, as_tracer(outside).atom, error="OverflowError",
                      message=f"range bounds beyond ±2**61 ({SYMBOL_LIMIT}) are not "
@@ -133,11 +133,6 @@ def _sized_trip_count(start: Any, stop: Any, step: int) -> Any:
     lo, hi = bounds
     span = hi - lo if step > 0 else lo - hi
     return lax.dim_value(ceil_div(relu(span), abs(step)))
-
-
-def _from_arguments(dim: DimExpr) -> bool:
-    """Whether a size reads an integer argument (clamped to ±SYMBOL_LIMIT)."""
-    return any(isinstance(a, Sym) and a.signed for a in dim.atoms())
 
 
 def repeat_(value: Any, times: Any = None) -> Any:

@@ -130,21 +130,25 @@ def chunked_range(b: KernelBuilder, runtime: ir.Value, lower: ir.Value, upper: i
     index.add_incoming(b.add(index, i64(1)), b.block)
     b.branch(head)
     b.position_at_end(polled)
-    _poll_after_chunk(b, runtime, start, end, upper, chunk, pending)
+    # After a whole chunk, poll; a last, shorter chunk counts towards the next poll
+    # instead (across the loop's runs in this call): polling at every exit made a
+    # 5-iteration inner loop take the GIL once per run, 55 000 times in a 100x100 blur.
+    _count_and_poll(b, runtime, pending, b.sub(end, start), chunk,
+                    also=b.icmp_signed("<", end, upper))
     start.add_incoming(end, b.block)
     b.branch(outer)
     b.position_at_end(done)
 
 
-def _poll_after_chunk(b: KernelBuilder, runtime: ir.Value, start: ir.Value, end: ir.Value,
-                      upper: ir.Value, chunk: ir.Value, pending: ir.Value) -> None:
-    """Poll after a whole chunk; a loop's last, shorter chunk adds its iterations to
-    ``pending`` (kept across the loop's runs in this call) and polls once they make a
-    chunk. Polling at every exit made a 5-iteration inner loop call the hook (and take
-    the GIL) once per run: 55 000 times in a 100x100 box blur."""
-    ran = b.add(b.load(pending, typ=I64), b.sub(end, start))
-    due = b.or_(b.icmp_signed("<", end, upper), b.icmp_signed(">=", ran, chunk))
-    b.store(b.select(due, i64(0), ran), pending)
+def _count_and_poll(b: KernelBuilder, runtime: ir.Value, counter: ir.Value, amount: ir.Value,
+                   limit: ir.Value, also: ir.Value | None = None) -> None:
+    """Add ``amount`` to ``counter``; once it reaches ``limit`` (or ``also`` holds), poll
+    and start counting again."""
+    total = b.add(b.load(counter, typ=I64), amount)
+    due = b.icmp_signed(">=", total, limit)
+    if also is not None:
+        due = b.or_(also, due)
+    b.store(b.select(due, i64(0), total), counter)
     with b.if_then(due, likely=False):
         poll(b, runtime)
 
@@ -161,9 +165,4 @@ class WorkCounter:
 
     def tick(self) -> None:
         """One iteration done: poll when the work since the last poll reaches POLL_WORK."""
-        b = self.b
-        total = b.add(b.load(self.slot, typ=I64), self.work)
-        due = b.icmp_signed(">=", total, i64(POLL_WORK))
-        b.store(b.select(due, i64(0), total), self.slot)
-        with b.if_then(due, likely=False):
-            poll(b, self.runtime)
+        _count_and_poll(self.b, self.runtime, self.slot, self.work, i64(POLL_WORK))

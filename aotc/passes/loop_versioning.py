@@ -372,7 +372,11 @@ def versioned_loops(eqn: Eqn) -> tuple[Eqn, Eqn] | None:
     """(checked, unchecked) ``for_loop`` s if ``eqn`` is a loop this pass versioned."""
     branches = eqn.params["branches"] if eqn.prim is cond_p else ()
     loops = [b.eqns[0] for b in branches if len(b.eqns) == 1]
-    if len(loops) == 2 == len(branches) and all(e.prim is for_loop_p for e in loops):
+    if len(loops) != 2 or len(branches) != 2:
+        return None
+    same = [{k: v for k, v in e.params if k != "body"} for e in loops]
+    if all(e.prim is for_loop_p and e.inputs == b.inputs and e.outs == b.outputs
+           for e, b in zip(loops, branches, strict=True)) and same[0] == same[1]:
         return loops[0], loops[1]
     return None
 
