@@ -244,8 +244,8 @@ class Nest:
         with b.if_else(unit) as (then, otherwise):
             with then:
                 self._inner_loop(axis, True)
-            with otherwise:
-                self._inner_loop(axis, False)
+            with otherwise:  # scalar: its only vector form would be a never-taken version
+                self._inner_loop(axis, False, vectorize=False)
 
     def _inner_accesses(self, axis: int) -> list[_Access]:
         loads = [self.loads[n] for n in self.inner_nodes if n in self.loads]
@@ -256,15 +256,16 @@ class Nest:
                                         or k in carries)]
         return [a for a in loads + stores if axis in a.steps]
 
-    def _inner_loop(self, axis: int, unit: bool) -> None:
+    def _inner_loop(self, axis: int, unit: bool, vectorize: bool = True) -> None:
         """``for i in range(n)``; with lanes, chunks of ``lanes`` items in blocks of
-        ``BLOCK``, then the rest one by one (see :mod:`.fusion_reduce`)."""
+        ``BLOCK``, then the rest one by one (see :mod:`.fusion_reduce`). ``vectorize``
+        leaves the simple loop to LLVM's vectorizer."""
         b, n = self.b, self.shape[axis]
         reductions = self._phase_reductions()
         # Chunks serve reductions; a phase that only stores is left to the vectorizer.
         lanes = self.lanes if reductions else 1
         if lanes == 1:
-            with for_range(b, n, "fuse.i") as i:
+            with for_range(b, n, "fuse.i", vectorize) as i:
                 self._body((axis, i, unit), 0)
             return
         for r in reductions:
