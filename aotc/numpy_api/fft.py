@@ -221,12 +221,12 @@ def _power_of_two_above(count: Tracer) -> Tracer:
     return where(_u(np.logical_and, guess > 1, guess // 2 >= count), guess // 2, guess)
 
 
-def _bluestein(x: Tracer, sign: int, n: Tracer) -> Tracer:
-    """The same transform of the first ``n <= N`` elements for any ``n``, as a cyclic
-    convolution of power-of-two length ``M >= 2n - 1``, in arrays of ``4N > M`` elements
-    (a size must be a polynomial of the shapes; ``M`` is only known at run time).
-    Elements from ``n`` on come out as garbage."""
+def _bluestein(x: Tracer, sign: int) -> Tracer:
+    """The same transform for any length ``N``, as a cyclic convolution of power-of-two
+    length ``M >= 2N - 1``, in arrays of ``4N > M`` elements (a size must be a
+    polynomial of the shapes; ``M`` is only known at run time)."""
     length = x.aval.shape[-1]
+    n = lax.dim_value(length)
     size = _power_of_two_above(2 * n - 1)
     k = iota(I64, (length,), 0)
     chirp = _unit_roots((k * k) % (2 * n), 2 * n, sign, x.dtype)  # k^2 mod 2N: exact
@@ -244,11 +244,9 @@ def _bluestein(x: Tracer, sign: int, n: Tracer) -> Tracer:
     return take(convolved, k, axis=-1) * chirp / lax.convert(size, x.dtype)
 
 
-def _transform(x: Tracer, sign: int, n: Tracer | None = None) -> Tracer:
-    """The transform of the first ``n`` elements (the whole last axis by default)."""
-    n = lax.dim_value(x.aval.shape[-1]) if n is None else n
-    return lax.cond(_smooth(n), lambda v: _stockham(v, sign, n),
-                    lambda v: _bluestein(v, sign, n), x)
+def _transform(x: Tracer, sign: int) -> Tracer:
+    return lax.cond(_smooth(lax.dim_value(x.aval.shape[-1])), lambda v: _stockham(v, sign),
+                    lambda v: _bluestein(v, sign), x)
 
 
 def _resized(x: Tracer, n: Any) -> Tracer:
@@ -319,31 +317,35 @@ def rfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = Non
         dtype = _complex_dtype(v.dtype)
         v = _resized(lax.convert(v, np.dtype(np.float32 if dtype == np.complex64
                                              else np.float64)), n)
-        return _scaled(_packed_rfft(v, dtype), norm, False, lax.dim_value(v.aval.shape[-1]))
+        count = lax.dim_value(v.aval.shape[-1])
+        even = _u(np.equal, _u(np.bitwise_and, count, 1), 0)
+        y = lax.cond(even, lambda w: _half_length_rfft(w, dtype),
+                     lambda w: _full_rfft(w, dtype), v)
+        return _scaled(y, norm, False, count)
     return _along(x, axis, body)
 
 
-def _packed_rfft(v: Tracer, dtype: np.dtype) -> Tracer:
-    """The first ``N // 2 + 1`` terms of the transform of the real ``v``, with a single
-    complex transform emitted (its code is most of the kernel's): of length ``m = N/2``
-    for an even ``N``, ``z = v[0::2] + i v[1::2]`` untangled as
+def _full_rfft(v: Tracer, dtype: np.dtype) -> Tracer:
+    """The first ``N // 2 + 1`` terms of the complex transform of ``v``."""
+    full = _transform(lax.convert(v, dtype), -1)
+    return take(full, iota(I64, (v.aval.shape[-1] // 2 + 1,), 0), axis=-1)
+
+
+def _half_length_rfft(v: Tracer, dtype: np.dtype) -> Tracer:
+    """The real transform of an even length ``N`` through one complex transform of
+    length ``N/2``: ``z = v[0::2] + i v[1::2]``, ``Z = fft(z)``, then
     ``X[k] = (Z[k] + conj Z[-k]) / 2 - i w^k (Z[k] - conj Z[-k]) / 2`` with
-    ``w = exp(-2 pi i / N)`` (indices of ``Z`` mod ``m``); of length ``m = N`` for an
-    odd ``N``, ``v`` itself. Both are packed into one array of ``N`` elements."""
+    ``w = exp(-2 pi i / N)`` (indices of ``Z`` mod ``N/2``)."""
     length = v.aval.shape[-1]
     n = lax.dim_value(length)
-    even = _u(np.equal, _u(np.bitwise_and, n, 1), 0)
-    m = where(even, n // 2, n)
-    j = iota(I64, (length,), 0)
-    first = take(v, clip(where(even, 2 * j, j), 0, n - 1), axis=-1)
-    second = take(v, clip(2 * j + 1, 0, n - 1), axis=-1)
-    z = make_complex(first, where(even, second, 0), dtype)
-    zf = _transform(z, -1, m)
+    half = n // 2
+    z = make_complex(v[..., 0::2], v[..., 1::2], dtype)
+    zf = _transform(z, -1)
     k = iota(I64, (length // 2 + 1,), 0)
-    ahead = take(zf, _u(np.remainder, k, m), axis=-1)
-    mirror = _u(np.conjugate, take(zf, _u(np.remainder, m - k, m), axis=-1))
+    ahead = take(zf, _u(np.remainder, k, half), axis=-1)
+    mirror = _u(np.conjugate, take(zf, _u(np.remainder, half - k, half), axis=-1))
     even_part, odd_part = (ahead + mirror) * 0.5, (ahead - mirror) * -0.5j
-    return where(even, even_part + _unit_roots(k, n, -1, dtype) * odd_part, ahead)
+    return even_part + _unit_roots(k, n, -1, dtype) * odd_part
 
 
 def irfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = None) -> Tracer:
