@@ -41,12 +41,15 @@ INPUTS: dict[str, list[tuple[Any, ...]]] = {
     "mandelbrot": [(rng.uniform(-2, 1, 64), rng.uniform(-1.5, 1.5, 64), 50)],
     "gray_scott": [(np.ones((12, 10)), np.pad(np.full((4, 4), 0.25), ((4, 4), (3, 3))), 5)],
     "cumulative_scan": [(rng.random(10),)],
-    "neighbour_sums": [(IMG,), (IMG[:1, :1],), (IMG[:0],), (IMG[::2, ::-1],)],
+    "neighbour_sums": [(IMG,), (IMG[:1, :1],), (IMG[:, :1],), (IMG[:0],), (IMG[::2, ::-1],)],
     "heat_steps": [(rng.random(10), 3), (rng.random(2), 2), (rng.random(5), 0)],
     "knapsack": [(np.array([3, 4, 5]), np.array([4, 5, 6]), 10),
-                 (np.array([11]), np.array([3]), 10), (np.array([0, 2]), np.array([1, 1]), 3)],
+                 (np.array([11]), np.array([3]), 10), (np.array([0, 2]), np.array([1, 1]), 3),
+                 (np.zeros(0, np.int64), np.zeros(0, np.int64), 0),
+                 (np.array([-1]), np.array([1]), 3)],  # dp[4]: IndexError, as in Python
     "box_blur": [(IMG.astype(np.float32) / 7, 1), (IMG.astype(np.float32), 0),
-                 (IMG.astype(np.float32), 3), (IMG.T.astype(np.float32), 2)],
+                 (IMG.astype(np.float32), 3), (IMG.T.astype(np.float32), 2),
+                 (IMG.astype(np.float32), -1)],  # out[-1, w]: IndexError, as in Python
     "convolve_valid": [(rng.random(20), rng.random(3)), (rng.random(3), rng.random(3)),
                        (rng.random(5), rng.random(1))],
 }
@@ -88,14 +91,26 @@ def _pairs(built: dict[str, tuple[Any, Any]]) -> dict[str, tuple[Any, Any]]:
     return out
 
 
+def _outcome(fn: Any, args: tuple[Any, ...]) -> tuple[Any, Exception | None]:
+    """``fn(*args)`` and None, or None and the exception it raised."""
+    try:
+        with np.errstate(all="ignore"):
+            return fn(*args), None
+    except Exception as error:
+        return None, error
+
+
 @pytest.mark.parametrize("name", sorted(INPUTS))
 def test_example_kernel_matches_numpy(built: dict[str, tuple[Any, Any]], name: str) -> None:
     compiled, plain = _pairs(built)[name]
     for args in INPUTS[name]:
         mine = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
         theirs = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
-        with np.errstate(all="ignore"):
-            got, want = compiled(*mine), plain(*theirs)
+        got, got_error = _outcome(compiled, mine)
+        want, want_error = _outcome(plain, theirs)
+        if want_error is not None or got_error is not None:  # the same exception
+            assert type(got_error) is type(want_error), (got_error, want_error)
+            assert str(got_error) == str(want_error)
         gots = got if isinstance(got, tuple) else (got,)
         wants = want if isinstance(want, tuple) else (want,)
         for g, w in zip(gots, wants, strict=True):
@@ -104,7 +119,7 @@ def test_example_kernel_matches_numpy(built: dict[str, tuple[Any, Any]], name: s
                 continue
             np.testing.assert_allclose(g, w, rtol=RTOL.get(name, 1e-15), atol=0)
             assert np.asarray(g).dtype == np.asarray(w).dtype
-        # arrays written by the kernel, as NumPy writes them
+        # arrays written by the kernel, as NumPy writes them (up to an error too)
         for m, t in zip(mine, theirs, strict=True):
             if isinstance(m, np.ndarray):
                 np.testing.assert_allclose(m, t, rtol=RTOL.get(name, 1e-15), atol=0)
