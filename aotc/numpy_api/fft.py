@@ -187,11 +187,12 @@ def _stockham(x: Tracer, sign: int, n: Tracer | None = None,
         return passes(p, butterfly)(buffer, src, dst, span)
 
     stages = [unrolled(p) for p in radices] + ([looped] if looping else [])
+    tested = radices if looping else radices[:-1]  # the last stage takes what none divides
 
     def stage(buffer: Any, src: Any, dst: Any, span: Any) -> tuple[Any, Any]:
         rest = n // span
-        which: Any = np.int64(len(stages) - 1)  # the last stage takes what none divides
-        for i, p in reversed(list(enumerate(radices[:len(stages) - 1]))):
+        which: Any = np.int64(len(stages) - 1)
+        for i, p in reversed(list(enumerate(tested))):
             which = where(rest % p == 0, np.int64(i), which)
         return lax.switch(which, stages, buffer, src, dst, span)
 
