@@ -82,3 +82,35 @@ def test_outlined_kernel_matches_python() -> None:
     assert compiled(x, 2)[2] == 2  # the bad element is never read
     with pytest.raises(ValueError, match="an element below -100"):
         compiled(x, 3)
+
+
+
+
+def alike(x: f64[:], n: i64) -> tuple[f64[:], f64]:
+    """A construct of scalars only (the while loop), in a kernel emitted twice: for
+    contiguous and for strided arrays (:mod:`aotc.codegen.specialize`)."""
+    y = x.copy()
+    for i in range(n):  # makes the kernel big; reads x, so each copy has its own
+        for k in range(64):
+            y = y * 0.5 + np.sin(y + k) / (i + 1)
+    total, j = 1.0, 0
+    while j < n:
+        for k in range(24):
+            total = total * 0.99 + np.cos(total + k)
+        j += 1
+    return y, total
+
+def test_identical_constructs_share_one_function() -> None:
+    """Constructs that emit the same code call one function (compiled once)."""
+    program = optimize(trace_kernel(alike, signature_from_annotations(alike)).program)
+    assert equation_count(program) >= KERNEL_EQUATIONS
+    text = emit_llvm([("alike", program)], TargetSpec.parse("x86-64-v3"), optimized=False)
+    defined = re.findall(r'define internal i64 @"?(alike\S*while_loop\d+)"?\(', text)
+    called = re.findall(r'call i64 @"?(alike\S*while_loop\d+)"?\(', text)
+    assert len(defined) == 1 and called == defined * 2
+    compiled = aotc.jit(aotc.export(alike))
+    x = np.linspace(-1.0, 2.0, 7)
+    for n in (0, 3):
+        for view in (x, x[::2]):
+            for g, w in zip(compiled(view, n), alike(view, n), strict=True):
+                np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
