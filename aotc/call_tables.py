@@ -125,7 +125,7 @@ class _Builder:
                                                for c in ov.program.checks]))
         self.errors.append(errors_literal(fn, runtime_errors(ov.program)))
         if kind == "tree":
-            values = [f"o[{optional + j}]" for j in range(len(ov.program.outputs))]
+            values = [f"o[{j}]" for j in range(len(ov.program.outputs))]
             self.trees.append(f"{k}: lambda o: {planted(ov.result_tree, values)}")
 
     def function(self, fn: Function) -> None:
