@@ -144,9 +144,13 @@ def _render_function(f: int, fn: Function, first: int) -> str:
     for n in fn.param_names[fewest:]:
         defaults.setdefault(n, "_MISSING")
     params = ", ".join(f"{n}={defaults[n]}" if n in defaults else n for n in fn.param_names)
-    store = "\n".join(f"    args[{i}] = <PyObject *>{n}" for i, n in enumerate(fn.param_names))
+    argv = "_arguments"  # the C array of the arguments: a name no parameter has
+    while argv in fn.param_names:
+        argv += "_"
+    store = "\n".join(f"    {argv}[{i}] = <PyObject *>{n}" for i, n in enumerate(fn.param_names))
     return _fill("function.pyx.in", name=fn.name, params=params, index=f, store=store,
-                 nparams=max(1, len(fn.param_names)), docstring=repr(fn.doc) if fn.doc else "")
+                 argv=argv, nparams=max(1, len(fn.param_names)),
+                 docstring=repr(fn.doc) if fn.doc else "")
 
 
 def _render_functions(functions: Sequence[Function]) -> str:

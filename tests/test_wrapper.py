@@ -118,11 +118,17 @@ def double_rows(m: f64[:, :]) -> None:
 @aotc.export
 def sorted_twice(x: f64[:]) -> f64[:]:
     return np.sort(x) * 2.0 + np.sort(-x)[::-1]
+
+
+@aotc.export
+def wrapper_names(args: f64[:], _arguments: f64, result: f64, values: f64[:]) -> f64[:]:
+    """Parameters named like the wrapper's own locals."""
+    return args * _arguments + values * result
 '''
 
 EXPORTS = ["add1", "scale", "dot", "rowsum", "shift", "invert", "ones", "col_means",
            "count_pos", "choose", "lerp", "outer_sum", "noop", "ipow", "bump", "double_rows",
-           "sorted_twice"]
+           "sorted_twice", "wrapper_names"]
 
 
 @pytest.fixture(scope="module")
@@ -148,6 +154,13 @@ def test_module_holds_the_exports(k):
     assert k.__all__ == EXPORTS
     assert all(callable(getattr(k, name)) for name in EXPORTS)
     assert k.__doc__ == "Kernels of the wrapper tests."
+
+
+def test_parameters_may_have_the_wrapper_names(k):
+    x, y = np.arange(3.0), np.array([1.0, -1.0, 0.5])
+    np.testing.assert_array_equal(k.wrapper_names(x, 2.0, 3.0, y), x * 2.0 + y * 3.0)
+    got = k.wrapper_names(values=y, result=3.0, _arguments=2.0, args=x)
+    np.testing.assert_array_equal(got, x * 2.0 + y * 3.0)
 
 
 def test_results_match_numpy(k):
