@@ -168,11 +168,11 @@ class Passes:
         b = self.b
         parts = 2 * self.nstreams
         length = b.mul(b.udiv(self.n, i64(parts)), i64(parts // k))
-        with for_range(b, length, "quad") as i:
+        with for_range(b, length, "quad", unroll=True) as i:
             for s in range(k):
                 body(b.add(i, b.mul(length, i64(s))), s)
         rest = b.mul(length, i64(k))
-        with for_range(b, b.sub(self.n, rest), "rest") as j:
+        with for_range(b, b.sub(self.n, rest), "rest", unroll=True) as j:
             body(b.add(rest, j), k - 1)
 
     def varying(self) -> ir.Value:
@@ -190,7 +190,7 @@ class Passes:
         with b.if_else(contiguous, likely=True) as (unit, strided):
             for branch, row in ((unit, Row(src.data, i64(keys.width // 8), keys.ty, 1)),
                                 (strided, src)):
-                with branch, for_range(b, self.n, "vary") as i:
+                with branch, for_range(b, self.n, "vary", unroll=True) as i:
                     key = keys.key(b, row.load(b, i))
                     differ.set(b.or_(differ.get(), b.xor(key, first)))
         bits = differ.get()
@@ -224,7 +224,7 @@ class Passes:
         with for_range(b, i64(self.digits * RADIX), "clr") as i:
             b.store(i64(0), b.gep(self.hist, [i], source_etype=I64), align=8)
         flags = [_has(b, counted, d) for d in range(self.digits)]
-        with for_range(b, self.n, "hist") as i:
+        with for_range(b, self.n, "hist", unroll=True) as i:
             key = self.key(self.src.load(b, i))
             for d, flag in enumerate(flags):
                 with b.if_then(flag, likely=True):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -118,3 +120,21 @@ def test_wrong_arguments_are_rejected_before_the_call():
         kernel(np.float32(1.0), x)
     with pytest.raises(ValueError, match="axis 0"):
         kernel(np.float32(1.0), x, np.zeros(4, np.float32))
+
+
+def _runtime_unrolled(program) -> bool:
+    """Whether LLVM runtime-unrolled some loop: it names the remainder loop's blocks
+    ``<loop>.epil`` or ``<loop>.prol`` (the vectorizer's are ``vec.epilog``)."""
+    text = emit_llvm([("k", program)], TargetSpec.parse("native"))
+    return re.search(r"\.(epil|prol)[.:\s]", text) is not None
+
+
+def test_runtime_unrolling_only_where_asked():
+    """Elementwise loops are vectorized (the vector loop is interleaved already), and
+    unrolling their scalar remainder or a strided fallback only costs compile time; the
+    sort's passes over a row are scalar and keep LLVM's runtime unrolling."""
+    pb = ProgramBuilder("add")
+    x, y = pb.array("f8", "n"), pb.array("f8", "n")
+    assert not _runtime_unrolled(pb.build(pb.apply("add", x, y)))
+    pb = ProgramBuilder("sort")
+    assert _runtime_unrolled(pb.build(pb.apply("sort", pb.array("f8", "n"), axis=0)))
