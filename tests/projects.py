@@ -16,8 +16,16 @@ from pathlib import Path
 from types import ModuleType
 
 
-def build_project(root: Path, package: str, kernels: str, extra_config: str = "") -> Path:
-    """Write ``package/kernels.py`` holding ``kernels`` under ``root`` and build it."""
+def build_project(root: Path, package: str, kernels: str, extra_config: str = "",
+                  target: str | None = "native") -> Path:
+    """Write ``package/kernels.py`` holding ``kernels`` under ``root`` and build it.
+
+    For one target, this CPU's, unless told otherwise: a test of what kernels compute or
+    how they are called runs one object anyway, and the default build compiles every
+    level (three times the LLVM time). ``target=None`` keeps the default levels, for
+    the tests of choosing among them (test_targets, test_dev_loop)."""
+    if target is not None:
+        extra_config = f'target = "{target}"\n' + extra_config
     (root / package).mkdir()
     (root / package / "__init__.py").write_text("")
     (root / package / "kernels.py").write_text(kernels.lstrip())

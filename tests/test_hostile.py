@@ -23,8 +23,8 @@ PACKAGE = "aotc_hostile"
 TESTS = Path(__file__).parent
 
 
-def _build(root: Path, target: str | None = None) -> None:
-    build_project(root, PACKAGE, KERNELS, f'target = "{target}"\n' if target else "")
+def _build(root: Path, target: str = "native") -> None:
+    build_project(root, PACKAGE, KERNELS, target=target)
 
 
 @pytest.fixture(scope="module")

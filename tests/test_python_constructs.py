@@ -20,10 +20,7 @@ SOURCE = Path(__file__).with_name("constructs_kernels.py")
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory: pytest.TempPathFactory, c_compiler: str) -> Any:
-    # One target, the one the default build would run here: the catalog checks what the
-    # kernels compute (test_targets checks the levels), at a third of the build time.
-    root = build_project(tmp_path_factory.mktemp("constructs"), PACKAGE, SOURCE.read_text(),
-                         'target = "native"\n')
+    root = build_project(tmp_path_factory.mktemp("constructs"), PACKAGE, SOURCE.read_text())
     with imported(root, PACKAGE) as compiled:
         spec = importlib.util.spec_from_file_location("constructs_source", SOURCE)
         assert spec is not None and spec.loader is not None

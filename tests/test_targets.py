@@ -49,7 +49,7 @@ def _has(level: str) -> bool:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("targets")
-    return build_project(root, PACKAGE, KERNELS)  # the default: every level
+    return build_project(root, PACKAGE, KERNELS, target=None)  # every level
 
 
 def _run(project: Path, cpu: str | None) -> subprocess.CompletedProcess[str]:
