@@ -61,6 +61,14 @@ def steps(x: f64["n"], count: i64) -> f64["n"]:
     return x
 
 
+@aotc.export
+def ramps(b: f64["n"], x: f32["r", "m"]) -> tuple[f64["n"], f32["r", "m"]]:
+    # iota fused into the split loops: each chunk counts from its own start
+    return (b + np.arange(b.shape[0])[::-1],
+            x * np.arange(x.shape[1], dtype=np.float32)
+            + np.arange(x.shape[0], dtype=np.float32)[:, None])
+
+
 @aotc.export(parallel=False)
 def serial_triad(b: f64["n"], c: f64["n"], s: f64) -> f64["n"]:
     return b + s * c
@@ -85,7 +93,7 @@ import par.kernels as k
 ''' + INPUTS + '''
 out = dict(triad=k.triad(b, c, 3.0), big_sum=k.big_sum(b, c, z), plain_sum=k.plain_sum(b),
            softmax=k.softmax(x), matmul=k.matmul(a, m), steps=k.steps(b, 3),
-           dense=k.dense(a - 0.5, w, bias),
+           dense=k.dense(a - 0.5, w, bias), ramp=k.ramps(b, x)[0], ramp2d=k.ramps(b, x)[1],
            serial_triad=k.serial_triad(b, c, 3.0), small=k.triad(b[:100], c[:100], 3.0))
 np.savez(sys.argv[2], **out)
 '''
@@ -124,7 +132,10 @@ def _expected() -> dict[str, np.ndarray]:
     return dict(triad=b + 3.0 * c, big_sum=np.sum(b + c * z), plain_sum=np.sum(b),
                 softmax=e / e.sum(axis=1, keepdims=True), matmul=i["a"] @ i["m"], steps=y,
                 dense=np.maximum((i["a"] - 0.5) @ i["w"] + i["bias"], 0.0),
-                serial_triad=b + 3.0 * c, small=b[:100] + 3.0 * c[:100])
+                serial_triad=b + 3.0 * c, small=b[:100] + 3.0 * c[:100],
+                ramp=b + np.arange(len(b))[::-1],
+                ramp2d=x * np.arange(x.shape[1], dtype=np.float32)
+                + np.arange(x.shape[0], dtype=np.float32)[:, None])
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +166,7 @@ def test_results_match_numpy_and_every_thread_count(builds: dict[str, Path],
     runs = {t: _run(builds["parallel"], tmp_path / f"t{t}.npz", t) for t in ("1", "2", "3")}
     runs["default"] = _run(builds["parallel"], tmp_path / "default.npz", None)
     for name, want in expected.items():
-        rtol = 1e-5 if name == "softmax" else 1e-12
+        rtol = 1e-5 if name in ("softmax", "ramp2d") else 1e-12  # float32 results
         for threads, got in runs.items():
             np.testing.assert_allclose(got[name], want, rtol=rtol, err_msg=f"{name} {threads}")
             # Deterministic: the chunks depend on the sizes, never on the threads.

@@ -37,9 +37,12 @@ import numpy as np
 from llvmlite import ir
 
 from ..ir import Eqn, Lit, Var
+from ..ops.indexmaps import iota_component
+from ..ops.shape import iota_p
 from ..types import real_dtype
 from .context import Lowering
-from .dtypes import I8, constant, i64, mem_type
+from .convert import convert
+from .dtypes import I8, INT64, constant, i64, mem_type
 from .fusion_plan import ZERO, Affine, FusionPlan, Index, Node, plan_fusion
 from .fusion_reduce import REST, FusedReduction
 from .loops import for_range
@@ -102,10 +105,15 @@ class Nest:
         self.phase = 0
         #: The nodes the current phase computes in the reduced loops (None: all).
         self.current: set[int] | None = None
-        origin = origin or {}
+        self.origin = origin = origin or {}
         self.loads = {n: _access(ctx, v, n.index, origin) for n in plan.nodes
                       if isinstance(n.source, Var) and isinstance(v := inputs[n.source], View)
                       and v.ndim}
+        # An iota's component, computed here outside every loop as the loads' bases are.
+        self.positions = {n: (c.axis, ctx.dims(c.start), step_value(ctx.dims, c.step))
+                          for n in plan.nodes if isinstance(n.source, Eqn)
+                          and n.source.prim is iota_p
+                          for c in [iota_component(n.source, n.index)]}
         kept = tuple(Affine(a) for a in plan.kept)
         full = tuple(Affine(a) for a in range(len(shape)))
         self.homes = [ctx.home(v) if v.type.ndim else None for v in outs]
@@ -164,10 +172,24 @@ class Nest:
                 return load_memory(b, self._address(access, inner), access.dtype, access.align)
             return load_memory(b, value.data, value.dtype, value.align)  # a rank-0 View
         assert isinstance(source, Eqn)
+        if source.prim is iota_p:
+            return convert(b, self._position(node, inner), INT64, source.outs[0].type.dtype)
         # The operand dtype is the last input's (select's condition comes first).
         dtype = source.inputs[-1].type.dtype
         return scalar_rule(source.prim)(b, dtype, *(env[a] for a in node.args),
                                         **rule_params(source))
+
+    def _position(self, node: Node, inner: Inner | None) -> ir.Value:
+        """The i64 value of an ``iota`` node: its index component at the current index
+        (loop indices count from the origin, so it is added back)."""
+        b = self.b
+        axis, start, step = self.positions[node]
+        if axis is None:
+            return start
+        i = inner[1] if inner is not None and inner[0] == axis else self.idx[axis]
+        if axis in self.origin:
+            i = b.add(i, self.origin[axis])
+        return b.add(start, scaled(b, i, step))
 
     def _emit_depth(self, depth: int) -> None:
         for node in self.plan.at_depth(depth):

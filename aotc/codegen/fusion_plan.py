@@ -5,14 +5,14 @@ LLVM, what the body of that nest is. Every value is read at an affine index of t
 loop (views compose into one :class:`Affine` per component, see
 :mod:`aotc.ops.indexmaps`), so views cost nothing at run time.
 
-A :class:`Node` is one body value at one such index: a load of a body input, a
-literal, an elementwise equation applied to nodes, or a row statistic (a body
-reduction whose result later values use). Nodes are shared, so a value used twice
-(``x[:-1]`` in rosen) is computed once per iteration. Each node records the loop depth
-it varies with, so the lowering can compute it in the outermost loop where its index is
-known: a row mean in layernorm is loaded once per row, not once per element. For
-example, the body of ``np.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + ...)`` over
-``(n - 1,)`` reads ``x`` at two nodes, ``x[1 + 1*i0]`` and ``x[0 + 1*i0]``.
+A :class:`Node` is one body value at one such index: a load of a body input, a literal,
+an elementwise equation applied to nodes, an ``iota`` (the index itself), or a row
+statistic (a body reduction whose result later values use). Nodes are shared, so a value
+used twice (``x[:-1]`` in rosen) is computed once per iteration. Each node records the
+loop depth it varies with, so the lowering can compute it in the outermost loop where
+its index is known: a row mean in layernorm is loaded once per row, not once per
+element. For example, the body of ``np.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + ...)``
+over ``(n - 1,)`` reads ``x`` at two nodes, ``x[1 + 1*i0]`` and ``x[0 + 1*i0]``.
 """
 
 from __future__ import annotations
@@ -30,10 +30,12 @@ from ..ops.indexmaps import (
     ZERO,
     Affine,
     Index,
+    iota_component,
     is_unit,
     read_indices,
     reduction_input_index,
 )
+from ..ops.shape import iota_p
 from ..shapes import DimExpr
 
 __all__ = ["CONSTANT", "ZERO", "Affine", "FusionPlan", "Index", "Node", "Output",
@@ -197,6 +199,9 @@ def plan_fusion(body: Program, shape: tuple[DimExpr, ...], axes: tuple[int, ...]
                     raise UnsupportedError("fusion: a row statistic along a kept last axis")
                 arg = node(eqn.inputs[0], reduction_input_index(index, len(shape), reduced))
                 add(eqn.outs[0], index, Node(eqn, index, depth(index), (arg,), arg.level + 1))
+                continue
+            if eqn.prim is iota_p:  # the index itself: varies with one loop at most
+                add(eqn.outs[0], index, Node(eqn, index, depth((iota_component(eqn, index),))))
                 continue
             args = tuple(node(a, index) for a in eqn.inputs)
             add(eqn.outs[0], index, Node(eqn, index, max(a.depth for a in args), args,

@@ -94,7 +94,8 @@ def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
         values = iota(I64, (length,), 0)
         if step != 1:
             values = apply_ufunc(np.multiply, values, int(step))
-        values = apply_ufunc(np.add, values, _as_value(start))
+        if not (isinstance(start, (int, np.integer)) and start == 0):
+            values = apply_ufunc(np.add, values, _as_value(start))
         return lax.convert(values, out_dtype)
     if any(isinstance(v, Tracer) for v in (start, stop)):
         return _runtime_arange(start, stop, step, dtype)

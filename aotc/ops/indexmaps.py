@@ -8,6 +8,10 @@ components. So views compose into one :class:`Affine` per component and cost not
 at run time. Each view primitive's rule maps an index of its output to the index of
 its input (:data:`INDEX_MAPS`).
 
+``iota`` reads nothing: its value at an index is that index's component along its
+``dimension`` (:func:`iota_component`), so a fused body computes it instead of loading
+a materialized ``arange``.
+
 A reduction inside a body (a row statistic that later values of the row use, as in
 softmax) is read at an index of the kept axes only; its input is then read along the
 reduced axes at that kept index. That is computable row by row only when the kept
@@ -28,7 +32,14 @@ from ..ir import Atom, Eqn, Program, Var
 from ..shapes import DimExpr, Step
 from .core import ELEMENTWISE, Primitive
 from .reduce import REDUCTIONS
-from .shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
+from .shape import (
+    broadcast_in_dim_p,
+    iota_p,
+    refine_shape_p,
+    reshape_p,
+    slice_p,
+    transpose_p,
+)
 
 ZERO = DimExpr.const(0)
 
@@ -102,6 +113,11 @@ def reduction_input_index(index: Index, ndim: int, axes: tuple[int, ...]) -> Ind
     return tuple(Affine(a) if a in axes else next(kept) for a in range(ndim))
 
 
+def iota_component(eqn: Eqn, index: Index) -> Affine:
+    """The loop-index component an ``iota`` at ``index`` takes its value from."""
+    return index[eqn.params["dimension"]]
+
+
 def read_indices(body: Program, roots: list[Atom], ndim: int, axes: tuple[int, ...]
                  ) -> dict[Var, dict[Index, None]]:
     """The indices each variable of ``body`` is needed at (insertion-ordered), for
@@ -123,6 +139,8 @@ def read_indices(body: Program, roots: list[Atom], ndim: int, axes: tuple[int, .
             elif eqn.prim.has(ELEMENTWISE) and len(eqn.outs) == 1:
                 for a in eqn.inputs:
                     want(a, index)
+            elif eqn.prim is iota_p:
+                pass  # reads nothing
             elif eqn.prim in BODY_REDUCTIONS and tuple(sorted(eqn.params["axes"])) == axes \
                     and eqn.inputs[0].type.ndim == ndim:
                 want(eqn.inputs[0], reduction_input_index(index, ndim, axes))

@@ -1,5 +1,6 @@
 """Fusion: group elementwise and view equations, and the reductions consuming them,
-into ``fusion`` equations that each become one loop nest.
+into ``fusion`` equations that each become one loop nest (an ``iota`` they read is
+computed in the loop, not materialized).
 
 Before::                                    After::
 
@@ -27,9 +28,17 @@ from dataclasses import dataclass, field
 
 from ..ir import Eqn, Params, Program, Var
 from ..ops.core import ELEMENTWISE, REDUCTION
+from ..ops.elementwise import convert_p
 from ..ops.fusion import fusion_p
 from ..ops.reduce import REDUCTIONS
-from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
+from ..ops.shape import (
+    broadcast_in_dim_p,
+    iota_p,
+    refine_shape_p,
+    reshape_p,
+    slice_p,
+    transpose_p,
+)
 from ..shapes import DimExpr
 from .fusion_rows import read_in_phases, takes_stat
 from .rewrite import Renamer, map_nested
@@ -47,6 +56,22 @@ def _is_view(eqn: Eqn) -> bool:
         after = [d for d in eqn.outs[0].type.shape if d != ONE]
         return before == after
     return False
+
+
+def _is_free(eqn: Eqn, eqns: tuple[Eqn, ...], producer: dict[Var, int]) -> bool:
+    """A view, or a value of the loop index alone (an ``iota``, converted or viewed):
+    recomputed at the loop index for less than a load, so absorbed even when other
+    equations use it too (the original then serves them)."""
+    return _is_view(eqn) or _of_index(eqn, eqns, producer)
+
+
+def _of_index(eqn: Eqn, eqns: tuple[Eqn, ...], producer: dict[Var, int]) -> bool:
+    if eqn.prim is iota_p:
+        return True
+    if eqn.prim is not convert_p and not _is_view(eqn):
+        return False
+    p = producer.get(eqn.inputs[0]) if isinstance(eqn.inputs[0], Var) else None
+    return p is not None and _of_index(eqns[p], eqns, producer)
 
 
 def _is_elementwise(eqn: Eqn) -> bool:
@@ -100,11 +125,13 @@ def _grow(group: _Group, eqns: tuple[Eqn, ...], producer: dict[Var, int],
             return False
         eqn = eqns[p]
         outside = var in escaping or any(u not in group.members for u in uses[var])
-        if _is_view(eqn):
+        if _is_free(eqn, eqns, producer):
             if outside:
                 if not settle:
                     return None
                 duplicated.add(p)  # shared index map: the original stays for the others
+            elif not _is_view(eqn):
+                duplicated.add(p)  # an index value: other groups may compute it too
         elif _is_reduction(eqn) and takes_stat(group, eqn):
             if outside:
                 return None if not settle else False
@@ -137,7 +164,7 @@ def _grow(group: _Group, eqns: tuple[Eqn, ...], producer: dict[Var, int],
         if pending or not waiting or len(waiting) < len(retry):
             continue
         # Nothing grows as it is: settle one waiting producer (views first, they are free).
-        waiting.sort(key=lambda v: not _is_view(eqns[producer[v]]))
+        waiting.sort(key=lambda v: not _is_free(eqns[producer[v]], eqns, producer))
         absorb(waiting.pop(0), settle=True)
 
 

@@ -115,6 +115,14 @@ KERNELS = {
                            "(i4[:, :])",
                            [(rng.integers(-9, 9, (13, 29), dtype=np.int32),),
                             (rng.integers(-9, 9, (29, 13), dtype=np.int32).T,)], 3, 0.0),
+    # np.arange read by a loop is the loop's own index, never an array.
+    "aranges_in_the_loop": (
+        lambda x: (x * np.arange(x.shape[1]) + np.arange(x.shape[0])[::-1, None],
+                   np.sum(x * np.arange(x.shape[1], dtype=np.float32), axis=1),
+                   np.sum(np.sqrt(np.arange(x.shape[0] * 3) * 1.0))),
+        "(f8[:, :])", [(m,) for m in _mats(M)], 3, 1e-12),
+    "arange_also_returned": (lambda x: (x + np.arange(x.shape[0]) % 3, np.arange(x.shape[0])),
+                             "(f8[:])", [(V,), (V[::-2],), (V[:0],)], 1, 0.0),
     "long_float32_sum": (lambda x: np.sum(x * 1.5), "(f4[:])",
                          [(rng.standard_normal(100_003).astype(np.float32),)], 1, 1e-5),
 }
