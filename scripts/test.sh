@@ -4,8 +4,9 @@
 # Makes sure .venv holds aotc (editable) and its test dependencies, then runs with it the
 # static checks (ruff, then mypy; both configured in pyproject.toml) and the whole pytest
 # suite, a test file per CPU at a time (pytest-xdist: most of the suite's time is LLVM,
-# and one file's kernels share fixtures, so files are the unit). Extra arguments go to
-# pytest (scripts/test.sh -k wrapper -x; -n 0 runs in this process).
+# and one file's kernels share fixtures, so files are the unit; the longest go first, see
+# tests/conftest.py). Extra arguments go to pytest (scripts/test.sh -k wrapper -x; -n 0
+# runs in this process).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -18,4 +19,4 @@ fi
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]'
 "$VENV/bin/ruff" check .
 "$VENV/bin/mypy"
-exec "$VENV/bin/python" -m pytest -n auto --dist loadfile "$@"
+exec "$VENV/bin/python" -m pytest -n auto --dist loadfile --no-loadscope-reorder "$@"
