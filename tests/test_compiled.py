@@ -8,7 +8,8 @@ primitive as its own loop nest. The extended catalog composes the same primitive
 unfused, it took twice its fused LLVM time (392 s against 207 s, a fifth of the suite)
 for no primitive the core catalog does not already lower unfused. Where fusion changes
 nothing (493 of the 636 core cases), the unfused test runs the fused kernel instead of
-compiling the same program twice. Kernels are compiled many to a library: one LLVM module and one link per chunk is much faster than one per kernel.
+compiling the same program twice. Kernels are compiled many to a library: one LLVM
+module and one link per chunk is much faster than one per kernel.
 """
 
 from __future__ import annotations
