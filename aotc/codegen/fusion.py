@@ -105,15 +105,20 @@ class Nest:
         self.phase = 0
         #: The nodes the current phase computes in the reduced loops (None: all).
         self.current: set[int] | None = None
-        self.origin = origin = origin or {}
+        origin = origin or {}
         self.loads = {n: _access(ctx, v, n.index, origin) for n in plan.nodes
                       if isinstance(n.source, Var) and isinstance(v := inputs[n.source], View)
                       and v.ndim}
-        # An iota's component, computed here outside every loop as the loads' bases are.
-        self.positions = {n: (c.axis, ctx.dims(c.start), step_value(ctx.dims, c.step))
-                          for n in plan.nodes if isinstance(n.source, Eqn)
-                          and n.source.prim is iota_p
-                          for c in [iota_component(n.source, n.index)]}
+        #: Each iota node's axis, value at the origin and step, computed here outside
+        #: every loop as the loads' bases are.
+        self.positions: dict[Node, tuple[int | None, ir.Value, int | ir.Value]] = {}
+        for n in plan.nodes:
+            if isinstance(n.source, Eqn) and n.source.prim is iota_p:
+                comp = iota_component(n.source, n.index)
+                start, step = ctx.dims(comp.start), step_value(ctx.dims, comp.step)
+                if comp.axis is not None and comp.axis in origin:
+                    start = self.b.add(start, scaled(self.b, origin[comp.axis], step))
+                self.positions[n] = (comp.axis, start, step)
         kept = tuple(Affine(a) for a in plan.kept)
         full = tuple(Affine(a) for a in range(len(shape)))
         self.homes = [ctx.home(v) if v.type.ndim else None for v in outs]
@@ -181,15 +186,12 @@ class Nest:
 
     def _position(self, node: Node, inner: Inner | None) -> ir.Value:
         """The i64 value of an ``iota`` node: its index component at the current index
-        (loop indices count from the origin, so it is added back)."""
-        b = self.b
+        (loop indices count from the origin, which its start includes)."""
         axis, start, step = self.positions[node]
         if axis is None:
             return start
         i = inner[1] if inner is not None and inner[0] == axis else self.idx[axis]
-        if axis in self.origin:
-            i = b.add(i, self.origin[axis])
-        return b.add(start, scaled(b, i, step))
+        return self.b.add(start, scaled(self.b, i, step))
 
     def _emit_depth(self, depth: int) -> None:
         for node in self.plan.at_depth(depth):

@@ -19,9 +19,10 @@ Loops are also marked not to be runtime-unrolled (``unroll=True`` opts out). On 
 pipeline LLVM unrolls every loop with an unknown trip count up to 8 times, with a
 remainder loop: the vectorized loops' scalar remainders (fewer iterations than a vector
 holds) and the strided fallbacks, which gain nothing from it. It made objects 20-40%
-larger and took about a fifth of the test catalogs' LLVM time. The loops that gain are scalar
-passes over long rows, such as the radix sort's histogram and scatter; they opt out.
-Traced loops from kernel source (:mod:`.runtime`) keep LLVM's defaults, as under Numba.
+larger and took about a fifth of the test catalogs' LLVM time. The loops that gain are
+scalar passes over long rows, such as the radix sort's histogram and scatter; they opt
+out. Traced loops from kernel source (:mod:`.runtime`) keep LLVM's defaults, as under
+Numba.
 """
 
 from __future__ import annotations
