@@ -15,6 +15,7 @@ import pytest
 
 import aotc
 from aotc import c64, c128, f32, f64
+from aotc.codegen.outline import equation_count
 from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.types import signature_from_annotations
@@ -100,9 +101,9 @@ def test_empty_input_is_an_error(jitted) -> None:
 
 @aotc.export
 def real_options(x: f32[:], y: f64[:, :], n: aotc.i64) -> tuple[c64[:], c128[:], c128[:, :]]:
-    """rfft's paths: an even length through a half-length complex transform, an odd
-    one through the full one (each transform chooses at run time, so every length
-    below runs both); float32, n= crops or pads, norms, another axis. Three transforms:
+    """rfft's paths: an even length through a half-length complex transform (Bluestein's
+    for 74), an odd one through the full one (n = 5 makes every length below run both);
+    float32, n= crops or pads, norms, another axis. Three transforms:
     each costs many seconds of LLVM."""
     return (np.fft.rfft(x), np.fft.rfft(y[0], n, norm="ortho"),
             np.fft.rfft(y, axis=0, norm="forward"))
@@ -113,7 +114,19 @@ def real_jitted():
     return aotc.jit(real_options)
 
 
-@pytest.mark.parametrize("length", [1, 2, 7, 12, 100, 101, 1000])
+def test_rfft_traces_one_complex_transform() -> None:
+    """rfft chooses the length of its one complex transform (``N/2`` packed samples or
+    all ``N``) rather than tracing two: each transform is seconds of LLVM per call."""
+    def equations(fn: object) -> int:
+        return equation_count(trace_kernel(fn, signature_from_annotations(fn)).program)
+    assert equations(spectrum) < equations(real_half) < 1.2 * equations(spectrum)
+
+
+def real_half(x: f64[:]) -> c128[:]:
+    return np.fft.rfft(x)
+
+
+@pytest.mark.parametrize("length", [1, 2, 7, 12, 74, 100, 101, 1000])
 def test_real_transforms_match_pocketfft(real_jitted, length: int) -> None:
     k = real_jitted
     rng = np.random.default_rng(length)

@@ -15,8 +15,9 @@ An outlined function identical to one the module has already (the same construct
 both specialized copies of a kernel) is not emitted again: the call goes to that one.
 
 Only top-level constructs are outlined (each runs once per call, so the call costs
-nothing), and not those whose results have sizes bound while they run (a branch joining
-arrays of different sizes binds the size in the kernel).
+nothing), and not those whose results have sizes they bind while they run (a branch
+joining arrays of different sizes binds the size in the kernel); a size bound before
+the construct is one more captured value.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from weakref import WeakKeyDictionary
 
 from llvmlite import ir
 
-from ..ir import Eqn, Program, nested_programs
+from ..ir import Eqn, Program, bound_uppers, nested_programs
 from ..shapes import bound_symbols
 from .context import Lowering
 from .parallel import Outline
@@ -58,8 +59,9 @@ def outlined(rule: Rule) -> Rule:
 
 
 def _worth_it(eqn: Eqn) -> bool:
-    if any(bound_symbols(d) for v in eqn.outs for d in v.type.shape):
-        return False
+    inside = set(bound_uppers(*nested_programs(eqn)))
+    if any(bound_symbols(d) & inside for v in eqn.outs for d in v.type.shape):
+        return False  # a size the construct binds: bound in the kernel (see above)
     return sum(equation_count(p) for p in nested_programs(eqn)) >= REGION_EQUATIONS
 
 

@@ -12,7 +12,7 @@ two programs, chosen at run time by the length ``N``:
 
 ``rfft`` of an even length is one complex transform of half the length (the even and
 odd samples as real and imaginary parts), then untangled; an odd length takes the full
-complex transform.
+complex transform. Both are one transform in the code, of a length bound at run time.
 
 Other axes are moved last and back; ``n`` crops or zero-pads the axis; ``norm`` is
 ``"backward"`` (``ifft`` divides by ``N``), ``"ortho"`` or ``"forward"``. As NumPy 2,
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bind import size_value
+from ..bind import size_value, slice_
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, relu, size
 from ..tracer import Tracer, as_tracer, bind_dim, current
@@ -318,31 +318,31 @@ def rfft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = Non
         dtype = _complex_dtype(v.dtype)
         v = _resized(lax.convert(v, np.dtype(np.float32 if dtype == np.complex64
                                              else np.float64)), n)
-        count = lax.dim_value(v.aval.shape[-1])
+        length = v.aval.shape[-1]
+        count = lax.dim_value(length)
         even = _u(np.equal, _u(np.bitwise_and, count, 1), 0)
-        y = lax.cond(even, lambda w: _half_length_rfft(w, dtype),
-                     lambda w: _full_rfft(w, dtype), v)
+        # One complex transform (each is seconds of LLVM): of N/2 samples packed in
+        # pairs when N is even, else of all N; its length is bound when it runs.
+        i, last = iota(I64, (length,), 0), count - 1
+        packed = make_complex(take(v, _u(np.minimum, 2 * i, last), axis=-1),
+                              take(v, _u(np.minimum, 2 * i + 1, last), axis=-1), dtype)
+        used = bind_dim(where(even, count // 2, count), length)
+        z = slice_(where(even, packed, lax.convert(v, dtype)), (DimExpr.const(0),) * v.ndim,
+                   (1,) * v.ndim, (*v.aval.shape[:-1], used))
+        zf = _transform(z, -1)
+        k = iota(I64, (length // 2 + 1,), 0)
+        direct = take(zf, _u(np.minimum, k, lax.dim_value(used) - 1), axis=-1)  # odd N
+        y = where(even, _untangled(zf, k, count, dtype), direct)
         return _scaled(y, norm, False, count)
     return _along(x, axis, body)
 
 
-def _full_rfft(v: Tracer, dtype: np.dtype) -> Tracer:
-    """The first ``N // 2 + 1`` terms of the complex transform of ``v``."""
-    full = _transform(lax.convert(v, dtype), -1)
-    return take(full, iota(I64, (v.aval.shape[-1] // 2 + 1,), 0), axis=-1)
-
-
-def _half_length_rfft(v: Tracer, dtype: np.dtype) -> Tracer:
-    """The real transform of an even length ``N`` through one complex transform of
-    length ``N/2``: ``z = v[0::2] + i v[1::2]``, ``Z = fft(z)``, then
+def _untangled(zf: Tracer, k: Tracer, n: Tracer, dtype: np.dtype) -> Tracer:
+    """The real transform ``X[k]``, ``k <= N/2``, of an even length ``N`` from the
+    transform ``Z`` of its ``N/2`` samples packed as ``z = v[0::2] + i v[1::2]``:
     ``X[k] = (Z[k] + conj Z[-k]) / 2 - i w^k (Z[k] - conj Z[-k]) / 2`` with
-    ``w = exp(-2 pi i / N)`` (indices of ``Z`` mod ``N/2``)."""
-    length = v.aval.shape[-1]
-    n = lax.dim_value(length)
-    half = n // 2
-    z = make_complex(v[..., 0::2], v[..., 1::2], dtype)
-    zf = _transform(z, -1)
-    k = iota(I64, (length // 2 + 1,), 0)
+    ``w = exp(-2 pi i / N)`` (indices of ``Z`` mod ``N/2``; an odd ``N`` gives garbage)."""
+    half = _u(np.maximum, n // 2, 1)
     ahead = take(zf, _u(np.remainder, k, half), axis=-1)
     mirror = _u(np.conjugate, take(zf, _u(np.remainder, half - k, half), axis=-1))
     even_part, odd_part = (ahead + mirror) * 0.5, (ahead - mirror) * -0.5j

@@ -84,6 +84,33 @@ def test_outlined_kernel_matches_python() -> None:
         compiled(x, 3)
 
 
+def pre_bound(x: f64[:], n: i64) -> tuple[f64[:], f64]:
+    """A loop over an array whose size the kernel bound before it (``x[x > 0]``)."""
+    p = x[x > 0]
+    for i in range(n):
+        for k in range(64):
+            p = p * 0.5 + np.sin(p + k) / (i + 1)
+    last = 0.0
+    for k in range(60):
+        last = last + np.float64(k) * x[k % 3]
+    return p, last
+
+
+def test_a_size_bound_before_a_construct_is_captured() -> None:
+    """Only a size the construct itself binds keeps it inline (rfft's transform of a
+    length chosen at run time is outlined)."""
+    program = optimize(trace_kernel(pre_bound, signature_from_annotations(pre_bound)).program)
+    assert equation_count(program) >= KERNEL_EQUATIONS
+    text = emit_llvm([("pre_bound", program)], TargetSpec.parse("x86-64-v3"),
+                     optimized=False)
+    assert re.search(r'define internal i64 @"?pre_bound\.for_loop\d+"?\(', text)
+    compiled = aotc.jit(aotc.export(pre_bound))
+    x = np.linspace(-1.0, 2.0, 9)
+    for n in (0, 2):
+        got, want = compiled(x, n), pre_bound(x, n)
+        assert got[0].shape == want[0].shape == (6,)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
 
 
 def alike(x: f64[:], n: i64) -> tuple[f64[:], f64]:
@@ -99,6 +126,7 @@ def alike(x: f64[:], n: i64) -> tuple[f64[:], f64]:
             total = total * 0.99 + np.cos(total + k)
         j += 1
     return y, total
+
 
 def test_identical_constructs_share_one_function() -> None:
     """Constructs that emit the same code call one function (compiled once)."""
