@@ -152,7 +152,7 @@ def gemm_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bo
     pack_b = pack_b_function(module, dtype, blk.nr, vector_bytes)
     slim = None if narrow else gemm_function(module, dtype, vector_bytes, fma, narrow=True)
     with internal_function(module, name, I64, GEMM_PARAMS, vector_bytes, fma) as (b, p):
-        for arg in ("a", "b", "c", "pa", "pb"):
+        for arg in ("c", "pa", "pb"):  # a and b may be one matrix (see _symmetric)
             p[arg].add_attribute("noalias")
         with b.if_then(b.icmp_signed("<=", p["k"], i64(0)), likely=False):
             _zero(b, p, dtype)
@@ -161,7 +161,10 @@ def gemm_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bo
             lanes = vector_bytes // dtype.itemsize
             with b.if_then(b.icmp_signed("<=", p["n"], i64(lanes)), likely=False):
                 b.ret(b.call(slim, [p[name] for name, _ in GEMM_PARAMS]))
-        _five_loops(b, p, dtype, blk, kernel, pack_a, pack_b)
+        upper = _symmetric(b, p)
+        _five_loops(b, p, dtype, blk, kernel, pack_a, pack_b, upper=upper)
+        with b.if_then(upper, likely=False):
+            _mirror(b, p, dtype)
         b.ret(i64(0))
     fn = existing(module, name)
     assert fn is not None
@@ -176,12 +179,40 @@ def _at(b: ir.IRBuilder, base: ir.Value, *terms: tuple[ir.Value, ir.Value]) -> i
     return b.gep(base, [offset], source_etype=I8)
 
 
+def _float(dtype: np.dtype) -> ir.Type:
+    return ir.DoubleType() if dtype.itemsize == 8 else ir.FloatType()
+
+
 def _zero(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> None:
     """``C = 0``: the product over an empty contracted axis."""
-    zero = ir.Constant(ir.DoubleType() if dtype.itemsize == 8 else ir.FloatType(), 0.0)
+    zero = ir.Constant(_float(dtype), 0.0)
     with for_range(b, p["m"], "zi") as i:
         with for_range(b, p["n"], "zj") as j:
             b.store(zero, _at(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
+
+
+def _symmetric(b: KernelBuilder, p: Mapping[str, ir.Value]) -> ir.Value:
+    """Whether ``B`` is ``A`` transposed (``x.T @ x``, ``x @ x.T``: a Gram matrix), read
+    from the same memory: then ``C`` is symmetric, and only the tiles on and above its
+    diagonal are computed (half the work, as NumPy's call of BLAS ``syrk``)."""
+    same = [b.icmp_signed("==", p["m"], p["n"]),
+            b.icmp_unsigned("==", b.ptrtoint(p["a"], I64), b.ptrtoint(p["b"], I64)),
+            b.icmp_signed("==", p["a_rs"], p["b_cs"]), b.icmp_signed("==", p["a_cs"], p["b_rs"])]
+    flag = same[0]
+    for test in same[1:]:
+        flag = b.and_(flag, test)
+    return flag
+
+
+def _mirror(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> None:
+    """``C[i, j] = C[j, i]`` below the diagonal: the tiles a symmetric product skipped
+    (each element is the same sum of the same products either side: exactly
+    symmetric)."""
+    with for_range(b, p["m"], "mi") as i:
+        with for_range(b, i, "mj") as j:
+            value = b.load(_at(b, p["c"], (j, p["c_rs"]), (i, p["c_cs"])), typ=_float(dtype),
+                           align=1)
+            b.store(value, _at(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
 
 
 #: Called on each tile of ``C`` once it is final: (first row, first column, rows, columns).
@@ -190,13 +221,23 @@ TileHook = Callable[[ir.Value, ir.Value, ir.Value, ir.Value], None]
 
 def _five_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, blk: Blocking,
                 kernel: ir.Function, pack_a: ir.Function, pack_b: ir.Function,
-                tile: TileHook | None = None) -> None:
+                tile: TileHook | None = None, upper: ir.Value | None = None) -> None:
+    """The loops of the module docstring. Where ``upper`` holds at run time, the tiles
+    of ``C`` wholly below its diagonal are skipped (:func:`_symmetric`)."""
     size = dtype.itemsize
+    false = ir.Constant(ir.IntType(1), 0)
+
+    def below(first_row: ir.Value, first_column: ir.Value, columns: ir.Value) -> ir.Value:
+        if upper is None:
+            return false
+        return b.and_(upper, b.icmp_signed("<=", b.add(first_column, columns), first_row))
+
     with _blocks(b, p["n"], blk.nc, "jc") as (_, jc, nc):
         with _blocks(b, p["k"], blk.kc, "pc") as (pci, pc, kc):
             b.call(pack_b, [kc, nc, _at(b, p["b"], (pc, p["b_rs"]), (jc, p["b_cs"])),
                             p["b_rs"], p["b_cs"], p["pb"]])
-            with _blocks(b, p["m"], blk.mc, "ic") as (_, ic, mc):
+            with _blocks(b, p["m"], blk.mc, "ic") as (_, ic, mc), \
+                    b.if_then(b.not_(below(ic, jc, nc))):
                 b.call(pack_a, [mc, kc, _at(b, p["a"], (ic, p["a_rs"]), (pc, p["a_cs"])),
                                 p["a_rs"], p["a_cs"], p["pa"]])
                 c_block = _at(b, p["c"], (ic, p["c_rs"]), (jc, p["c_cs"]))
@@ -207,7 +248,10 @@ def _five_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, bl
                         pa = b.gep(p["pa"], [b.mul(iri, b.mul(kc, i64(blk.mr * size)))],
                                    source_etype=I8)
                         c = _at(b, c_block, (ir_, p["c_rs"]), (jr, p["c_cs"]))
-                        b.call(kernel, [kc, pa, pb, c, p["c_rs"], p["c_cs"], rows, cols, pci])
+                        skip = below(b.add(ic, ir_), b.add(jc, jr), cols)
+                        with b.if_then(b.not_(skip)):
+                            b.call(kernel, [kc, pa, pb, c, p["c_rs"], p["c_cs"], rows, cols,
+                                            pci])
                         if tile is not None:  # after the last slice of the contracted axis
                             with b.if_then(b.icmp_signed("==", b.add(pc, kc), p["k"])):
                                 tile(b.add(ic, ir_), b.add(jc, jr), rows, cols)

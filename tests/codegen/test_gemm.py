@@ -160,6 +160,27 @@ def test_any_layout(kernels, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_gram_matrices(kernels, dtype):
+    """``x.T @ x`` and ``x @ x.T`` (B is A transposed, in the same memory) compute the
+    tiles on and above the diagonal and mirror them: exactly symmetric, within the
+    bound. Products of one matrix that are not Gram matrices take every tile."""
+    rng = np.random.default_rng(5)
+    mm, nt, tn = (kernels[dtype, name] for name in ("mm", "mm_nt", "mm_tn"))
+    for rows, cols in [(5, 7), (300, 50), (40, 130), (1000, 9), (257, 300)]:
+        x = _rand(rng, (rows, cols), dtype)
+        for got, a, b in [(mm(x.T, x)[0], x.T, x), (mm(x, x.T)[0], x, x.T),
+                          (tn(x, x)[0], x.T, x), (nt(x, x)[0], x, x.T)]:
+            check(got, a, b, "ik,kj->ij")
+            assert np.array_equal(got, got.T)
+        square = x[:min(x.shape), :min(x.shape)]
+        check(mm(square, square)[0], square, square, "ik,kj->ij")  # same memory, not Gram
+        shifted, fewer = x[1:, :], x[:, :-1]  # not B = A.T: offset, or a column fewer
+        check(mm(shifted.T, x[:-1])[0], shifted.T, x[:-1], "ik,kj->ij")
+        check(mm(x.T, fewer)[0], x.T, fewer, "ik,kj->ij")
+        check(mm(fewer.T, x)[0], fewer.T, x, "ik,kj->ij")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_batched(kernels, dtype):
     rng = np.random.default_rng(3)
     for s, m, k, n in [(3, 7, 5, 9), (2, 65, 130, 33), (1, 1, 1, 1), (4, 13, 257, 20)]:
