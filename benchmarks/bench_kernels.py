@@ -230,6 +230,39 @@ def matmul_3d_f32(x: f32[:, :, "d"], w: f32["d", :]) -> f32[:, :, :]:
     return x @ w
 
 
+@aotc.export
+def gram_f64(x: f64[:, :]) -> f64[:, :]:
+    """A Gram matrix, x @ x.T (256 x 4096): NumPy calls BLAS syrk (half the products)."""
+    return x @ x.T
+
+
+@aotc.export
+def laplace_roll(u: f64[:, :]) -> f64[:, :]:
+    """A periodic 5-point Laplacian written with np.roll."""
+    return np.roll(u, 1, 0) + np.roll(u, -1, 0) + np.roll(u, 1, 1) + np.roll(u, -1, 1) - 4 * u
+
+
+@aotc.export
+def fill_last3(x: f64[:], y: f64[:]) -> f64[:, :, :]:
+    """The last axis of an (N, N, 3) array filled from broadcasts."""
+    n = x.shape[0]
+    out = np.empty((n, n, 3))
+    out[..., 0] = x[:, None]
+    out[..., 1] = y[None, :]
+    out[..., 2] = 1.0
+    return out
+
+
+@aotc.export
+def tile_rows(a: f64[:], k: i64) -> f64[:, :]:
+    return np.tile(a, (k, 1))
+
+
+@aotc.export
+def repeat_each(a: f64[:], k: i64) -> f64[:]:
+    return np.repeat(a, k)
+
+
 # -- linear algebra and FFTs: textbook algorithms against LAPACK and pocketfft ---------------
 
 @aotc.export
