@@ -36,16 +36,21 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run_cases(root: Path, names: list[str], prefix: tuple[str, ...] = ()) -> dict[str, dict]:
     """Results of the named cases, run in child processes; a case whose child died gets
-    status ``crash`` with the child's exit status and output."""
+    status ``crash`` with the child's exit status (or that it hung) and output."""
     results: dict[str, dict] = {}
     todo = list(names)
     while todo:
-        done = subprocess.run(
-            [*prefix, sys.executable, str(TESTS / "hostile_cases.py"), *todo],
-            capture_output=True, text=True, timeout=240,
-            env={"PYTHONPATH": f"{root}{':' + str(TESTS)}", "PATH": "/usr/bin:/bin"})
+        try:
+            done = subprocess.run(
+                [*prefix, sys.executable, str(TESTS / "hostile_cases.py"), *todo],
+                capture_output=True, text=True, timeout=240,
+                env={"PYTHONPATH": f"{root}{':' + str(TESTS)}", "PATH": "/usr/bin:/bin"})
+            stdout, stderr, status = done.stdout, done.stderr, f"exit status {done.returncode}"
+        except subprocess.TimeoutExpired as hung:  # the case that was running hangs
+            stdout, stderr = (_text(hung.stdout), _text(hung.stderr))
+            status = "killed after 240 s"
         started = None
-        for line in done.stdout.splitlines():
+        for line in stdout.splitlines():
             if not line.startswith("{"):
                 continue
             record = json.loads(line)
@@ -58,10 +63,13 @@ def run_cases(root: Path, names: list[str], prefix: tuple[str, ...] = ()) -> dic
         crashed = started or (remaining[0] if remaining else None)
         if crashed is not None:
             results[crashed] = {"case": crashed, "status": "crash",
-                                "detail": f"exit status {done.returncode}\n{done.stdout}\n"
-                                          f"{done.stderr}"}
+                                "detail": f"{status}\n{stdout}\n{stderr}"}
         todo = [n for n in todo if n not in results]
     return results
+
+
+def _text(output: bytes | str | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
 
 
 @pytest.fixture(scope="module")
