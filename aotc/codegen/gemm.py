@@ -50,7 +50,7 @@ from .. import abi
 from ..ir import AType, Eqn
 from ..shapes import minimum, size
 from .builder import KernelBuilder, existing, internal_function
-from .dtypes import I8, I64, PTR, i64
+from .dtypes import I8, I64, PTR, i64, mem_type
 from .gemm_kernel import micro_kernel
 from .gemm_pack import pack_a_function, pack_b_function
 from .loops import for_range
@@ -179,13 +179,9 @@ def _at(b: ir.IRBuilder, base: ir.Value, *terms: tuple[ir.Value, ir.Value]) -> i
     return b.gep(base, [offset], source_etype=I8)
 
 
-def _float(dtype: np.dtype) -> ir.Type:
-    return ir.DoubleType() if dtype.itemsize == 8 else ir.FloatType()
-
-
 def _zero(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> None:
     """``C = 0``: the product over an empty contracted axis."""
-    zero = ir.Constant(_float(dtype), 0.0)
+    zero = ir.Constant(mem_type(dtype), 0.0)
     with for_range(b, p["m"], "zi") as i:
         with for_range(b, p["n"], "zj") as j:
             b.store(zero, _at(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
@@ -210,7 +206,7 @@ def _mirror(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> Non
     symmetric)."""
     with for_range(b, p["m"], "mi") as i:
         with for_range(b, i, "mj") as j:
-            value = b.load(_at(b, p["c"], (j, p["c_rs"]), (i, p["c_cs"])), typ=_float(dtype),
+            value = b.load(_at(b, p["c"], (j, p["c_rs"]), (i, p["c_cs"])), typ=mem_type(dtype),
                            align=1)
             b.store(value, _at(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
 
