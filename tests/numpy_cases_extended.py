@@ -7,6 +7,16 @@ import math
 import numpy as np
 from numpy_cases import CODE, TRANSCENDENTAL_ULPS, Case
 
+
+def _whole_windows(a, v, mode):
+    """``np.convolve(a, v, mode)`` and ``np.convolve(v, a, mode)`` at the outputs whose
+    sum has a term for every element of the shorter array."""
+    short, long = min(a.shape[0], v.shape[0]), max(a.shape[0], v.shape[0])
+    offset = {"full": 0, "same": (short - 1) // 2, "valid": short - 1}[mode]
+    window = slice(short - 1 - offset, long - offset)
+    return np.convolve(a, v, mode)[window], np.convolve(v, a, mode)[window]
+
+
 rng = np.random.default_rng(7)
 V = rng.standard_normal(11)
 VECS = [V, V[::-1], V[::2], V[:1]]
@@ -301,11 +311,19 @@ def _more_functions_cases() -> list[Case]:
         add(f"convolve_{mode}", lambda a, v, m=mode: (np.convolve(a, v, m), np.convolve(v, a, m),
                                                       np.convolve(a[:4], a[:4], m)),
             "(f8[:], f8[:])", [(ca, cv), (ca[::-1], cv[:1]), (ca[:1], cv), (cv, ca[::2])])
-        add(f"convolve_{mode}_static_lengths", lambda a, v, m=mode: (np.convolve(a, v, m),
-                                                                     np.convolve(v, a, m)),
+        # Outputs that see the whole shorter array are NumPy's own loop: bit-exact.
+        add(f"convolve_{mode}_static_lengths", lambda a, v, m=mode: _whole_windows(a, v, m),
             "(f8[:], f8[9])", [(r.standard_normal(40), r.standard_normal(9)),
                                (r.standard_normal(5), r.standard_normal(9)),
                                (r.standard_normal(1), r.standard_normal(9))])
+        # NumPy computes the other outputs with BLAS dot, whose order (and use of FMA)
+        # is the CPU's OpenBLAS kernel's. Two orders of a sum of at most 9 positive
+        # products differ by at most 8 roundings of the sum plus one per product:
+        # within 16 ulps, on every CPU.
+        add(f"convolve_{mode}_static_lengths_ends",
+            lambda a, v, m=mode: (np.convolve(a, v, m), np.convolve(v, a, m)),
+            "(f8[:], f8[9])", [(r.random(40) + 0.5, r.random(9) + 0.5),
+                               (r.random(5) + 0.5, r.random(9) + 0.5)], ulps=16)
     add("convolve_dtypes", lambda a, v, b: (np.convolve(a, v), np.convolve(a, v, "same"),
                                             np.convolve(a.astype(np.float32), 2.0),
                                             np.convolve(v, [1, 2]), np.convolve(b, b[::-1])),
