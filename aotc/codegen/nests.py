@@ -20,6 +20,7 @@ from .context import Lowering
 from .convert import convert
 from .dtypes import INT64, i64
 from .loops import At, loop_nest, strided_nest
+from .rowcopy import copy_rows
 from .scalar import rule_params, scalar_rule
 from .values import Scalar, Value, View, store
 
@@ -65,7 +66,14 @@ def materialize(ctx: Lowering, out: Var, value_at: Callable[[Sequence[ir.Value]]
 def copy_into(ctx: Lowering, src: Value, dest: View) -> None:
     """``dest[...] = src`` (a Scalar source is broadcast)."""
     views = [dest, src] if isinstance(src, View) else [dest]
-    strided_nest(ctx.b, dest.dims, views, lambda at: at.store(dest, at.load(src)), "c")
+
+    def loop() -> None:
+        strided_nest(ctx.b, dest.dims, views, lambda at: at.store(dest, at.load(src)), "c")
+
+    if isinstance(src, View) and src.ndim and src.dtype == dest.dtype:
+        copy_rows(ctx.b, dest, src, loop)
+    else:
+        loop()
 
 
 def lower_elementwise(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
