@@ -242,6 +242,13 @@ def benches() -> list[Bench]:
 
 # -- timing and checking ---------------------------------------------------------------------
 
+#: Seconds to wait after a system's runs, so that the threads a library keeps spinning
+#: after a call (OpenBLAS: 2**28 cycles, about 0.1 s; OpenMP; XLA) are idle before the
+#: next system is timed: with 0.05 s, aotc (timed right after NumPy) ran the mlp
+#: on 2 threads at 1.3 ms against 0.74 ms alone.
+SETTLE = 0.3
+
+
 def timeit(fn: Callable[[], Any], repeats: int, budget: float, warm: bool = True) -> float:
     """Median wall time of ``fn()`` over up to ``repeats`` runs within ``budget`` seconds."""
     if warm:
@@ -308,7 +315,7 @@ def measure(bench: Bench, systems: dict[str, Callable[..., Any]], numpy: Callabl
                 else (lambda f=fn, a=row.inputs: f(*a)))
         seconds = timeit(call, repeats, budget, warm=fn is not numpy)
         row.times[system] = seconds if ok else f"WRONG: {_fmt_time(seconds)}"
-        time.sleep(0.05)  # the threads that spin after a call (BLAS, OpenMP, XLA) go idle
+        time.sleep(SETTLE)
     return row
 
 
