@@ -122,7 +122,7 @@ class Nest:
         kept = tuple(Affine(a) for a in plan.kept)
         full = tuple(Affine(a) for a in range(len(shape)))
         self.homes = [ctx.home(v) if v.type.ndim else None for v in outs]
-        self.stores = [_access(ctx, home, full if out.reduction is None else kept, origin)
+        self.stores = [_access(ctx, home, kept if plan.at_kept_index(out) else full, origin)
                        if home is not None else None
                        for out, home in zip(plan.outputs, self.homes, strict=True)]
         reduced = [(o.reduction, o.dtype) for o in plan.outputs if o.reduction]
@@ -213,13 +213,18 @@ class Nest:
         return list(self.results)  # type: ignore[arg-type]
 
     def _level(self, d: int) -> None:
-        """Inside loops ``order[:d]``: open the next loop, or emit the body."""
+        """Inside loops ``order[:d]``: open the next loop, or emit the body; after the
+        reduced loops, store the kept outputs."""
         plan = self.plan
         if d == plan.start and plan.phases > 1:
             for phase in range(plan.phases):
                 self._phase(phase, d)
-            return
-        self._loops(d)
+        else:
+            self._loops(d)
+        if d == plan.start:
+            for k, out in enumerate(plan.outputs):
+                if out.kept:
+                    self._store(k, self.values[out.node], None)
 
     def _phase(self, phase: int, d: int) -> None:
         """One pass of the reduced loops ``order[d:]`` at the current kept index."""
@@ -231,7 +236,8 @@ class Nest:
         for node in plan.nodes:  # row values that wait for the statistics of this phase
             if phase and node.level == phase and node.depth < d and not node.is_stat:
                 self.values[node] = self._compute(node, self.values, None)
-        self._loops(d)
+        if nodes or self._phase_reductions():  # else only kept values: no loop
+            self._loops(d)
         for stat in plan.stats():
             if stat.args[0].level == phase:
                 self.values[stat] = self.stats[stat].result()
@@ -343,13 +349,8 @@ class Nest:
                 ptr, align = self._output(k, inner)
                 store_memory(self.b, env[node], ptr, node.dtype, align)
             for k, out in enumerate(self.plan.outputs):
-                if out.reduction is not None or not last:
-                    continue
-                if self.stores[k] is None:  # a rank-0 iteration space
-                    self.results[k] = Scalar(env[out.node], out.dtype)
-                else:
-                    ptr, align = self._output(k, inner)
-                    store_memory(self.b, env[out.node], ptr, out.dtype, align)
+                if last and not self.plan.at_kept_index(out):
+                    self._store(k, env[out.node], inner)
         for (inner, lane), env in zip(items, envs, strict=True):
             for stat, running in self.stats.items():
                 if stat.args[0].level == self.phase:
@@ -386,12 +387,15 @@ class Nest:
         for k, (out, reduction) in enumerate(zip(self.plan.outputs, self.reductions, strict=True)):
             if reduction is None or self.plan.rows or self.plan.phase_of(out) != self.phase:
                 continue  # rows are stored as they go; other phases elsewhere
-            value = reduction.result()
-            if self.stores[k] is None:
-                self.results[k] = Scalar(value, out.dtype)
-            else:
-                ptr, align = self._output(k, None)
-                store_memory(self.b, value, ptr, out.dtype, align)
+            self._store(k, reduction.result(), None)
+
+    def _store(self, k: int, value: ir.Value, inner: Inner | None) -> None:
+        """Output ``k``'s value at the current index, or its Scalar result at rank 0."""
+        if self.stores[k] is None:
+            self.results[k] = Scalar(value, self.plan.outputs[k].dtype)
+        else:
+            ptr, align = self._output(k, inner)
+            store_memory(self.b, value, ptr, self.plan.outputs[k].dtype, align)
 
 
 def _op(stat: Node) -> str:

@@ -34,6 +34,7 @@ from ..ops.indexmaps import (
     is_unit,
     read_indices,
     reduction_input_index,
+    root_index,
 )
 from ..ops.shape import iota_p
 from ..shapes import DimExpr
@@ -71,11 +72,14 @@ class Node:
 
 @dataclass(frozen=True)
 class Output:
-    """A body output: ``node`` stored at every index, or reduced with ``reduction``."""
+    """A body output: ``node`` stored at every index, or reduced with ``reduction``, or
+    (``kept``) a value of the body reductions' results stored once per kept index when
+    they are known (``sqrt`` of a sum over the last axis, a mean's quotient)."""
 
     node: Node
     reduction: str | None
     dtype: np.dtype
+    kept: bool = False
 
 
 @dataclass
@@ -122,6 +126,10 @@ class FusionPlan:
     def phase_of(self, out: Output) -> int:
         return out.node.level if out.reduction is not None else self.phases - 1
 
+    def at_kept_index(self, out: Output) -> bool:
+        """Is ``out`` stored at the kept index (a reduction's or a kept output)?"""
+        return out.reduction is not None or out.kept
+
     def phase_nodes(self, phase: int) -> list[Node]:
         """The nodes phase ``phase`` computes inside the reduced loops (operands first):
         what its reductions and, in the last phase, the stores need."""
@@ -149,7 +157,6 @@ def plan_fusion(body: Program, shape: tuple[DimExpr, ...], axes: tuple[int, ...]
     order = kept[:-1] + reduced + kept[-1:] if rows else kept + reduced
     plan = FusionPlan(order, kept, rows)
     depth_of = {axis: d for d, axis in enumerate(order)}
-    identity = tuple(Affine(a) for a in range(len(shape)))
     producer = {v: e for e in body.eqns for v in e.outs}
 
     roots: list[tuple[Atom, str | None]] = []
@@ -162,7 +169,8 @@ def plan_fusion(body: Program, shape: tuple[DimExpr, ...], axes: tuple[int, ...]
             roots.append((eqn.inputs[0], eqn.prim.name))
         elif eqn is not None and eqn.prim in BODY_REDUCTIONS:
             roots.append((eqn.inputs[0], None))  # over no axes: the value itself
-        elif atom.type.ndim == len(shape):
+        elif atom.type.ndim == len(shape) or reduced and not rows and atom.type.ndim \
+                == len(kept):
             roots.append((atom, None))
         else:
             raise UnsupportedError(f"fusion: output {atom.type} is not computed by the loop")
@@ -206,7 +214,8 @@ def plan_fusion(body: Program, shape: tuple[DimExpr, ...], axes: tuple[int, ...]
             args = tuple(node(a, index) for a in eqn.inputs)
             add(eqn.outs[0], index, Node(eqn, index, max(a.depth for a in args), args,
                                          max(a.level for a in args)))
-    plan.outputs = [Output(node(atom, identity), reduction, atom.type.dtype)
+    plan.outputs = [Output(node(atom, root_index(atom, len(shape), reduced)), reduction,
+                           atom.type.dtype, atom.type.ndim < len(shape))
                     for atom, reduction in roots]
     plan.phases = 1 + max((o.node.level for o in plan.outputs), default=0)
     if plan.phases > 1:
@@ -224,7 +233,7 @@ def _carry(plan: FusionPlan) -> dict[Node, int]:
     before = {id(n) for n in plan.phase_nodes(last - 1)}
     carried: dict[Node, int] = {}
     for k, out in enumerate(plan.outputs):
-        if out.reduction is not None:
+        if plan.at_kept_index(out):
             continue
         for node in reversed(plan.phase_nodes(last)):
             if id(node) in before and node.depth == inner and node.dtype == out.dtype \

@@ -113,6 +113,14 @@ def reduction_input_index(index: Index, ndim: int, axes: tuple[int, ...]) -> Ind
     return tuple(Affine(a) if a in axes else next(kept) for a in range(ndim))
 
 
+def root_index(atom: Atom, ndim: int, axes: tuple[int, ...]) -> Index:
+    """The index a fusion output is computed at: the loop index, or its kept axes for an
+    output of the kept rank (see :func:`read_indices`)."""
+    if axes and atom.type.ndim == ndim - len(axes):
+        return tuple(Affine(a) for a in range(ndim) if a not in axes)
+    return tuple(Affine(a) for a in range(ndim))
+
+
 def iota_component(eqn: Eqn, index: Index) -> Affine:
     """The loop-index component an ``iota`` at ``index`` takes its value from."""
     return index[eqn.params["dimension"]]
@@ -121,17 +129,18 @@ def iota_component(eqn: Eqn, index: Index) -> Affine:
 def read_indices(body: Program, roots: list[Atom], ndim: int, axes: tuple[int, ...]
                  ) -> dict[Var, dict[Index, None]]:
     """The indices each variable of ``body`` is needed at (insertion-ordered), for
-    ``roots`` needed at the loop index itself. Reductions among ``roots`` are the
-    callers' business (their input is a root); those inside the body reduce ``axes``."""
+    ``roots`` needed at the loop index itself, or at its kept axes for a root of their
+    rank (a value computed from body reductions: ``sqrt(sum(d**2, -1))``). Reductions
+    among ``roots`` are the callers' business (their input is a root); those inside the
+    body reduce ``axes``."""
     wanted: dict[Var, dict[Index, None]] = {}
 
     def want(atom: Atom, index: Index) -> None:
         if isinstance(atom, Var):
             wanted.setdefault(atom, {})[index if atom.type.ndim else ()] = None
 
-    identity = tuple(Affine(a) for a in range(ndim))
     for atom in roots:
-        want(atom, identity)
+        want(atom, root_index(atom, ndim, axes))
     for eqn in reversed(body.eqns):
         for index in wanted.get(eqn.outs[0], {}) if eqn.outs else ():
             if eqn.prim in INDEX_MAPS:

@@ -40,7 +40,12 @@ from ..ops.shape import (
     transpose_p,
 )
 from ..shapes import DimExpr
-from .fusion_rows import read_in_phases, takes_stat
+from .fusion_rows import (
+    cheap_after_reductions,
+    read_in_phases,
+    takes_result_reduction,
+    takes_stat,
+)
 from .rewrite import Renamer, map_nested
 
 _INDEX_MAPS = {broadcast_in_dim_p, transpose_p, slice_p, refine_shape_p}
@@ -136,6 +141,10 @@ def _grow(group: _Group, eqns: tuple[Eqn, ...], producer: dict[Var, int],
             if outside:
                 return None if not settle else False
             group.axes = _row_axes(eqn)
+        elif _is_reduction(eqn) and takes_result_reduction(group, eqn):
+            if outside:
+                return None if not settle else False
+            group.shape, group.axes = eqn.inputs[0].type.shape, _row_axes(eqn)
         elif _is_elementwise(eqn):
             if outside or any(u in duplicated for u in uses[var]):
                 if not settle:
@@ -182,18 +191,20 @@ def _groups(program: Program) -> tuple[list[_Group], set[int]]:
         if i in taken:
             continue
         if _is_reduction(eqn):
-            group = _Group(i, eqn.inputs[0].type.shape, tuple(eqn.params["axes"]), {i})
+            shape, axes = eqn.inputs[0].type.shape, tuple(eqn.params["axes"])
         elif _is_elementwise(eqn) and eqn.outs[0].type.shape != ():
-            group = _Group(i, eqn.outs[0].type.shape, (), {i})
+            shape, axes = eqn.outs[0].type.shape, ()
         else:
             continue
+        group = _Group(i, shape, axes, {i})
         first = set(duplicated)
         _grow(group, eqns, producer, uses, escaping, taken, duplicated)
-        if any(_is_reduction(eqns[m]) for m in group.members - {i}) and not read_in_phases(
-                _build(group, program, uses, escaping, duplicated)[0]):
+        if any(_is_reduction(eqns[m]) for m in group.members - {i}) and not (
+                read_in_phases(_build(group, program, uses, escaping, duplicated)[0])
+                and cheap_after_reductions(eqn, group.shape,
+                                           [eqns[m] for m in group.members])):
             duplicated.intersection_update(first)  # again, without row statistics
-            group = _Group(i, group.shape, tuple(eqn.params["axes"]) if _is_reduction(eqn)
-                           else (), {i}, stats=False)
+            group = _Group(i, shape, axes, {i}, stats=False)
             _grow(group, eqns, producer, uses, escaping, taken, duplicated)
         if group.heavy(eqns) < 2 and not _is_reduction(eqn):
             continue  # one operation: its own loop already

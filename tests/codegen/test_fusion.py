@@ -123,6 +123,15 @@ KERNELS = {
         "(f8[:, :])", [(m,) for m in _mats(M)], 3, 1e-12),
     "arange_also_returned": (lambda x: (x + np.arange(x.shape[0]) % 3, np.arange(x.shape[0])),
                              "(f8[:])", [(V,), (V[::-2],), (V[:0],)], 1, 0.0),
+    # Cheap work over a reduction's result runs at each kept index inside its loop; a
+    # call into log stays a loop of its own (see tests/passes/test_fusion.py).
+    "reduction_epilogues": (
+        lambda x: (np.sqrt((x * x).sum(axis=1)), x.mean(axis=1) * 2 - 1,
+                   np.abs(x).max(axis=1) + np.log(np.abs(x).max(axis=1) + 1)),
+        "(f8[:, :])", [(m,) for m in _mats(M) if m.shape[1]], 3, 1e-12),
+    "pairwise_distances": (
+        lambda p: np.sqrt(((p[:, None, :] - p[None, :, :]) ** 2).sum(-1)),
+        "(f8[:, 3])", [(M[:, :3],), (M[::-3, 1:4],), (M[:0, :3],)], 1, 1e-15),
     "long_float32_sum": (lambda x: np.sum(x * 1.5), "(f4[:])",
                          [(rng.standard_normal(100_003).astype(np.float32),)], 1, 1e-5),
 }

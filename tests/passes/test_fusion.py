@@ -90,6 +90,25 @@ def test_sibling_reductions_read_the_data_once():
     assert not [e for e in program.eqns if e.prim.name == "reduce_sum"]
 
 
+def test_cheap_work_over_a_reduction_runs_in_its_loop():
+    pairwise = fused(lambda p: np.sqrt(((p[:, None, :] - p[None, :, :]) ** 2).sum(-1)),
+                     "(f8[:, 3])")
+    (only,) = loops(pairwise)
+    assert body_prims(only)[-2:] == ["reduce_sum", "sqrt"]
+    assert only.outs[0].type.ndim == 2 and len(dict(only.params)["shape"]) == 3
+    means = fused(lambda x: x.sum(axis=1) / x.shape[1], "(f4[:, :])")
+    (only,) = loops(means)
+    assert {"reduce_sum", "div"} <= set(body_prims(only))
+
+
+def test_a_math_call_over_a_reduction_stays_a_loop_of_its_own():
+    # In the reduction's loop it would run once per row in scalar code; its own loop
+    # is vectorized.
+    program = fused(lambda x: np.log(x.sum(axis=1)), "(f8[:, :])")
+    fusions = [e for e in program.eqns if e.prim.name == "fusion"]
+    assert "log" not in body_prims(fusions[0]) and "reduce_sum" in body_prims(fusions[0])
+
+
 def test_dependent_reductions_stay_in_order():
     program = fused(lambda x: np.sum((x - x.mean()) ** 2), "(f8[:])")
     fusions = [e for e in program.eqns if e.prim.name == "fusion"]
