@@ -70,7 +70,7 @@ def cheap_after_reductions(root: Eqn, shape: tuple[DimExpr, ...], members: list[
     """Is the work at the kept index of a group that took in its root's reductions
     (``takes_result_reduction``) all :data:`CHEAP`? True for other groups."""
     kept = root.outs[0].type.shape
-    if kept == shape:
+    if not root.prim.has(ELEMENTWISE) or kept == shape:
         return True
     return all(e.prim in CHEAP for e in members if e.prim.has(ELEMENTWISE)
                and e.outs[0].type.shape == kept)
