@@ -41,9 +41,9 @@ def splat(b: ir.IRBuilder, value: ir.Value, lanes: int) -> ir.Value:
 
 
 def zeros(ty: ir.Type) -> ir.Constant:
-    if isinstance(ty, ir.VectorType):
-        return ir.Constant(ty, [ir.Constant(ty.element, 0.0)] * ty.count)
-    return ir.Constant(ty, 0.0)
+    element = ty.element if isinstance(ty, ir.VectorType) else ty
+    zero = ir.Constant(element, 0 if isinstance(element, ir.IntType) else 0.0)
+    return ir.Constant(ty, [zero] * ty.count) if isinstance(ty, ir.VectorType) else zero
 
 
 def fused_multiply_add(b: KernelBuilder, x: ir.Value, y: ir.Value, acc: ir.Value) -> ir.Value:
@@ -59,7 +59,7 @@ def fused_multiply_add(b: KernelBuilder, x: ir.Value, y: ir.Value, acc: ir.Value
 
 
 def _masked(b: KernelBuilder, op: str, vty: ir.VectorType) -> ir.Function:
-    suffix = f"v{vty.count}{'f64' if isinstance(vty.element, ir.DoubleType) else 'f32'}.p0"
+    suffix = f"v{vty.count}{_scalar_name(vty.element)}.p0"
     name = f"llvm.masked.{op}.{suffix}"
     mty = ir.VectorType(I1, vty.count)
     args = [PTR, I32, mty, vty] if op == "load" else [vty, PTR, I32, mty]
@@ -85,6 +85,9 @@ def masked_store(b: KernelBuilder, value: ir.Value, at: ir.Value, mask: ir.Value
 
 
 def _scalar_name(ty: ir.Type) -> str:
+    """LLVM's name of a scalar type in overloaded intrinsics' names."""
+    if isinstance(ty, ir.IntType):
+        return f"i{ty.width}"
     return "f64" if isinstance(ty, ir.DoubleType) else "f32"
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from . import digits
+from . import digits, quicksort
 from .builder import KernelBuilder, existing
 from .digits import Digit, Passes, Read
 from .dtypes import I64, PTR, i64
@@ -53,15 +53,18 @@ def _choose(b: ir.IRBuilder, cond: ir.Value, a: Row, other: Row) -> Row:
                a.ty, min(a.align, other.align))
 
 
-def sort_values_function(module: ir.Module, dtype: np.dtype) -> ir.Function:
+def sort_values_function(module: ir.Module, dtype: np.dtype, vector_bytes: int
+                         ) -> ir.Function:
     """``void(src, src_stride, n, dst, dst_stride, ka, kb, hist)``: ``dst`` is the
     sorted row; ``ka``, ``kb`` hold ``n`` keys (``kb`` may be ``dst`` when that is
-    contiguous); ``hist`` holds :func:`histogram_size` int64."""
-    name = f"aotc.sort.values.{dtype.name}"
+    contiguous); ``hist`` holds :func:`histogram_size` int64. With AVX-512 registers
+    (``vector_bytes``), 4- and 8-byte keys are sorted by :mod:`.quicksort` instead."""
+    keys = keys_of(dtype)
+    quick = quicksort.available(vector_bytes, keys.width)
+    name = f"aotc.sort.values.{dtype.name}{'.quick' if quick else ''}"
     found = existing(module, name)
     if found is not None:
         return found
-    keys = keys_of(dtype)
     params = ["src", "src_stride", "n", "dst", "dst_stride", "ka", "kb", "hist"]
     with helper_function(module, name, params) as (b, p):
         src = Row(p["src"], p["src_stride"], keys.ty, 1)
@@ -72,7 +75,7 @@ def sort_values_function(module: ir.Module, dtype: np.dtype) -> ir.Function:
                 copy_row(b, n, src, dst, lambda raw: raw)
                 insertion_sort(b, n, dst, lambda raw: keys.canonical(b, raw), [])
             with large:
-                _large_values(b, keys, n, src, dst, p)
+                (_quick_values if quick else _large_values)(b, keys, n, src, dst, p)
     fn = module.globals[name]
     assert isinstance(fn, ir.Function)
     return fn
@@ -128,6 +131,30 @@ def _large_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
             copy_row(b, n, src, dst, lambda raw: raw)
         with differ:
             passes.sort(varying, step, finish)
+    if keys.is_float:
+        fix_float_runs(b, keys, n, src, dst, lambda i: keys.key(b, dst.load(b, i)),
+                       lambda i, raw: raw)
+
+
+def _quick_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
+                  p: dict[str, ir.Argument]) -> None:
+    """The quicksort sorts in ``dst`` itself when that is contiguous (``kb`` is then
+    ``dst``), else in ``ka``, copied to ``dst``; a contiguous ``src`` is read by the
+    first partition itself."""
+    ka = packed(b, p["ka"], keys.ty)
+    unit = i64(dst.align)
+    with b.if_else(b.icmp_signed("==", dst.stride, unit)) as (contiguous, strided):
+        with contiguous:
+            with b.if_else(b.icmp_signed("==", src.stride, unit)) as (packed_src, gathered):
+                with packed_src:
+                    quicksort.sort_row(b, keys, src.data, dst.data, ka.data, n)
+                with gathered:
+                    copy_row(b, n, src, dst, lambda raw: keys.key(b, raw))
+                    quicksort.sort_keys(b, keys, dst.data, ka.data, n)
+        with strided:
+            copy_row(b, n, src, ka, lambda raw: keys.key(b, raw))
+            quicksort.sort_keys(b, keys, ka.data, p["kb"], n)
+            copy_row(b, n, ka, dst, lambda raw: raw)
     if keys.is_float:
         fix_float_runs(b, keys, n, src, dst, lambda i: keys.key(b, dst.load(b, i)),
                        lambda i, raw: raw)

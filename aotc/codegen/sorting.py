@@ -54,7 +54,7 @@ def lower_sort(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     (x,) = args
     assert isinstance(x, View)  # sorting needs an axis
     dest = ctx.home(eqn.outs[0])
-    fn = sort_values_function(ctx.b.module, x.dtype)
+    fn = sort_values_function(ctx.b.module, x.dtype, ctx.b.vector_bytes)
     _by_rows(ctx, eqn, x, dest, fn, _work(ctx, eqn), contiguous_slot=1)
     return [dest]
 

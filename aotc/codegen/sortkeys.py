@@ -58,16 +58,17 @@ class Keys:
         return b.bitcast(raw, self._float_type())
 
     def key(self, b: ir.IRBuilder, raw: ir.Value) -> ir.Value:
-        """The key of a raw value: its bit order (see the module docstring)."""
+        """The key of a raw value (or a vector of them): its bit order (see the module
+        docstring)."""
         kind = self.dtype.kind
         if kind == "b":
             return b.zext(b.icmp_unsigned("!=", raw, ir.Constant(I8, 0)), I8)
         if kind == "u":
             return raw
-        sign = ir.Constant(self.ty, 1 << (self.width - 1))
+        sign = _like(raw, 1 << (self.width - 1))
         if kind == "i":
             return b.xor(raw, sign)
-        flip = b.or_(b.ashr(raw, ir.Constant(self.ty, self.width - 1)), sign)
+        flip = b.or_(b.ashr(raw, _like(raw, self.width - 1)), sign)
         return b.xor(raw, flip)
 
     def canonical(self, b: ir.IRBuilder, raw: ir.Value) -> ir.Value:
@@ -81,14 +82,14 @@ class Keys:
         return self.key(b, b.select(nan, self.raw(np.nan), raw))
 
     def unkey(self, b: ir.IRBuilder, key: ir.Value) -> ir.Value:
-        """The raw value of a key."""
+        """The raw value of a key (or a vector of them)."""
         kind = self.dtype.kind
         if kind in "bu":
             return key
-        sign = ir.Constant(self.ty, 1 << (self.width - 1))
+        sign = _like(key, 1 << (self.width - 1))
         if kind == "i":
             return b.xor(key, sign)
-        flip = b.or_(b.ashr(b.not_(key), ir.Constant(self.ty, self.width - 1)), sign)
+        flip = b.or_(b.ashr(b.not_(key), _like(key, self.width - 1)), sign)
         return b.xor(key, flip)
 
     def is_zero(self, b: ir.IRBuilder, raw: ir.Value) -> ir.Value:
@@ -103,6 +104,15 @@ class Keys:
     def digits(self, bits: int) -> int:
         """How many ``bits``-wide digits a key has."""
         return -(-self.width // bits)
+
+
+def _like(value: ir.Value, constant: int) -> ir.Constant:
+    """``constant`` of ``value``'s type: every lane of it for a vector (:meth:`Keys.key`
+    and :meth:`Keys.unkey` work on registers of keys too)."""
+    ty = value.type
+    if isinstance(ty, ir.VectorType):
+        return ir.Constant(ty, [ir.Constant(ty.element, constant)] * ty.count)
+    return ir.Constant(ty, constant)
 
 
 def keys_of(dtype: np.dtype) -> Keys:

@@ -1,0 +1,486 @@
+"""Sorting 32- and 64-bit keys with AVX-512 registers: a vectorized quicksort.
+
+Why: on AVX-512 hosts NumPy sorts with x86-simd-sort, and the radix sort's eight passes
+over 64-bit keys (:mod:`.radix`) reached only 0.64x of it on 10^6 f64. This quicksort
+is built the same way: a partition is a vector comparison with the pivot and two
+compresses per vector of keys, and ranges of at most :data:`NETWORK_KEYS` keys are
+sorted by a bitonic network in registers (compare-exchange is an
+unsigned min and max, no branches). On random keys it reads and writes the row once per
+level, ``log2(n / 64)`` levels.
+
+The keys are :mod:`.sortkeys`' unsigned keys, so one sort serves every 4- and 8-byte
+dtype; which order equal values come out in cannot be seen in keys, and
+:mod:`.floatruns` restores NumPy's stable order of zeros and NaNs afterwards.
+
+``void aotc.qsort.<dtype>(x, y, n, depth, to_y)`` sorts the ``n`` keys at ``x`` with
+``y`` (``n`` keys) as scratch; they end in ``y`` if ``to_y``, else in ``x``, as values
+(:meth:`.Keys.unkey`): every range is written there once, when it is sorted, and never
+read again, so the last pass over the row is the sorting networks' own stores. A partition
+goes out of place, ``x`` to ``y``: keys below the pivot from the front, the others from
+the back. The halves are then sorted from ``y`` with ``x`` as scratch (and ``to_y``
+flipped), recursively. Compressed keys are stored with a masked store of a prefix mask,
+never with a compress to memory, which AMD's Zen 4 microcodes (over 100 cycles).
+
+Degenerate rows: the pivot is the median of a sample of the range. When no key is below
+it, it is the least key, and a second partition below ``pivot + 1`` separates its copies,
+which need no more sorting: rows of few distinct values finish in a partition per value.
+Past ``depth`` levels (``2 log2 n``), a heapsort finishes the range, so no input takes
+more than ``O(n log n)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from .builder import KernelBuilder, existing, internal_function
+from .dtypes import I1, I8, I64, PTR, i64
+from .gemm_kernel import I32, masked_load, masked_store, splat
+from .loops import for_range
+from .rows import VOID, Local
+from .sortkeys import Keys
+
+#: The longest range a bitonic network sorts (16 registers of 8-byte keys measured 5%
+#: faster on 10^6 keys than 8, on a Zen 5; 32 registers of 4-byte keys cost LLVM 0.8 s
+#: more per module than 16).
+NETWORK_KEYS = 128
+#: Ranges longer than this many registers of keys take their pivot from a sample of
+#: :data:`SAMPLE_KEYS` keys, shorter ones from one register's worth.
+WIDE_SAMPLE = 64
+SAMPLE_KEYS = 64
+VECTOR_BYTES = 64
+
+
+def available(vector_bytes: int, width: int) -> bool:
+    """Whether keys of ``width`` bits sort here: the target needs AVX-512 (AVX2 has no
+    compress instruction; radix sorting is faster there)."""
+    return vector_bytes == VECTOR_BYTES and width in (32, 64)
+
+
+class _Vectors:
+    """Vector operations on registers of keys (``lanes`` unsigned ``key`` integers)."""
+
+    def __init__(self, b: KernelBuilder, key: ir.IntType) -> None:
+        self.b, self.key = b, key
+        self.lanes = VECTOR_BYTES * 8 // key.width
+        self.ty = ir.VectorType(key, self.lanes)
+        self.mask_ty = ir.VectorType(I1, self.lanes)
+        self.bits_ty = ir.IntType(self.lanes)
+        self.top = ir.Constant(key, (1 << key.width) - 1)
+
+    def _call(self, name: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
+        module = self.b.module
+        fn = existing(module, name) or ir.Function(
+            module, ir.FunctionType(ret, [a.type for a in args]), name)
+        return self.b.call(fn, args)
+
+    def minimum(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self._call(f"llvm.umin.v{self.lanes}i{self.key.width}", self.ty, [x, y])
+
+    def maximum(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self._call(f"llvm.umax.v{self.lanes}i{self.key.width}", self.ty, [x, y])
+
+    def compress(self, x: ir.Value, mask: ir.Value) -> ir.Value:
+        """The lanes of ``x`` in ``mask``, moved to the front."""
+        name = f"llvm.experimental.vector.compress.v{self.lanes}i{self.key.width}"
+        return self._call(name, self.ty, [x, mask, ir.Constant(self.ty, ir.Undefined)])
+
+    def count(self, mask: ir.Value) -> ir.Value:
+        """The i64 number of lanes in ``mask``."""
+        bits = self.b.bitcast(mask, self.bits_ty)
+        ones = self._call(f"llvm.ctpop.i{self.lanes}", self.bits_ty, [bits])
+        return self.b.zext(ones, I64)
+
+    def prefix(self, count: ir.Value) -> ir.Value:
+        """The mask of the first ``count`` lanes (``0 <= count <= lanes``)."""
+        b = self.b
+        bits = b.sub(b.shl(i64(1), count), i64(1))
+        return b.bitcast(b.trunc(bits, self.bits_ty), self.mask_ty)
+
+    def splat(self, value: ir.Value) -> ir.Value:
+        return splat(self.b, value, self.lanes)
+
+    def at(self, base: ir.Value, index: ir.Value) -> ir.Value:
+        return self.b.gep(base, [index], source_etype=self.key)
+
+    def load_padded(self, base: ir.Value, start: ir.Value, n: ir.Value) -> ir.Value:
+        """The register of keys ``start:start + lanes`` of ``base[0:n]``, lanes past
+        ``n`` the greatest key (which sorts them last)."""
+        b = self.b
+        left = b.sub(n, start)
+        valid = self.prefix(b.select(b.icmp_signed(">", left, i64(self.lanes)),
+                                     i64(self.lanes),
+                                     b.select(b.icmp_signed("<", left, i64(0)), i64(0), left)))
+        keys = masked_load(b, self.at(base, start), self.ty, valid)
+        return b.select(valid, keys, self.splat(self.top))
+
+    def store_some(self, value: ir.Value, base: ir.Value, start: ir.Value,
+                   count: ir.Value) -> None:
+        """Keys ``0:count`` of ``value`` to ``base[start:start + count]``."""
+        masked_store(self.b, value, self.at(base, start), self.prefix(count))
+
+
+def bitonic_sort(vec: _Vectors, registers: list[ir.Value]) -> list[ir.Value]:
+    """The keys of ``registers`` (a power of two of them) in ascending order, register
+    by register: Batcher's bitonic network, stage by stage. A stage compares key ``i``
+    with key ``i ^ j``, keeping the lesser first where ``i & k`` is clear; ``j`` of a
+    register or more pairs whole registers, below that lanes within one register."""
+    b, lanes = vec.b, vec.lanes
+    regs = list(registers)
+    total = lanes * len(regs)
+    k = 2
+    while k <= total:
+        j = k // 2
+        while j >= 1:
+            out = list(regs)
+            for r, reg in enumerate(regs):
+                if j >= lanes:
+                    partner = r ^ (j // lanes)
+                    if partner > r:
+                        low, high = vec.minimum(reg, regs[partner]), vec.maximum(
+                            reg, regs[partner])
+                        ascending = (r * lanes) & k == 0
+                        out[r], out[partner] = (low, high) if ascending else (high, low)
+                    continue
+                swapped = b.shuffle_vector(reg, reg, ir.Constant(
+                    ir.VectorType(I32, lanes), [lane ^ j for lane in range(lanes)]))
+                keep_low = [(lane & j == 0) == ((r * lanes + lane) & k == 0)
+                            for lane in range(lanes)]
+                out[r] = b.select(ir.Constant(vec.mask_ty, [int(t) for t in keep_low]),
+                                  vec.minimum(reg, swapped), vec.maximum(reg, swapped))
+            regs = out
+            j //= 2
+        k *= 2
+    return regs
+
+
+def _function(module: ir.Module, name: str, ret: ir.Type,
+              params: list[tuple[str, ir.Type]],
+              body: Callable[[KernelBuilder, dict[str, ir.Argument]], None]) -> ir.Function:
+    found = existing(module, name)
+    if found is not None:
+        return found
+    with internal_function(module, name, ret, params, VECTOR_BYTES) as (b, p):
+        body(b, p)
+    fn = module.globals[name]
+    assert isinstance(fn, ir.Function)
+    return fn
+
+
+def _network_function(module: ir.Module, keys: Keys) -> ir.Function:
+    """``void(x, dest, n)``: ``dest[0:n]`` is the values of ``x[0:n]`` sorted, for ``n``
+    of at most :data:`NETWORK_KEYS` (``dest`` may be ``x``)."""
+    def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
+        vec = _Vectors(b, keys.ty)
+        n = p["n"]
+        registers = 1
+        while registers * vec.lanes <= NETWORK_KEYS:
+            fits = b.icmp_signed("<=", n, i64(registers * vec.lanes))
+            with b.if_then(fits):
+                regs = [vec.load_padded(p["x"], i64(r * vec.lanes), n)
+                        for r in range(registers)]
+                for r, reg in enumerate(bitonic_sort(vec, regs)):
+                    start = i64(r * vec.lanes)
+                    left = b.sub(n, start)
+                    count = b.select(b.icmp_signed(">", left, i64(vec.lanes)),
+                                     i64(vec.lanes), left)
+                    with b.if_then(b.icmp_signed(">", count, i64(0))):
+                        vec.store_some(keys.unkey(b, reg), p["dest"], start, count)
+                b.ret_void()
+            registers *= 2
+        b.ret_void()
+
+    return _function(module, f"aotc.qsort.network.{keys.dtype.name}", VOID,
+                     [("x", PTR), ("dest", PTR), ("n", I64)], body)
+
+
+#: Keys a partition step takes at once: eight, whatever their width, so that the
+#: permutation putting the keys below the pivot first is one of 256 (:func:`_table`).
+STEP = 8
+
+
+def _table(module: ir.Module) -> ir.GlobalVariable:
+    """For each mask of eight lanes, the eight source lanes of the permutation that puts
+    the lanes in the mask first and the others after, each in lane order (a byte each)."""
+    name = "aotc.qsort.partition.table"
+    found = module.globals.get(name)
+    if isinstance(found, ir.GlobalVariable):
+        return found
+    entries = []
+    for mask in range(1 << STEP):
+        lanes = [lane for lane in range(STEP) if mask >> lane & 1]
+        entries.extend(lanes + [lane for lane in range(STEP) if not mask >> lane & 1])
+    ty = ir.ArrayType(I8, len(entries))
+    table = ir.GlobalVariable(module, ty, name)
+    table.initializer = ir.Constant(ty, bytearray(entries))
+    table.global_constant = True
+    table.linkage = "internal"
+    return table
+
+
+def _partition_function(module: ir.Module, keys: Keys, from_values: bool = False
+                        ) -> ir.Function:
+    """``i64(x, y, n, t)``: the keys of ``x[0:n]`` below ``t`` to ``y[0:k]``, the others
+    to ``y[k:n]``; returns ``k``. ``from_values``: ``x`` holds values, made keys as they
+    are read (the first partition of a row reads the input itself).
+
+    Each step permutes :data:`STEP` keys so that those below ``t`` come first (a table
+    lookup and one ``vpermq``/``vpermd``: cheaper than two compresses) and stores the
+    register twice, at the front and at the back; the lanes that do not belong there
+    land on places later steps overwrite. Only the last steps, where front and back
+    come within two registers of each other, store through masks."""
+    key = keys.ty
+
+    def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
+        ty = ir.VectorType(key, STEP)
+        mask_ty = ir.VectorType(I1, STEP)
+        x, y, n = p["x"], p["y"], p["n"]
+        threshold = splat(b, p["t"], STEP)
+        table = _table(b.module)
+        permute_name = ("llvm.x86.avx512.permvar.di.512" if key.width == 64
+                        else "llvm.x86.avx2.permd")
+        permute = existing(b.module, permute_name) or ir.Function(
+            b.module, ir.FunctionType(ty, [ty, ty]), permute_name)
+        popcount = b.module.declare_intrinsic("llvm.ctpop", [I8], ir.FunctionType(I8, [I8]))
+        left, right = Local(b, I64, i64(0), "left"), Local(b, I64, n, "right")
+
+        def at(base: ir.Value, index: ir.Value) -> ir.Value:
+            return b.gep(base, [index], source_etype=key)
+
+        def prefix(count: ir.Value) -> ir.Value:
+            bits = b.sub(b.shl(i64(1), count), i64(1))
+            return b.bitcast(b.trunc(bits, I8), mask_ty)
+
+        def step(keys: ir.Value, valid: ir.Value | None) -> None:
+            below = b.icmp_unsigned("<", keys, threshold)
+            if valid is not None:
+                below = b.and_(below, prefix(valid))
+            bits = b.bitcast(below, I8)
+            lanes = b.load(b.gep(table, [i64(0), b.mul(b.zext(bits, I64), i64(STEP))],
+                                 source_etype=table.value_type), typ=ir.VectorType(I8, STEP),
+                           align=1)
+            moved = b.call(permute, [keys, b.zext(lanes, ty)])
+            low = b.zext(b.call(popcount, [bits]), I64)
+            high = b.sub(valid if valid is not None else i64(STEP), low)
+            front, back = left.get(), b.sub(right.get(), high)
+            if valid is None:
+                b.store(moved, at(y, front), align=1)
+                b.store(moved, at(y, b.sub(right.get(), i64(STEP))), align=1)
+            else:
+                masked_store(b, moved, at(y, front), prefix(low))
+                masked_store(b, moved, at(y, b.sub(back, low)),
+                             b.and_(prefix(b.add(low, high)), b.not_(prefix(low))))
+            left.set(b.add(front, low))
+            right.set(back)
+
+        def convert(raw: ir.Value) -> ir.Value:
+            return keys.key(b, raw) if from_values else raw
+
+        def load(i: ir.Value) -> ir.Value:
+            return convert(b.load(at(x, i), typ=ty, align=key.width // 8))
+
+        roomy = b.select(b.icmp_signed(">=", n, i64(2 * STEP)),
+                         b.add(b.udiv(b.sub(n, i64(2 * STEP)), i64(STEP)), i64(1)), i64(0))
+        with for_range(b, roomy, "part", vectorize=False) as i:
+            step(load(b.mul(i, i64(STEP))), None)
+        done = Local(b, I64, b.mul(roomy, i64(STEP)), "done")
+        with b.if_then(b.icmp_signed(">=", b.sub(n, done.get()), i64(STEP))):
+            step(load(done.get()), i64(STEP))
+            done.set(b.add(done.get(), i64(STEP)))
+        rest = b.sub(n, done.get())
+        with b.if_then(b.icmp_signed(">", rest, i64(0))):
+            step(convert(masked_load(b, at(x, done.get()), ty, prefix(rest))), rest)
+        b.ret(left.get())
+
+    name = (f"aotc.qsort.partition.{keys.dtype.name}" if from_values
+            else f"aotc.qsort.partition.u{key.width}")
+    return _function(module, name, I64,
+                     [("x", PTR), ("y", PTR), ("n", I64), ("t", key)], body)
+
+
+def _sift_function(module: ir.Module, key: ir.IntType) -> ir.Function:
+    """``void(x, root, end)``: sift ``x[root]`` down the max-heap ``x[0:end]``."""
+    def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
+        x, end = p["x"], p["end"]
+        root = Local(b, I64, p["root"], "root")
+        fn = b.function
+        head, step, done = (fn.append_basic_block(f"sift.{s}") for s in ("head", "step", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        child = b.add(b.mul(root.get(), i64(2)), i64(1))
+        b.cbranch(b.icmp_signed("<", child, end), step, done)
+        b.position_at_end(step)
+        right = b.add(child, i64(1))
+        child_key = b.load(b.gep(x, [child], source_etype=key), typ=key)
+        right_key = b.load(b.gep(x, [b.select(b.icmp_signed("<", right, end), right, child)],
+                                 source_etype=key), typ=key)
+        bigger = b.icmp_unsigned("<", child_key, right_key)
+        child = b.select(bigger, right, child)
+        child_key = b.select(bigger, right_key, child_key)
+        top_at = b.gep(x, [root.get()], source_etype=key)
+        top = b.load(top_at, typ=key)
+        swap = fn.append_basic_block("sift.swap")
+        b.cbranch(b.icmp_unsigned("<", top, child_key), swap, done)
+        b.position_at_end(swap)
+        b.store(child_key, top_at)
+        b.store(top, b.gep(x, [child], source_etype=key))
+        root.set(child)
+        b.branch(head)
+        b.position_at_end(done)
+        b.ret_void()
+
+    return _function(module, f"aotc.qsort.sift.u{key.width}", VOID,
+                     [("x", PTR), ("root", I64), ("end", I64)], body)
+
+
+def _heapsort(b: KernelBuilder, key: ir.IntType, x: ir.Value, n: ir.Value) -> None:
+    """Sort ``x[0:n]`` in place in ``O(n log n)`` whatever the keys."""
+    sift = _sift_function(b.module, key)
+    half = b.udiv(n, i64(2))
+    with for_range(b, half, "heapify", vectorize=False) as i:
+        b.call(sift, [x, b.sub(b.sub(half, i64(1)), i), n])
+    with for_range(b, b.sub(n, i64(1)), "heappop", vectorize=False) as i:
+        last = b.gep(x, [b.sub(b.sub(n, i64(1)), i)], source_etype=key)
+        top = b.load(x, typ=key)
+        b.store(b.load(last, typ=key), x)
+        b.store(top, last)
+        b.call(sift, [x, i64(0), b.sub(b.sub(n, i64(1)), i)])
+
+
+def _fill(b: KernelBuilder, key: ir.IntType, dest: ir.Value, n: ir.Value,
+          value: Callable[[ir.Value], ir.Value]) -> None:
+    with for_range(b, n, "fill") as i:
+        b.store(value(i), b.gep(dest, [i], source_etype=key))
+
+
+def _pivot(vec: _Vectors, x: ir.Value, n: ir.Value,
+           convert: Callable[[ir.Value], ir.Value] = lambda key: key) -> ir.Value:
+    """The median of a sample of ``x[0:n]`` spread evenly over it: one register's worth
+    of keys, or for long ranges :data:`SAMPLE_KEYS` (``convert``
+    makes an element read a key)."""
+    b = vec.b
+    slot = b.entry_alloca(vec.key, "pivot")
+
+    def sample(registers: int) -> None:
+        count = registers * vec.lanes
+        spacing = b.udiv(n, i64(count))
+        regs = []
+        for r in range(registers):
+            reg = ir.Constant(vec.ty, ir.Undefined)
+            for lane in range(vec.lanes):
+                at = b.add(b.mul(i64(r * vec.lanes + lane), spacing), b.udiv(spacing, i64(2)))
+                reg = b.insert_element(reg, convert(b.load(vec.at(x, at), typ=vec.key)),
+                                       ir.Constant(I32, lane))
+            regs.append(reg)
+        middle = count // 2
+        ordered = bitonic_sort(vec, regs)
+        b.store(b.extract_element(ordered[middle // vec.lanes],
+                                  ir.Constant(I32, middle % vec.lanes)), slot)
+
+    wide = b.icmp_signed(">", n, i64(WIDE_SAMPLE * vec.lanes))
+    with b.if_else(wide) as (many, few):
+        with many:
+            sample(SAMPLE_KEYS // vec.lanes)
+        with few:
+            sample(1)
+    return b.load(slot, typ=vec.key)
+
+
+def quicksort_function(module: ir.Module, keys: Keys) -> ir.Function:
+    """``void(x, y, n, depth, to_y)``: see the module docstring."""
+    name = f"aotc.qsort.{keys.dtype.name}"
+    key = keys.ty
+
+    def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
+        vec = _Vectors(b, key)
+        x, y, n, depth, to_y = p["x"], p["y"], p["n"], p["depth"], p["to_y"]
+        dest = b.select(to_y, y, x)
+        with b.if_then(b.icmp_signed("<=", n, i64(NETWORK_KEYS))):
+            b.call(_network_function(b.module, keys), [x, dest, n])
+            b.ret_void()
+        with b.if_then(b.icmp_signed("<=", depth, i64(0)), likely=False):
+            _heapsort(b, key, x, n)
+            _fill(b, key, dest, n, lambda i: keys.unkey(b, b.load(vec.at(x, i), typ=key)))
+            b.ret_void()
+        pivot = _pivot(vec, x, n)
+        partition = _partition_function(b.module, keys)
+        below = b.call(partition, [x, y, n, pivot])
+        deeper = b.sub(depth, i64(1))
+        flipped = b.not_(to_y)
+        sort = b.function
+        with b.if_else(b.icmp_signed(">", below, i64(0))) as (split, least):
+            with split:
+                b.call(sort, [y, x, below, deeper, flipped])
+                b.call(sort, [vec.at(y, below), vec.at(x, below), b.sub(n, below),
+                              deeper, flipped])
+            with least:  # the pivot is the least key: set its copies apart
+                value = keys.unkey(b, pivot)
+                with b.if_else(b.icmp_unsigned("==", pivot, vec.top)) as (only, more):
+                    with only:  # every key is the greatest one
+                        _fill(b, key, dest, n, lambda i: value)
+                    with more:
+                        copies = b.call(partition, [y, x, n, b.add(pivot, ir.Constant(key, 1))])
+                        _fill(b, key, dest, copies, lambda i: value)
+                        b.call(sort, [vec.at(x, copies), vec.at(y, copies),
+                                      b.sub(n, copies), deeper, to_y])
+        b.ret_void()
+
+    return _function(module, name, VOID, [("x", PTR), ("y", PTR), ("n", I64),
+                                          ("depth", I64), ("to_y", I1)], body)
+
+
+def _levels(b: KernelBuilder, n: ir.Value) -> ir.Value:
+    """The depth past which a heapsort finishes a range: ``2 log2 n``."""
+    ctlz = b.module.declare_intrinsic("llvm.ctlz", [I64], ir.FunctionType(I64, [I64, I1]))
+    return b.mul(b.sub(i64(64), b.call(ctlz, [n, ir.Constant(I1, 0)])), i64(2))
+
+
+def sort_keys(b: KernelBuilder, keys: Keys, row: ir.Value, scratch: ir.Value,
+              n: ir.Value) -> None:
+    """Sort the ``n`` keys at ``row`` in place, leaving their values there (``scratch``
+    holds ``n`` more keys)."""
+    b.call(quicksort_function(b.module, keys),
+           [row, scratch, n, _levels(b, n), ir.Constant(I1, 0)])
+
+
+def _row_function(module: ir.Module, keys: Keys) -> ir.Function:
+    """``void(src, dst, scratch, n)``: see :func:`sort_row`."""
+    key = keys.ty
+
+    def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
+        src, dst, scratch, n = p["src"], p["dst"], p["scratch"], p["n"]
+        vec = _Vectors(b, key)
+        sort = quicksort_function(b.module, keys)
+        depth = _levels(b, n)
+
+        def in_place() -> None:
+            _fill(b, key, dst, n, lambda i: keys.key(b, b.load(vec.at(src, i), typ=key)))
+            b.call(sort, [dst, scratch, n, depth, ir.Constant(I1, 0)])
+
+        with b.if_then(b.icmp_signed("<=", n, i64(NETWORK_KEYS))):
+            in_place()
+            b.ret_void()
+        pivot = _pivot(vec, src, n, lambda raw: keys.key(b, raw))
+        below = b.call(_partition_function(b.module, keys, from_values=True),
+                       [src, scratch, n, pivot])
+        deeper, into_dst = b.sub(depth, i64(1)), ir.Constant(I1, 1)
+        with b.if_else(b.icmp_signed(">", below, i64(0))) as (split, least):
+            with split:
+                b.call(sort, [scratch, dst, below, deeper, into_dst])
+                b.call(sort, [vec.at(scratch, below), vec.at(dst, below), b.sub(n, below),
+                              deeper, into_dst])
+            with least:  # rare: let the general sort set the least key's copies apart
+                in_place()
+        b.ret_void()
+
+    return _function(module, f"aotc.qsort.row.{keys.dtype.name}", VOID,
+                     [("src", PTR), ("dst", PTR), ("scratch", PTR), ("n", I64)], body)
+
+
+def sort_row(b: KernelBuilder, keys: Keys, src: ir.Value, dst: ir.Value, scratch: ir.Value,
+             n: ir.Value) -> None:
+    """``dst[0:n]`` is the ``n`` values at ``src`` sorted (both contiguous, distinct;
+    ``scratch`` holds ``n`` keys). The first partition reads ``src`` itself, so a long
+    row costs no pass of its own to become keys."""
+    b.call(_row_function(b.module, keys), [src, dst, scratch, n])

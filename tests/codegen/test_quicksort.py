@@ -1,0 +1,114 @@
+"""The AVX-512 quicksort of :mod:`aotc.codegen.quicksort`, called directly on keys.
+
+Kernels reach it only on rows long enough and inputs friendly enough for its common path
+(``tests/test_sorting.py`` checks NumPy's stable results through it on this CPU's
+native build); here each path is forced: the heapsort that finishes a range past the
+depth limit (``depth=0``), rows of few distinct keys (the least key's copies set apart),
+rows of the greatest key alone, and the sorted result left in either buffer (``to_y``).
+Results are compared with ``np.sort`` of the same unsigned keys, exactly.
+
+It needs AVX-512 to run; on other CPUs the radix sort serves instead (the last test
+checks that choice), and these tests are skipped there.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from typing import Any
+
+import llvmlite.binding as llvm
+import numpy as np
+import pytest
+from llvmlite import ir
+
+from aotc.codegen import TargetSpec, quicksort
+from aotc.codegen.dtypes import I1, I64, PTR
+from aotc.codegen.module import object_from_text
+from aotc.codegen.radix import sort_values_function
+from aotc.codegen.sortkeys import keys_of
+from aotc.codegen.target import jit_target_machine
+
+NATIVE = TargetSpec.parse("native")
+needs_avx512 = pytest.mark.skipif(NATIVE.vector_bytes != 64,
+                                  reason="the quicksort runs on AVX-512 CPUs only")
+SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                             ctypes.c_int64, ctypes.c_bool)
+#: Lengths around the network sizes (one register to 16), the sample sizes and beyond.
+SIZES = [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512,
+         513, 1000, 1023, 1024, 1025, 4095, 4097, 10_000, 70_001]
+
+
+@functools.cache
+def _sorts() -> dict[str, Any]:
+    """``void sort_uN(x, y, n, depth, to_y)`` for 32- and 64-bit keys, one library."""
+    module = ir.Module()
+    for width, dtype in ((32, "u4"), (64, "u8")):
+        inner = quicksort.quicksort_function(module, keys_of(np.dtype(dtype)))
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I1]),
+                         f"test_sort_u{width}")
+        b = ir.IRBuilder(fn.append_basic_block())
+        b.call(inner, list(fn.args))
+        b.ret_void()
+    tm = jit_target_machine(NATIVE)
+    module.triple, module.data_layout = tm.triple, str(tm.target_data)
+    builder = llvm.JITLibraryBuilder().add_object_img(object_from_text(str(module), NATIVE))
+    for width in (32, 64):
+        builder.export_symbol(f"test_sort_u{width}")
+    tracker = builder.link(llvm.create_lljit_compiler(tm), "aotc_test_quicksort")
+    return {"tracker": tracker, **{f"u{w}": SIGNATURE(tracker[f"test_sort_u{w}"])
+                                   for w in (32, 64)}}
+
+
+def _sorted(keys: np.ndarray, depth: int | None = None, to_y: bool = False) -> np.ndarray:
+    """The keys sorted by the compiled quicksort, from the buffer it must leave them in."""
+    x, y = keys.copy(), np.full_like(keys, 0xA5)
+    levels = 2 * int(len(keys)).bit_length() if depth is None else depth
+    _sorts()[f"u{8 * keys.itemsize}"](x.ctypes.data, y.ctypes.data, len(keys), levels, to_y)
+    return y if to_y else x
+
+
+def _rows(dtype: str, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    top = np.iinfo(dtype).max
+    return {
+        "random": rng.integers(0, top, n, dtype=dtype, endpoint=True),
+        "few": rng.integers(0, 3, n).astype(dtype),
+        "extremes": rng.choice(np.array([0, 1, top - 1, top], dtype), n),
+        "greatest": np.full(n, top, dtype),
+        "ascending": np.arange(n, dtype=dtype),
+        "descending": np.arange(n, dtype=dtype)[::-1].copy(),
+        "organ pipe": np.concatenate([np.arange(n // 2), np.arange(n - n // 2)[::-1]]
+                                     ).astype(dtype),
+    }
+
+
+@needs_avx512
+@pytest.mark.parametrize("dtype", ["u4", "u8"])
+@pytest.mark.parametrize("to_y", [False, True], ids=["in x", "in y"])
+def test_every_length_and_shape_of_row(dtype: str, to_y: bool) -> None:
+    rng = np.random.default_rng(11)
+    for n in SIZES:
+        for shape, keys in _rows(dtype, n, rng).items():
+            got = _sorted(keys, to_y=to_y)
+            assert np.array_equal(got, np.sort(keys)), (n, shape)
+
+
+@needs_avx512
+@pytest.mark.parametrize("dtype", ["u4", "u8"])
+@pytest.mark.parametrize("depth", [0, 1, 3])
+def test_past_the_depth_limit_a_heapsort_finishes(dtype: str, depth: int) -> None:
+    """``depth=0`` is all heapsort; small depths hand the ranges left to it part way."""
+    rng = np.random.default_rng(depth)
+    for n in (129, 1000, 4097, 30_000):
+        for shape, keys in _rows(dtype, n, rng).items():
+            for to_y in (False, True):
+                got = _sorted(keys, depth=depth, to_y=to_y)
+                assert np.array_equal(got, np.sort(keys)), (n, shape, to_y)
+
+
+def test_only_avx512_targets_take_the_quicksort() -> None:
+    """The row sort names its algorithm: AVX2 and SSE builds keep the radix sort."""
+    for vector_bytes, quick in ((16, False), (32, False), (64, True)):
+        for dtype, wide in (("f8", True), ("i4", True), ("i2", False), ("u1", False)):
+            fn = sort_values_function(ir.Module(), np.dtype(dtype), vector_bytes)
+            assert fn.name.endswith(".quick") == (quick and wide), (vector_bytes, dtype)
