@@ -25,7 +25,11 @@ _KNOWN_GOOD = frozenset({"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"})
 #: vectors (a choice made for early AVX-512 CPUs that slowed their clocks): its exp/log
 #: loops then ran at AVX2 speed, 0.55x a native build on a Zen 5 (NumPy's own AVX-512
 #: loops are 512 bits wide too).
-TUNING = {"x86-64-v4": "-prefer-256-bit"}
+#: AMD's Zen 4 and Zen 5 run AVX-512 gathers and scatters far slower than the scalar
+#: loads and stores they replace (a stride-3 fill of an (N, N, 3) array ran at 0.53x
+#: NumPy through vscatterqpd on a Zen 5), and LLVM's tuning for them does not say so.
+TUNING = {"x86-64-v4": "-prefer-256-bit",
+          **dict.fromkeys(("znver4", "znver5"), "+prefer-no-gather,+prefer-no-scatter")}
 _PROBE = r"""
 import sys
 import llvmlite.binding as llvm
@@ -72,8 +76,8 @@ class TargetSpec:
         """
         if name == "native":
             initialize_llvm()
-            return cls(llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten(),
-                       opt_level, fast_math, parallel)
+            return cls(llvm.get_host_cpu_name(), _native_features(), opt_level, fast_math,
+                       parallel)
         if not cpu.known_cpu(name):
             raise ValueError(
                 f"aotc does not know which instruction sets CPU {name!r} has, so a module "
@@ -129,7 +133,7 @@ def _probe(cpu: str, features: str) -> str | None:
     if cpu in _KNOWN_GOOD and features in ("", TUNING.get(cpu)):
         return None
     initialize_llvm()
-    if cpu == llvm.get_host_cpu_name() and features == llvm.get_host_cpu_features().flatten():
+    if cpu == llvm.get_host_cpu_name() and features == _native_features():
         return None  # "native"
     done = subprocess.run([sys.executable, "-c", _PROBE, cpu, features],
                           capture_output=True, text=True, timeout=120)
@@ -139,6 +143,13 @@ def _probe(cpu: str, features: str) -> str | None:
         lines = (done.stderr.strip() or "it crashed").splitlines()
         return f"LLVM cannot generate 64-bit code for CPU {cpu!r}: {lines[-1]}"
     return None
+
+
+def _native_features() -> str:
+    """This host's features, and the tuning :data:`TUNING` adds for its CPU."""
+    host = llvm.get_host_cpu_features().flatten()
+    tuning = TUNING.get(llvm.get_host_cpu_name())
+    return f"{host},{tuning}" if tuning else host
 
 
 @functools.cache
