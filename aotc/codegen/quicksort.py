@@ -1,12 +1,11 @@
 """Sorting 32- and 64-bit keys with AVX-512 registers: a vectorized quicksort.
 
 Why: on AVX-512 hosts NumPy sorts with x86-simd-sort, and the radix sort's eight passes
-over 64-bit keys (:mod:`.radix`) reached only 0.64x of it on 10^6 f64. This quicksort
-is built the same way: a partition is a vector comparison with the pivot and two
-compresses per vector of keys, and ranges of at most :data:`NETWORK_KEYS` keys are
-sorted by a bitonic network in registers (compare-exchange is an
-unsigned min and max, no branches). On random keys it reads and writes the row once per
-level, ``log2(n / 64)`` levels.
+over 64-bit keys (:mod:`.radix`) reached only 0.75x of it on 10^6 f64 (0.50x on f32)
+on a Zen 5. This quicksort is built the same way: a partition step is a vector
+comparison with the pivot and one permutation per eight keys, and ranges of at most
+:data:`.bitonic.NETWORK_KEYS` keys are sorted by a bitonic network in registers
+(:mod:`.bitonic`). On random keys it reads and writes the row once per level.
 
 The keys are :mod:`.sortkeys`' unsigned keys, so one sort serves every 4- and 8-byte
 dtype; which order equal values come out in cannot be seen in keys, and
@@ -15,11 +14,10 @@ dtype; which order equal values come out in cannot be seen in keys, and
 ``void aotc.qsort.<dtype>(x, y, n, depth, to_y)`` sorts the ``n`` keys at ``x`` with
 ``y`` (``n`` keys) as scratch; they end in ``y`` if ``to_y``, else in ``x``, as values
 (:meth:`.Keys.unkey`): every range is written there once, when it is sorted, and never
-read again, so the last pass over the row is the sorting networks' own stores. A partition
-goes out of place, ``x`` to ``y``: keys below the pivot from the front, the others from
-the back. The halves are then sorted from ``y`` with ``x`` as scratch (and ``to_y``
-flipped), recursively. Compressed keys are stored with a masked store of a prefix mask,
-never with a compress to memory, which AMD's Zen 4 microcodes (over 100 cycles).
+read again, so the last pass over the row is the networks' own stores. A partition goes
+out of place, ``x`` to ``y``: keys below the pivot from the front, the others from the
+back. The halves are then sorted from ``y`` with ``x`` as scratch (and ``to_y``
+flipped), recursively. No compress goes to memory (AMD's Zen 4 microcodes that).
 
 Degenerate rows: the pivot is the median of a sample of the range. When no key is below
 it, it is the least key, and a second partition below ``pivot + 1`` separates its copies,
@@ -34,165 +32,31 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from .builder import KernelBuilder, existing, internal_function
+from .bitonic import (
+    NETWORK_KEYS,
+    VECTOR_BYTES,
+    KeyVectors,
+    bitonic_sort,
+    define_once,
+    network_function,
+)
+from .builder import KernelBuilder, existing
 from .dtypes import I1, I8, I64, PTR, i64
 from .gemm_kernel import I32, masked_load, masked_store, splat
 from .loops import for_range
 from .rows import VOID, Local
 from .sortkeys import Keys
 
-#: The longest range a bitonic network sorts (16 registers of 8-byte keys measured 5%
-#: faster on 10^6 keys than 8, on a Zen 5; 32 registers of 4-byte keys cost LLVM 0.8 s
-#: more per module than 16).
-NETWORK_KEYS = 128
 #: Ranges longer than this many registers of keys take their pivot from a sample of
 #: :data:`SAMPLE_KEYS` keys, shorter ones from one register's worth.
 WIDE_SAMPLE = 64
 SAMPLE_KEYS = 64
-VECTOR_BYTES = 64
 
 
 def available(vector_bytes: int, width: int) -> bool:
-    """Whether keys of ``width`` bits sort here: the target needs AVX-512 (AVX2 has no
-    compress instruction; radix sorting is faster there)."""
+    """Whether keys of ``width`` bits sort here: the target needs AVX-512 registers (on
+    AVX2 hosts NumPy's own sort is slower, and the radix sort was ahead of it)."""
     return vector_bytes == VECTOR_BYTES and width in (32, 64)
-
-
-class _Vectors:
-    """Vector operations on registers of keys (``lanes`` unsigned ``key`` integers)."""
-
-    def __init__(self, b: KernelBuilder, key: ir.IntType) -> None:
-        self.b, self.key = b, key
-        self.lanes = VECTOR_BYTES * 8 // key.width
-        self.ty = ir.VectorType(key, self.lanes)
-        self.mask_ty = ir.VectorType(I1, self.lanes)
-        self.bits_ty = ir.IntType(self.lanes)
-        self.top = ir.Constant(key, (1 << key.width) - 1)
-
-    def _call(self, name: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
-        module = self.b.module
-        fn = existing(module, name) or ir.Function(
-            module, ir.FunctionType(ret, [a.type for a in args]), name)
-        return self.b.call(fn, args)
-
-    def minimum(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        return self._call(f"llvm.umin.v{self.lanes}i{self.key.width}", self.ty, [x, y])
-
-    def maximum(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        return self._call(f"llvm.umax.v{self.lanes}i{self.key.width}", self.ty, [x, y])
-
-    def compress(self, x: ir.Value, mask: ir.Value) -> ir.Value:
-        """The lanes of ``x`` in ``mask``, moved to the front."""
-        name = f"llvm.experimental.vector.compress.v{self.lanes}i{self.key.width}"
-        return self._call(name, self.ty, [x, mask, ir.Constant(self.ty, ir.Undefined)])
-
-    def count(self, mask: ir.Value) -> ir.Value:
-        """The i64 number of lanes in ``mask``."""
-        bits = self.b.bitcast(mask, self.bits_ty)
-        ones = self._call(f"llvm.ctpop.i{self.lanes}", self.bits_ty, [bits])
-        return self.b.zext(ones, I64)
-
-    def prefix(self, count: ir.Value) -> ir.Value:
-        """The mask of the first ``count`` lanes (``0 <= count <= lanes``)."""
-        b = self.b
-        bits = b.sub(b.shl(i64(1), count), i64(1))
-        return b.bitcast(b.trunc(bits, self.bits_ty), self.mask_ty)
-
-    def splat(self, value: ir.Value) -> ir.Value:
-        return splat(self.b, value, self.lanes)
-
-    def at(self, base: ir.Value, index: ir.Value) -> ir.Value:
-        return self.b.gep(base, [index], source_etype=self.key)
-
-    def load_padded(self, base: ir.Value, start: ir.Value, n: ir.Value) -> ir.Value:
-        """The register of keys ``start:start + lanes`` of ``base[0:n]``, lanes past
-        ``n`` the greatest key (which sorts them last)."""
-        b = self.b
-        left = b.sub(n, start)
-        valid = self.prefix(b.select(b.icmp_signed(">", left, i64(self.lanes)),
-                                     i64(self.lanes),
-                                     b.select(b.icmp_signed("<", left, i64(0)), i64(0), left)))
-        keys = masked_load(b, self.at(base, start), self.ty, valid)
-        return b.select(valid, keys, self.splat(self.top))
-
-    def store_some(self, value: ir.Value, base: ir.Value, start: ir.Value,
-                   count: ir.Value) -> None:
-        """Keys ``0:count`` of ``value`` to ``base[start:start + count]``."""
-        masked_store(self.b, value, self.at(base, start), self.prefix(count))
-
-
-def bitonic_sort(vec: _Vectors, registers: list[ir.Value]) -> list[ir.Value]:
-    """The keys of ``registers`` (a power of two of them) in ascending order, register
-    by register: Batcher's bitonic network, stage by stage. A stage compares key ``i``
-    with key ``i ^ j``, keeping the lesser first where ``i & k`` is clear; ``j`` of a
-    register or more pairs whole registers, below that lanes within one register."""
-    b, lanes = vec.b, vec.lanes
-    regs = list(registers)
-    total = lanes * len(regs)
-    k = 2
-    while k <= total:
-        j = k // 2
-        while j >= 1:
-            out = list(regs)
-            for r, reg in enumerate(regs):
-                if j >= lanes:
-                    partner = r ^ (j // lanes)
-                    if partner > r:
-                        low, high = vec.minimum(reg, regs[partner]), vec.maximum(
-                            reg, regs[partner])
-                        ascending = (r * lanes) & k == 0
-                        out[r], out[partner] = (low, high) if ascending else (high, low)
-                    continue
-                swapped = b.shuffle_vector(reg, reg, ir.Constant(
-                    ir.VectorType(I32, lanes), [lane ^ j for lane in range(lanes)]))
-                keep_low = [(lane & j == 0) == ((r * lanes + lane) & k == 0)
-                            for lane in range(lanes)]
-                out[r] = b.select(ir.Constant(vec.mask_ty, [int(t) for t in keep_low]),
-                                  vec.minimum(reg, swapped), vec.maximum(reg, swapped))
-            regs = out
-            j //= 2
-        k *= 2
-    return regs
-
-
-def _function(module: ir.Module, name: str, ret: ir.Type,
-              params: list[tuple[str, ir.Type]],
-              body: Callable[[KernelBuilder, dict[str, ir.Argument]], None]) -> ir.Function:
-    found = existing(module, name)
-    if found is not None:
-        return found
-    with internal_function(module, name, ret, params, VECTOR_BYTES) as (b, p):
-        body(b, p)
-    fn = module.globals[name]
-    assert isinstance(fn, ir.Function)
-    return fn
-
-
-def _network_function(module: ir.Module, keys: Keys) -> ir.Function:
-    """``void(x, dest, n)``: ``dest[0:n]`` is the values of ``x[0:n]`` sorted, for ``n``
-    of at most :data:`NETWORK_KEYS` (``dest`` may be ``x``)."""
-    def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
-        vec = _Vectors(b, keys.ty)
-        n = p["n"]
-        registers = 1
-        while registers * vec.lanes <= NETWORK_KEYS:
-            fits = b.icmp_signed("<=", n, i64(registers * vec.lanes))
-            with b.if_then(fits):
-                regs = [vec.load_padded(p["x"], i64(r * vec.lanes), n)
-                        for r in range(registers)]
-                for r, reg in enumerate(bitonic_sort(vec, regs)):
-                    start = i64(r * vec.lanes)
-                    left = b.sub(n, start)
-                    count = b.select(b.icmp_signed(">", left, i64(vec.lanes)),
-                                     i64(vec.lanes), left)
-                    with b.if_then(b.icmp_signed(">", count, i64(0))):
-                        vec.store_some(keys.unkey(b, reg), p["dest"], start, count)
-                b.ret_void()
-            registers *= 2
-        b.ret_void()
-
-    return _function(module, f"aotc.qsort.network.{keys.dtype.name}", VOID,
-                     [("x", PTR), ("dest", PTR), ("n", I64)], body)
 
 
 #: Keys a partition step takes at once: eight, whatever their width, so that the
@@ -295,7 +159,7 @@ def _partition_function(module: ir.Module, keys: Keys, from_values: bool = False
 
     name = (f"aotc.qsort.partition.{keys.dtype.name}" if from_values
             else f"aotc.qsort.partition.u{key.width}")
-    return _function(module, name, I64,
+    return define_once(module, name, I64,
                      [("x", PTR), ("y", PTR), ("n", I64), ("t", key)], body)
 
 
@@ -330,7 +194,7 @@ def _sift_function(module: ir.Module, key: ir.IntType) -> ir.Function:
         b.position_at_end(done)
         b.ret_void()
 
-    return _function(module, f"aotc.qsort.sift.u{key.width}", VOID,
+    return define_once(module, f"aotc.qsort.sift.u{key.width}", VOID,
                      [("x", PTR), ("root", I64), ("end", I64)], body)
 
 
@@ -354,7 +218,7 @@ def _fill(b: KernelBuilder, key: ir.IntType, dest: ir.Value, n: ir.Value,
         b.store(value(i), b.gep(dest, [i], source_etype=key))
 
 
-def _pivot(vec: _Vectors, x: ir.Value, n: ir.Value,
+def _pivot(vec: KeyVectors, x: ir.Value, n: ir.Value,
            convert: Callable[[ir.Value], ir.Value] = lambda key: key) -> ir.Value:
     """The median of a sample of ``x[0:n]`` spread evenly over it: one register's worth
     of keys, or for long ranges :data:`SAMPLE_KEYS` (``convert``
@@ -393,11 +257,11 @@ def quicksort_function(module: ir.Module, keys: Keys) -> ir.Function:
     key = keys.ty
 
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
-        vec = _Vectors(b, key)
+        vec = KeyVectors(b, key)
         x, y, n, depth, to_y = p["x"], p["y"], p["n"], p["depth"], p["to_y"]
         dest = b.select(to_y, y, x)
         with b.if_then(b.icmp_signed("<=", n, i64(NETWORK_KEYS))):
-            b.call(_network_function(b.module, keys), [x, dest, n])
+            b.call(network_function(b.module, keys), [x, dest, n])
             b.ret_void()
         with b.if_then(b.icmp_signed("<=", depth, i64(0)), likely=False):
             _heapsort(b, key, x, n)
@@ -426,7 +290,7 @@ def quicksort_function(module: ir.Module, keys: Keys) -> ir.Function:
                                       b.sub(n, copies), deeper, to_y])
         b.ret_void()
 
-    return _function(module, name, VOID, [("x", PTR), ("y", PTR), ("n", I64),
+    return define_once(module, name, VOID, [("x", PTR), ("y", PTR), ("n", I64),
                                           ("depth", I64), ("to_y", I1)], body)
 
 
@@ -450,7 +314,7 @@ def _row_function(module: ir.Module, keys: Keys) -> ir.Function:
 
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
         src, dst, scratch, n = p["src"], p["dst"], p["scratch"], p["n"]
-        vec = _Vectors(b, key)
+        vec = KeyVectors(b, key)
         sort = quicksort_function(b.module, keys)
         depth = _levels(b, n)
 
@@ -474,7 +338,7 @@ def _row_function(module: ir.Module, keys: Keys) -> ir.Function:
                 in_place()
         b.ret_void()
 
-    return _function(module, f"aotc.qsort.row.{keys.dtype.name}", VOID,
+    return define_once(module, f"aotc.qsort.row.{keys.dtype.name}", VOID,
                      [("src", PTR), ("dst", PTR), ("scratch", PTR), ("n", I64)], body)
 
 
