@@ -320,9 +320,34 @@ def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
                 inputs.append(Input(True, known.contiguous, known.caller))
             else:
                 inputs.append(Input.reading(known) if known is not None else None)
+        before = set(planner.owned)
         planner.program(branch, inputs)
+        for k, out in enumerate(eqn.outs):
+            if k not in owner and out.type.ndim:
+                _build_in_place(planner, branch, k, out, before)
         slots = [branch.inputs[owner[k]] if k in owner else out for k, out in enumerate(eqn.outs)]
         planner.moves[(eqn, b)] = planner.region_moves(branch.outputs, slots)
+
+
+def _build_in_place(planner: Planner, branch: Program, k: int, out: Var,
+                    before: set[Var]) -> None:
+    """Let the branch make its ``k``-th result in the ``cond`` result's own buffer when
+    it is a whole buffer the branch made for it alone (a loop's carry, an update chain
+    on a fresh array): then no branch copies its result out. Loop versioning makes such
+    a ``cond`` of every loop with checks; without this, each of its runs copied the
+    loop's array once more."""
+    result = branch.outputs[k]
+    if not planner.is_version(result):
+        return
+    rep = planner.find(result)
+    if rep in before or rep not in planner.owned:
+        return  # a buffer from outside the branch, or one it does not own
+    others = [a for j, a in enumerate(branch.outputs) if j != k and isinstance(a, Var)
+              and any(planner.find(r) is rep for r in planner.roots(a))]
+    if others:
+        return  # another result reads the same bytes
+    planner.owned.remove(rep)
+    planner.join(rep, out)
 
 
 def _fused(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:

@@ -131,8 +131,30 @@ def write_from_other(x: f64[:], y: f64[:]):
     return y.sum()
 
 
+def heat_steps(u: f64[:], steps: i64):
+    """Time steps that each build a new array from the last (``u = new``)."""
+    n = u.shape[0]
+    for _ in range(steps):
+        new = u.copy()
+        for i in range(1, n - 1):
+            new[i] = u[i] + 0.25 * (u[i - 1] - 2 * u[i] + u[i + 1])
+        u = new
+    return u
+
+
+def fresh_branches(x: f64[:], k: i64):
+    """Each branch makes its results fresh; the second returns one array twice."""
+    def first(v):
+        return v * 2.0, v + 1.0
+
+    def second(v):
+        w = v - 1.0
+        return w, w
+    return lax.cond(k > 0, first, second, x)
+
+
 KERNELS = [ema, running_max_into, stencil_steps, stencil_result, fill_rows, halve_until,
-           branch_writes, shift_copy, keep_old, write_from_other]
+           branch_writes, shift_copy, keep_old, write_from_other, heat_steps, fresh_branches]
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +211,23 @@ def test_branch_result_takes_over_the_dying_operand(programs):
     assert (branch, 0) in plan.reuse
     assert plan.moves[(branch, 0)] == plan.moves[(branch, 1)] == (Move.SKIP,)
     assert all(m is Update.INPLACE for m in plan.updates.values())
+
+
+def test_branches_build_their_fresh_results_in_the_conds_buffer(programs):
+    """The loop versioning ``cond`` around ``heat_steps``' inner loop: each version's
+    loop carries ``new`` in the ``cond``'s own result buffer, so neither copies it out;
+    the time loop's back edge still copies ``new`` into ``u``'s slot (the inner loop
+    reads ``u`` while it writes ``new``)."""
+    program = programs["heat_steps"]
+    plan = plan_buffers(program)
+    (versioned,) = _eqns(program, cond_p)
+    assert plan.moves[(versioned, 0)] == plan.moves[(versioned, 1)] == (Move.SKIP,)
+    outer = next(e for e in program.eqns if e.prim is for_loop_p)
+    assert plan.moves[(outer,)] == (Move.COPY,)
+    (branch,) = _eqns(programs["fresh_branches"], cond_p)
+    moves = plan_buffers(programs["fresh_branches"]).moves
+    assert moves[(branch, 1)] == (Move.SKIP, Move.SKIP)  # branches: (false, true)
+    assert Move.SKIP not in moves[(branch, 0)]  # one array for two results: copied
 
 
 def test_swapped_carries_are_staged():
@@ -351,6 +390,30 @@ def test_nested_and_while_loops_and_branches(kernels):
         for k in (-1, 0, 1):
             want = eval_program(kernels["branch_writes"].program, np.array(xl), k)
             assert_same(kernels["branch_writes"](xl, k)[0], want[0], what="branch_writes")
+
+
+def _heat_reference(u, steps):
+    u = np.array(u, dtype=float)
+    for _ in range(steps):
+        new = u.copy()
+        new[1:-1] = u[1:-1] + 0.25 * (u[:-2] - 2 * u[1:-1] + u[2:])
+        u = new
+    return u
+
+
+def test_time_steps_and_fresh_branches(kernels):
+    u = np.random.default_rng(7).standard_normal(29)
+    for ul in layouts(u).values():
+        before = np.array(ul)
+        for steps in (0, 1, 4):
+            got = kernels["heat_steps"](ul, steps)[0]
+            assert_same(got, _heat_reference(before, steps), rtol=1e-15, what="heat_steps")
+            assert_same(np.asarray(ul), before, what="heat_steps argument")  # only read
+        for k in (-1, 1):
+            got = kernels["fresh_branches"](ul, k)
+            want = (ul * 2.0, ul + 1.0) if k > 0 else (ul - 1.0, ul - 1.0)
+            for g, w in zip(got, want, strict=True):
+                assert_same(g, np.asarray(w), what="fresh_branches")
 
 
 def test_staged_and_copied_updates(kernels):
