@@ -53,6 +53,10 @@ class Lowering:
         #: The program's own errors -> the codes ``P`` returns for them.
         self.errors = errors or {}
         self.env: dict[Var, Value] = {}
+        #: Buffer classes whose buffer changes while a loop runs (a carry trading buffers
+        #: with the body's new value, :class:`.control.Slots`) -> the slot holding its
+        #: current address.
+        self.indirect: dict[Var, ir.Value] = {}
         #: How many nested regions (loop bodies, branches) lowering is inside.
         self.depth = 0
         #: Rules that split a large equation over the runtime's threads; each returns
@@ -153,6 +157,10 @@ class Lowering:
             block = sub_view(self.b, base, starts, steps,
                              [self.dims(d) for d in operand])
             return unit_axes_changed(block, operand, var.type.shape, self.shape(var))
+        rep = plan.buffer.get(var) if plan is not None else None
+        if rep is not None and rep in self.indirect:
+            data = self.b.load(self.indirect[rep], typ=PTR)
+            return contiguous_view(self.b, data, self.shape(var), var.type.dtype)
         return self.buffer(self.layout.homes[var], var.type)
 
     def buffer(self, where: Home, atype: AType) -> View:

@@ -22,7 +22,7 @@ from ..ops.core import Primitive
 from ..shapes import as_dim
 from .carries import LOOP_FORMS
 from .context import Lowering
-from .dtypes import I8, INT64, i64, reg_type
+from .dtypes import I8, INT64, PTR, i64, reg_type
 from .inplace import BufferPlan, Move
 from .nests import Accumulator, EqnRule, copy_into
 from .outline import outlined
@@ -48,10 +48,61 @@ class Slots:
             else:
                 self.slots.append(given if isinstance(given, View) else ctx.home(v))
         self.dtypes = [v.type.dtype for v in outs]
+        #: Carries trading buffers with the body's new value (``Move.SWAP``): slot ->
+        #: (the address of its current buffer, of the spare one, both buffer classes).
+        self.traded: dict[int, tuple[ir.Value, ir.Value, tuple[Var, Var]]] = {}
+        #: What :attr:`.Lowering.indirect` said of those classes before (an inner loop
+        #: trading the buffer an outer one already trades: the outer's current one).
+        self._outer: dict[Var, ir.Value | None] = {}
+
+    def trade(self, k: int, slot: Var, value: Var) -> None:
+        """Let carry ``k`` (``slot``'s buffer) and the body's buffer of its new value
+        (``value``'s) trade places at each back edge: both classes are addressed through
+        a pointer for the rest of the loop (:attr:`.Lowering.indirect`)."""
+        ctx = self.ctx
+        fixed = self.slots[k]
+        assert isinstance(fixed, View) and not self.traded.get(k)
+        plan = ctx.layout.plan
+        assert plan is not None
+        classes = (plan.buffer[slot], plan.buffer[value])
+        current, spare = (ctx.b.entry_alloca(PTR, name) for name in ("carry", "spare"))
+        ctx.b.store(fixed.data, current)
+        # (the slot's type for the view: the value's may name sizes bound in the body)
+        ctx.b.store(ctx.buffer(ctx.layout.homes[value], slot.type).data, spare)
+        for rep in classes:
+            self._outer.setdefault(rep, ctx.indirect.get(rep))
+        ctx.indirect.update(zip(classes, (current, spare), strict=True))
+        self.traded[k] = (current, spare, classes)
 
     def current(self) -> list[Value]:
-        return [Scalar(s.get(), dtype) if isinstance(s, Accumulator) else s
-                for s, dtype in zip(self.slots, self.dtypes, strict=True)]
+        values: list[Value] = []
+        for k, (s, dtype) in enumerate(zip(self.slots, self.dtypes, strict=True)):
+            if isinstance(s, Accumulator):
+                values.append(Scalar(s.get(), dtype))
+            elif k in self.traded:
+                data = self.ctx.b.load(self.traded[k][0], typ=PTR)
+                values.append(View(data, s.dims, s.strides, s.dtype, s.align))
+            else:
+                values.append(s)
+        return values
+
+    def finish(self) -> None:
+        """After the loop: a traded carry that ended in the spare buffer is copied into
+        its slot, where the code after the loop reads it."""
+        b = self.ctx.b
+        for k, (current, _, _) in self.traded.items():
+            fixed = self.slots[k]
+            assert isinstance(fixed, View)
+            data = b.load(current, typ=PTR)
+            with b.if_then(b.icmp_unsigned("!=", data, fixed.data)):
+                copy_into(self.ctx, View(data, fixed.dims, fixed.strides, fixed.dtype,
+                                         fixed.align), fixed)
+        for rep, outer in self._outer.items():
+            if outer is None:
+                del self.ctx.indirect[rep]
+            else:
+                self.ctx.indirect[rep] = outer
+        self.traded, self._outer = {}, {}
 
     def set(self, values: Sequence[Value], moves: Sequence[Move] = (),
             staging: Sequence[View | None] = ()) -> None:
@@ -65,6 +116,13 @@ class Slots:
                 continue
             move = moves[k] if k < len(moves) else Move.COPY
             if move is Move.SKIP:
+                continue
+            if move is Move.SWAP:
+                current, spare, _ = self.traded[k]
+                assert isinstance(value, View)
+                b = self.ctx.b
+                b.store(b.load(current, typ=PTR), spare)  # the old carry's buffer, now free
+                b.store(value.data, current)
                 continue
             if move is Move.STAGE:
                 stage = staging[k]
@@ -94,7 +152,13 @@ def _loop_carries(ctx: Lowering, eqn: Eqn, init: Sequence[Value]
     reused = [(eqn, k) in plan.reuse for k in range(len(init))]
     slots = Slots(ctx, form.results, [v if r else None for v, r in zip(init, reused, strict=True)])
     slots.set(init, [Move.SKIP if r else Move.COPY for r in reused])
-    return slots, plan.moves[(eqn,)], _staging(ctx, (eqn,), form.carry_out)
+    moves = plan.moves[(eqn,)]
+    for k, move in enumerate(moves):
+        if move is Move.SWAP:
+            value = form.carry_out[k]
+            assert isinstance(value, Var)
+            slots.trade(k, form.results[k], value)
+    return slots, moves, _staging(ctx, (eqn,), form.carry_out)
 
 
 def lower_for_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
@@ -114,6 +178,7 @@ def lower_for_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value
         with ctx.region():
             new = ctx.run(params["body"], [*consts, Scalar(i, INT64), *slots.current()])
             slots.set(new, moves, staging)
+    slots.finish()
     return slots.current()
 
 
@@ -149,6 +214,7 @@ def lower_while_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
     counter.tick()
     b.branch(head)
     b.position_at_end(done)
+    slots.finish()
     return slots.current()
 
 
@@ -182,6 +248,7 @@ def lower_scan(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
                 else:
                     copy_into(ctx, y, _row(b, stacked, i))  # type: ignore[arg-type]
             slots.set(outs[:c], moves, staging)
+    slots.finish()
     return [*slots.current(), *ys]
 
 

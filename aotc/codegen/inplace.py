@@ -248,14 +248,37 @@ def _loop(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
                             like=init)
         else:
             planner.version(scope, result)
+    before = set(planner.owned)
     planner.program(form.body, _body_inputs(planner, form))
-    planner.moves[(eqn,)] = planner.region_moves(form.carry_out, form.carry_in)
+    moves = planner.region_moves(form.carry_out, form.carry_in)
+    planner.moves[(eqn,)] = tuple(
+        Move.SWAP if move is Move.COPY and _swappable(planner, eqn, form, k, before) else move
+        for k, move in enumerate(moves))
     if form.cond is not None:
         reads: dict[Var, Atom] = {v: a for a, v in form.cond_consts}
         reads.update(zip(form.cond.inputs[len(form.cond_consts):], form.results, strict=True))
         planner.program(form.cond, [_reading(planner, reads[v]) for v in form.cond.inputs])
     for out in eqn.outs[len(form.results):]:  # scan's stacked outputs
         planner.version(scope, out)
+
+
+def _swappable(planner: Planner, eqn: Eqn, form: LoopForm, k: int, before: set[Var]) -> bool:
+    """Whether the ``k``-th carry's new value, instead of being copied into the carry's
+    slot, may trade buffers with it: ``u = new`` in a time-stepping loop, where ``new``
+    is made each iteration in a buffer of the body's own. Both buffers must be ours and
+    C-contiguous (the slot not a caller's array it took over), and hold nothing else
+    another carry reads."""
+    value, slot = form.carry_out[k], form.results[k]
+    if not planner.is_version(value):
+        return False
+    mine, theirs = planner.find(value), planner.find(slot)
+    carried = planner.values[slot]
+    if mine in before or mine not in planner.owned or theirs not in planner.owned \
+            or carried.caller or not carried.contiguous:
+        return False
+    return not any(planner.find(r) in (mine, theirs)
+                   for j, atom in enumerate(form.carry_out) if j != k
+                   for r in planner.roots(atom))
 
 
 def _reading(planner: Planner, atom: Atom) -> Input:

@@ -26,6 +26,7 @@ class Move(Enum):
     SKIP = "skip"    # it already lives there
     COPY = "copy"    # copy it straight in
     STAGE = "stage"  # copy it to scratch first: it may live in a buffer being overwritten
+    SWAP = "swap"    # a loop carry: the slot and the body's buffer of the value trade places
 
 
 class Update(Enum):

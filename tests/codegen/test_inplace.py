@@ -153,8 +153,37 @@ def fresh_branches(x: f64[:], k: i64):
     return lax.cond(k > 0, first, second, x)
 
 
+def smooth_steps(u: f64[:], steps: i64):
+    """A whole-array time step: each ``u`` is a new array (fused), read by the next."""
+    for _ in range(steps):
+        u = 0.5 * (u + np.roll(u, 1))
+    return u
+
+
+def halve_array_until(x: f64[:]):
+    """A while loop whose array carry is a new array each iteration."""
+    def cond(state):
+        v, k = state
+        return (v[0] > 1.0) & (k < 50)
+
+    def body(state):
+        v, k = state
+        return v[::-1] * 0.5, k + 1
+    return lax.while_loop(cond, body, (x * 1.0, 0))
+
+
+def nested_steps(u: f64[:, :], outer: i64, inner: i64):
+    """Loops in loops, each making its carry anew."""
+    for _ in range(outer):
+        for _ in range(inner):
+            u = u[::-1] + 1.0
+        u = u * 2.0
+    return u
+
+
 KERNELS = [ema, running_max_into, stencil_steps, stencil_result, fill_rows, halve_until,
-           branch_writes, shift_copy, keep_old, write_from_other, heat_steps, fresh_branches]
+           branch_writes, shift_copy, keep_old, write_from_other, heat_steps, fresh_branches,
+           smooth_steps, halve_array_until, nested_steps]
 
 
 @pytest.fixture(scope="module")
@@ -216,18 +245,30 @@ def test_branch_result_takes_over_the_dying_operand(programs):
 def test_branches_build_their_fresh_results_in_the_conds_buffer(programs):
     """The loop versioning ``cond`` around ``heat_steps``' inner loop: each version's
     loop carries ``new`` in the ``cond``'s own result buffer, so neither copies it out;
-    the time loop's back edge still copies ``new`` into ``u``'s slot (the inner loop
-    reads ``u`` while it writes ``new``)."""
+    and the time loop's back edge trades ``u``'s buffer for ``new``'s (the inner loop
+    reads ``u`` while it writes ``new``, so they are two buffers, but no copy)."""
     program = programs["heat_steps"]
     plan = plan_buffers(program)
     (versioned,) = _eqns(program, cond_p)
     assert plan.moves[(versioned, 0)] == plan.moves[(versioned, 1)] == (Move.SKIP,)
     outer = next(e for e in program.eqns if e.prim is for_loop_p)
-    assert plan.moves[(outer,)] == (Move.COPY,)
+    assert plan.moves[(outer,)] == (Move.SWAP,)
     (branch,) = _eqns(programs["fresh_branches"], cond_p)
     moves = plan_buffers(programs["fresh_branches"]).moves
     assert moves[(branch, 1)] == (Move.SKIP, Move.SKIP)  # branches: (false, true)
     assert Move.SKIP not in moves[(branch, 0)]  # one array for two results: copied
+
+
+@pytest.mark.parametrize("name", ["smooth_steps", "halve_array_until", "nested_steps"])
+def test_new_arrays_trade_buffers_with_their_carry(programs, name):
+    """No back edge copies an array made anew each iteration: it trades places with
+    the carry's buffer (``Move.SWAP``); nested loops each trade their own pair."""
+    plan = plan_buffers(programs[name])
+    loops = [key[0] for key in plan.moves if len(key) == 1 and key[0] != "writeback"]
+    assert loops
+    for loop in loops:
+        arrays = [m for m, v in zip(plan.moves[(loop,)], loop.outs, strict=True) if v.type.ndim]
+        assert arrays == [Move.SWAP] * len(arrays) and arrays, (name, loop.prim)
 
 
 def test_swapped_carries_are_staged():
@@ -414,6 +455,24 @@ def test_time_steps_and_fresh_branches(kernels):
             want = (ul * 2.0, ul + 1.0) if k > 0 else (ul - 1.0, ul - 1.0)
             for g, w in zip(got, want, strict=True):
                 assert_same(g, np.asarray(w), what="fresh_branches")
+
+
+def test_traded_buffers_compute_numpys_values(kernels):
+    """Even and odd trip counts (the result ends in either buffer), none at all, and
+    every layout of the argument, which is only read."""
+    rng = np.random.default_rng(8)
+    u = rng.standard_normal(13)
+    for ul in layouts(u).values():
+        for steps in range(5):
+            _numpy_check(kernels["smooth_steps"], smooth_steps, ul, steps, rtol=1e-15)
+        x = np.array(ul) * 40.0
+        want = eval_program(kernels["halve_array_until"].program, x.copy())
+        for g, w in zip(kernels["halve_array_until"](x), want, strict=True):
+            assert_same(g, w, what="halve_array_until")
+    grid = rng.standard_normal((4, 3))
+    for gl in layouts(grid).values():
+        for outer, inner in ((0, 2), (1, 1), (2, 3), (3, 0)):
+            _numpy_check(kernels["nested_steps"], nested_steps, gl, outer, inner)
 
 
 def test_staged_and_copied_updates(kernels):
