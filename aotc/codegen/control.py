@@ -7,7 +7,9 @@ planned by :mod:`.inplace` (the initial value's own buffer when it dies at the l
 else the result's home, filled once). Each iteration reads the carries, runs the body,
 and then moves the new carries back: nothing for a carry the body updated in place,
 a copy otherwise, through scratch when the value may live in a buffer being overwritten
-(a swap, a view of a carry), so the moves cannot read half-updated data.
+(a swap, a view of a carry), so the moves cannot read half-updated data. A carry the
+body makes anew in a buffer of its own (``u = new``) trades buffers with its slot
+instead (``Move.SWAP``, :meth:`Slots.trade`): no copy per iteration, one at most after.
 """
 
 from __future__ import annotations

@@ -14,7 +14,10 @@ is emitted, where every version lives:
   the carry as a writable buffer, so its update chain runs in place, and the back edge
   copies nothing when the body's result *is* that buffer (``Move.SKIP``); it copies
   (or stages, when the value may live in a buffer being overwritten) only when the body
-  really needs both versions. ``cond`` results take over a dying operand the same way;
+  really needs both versions, and when the body made that other version's buffer itself
+  (``u = new``) the two buffers trade places instead (``Move.SWAP``). ``cond`` results
+  take over a dying operand the same way, and a branch builds a fresh result in the
+  ``cond``'s own buffer;
 - a write into an argument (``Program.writebacks``) goes straight into the caller's
   array when the update chain starting at the argument ends in the written value (or
   starts at a value computed elementwise from the dying argument, which then takes
