@@ -17,6 +17,7 @@ from .cse import cse
 from .dce import dce
 from .epilogue import dot_epilogue
 from .fusion import fusion
+from .interleave import interleave
 from .loop_versioning import version_loops
 
 Pass = Callable[[Program], Program]
@@ -25,13 +26,14 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("constant_fold", constant_fold),
     ("cse", cse),
     ("dce", dce),
+    ("interleave", interleave),
     ("fusion", fusion),
     ("dot_epilogue", dot_epilogue),
     ("dce_after_fusion", dce),
     ("loop_versioning", version_loops),
 ]
 #: Passes that only reorganize loops; without them every equation is its own loop.
-FUSION_PASSES = {"fusion", "dot_epilogue", "dce_after_fusion"}
+FUSION_PASSES = {"interleave", "fusion", "dot_epilogue", "dce_after_fusion"}
 
 
 def optimize(program: Program, *, verify_each: bool = False, fuse: bool = True,
