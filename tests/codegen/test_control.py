@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aotc import f64, i64, lax
+from aotc import f64, i64, lax, u8
 from aotc.codegen.inplace import plan_buffers
 from aotc.codegen.jit import JitLibrary
 from aotc.codegen.runtime import body_work
@@ -485,3 +485,23 @@ def test_an_element_written_in_place_is_the_work_of_an_iteration():
         work = body_work(loop.params["body"], plan=plan_buffers(program))
         assert work.is_const and work.value < 100, work
         assert not body_work(loop.params["body"]).is_const  # unplanned: a copy of y
+
+
+def neighbour_sums(img: u8[:, :]):
+    h, w = img.shape
+    out = np.zeros((h, w - 1), dtype=np.uint8)
+    for i in range(h):
+        for j in range(w - 1):
+            out[i, j] = img[i, j] + img[i, j + 1]
+    return out
+
+
+def test_a_nested_loop_writing_in_place_is_not_the_work_of_its_size():
+    """The row loop's body is the versioned column loop, whose result takes over
+    ``out``: a few operations between polls of the row loop, not ``out``'s size."""
+    program = optimize(trace_kernel(neighbour_sums,
+                                    signature_from_annotations(neighbour_sums)).program)
+    (rows,) = [e for e in program.eqns if e.prim is for_loop_p]
+    work = body_work(rows.params["body"], plan=plan_buffers(program))
+    assert work.is_const and work.value < 1000, work
+    assert not body_work(rows.params["body"]).is_const  # unplanned: all of out
