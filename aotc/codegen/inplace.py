@@ -54,6 +54,7 @@ from ..shapes import DimExpr, bound_symbols
 from .argwrites import chain_start, overwrites_argument, targets
 from .carries import LOOP_FORMS, LoopForm
 from .planner import BufferPlan, Input, Move, Planner, Rule, Scope, Update, Value
+from .trades import build_in_place, swappable
 from .values import only_unit_axes_differ
 from .viewkinds import VIEW_PRIMITIVES, reshape_is_view, view_keeps_contiguity
 
@@ -255,7 +256,7 @@ def _loop(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     planner.program(form.body, _body_inputs(planner, form))
     moves = planner.region_moves(form.carry_out, form.carry_in)
     planner.moves[(eqn,)] = tuple(
-        Move.SWAP if move is Move.COPY and _swappable(planner, eqn, form, k, before) else move
+        Move.SWAP if move is Move.COPY and swappable(planner, eqn, form, k, before) else move
         for k, move in enumerate(moves))
     if form.cond is not None:
         reads: dict[Var, Atom] = {v: a for a, v in form.cond_consts}
@@ -263,25 +264,6 @@ def _loop(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
         planner.program(form.cond, [_reading(planner, reads[v]) for v in form.cond.inputs])
     for out in eqn.outs[len(form.results):]:  # scan's stacked outputs
         planner.version(scope, out)
-
-
-def _swappable(planner: Planner, eqn: Eqn, form: LoopForm, k: int, before: set[Var]) -> bool:
-    """Whether the ``k``-th carry's new value, instead of being copied into the carry's
-    slot, may trade buffers with it: ``u = new`` in a time-stepping loop, where ``new``
-    is made each iteration in a buffer of the body's own. Both buffers must be ours and
-    C-contiguous (the slot not a caller's array it took over), and hold nothing else
-    another carry reads."""
-    value, slot = form.carry_out[k], form.results[k]
-    if not planner.is_version(value):
-        return False
-    mine, theirs = planner.find(value), planner.find(slot)
-    carried = planner.values[slot]
-    if mine in before or mine not in planner.owned or theirs not in planner.owned \
-            or carried.caller or not carried.contiguous:
-        return False
-    return not any(planner.find(r) in (mine, theirs)
-                   for j, atom in enumerate(form.carry_out) if j != k
-                   for r in planner.roots(atom))
 
 
 def _reading(planner: Planner, atom: Atom) -> Input:
@@ -350,30 +332,9 @@ def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
         planner.program(branch, inputs)
         for k, out in enumerate(eqn.outs):
             if k not in owner and out.type.ndim:
-                _build_in_place(planner, branch, k, out, before)
+                build_in_place(planner, branch, k, out, before)
         slots = [branch.inputs[owner[k]] if k in owner else out for k, out in enumerate(eqn.outs)]
         planner.moves[(eqn, b)] = planner.region_moves(branch.outputs, slots)
-
-
-def _build_in_place(planner: Planner, branch: Program, k: int, out: Var,
-                    before: set[Var]) -> None:
-    """Let the branch make its ``k``-th result in the ``cond`` result's own buffer when
-    it is a whole buffer the branch made for it alone (a loop's carry, an update chain
-    on a fresh array): then no branch copies its result out. Loop versioning makes such
-    a ``cond`` of every loop with checks; without this, each of its runs copied the
-    loop's array once more."""
-    result = branch.outputs[k]
-    if not planner.is_version(result):
-        return
-    rep = planner.find(result)
-    if rep in before or rep not in planner.owned:
-        return  # a buffer from outside the branch, or one it does not own
-    others = [a for j, a in enumerate(branch.outputs) if j != k and isinstance(a, Var)
-              and any(planner.find(r) is rep for r in planner.roots(a))]
-    if others:
-        return  # another result reads the same bytes
-    planner.owned.remove(rep)
-    planner.join(rep, out)
 
 
 def _fused(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
