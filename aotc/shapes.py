@@ -300,6 +300,17 @@ def size(shape: Shape) -> DimExpr:
     return total
 
 
+def axis_span(shape: Shape, start: Shape, size: Shape, axis: int) -> tuple[int, int] | None:
+    """``[low, high)`` along ``axis`` of the block (``start``, ``size``) of an array of
+    ``shape``, when the block is the whole array along every other axis and constant
+    along ``axis``; else None (a write of such blocks fills slabs of the array)."""
+    whole = all(start[k].is_const and start[k].value == 0 and size[k] == shape[k]
+                for k in range(len(shape)) if k != axis)
+    if not (whole and start[axis].is_const and size[axis].is_const):
+        return None
+    return start[axis].value, start[axis].value + size[axis].value
+
+
 @dataclass(frozen=True)
 class DimEquality:
     """Two dims that broadcasting found different in form; they must agree at run time."""

@@ -50,7 +50,7 @@ from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ..ops.fusion import fusion_p
 from ..ops.linalg import dot_general_p
 from ..ops.shape import bind_dim_p, broadcast_in_dim_p, refine_shape_p, reshape_p, update_slice_p
-from ..shapes import DimExpr, bound_symbols
+from ..shapes import DimExpr, axis_span, bound_symbols
 from .argwrites import chain_start, overwrites_argument, targets
 from .carries import LOOP_FORMS, LoopForm
 from .planner import BufferPlan, Input, Move, Planner, Rule, Scope, Update, Value
@@ -137,12 +137,8 @@ def covers(shape: tuple[DimExpr, ...],
     for axis, whole in enumerate(shape):
         if not whole.is_const:
             continue
-        spans = []
-        for start, size in blocks:
-            full = all(start[k].is_const and start[k].value == 0 and size[k] == shape[k]
-                       for k in range(len(shape)) if k != axis)
-            if full and start[axis].is_const and size[axis].is_const:
-                spans.append((start[axis].value, start[axis].value + size[axis].value))
+        spans = [span for start, size in blocks
+                 if (span := axis_span(shape, start, size, axis)) is not None]
         reached = 0
         for low, high in sorted(spans):
             if low > reached:

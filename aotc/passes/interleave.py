@@ -22,7 +22,7 @@ from collections import Counter
 from ..ir import Atom, Eqn, Params, Program, Var
 from ..ops.core import VIEW
 from ..ops.shape import broadcast_in_dim_p, concatenate_p, update_slice_p
-from ..shapes import DimExpr
+from ..shapes import axis_span
 from .rewrite import map_nested
 
 
@@ -75,30 +75,22 @@ def _fresh(eqn: Eqn | None) -> bool:
 def _tiles(base: Var, chain: list[Eqn]) -> tuple[int, list[Atom]] | None:
     """The axis and the operands in order, if the chain's blocks tile ``base``."""
     shape = base.type.shape
+    if any(set(u.params["step"]) != {1} or u.inputs[1].type.dtype != base.type.dtype
+           or len(u.inputs[1].type.shape) != len(shape) for u in chain):
+        return None
     for axis, whole in enumerate(shape):
-        if not whole.is_const:
-            continue
         spans: list[tuple[int, int, Atom]] = []
         for update in chain:
-            start: tuple[DimExpr, ...] = tuple(update.params["start"])
-            size = update.inputs[1].type.shape
-            if set(update.params["step"]) != {1} or update.inputs[1].type.dtype != \
-                    base.type.dtype or len(size) != len(shape):
-                return None
-            full = all(start[k].is_const and start[k].value == 0 and size[k] == shape[k]
-                       for k in range(len(shape)) if k != axis)
-            if not (full and start[axis].is_const and size[axis].is_const):
+            span = axis_span(shape, tuple(update.params["start"]), update.inputs[1].type.shape,
+                             axis)
+            if span is None:
                 break
-            low = start[axis].value
-            spans.append((low, low + size[axis].value, update.inputs[1]))
+            spans.append((*span, update.inputs[1]))
         else:
-            spans.sort(key=lambda span: span[0])
-            reached = 0
-            for low, high, _ in spans:
-                if low != reached or high <= low:
-                    break
-                reached = high
-            else:
-                if reached == whole.value:
-                    return axis, [operand for _, _, operand in spans]
+            spans.sort(key=lambda s: s[0])
+            ends = [0] + [high for _, high, _ in spans]
+            abutting = all(low == end < high
+                           for (low, high, _), end in zip(spans, ends[:-1], strict=True))
+            if abutting and whole.is_const and ends[-1] == whole.value:
+                return axis, [operand for _, _, operand in spans]
     return None
