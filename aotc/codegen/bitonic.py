@@ -25,6 +25,13 @@ VECTOR_BYTES = 64
 NETWORK_KEYS = 128
 
 
+def prefix_mask(b: ir.IRBuilder, count: ir.Value, lanes: int) -> ir.Value:
+    """The ``<lanes x i1>`` mask of the first ``count`` lanes (``0 <= count <= lanes``,
+    an i64): a shift, made a mask register by one move."""
+    bits = b.sub(b.shl(i64(1), count), i64(1))
+    return b.bitcast(b.trunc(bits, ir.IntType(lanes)), ir.VectorType(I1, lanes))
+
+
 class KeyVectors:
     """Vector operations on registers of keys (``lanes`` unsigned ``key`` integers)."""
 
@@ -33,7 +40,6 @@ class KeyVectors:
         self.lanes = VECTOR_BYTES * 8 // key.width
         self.ty = ir.VectorType(key, self.lanes)
         self.mask_ty = ir.VectorType(I1, self.lanes)
-        self.bits_ty = ir.IntType(self.lanes)
         self.top = ir.Constant(key, (1 << key.width) - 1)
 
     def _call(self, name: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
@@ -50,9 +56,7 @@ class KeyVectors:
 
     def prefix(self, count: ir.Value) -> ir.Value:
         """The mask of the first ``count`` lanes (``0 <= count <= lanes``)."""
-        b = self.b
-        bits = b.sub(b.shl(i64(1), count), i64(1))
-        return b.bitcast(b.trunc(bits, self.bits_ty), self.mask_ty)
+        return prefix_mask(self.b, count, self.lanes)
 
     def splat(self, value: ir.Value) -> ir.Value:
         return splat(self.b, value, self.lanes)

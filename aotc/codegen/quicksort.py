@@ -39,6 +39,7 @@ from .bitonic import (
     bitonic_sort,
     define_once,
     network_function,
+    prefix_mask,
 )
 from .builder import KernelBuilder, existing
 from .dtypes import I1, I8, I64, PTR, i64
@@ -98,7 +99,6 @@ def _partition_function(module: ir.Module, keys: Keys, from_values: bool = False
 
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
         ty = ir.VectorType(key, STEP)
-        mask_ty = ir.VectorType(I1, STEP)
         x, y, n = p["x"], p["y"], p["n"]
         threshold = splat(b, p["t"], STEP)
         table = _table(b.module)
@@ -113,8 +113,7 @@ def _partition_function(module: ir.Module, keys: Keys, from_values: bool = False
             return b.gep(base, [index], source_etype=key)
 
         def prefix(count: ir.Value) -> ir.Value:
-            bits = b.sub(b.shl(i64(1), count), i64(1))
-            return b.bitcast(b.trunc(bits, I8), mask_ty)
+            return prefix_mask(b, count, STEP)
 
         def step(keys: ir.Value, valid: ir.Value | None) -> None:
             below = b.icmp_unsigned("<", keys, threshold)
