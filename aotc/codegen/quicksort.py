@@ -217,37 +217,40 @@ def _fill(b: KernelBuilder, key: ir.IntType, dest: ir.Value, n: ir.Value,
         b.store(value(i), b.gep(dest, [i], source_etype=key))
 
 
-def _pivot(vec: KeyVectors, x: ir.Value, n: ir.Value,
-           convert: Callable[[ir.Value], ir.Value] = lambda key: key) -> ir.Value:
-    """The median of a sample of ``x[0:n]`` spread evenly over it: one register's worth
-    of keys, or for long ranges :data:`SAMPLE_KEYS` (``convert``
-    makes an element read a key)."""
-    b = vec.b
-    slot = b.entry_alloca(vec.key, "pivot")
+def _pivot_function(module: ir.Module, keys: Keys, from_values: bool = False
+                    ) -> ir.Function:
+    """``key(x, n)``: the median of a sample of ``x[0:n]`` spread evenly over it: one
+    register's worth of keys, or for long ranges :data:`SAMPLE_KEYS`. ``from_values``:
+    ``x`` holds values, made keys as they are read. (A function of its own: its network
+    is the biggest code a sort has after the ranges' networks.)"""
+    def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
+        vec = KeyVectors(b, keys.ty)
+        x, n = p["x"], p["n"]
 
-    def sample(registers: int) -> None:
-        count = registers * vec.lanes
-        spacing = b.udiv(n, i64(count))
-        regs = []
-        for r in range(registers):
-            reg = ir.Constant(vec.ty, ir.Undefined)
-            for lane in range(vec.lanes):
-                at = b.add(b.mul(i64(r * vec.lanes + lane), spacing), b.udiv(spacing, i64(2)))
-                reg = b.insert_element(reg, convert(b.load(vec.at(x, at), typ=vec.key)),
-                                       ir.Constant(I32, lane))
-            regs.append(reg)
-        middle = count // 2
-        ordered = bitonic_sort(vec, regs)
-        b.store(b.extract_element(ordered[middle // vec.lanes],
-                                  ir.Constant(I32, middle % vec.lanes)), slot)
+        def sample(registers: int) -> None:
+            count = registers * vec.lanes
+            spacing = b.udiv(n, i64(count))
+            regs = []
+            for r in range(registers):
+                reg = ir.Constant(vec.ty, ir.Undefined)
+                for lane in range(vec.lanes):
+                    at = b.add(b.mul(i64(r * vec.lanes + lane), spacing),
+                               b.udiv(spacing, i64(2)))
+                    key = b.load(vec.at(x, at), typ=vec.key)
+                    reg = b.insert_element(reg, keys.key(b, key) if from_values else key,
+                                           ir.Constant(I32, lane))
+                regs.append(reg)
+            middle = count // 2
+            ordered = bitonic_sort(vec, regs)
+            b.ret(b.extract_element(ordered[middle // vec.lanes],
+                                    ir.Constant(I32, middle % vec.lanes)))
 
-    wide = b.icmp_signed(">", n, i64(WIDE_SAMPLE * vec.lanes))
-    with b.if_else(wide) as (many, few):
-        with many:
+        with b.if_then(b.icmp_signed(">", n, i64(WIDE_SAMPLE * vec.lanes))):
             sample(SAMPLE_KEYS // vec.lanes)
-        with few:
-            sample(1)
-    return b.load(slot, typ=vec.key)
+        sample(1)
+
+    name = f"aotc.qsort.pivot.{keys.dtype.name}{'.values' if from_values else ''}"
+    return define_once(module, name, keys.ty, [("x", PTR), ("n", I64)], body)
 
 
 def quicksort_function(module: ir.Module, keys: Keys) -> ir.Function:
@@ -266,7 +269,7 @@ def quicksort_function(module: ir.Module, keys: Keys) -> ir.Function:
             _heapsort(b, key, x, n)
             _fill(b, key, dest, n, lambda i: keys.unkey(b, b.load(vec.at(x, i), typ=key)))
             b.ret_void()
-        pivot = _pivot(vec, x, n)
+        pivot = b.call(_pivot_function(b.module, keys), [x, n])
         partition = _partition_function(b.module, keys)
         below = b.call(partition, [x, y, n, pivot])
         deeper = b.sub(depth, i64(1))
@@ -324,7 +327,7 @@ def _row_function(module: ir.Module, keys: Keys) -> ir.Function:
         with b.if_then(b.icmp_signed("<=", n, i64(NETWORK_KEYS))):
             in_place()
             b.ret_void()
-        pivot = _pivot(vec, src, n, lambda raw: keys.key(b, raw))
+        pivot = b.call(_pivot_function(b.module, keys, from_values=True), [src, n])
         below = b.call(_partition_function(b.module, keys, from_values=True),
                        [src, scratch, n, pivot])
         deeper, into_dst = b.sub(depth, i64(1)), ir.Constant(I1, 1)
