@@ -61,6 +61,8 @@ from __future__ import annotations
 
 SCRATCH_ALIGN = 64
 INFO_SLOTS = 4
+#: ``aotc_random``: the key's bytes, and the whole struct's.
+RANDOM_KEY_BYTES, RANDOM_STATE_BYTES = 624 * 4, 2520
 
 #: Negative return codes of ``P_shapes``: code -> (exception type name, message).
 SHAPE_ERRORS: dict[int, tuple[str, str]] = {

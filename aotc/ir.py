@@ -19,7 +19,7 @@ import numpy as np
 
 from .avals import AType
 from .errors import Loc
-from .ops.core import COMPARE, EFFECT, GUARDED, LOOP, Primitive, type_rules
+from .ops.core import COMPARE, EFFECT, GUARDED, LOOP, STATEFUL, Primitive, type_rules
 from .ops.shape import bind_dim_p
 from .shapes import DimExpr
 from .types import SHORT_NAMES
@@ -246,6 +246,13 @@ def has_effect(eqn: Eqn) -> bool:
     binds a size symbol: it must run even when nothing reads its outputs."""
     return eqn.prim.has(EFFECT) or any(has_effect(e) for p in nested_programs(eqn)
                                        for e in p.eqns)
+
+
+def is_stateful(eqn: Eqn) -> bool:
+    """Whether the equation (or one in its bodies) advances the random state: equal
+    ones are not the same value."""
+    return eqn.prim.has(STATEFUL) or any(is_stateful(e) for p in nested_programs(eqn)
+                                         for e in p.eqns)
 
 
 def bound_uppers(*programs: Program) -> dict[str, DimExpr]:

@@ -16,7 +16,7 @@ from .numpy_api.ufunc_methods import METHODS
 from .numpy_api.ufuncs import BINARY_OPERATORS
 from .ops.elementwise import NO_COMPLEX_KERNEL, PRIM_OF_UFUNC, UFUNC_OF
 
-_NAMESPACES = {np: "np", np.linalg: "np.linalg"}
+_NAMESPACES = {np: "np", np.linalg: "np.linalg", np.random: "np.random"}
 
 
 def _qualified(fn: object) -> str:

@@ -243,26 +243,24 @@ def test_numpy_arguments_with_their_meaning():
         np.testing.assert_array_equal(g, w)
 
 
-def test_numpy_random_is_a_located_error():
-    """numpy.random under any name is refused at the call, not run on tracers (it once
-    crashed the build) nor run at build time (its numbers would be constants)."""
-    from numpy.random import randn
-
-    def bound(x: f64[:]):
-        return x + randn(x.shape[0])
+def test_numpy_random_generator_objects_are_located_errors():
+    """A Generator or RandomState object is refused at the call, not run at build time
+    (its numbers would be constants); the np.random module functions compile
+    (tests/test_random.py)."""
+    state = np.random.RandomState(0)
 
     def constant(x: f64[:]):
         return x + np.random.default_rng(0).normal(size=3)
 
-    def method(x: f64[:]):
-        return x * np.random.rand()
+    def instance(x: f64[:]):
+        return x * state.rand()
 
-    for fn in (bound, constant, method):
+    for fn in (constant, instance):
         with pytest.raises(TraceError) as info:
             _trace(fn)
         text = str(info.value)
-        assert "numpy.random is not supported in kernels" in text
-        assert "pass them in as an array argument" in text
+        assert "Generator and RandomState objects are not compiled" in text
+        assert "call the np.random module functions" in text
         assert f"test_errors.py:{_line_of(fn, 'return')}" in text
 
 

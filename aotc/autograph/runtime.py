@@ -28,6 +28,7 @@ from ..numpy_api import CREATION
 from ..numpy_api.functions import array_ufunc
 from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
+from ..numpy_api.random import refuse as refuse_random
 from ..ops.index import raise_if_p
 from ..tracer import MESSAGE_VALUES, Tracer, as_tracer, current
 from . import optional
@@ -338,9 +339,7 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             and not kwargs and isinstance(args[0], Tracer):
         return _scalar_type(fn, args[0])
     if _is_random(fn):
-        raise current().error(
-            "numpy.random is not supported in kernels: a compiled kernel has no random state",
-            hint="draw the random numbers outside and pass them in as an array argument")
+        raise refuse_random(f"{getattr(fn, '__qualname__', fn)}")
     if getattr(fn, "__module__", None) == "math" and traced(*args, *kwargs.values()):
         supported = sorted(f.__name__ for f in PYMATH)
         raise current().error(

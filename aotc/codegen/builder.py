@@ -58,7 +58,7 @@ class KernelBuilder(ir.IRBuilder):
                 self.position_at_start(entry)
             slot = self.alloca(ty, name=name)
             if zero:
-                self.store(ir.Constant(ty, 0), slot)
+                self.store(ir.Constant(ty, None if isinstance(ty, ir.PointerType) else 0), slot)
         slot.type = PTR  # llvmlite types allocas as typed pointers; we use opaque ones
         return slot
 

@@ -67,6 +67,9 @@ class Lowering:
         #: Whether big top-level loops and branches get functions of their own
         #: (:mod:`.outline`: a big kernel's compile time).
         self.outline = outline
+        #: Entry-block slots of values fetched once per call, at their first use (the
+        #: random state): (function, what) -> the slot.
+        self.slots: dict[tuple[ir.Function, str], ir.Value] = {}
 
     def run(self, program: Program, inputs: Sequence[Value]) -> list[Value]:
         """Lower ``program``'s equations here, with its inputs bound to ``inputs``.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import ctypes
 import itertools
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +27,8 @@ from ..abi import (
     FIRST_PROGRAM_ERROR,
     INFO_SLOTS,
     KERNEL_ERRORS,
+    RANDOM_KEY_BYTES,
+    RANDOM_STATE_BYTES,
     SCRATCH_ALIGN,
     SHAPE_ERRORS,
 )
@@ -43,13 +46,37 @@ _POLL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
 _BODY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _PARALLEL_FOR = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
                                  ctypes.c_void_p, ctypes.c_int64)
+_RANDOM = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
 
 
 class Runtime(ctypes.Structure):
-    """``typedef struct aotc_runtime { poll; int64_t detail[4]; parallel_for; }``"""
+    """``typedef struct aotc_runtime { poll; int64_t detail[4]; parallel_for; random; }``"""
 
     _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * DETAILS),
-                ("parallel_for", _PARALLEL_FOR)]
+                ("parallel_for", _PARALLEL_FOR), ("random", _RANDOM)]
+
+
+class _ThreadStates(threading.local):
+    """Each thread's ``aotc_random``, shared by every kernel of the process (as the
+    wrapper's is by a module's), seeded from the OS at its first use."""
+
+    state: Any = None
+
+
+_STATES = _ThreadStates()
+
+
+def _random_state(_rt: int) -> int:
+    if _STATES.state is None:
+        state = ctypes.create_string_buffer(RANDOM_STATE_BYTES)
+        ctypes.memmove(state, os.urandom(RANDOM_KEY_BYTES), RANDOM_KEY_BYTES)
+        ctypes.c_int32.from_buffer(state, RANDOM_KEY_BYTES).value = RANDOM_KEY_BYTES // 4
+        ctypes.c_int64.from_buffer(state, RANDOM_STATE_BYTES - 8).value = 1
+        _STATES.state = state
+    return ctypes.addressof(_STATES.state)
+
+
+_RANDOM_HOOK = _RANDOM(_random_state)
 
 
 def _parallel_for(threads: int) -> Any:
@@ -170,6 +197,7 @@ class JitKernel:
         runtime = Runtime(_POLL(lambda _: 1 if hook is not None and hook() else 0))
         if self.threads:
             runtime.parallel_for = _parallel_for(self.threads)
+        runtime.random = _RANDOM_HOOK
         code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv),
                             ctypes.addressof(out_dims), scratch_addr, ctypes.addressof(runtime))
         _release(scratch)

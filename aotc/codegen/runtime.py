@@ -36,10 +36,11 @@ from .viewkinds import VIEW_PRIMITIVES
 POLL_WORK = 1 << 20
 
 POLL_TYPE = ir.FunctionType(I64, [PTR])
-#: ``aotc_runtime {poll; int64_t detail[DETAILS]; parallel_for}``, see :mod:`aotc.abi`.
-RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR])
-#: The field of ``parallel_for`` in :data:`RUNTIME_STRUCT`.
-PARALLEL_FOR_FIELD = 2
+#: ``aotc_runtime {poll; int64_t detail[DETAILS]; parallel_for; random}``, see
+#: :mod:`aotc.abi`.
+RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR, PTR])
+#: The fields of ``parallel_for`` and ``random`` in :data:`RUNTIME_STRUCT`.
+PARALLEL_FOR_FIELD, RANDOM_FIELD = 2, 3
 
 
 def body_work(*bodies: Program, plan: BufferPlan | None = None) -> DimExpr:

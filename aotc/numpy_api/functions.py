@@ -52,6 +52,7 @@ from . import (
     placing,
     polynomial,
     quantiles,
+    random,
     reductions,
     rounding,
     searching,
@@ -143,7 +144,7 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION, **composites.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
     **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION,
-    **polynomial.CREATION, **windows.WINDOWS,
+    **polynomial.CREATION, **windows.WINDOWS, **random.RANDOM,
 }
 #: Ufuncs written as compositions (here too, those that are other operations).
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul,

@@ -29,6 +29,9 @@ LOOP = "loop"
 GUARDED = "guarded"
 #: Has an effect beyond its outputs (it may raise): DCE never removes it.
 EFFECT = "effect"
+#: Reads and advances state outside its operands (the random generator): two equal
+#: equations are two effects, never merged, and run in program order.
+STATEFUL = "stateful"
 
 #: The comparisons of size checks (``ir.Check`` at a kernel's entry, ``check`` in a body).
 COMPARE: dict[str, Callable[[int, int], bool]] = {

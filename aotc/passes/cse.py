@@ -7,12 +7,13 @@ Before::                                   After::
     d:f64[n] = mul b c
 
 Primitives are pure functions of their inputs, so equal primitive, inputs and params
-mean equal outputs (a repeated ``raise_if`` is redundant too).
+mean equal outputs (a repeated ``raise_if`` is redundant too), except for the random
+draws (``STATEFUL``): two of them are two draws.
 """
 
 from __future__ import annotations
 
-from ..ir import Eqn, Program, Var
+from ..ir import Eqn, Program, Var, is_stateful
 from ..ops.core import COMMUTATIVE
 from .rewrite import Renamer, map_nested
 
@@ -27,6 +28,9 @@ def cse(program: Program) -> Program:
         if eqn.prim.has(COMMUTATIVE):
             inputs = tuple(sorted(inputs, key=repr))
         key = (eqn.prim, inputs, eqn.params)
+        if is_stateful(eqn):
+            eqns.append(eqn)
+            continue
         if key in seen:
             for old, new in zip(eqn.outs, seen[key], strict=True):
                 rename.env[old] = new

@@ -131,7 +131,9 @@ UNARY: dict[str, Callable[[Ops, Atom, Atom, Atom], Atom]] = {
     "arctanh": lambda o, g, x, z: o.div(g, o.sub(o.c(1.0, x), o.square(x))),
 }
 #: Piecewise constant: zero derivative wherever one exists.
-FLAT = ("sign", "floor", "ceil", "trunc", "rint", "floor_divide")
+#: Piecewise constant (zero derivative almost everywhere), or random draws: constants to
+#: a gradient, drawn once in the forward sweep.
+FLAT = ("sign", "floor", "ceil", "trunc", "rint", "floor_divide", "random_draw")
 
 BINARY: dict[str, Callable[[Ops, Atom, Atom, Atom, Atom], tuple[Atom | None, Atom | None]]] = {
     "add": lambda o, g, x, y, z: (g, g),
@@ -152,7 +154,7 @@ BINARY: dict[str, Callable[[Ops, Atom, Atom, Atom, Atom], tuple[Atom | None, Ato
 }
 
 
-def _flat(em: Emitter, cts: Cts, ins: list[Atom], outs: list[Atom]) -> Cts:
+def _flat(em: Emitter, cts: Cts, ins: list[Atom], outs: list[Atom], **params: Any) -> Cts:
     return [None] * len(ins)
 
 

@@ -164,6 +164,18 @@ def _misc(dtype: np.dtype) -> Program:  # these take no dtype of their own
                     pb.apply("dim_value", expr=DimExpr.sym("@k") * 3 - N))
 
 
+def _random(dtype: np.dtype) -> Program:  # these take no dtype of their own
+    """A seed and every distribution, as arrays (n of them, n from x) and scalars."""
+    pb = ProgramBuilder()
+    pb.array(dtype, "n")
+    k = pb.scalar("i8")
+    pb.apply("random_seed", k)
+    draws = [pb.apply("random_draw", *([k] if d == "interval" else []), distribution=d,
+                      shape=shape)
+             for d in ("double", "gauss", "exponential", "interval") for shape in ((N,), ())]
+    return pb.build(*draws)
+
+
 def _traced(fn: Callable[..., Any], signature: str, fuse: bool = False) -> Program:
     traced = trace_kernel(fn, parse_signature_string(signature), name="k")
     return optimize(traced.program, fuse=fuse)
@@ -202,6 +214,7 @@ BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     "complex": (("complex",), _complex),
     "misc": (("dim_value", "raise_if", "check", "bind_dim"), _misc),
     "sorting": (("sort", "argsort", "searchsorted"), _sorting),
+    "random": (("random_seed", "random_draw"), _random),
     "control": (("for_loop", "while_loop", "cond", "scan"), _control),
     "fusion": (("fusion",), _fusion),
 }

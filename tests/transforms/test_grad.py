@@ -188,4 +188,4 @@ def test_every_float_primitive_has_a_vjp_rule_or_a_reason() -> None:
         "complex", "real", "imag", "conj",  # complex gradients are not defined here
         "fusion"}  # gradients are taken before the optimizer runs
     missing = {n for n, p in ALL_PRIMITIVES.items() if p not in vjp_rules}
-    assert missing == not_float | not_yet
+    assert missing == not_float | not_yet | {"random_seed"}  # (no outputs)

@@ -1,0 +1,226 @@
+"""``numpy.random``'s module functions, drawing from the kernel's Mersenne Twister.
+
+As in Numba, a kernel has a generator of its own for each calling thread (seeded from
+the OS at its first draw, again in a forked child), apart from NumPy's global one:
+``np.random.seed(s)`` in a kernel seeds it, and from there every function below draws
+NumPy's legacy sequence for ``s`` (the values ``RandomState(s)`` gives, in order). Each
+is a decomposition over the two primitives of :mod:`aotc.ops.random`, in NumPy's own
+arithmetic (``uniform`` is ``low + (high - low) * random_sample``, ``normal`` is
+``loc + scale * standard_normal``...), with NumPy's checks of the parameters.
+
+Generator objects (``default_rng``, ``RandomState`` instances) are not compiled: their
+bit generators and algorithms differ from these (see :func:`refuse`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..ops.index import raise_if_p
+from ..ops.random import random_draw_p, random_seed_p
+from ..shapes import DimExpr
+from ..shapes import size as size_of
+from ..tracer import Tracer, as_tracer, current
+from .creation import _shape, arange
+from .fancy import getitem_any
+from .indexing import getitem
+from .joining import asarray
+from .ufuncs import broadcast_all
+from .writes import write
+
+F64, I64 = np.dtype(np.float64), np.dtype(np.int64)
+#: ``randint`` dtypes whose draws are the int64 ones (NumPy's 8- and 16-bit draws
+#: share 32-bit words between values: a different sequence).
+RANDINT_DTYPES = tuple(np.dtype(c) for c in ("i8", "i4", "u8", "u4"))
+
+
+def _raise_if(condition: Any, error: str, message: str) -> None:
+    lax.bind(raise_if_p, as_tracer(condition).atom, error=error, message=message)
+
+
+def _size(size: Any) -> tuple[DimExpr, ...]:
+    return () if size is None else _shape(size)
+
+
+def draw(distribution: str, shape: tuple[DimExpr, ...], *inputs: Any) -> Tracer:
+    """``shape`` draws of ``distribution`` (see :mod:`aotc.ops.random`), in C order."""
+    atoms = [lax.convert(as_tracer(x, I64), I64).atom for x in inputs]
+    return lax.bind1(random_draw_p, *atoms, distribution=distribution, shape=tuple(shape))
+
+
+def _floats(*params: Any) -> list[Tracer]:
+    return [lax.convert(asarray(p), F64) for p in params]
+
+
+def _shape_of(size: Any, params: list[Tracer]) -> tuple[DimExpr, ...]:
+    """The draws' shape: ``size``, else the parameters' broadcast shape (one draw each)."""
+    if size is not None:
+        return _size(size)
+    return broadcast_all(params)[0].aval.shape if params else ()
+
+
+def seed(seed: Any = None) -> None:
+    if seed is None:
+        raise current().error("np.random.seed() without a seed is not supported in kernels",
+                              hint="pass an integer from 0 to 2**32 - 1, or call no seed: "
+                              "each thread's generator starts from fresh OS entropy")
+    s = as_tracer(seed)
+    if s.ndim or s.dtype.kind not in "iub":
+        raise current().error("np.random.seed in a kernel takes one integer",
+                              hint="an integer from 0 to 2**32 - 1")
+    s = lax.convert(s, I64)
+    _raise_if((s < 0) | (s > 2**32 - 1), "ValueError", "Seed must be between 0 and 2**32 - 1")
+    lax.bind(random_seed_p, s.atom)
+
+
+def random_sample(size: Any = None) -> Tracer:
+    return draw("double", _size(size))
+
+
+def rand(*dims: Any) -> Tracer:
+    return draw("double", _size(dims))
+
+
+def standard_normal(size: Any = None) -> Tracer:
+    return draw("gauss", _size(size))
+
+
+def randn(*dims: Any) -> Tracer:
+    return draw("gauss", _size(dims))
+
+
+def standard_exponential(size: Any = None) -> Tracer:
+    return draw("exponential", _size(size))
+
+
+def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Tracer:
+    lo, hi = _floats(low, high)
+    span = hi - lo
+    _raise_if(~np.isfinite(span), "OverflowError", "Range exceeds valid bounds")
+    return lo + span * draw("double", _shape_of(size, [lo, hi]))
+
+
+def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Tracer:
+    mean, spread = _floats(loc, scale)
+    _raise_if(spread < 0, "ValueError", "scale < 0")
+    return mean + spread * draw("gauss", _shape_of(size, [mean, spread]))
+
+
+def exponential(scale: Any = 1.0, size: Any = None) -> Tracer:
+    (spread,) = _floats(scale)
+    _raise_if(spread < 0, "ValueError", "scale < 0")
+    return spread * draw("exponential", _shape_of(size, [spread]))
+
+
+def _integer(value: Any, what: str) -> Tracer:
+    v = as_tracer(value)
+    if v.ndim or v.dtype.kind not in "iub":
+        raise current().error(f"np.random.randint: {what} must be an integer scalar here",
+                              hint="draw each bound separately, or pass a scalar")
+    return lax.convert(v, I64)
+
+
+def randint(low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> Tracer:
+    """``[low, high)`` (``[0, low)`` with one bound) by NumPy's masked rejection."""
+    kind = np.dtype(dtype)
+    if kind not in RANDINT_DTYPES:
+        raise current().error(f"np.random.randint with dtype={kind} is not supported in "
+                              "kernels", hint="use int64 or int32 (and convert the result)")
+    if high is None:
+        lo, hi = as_tracer(0, I64), _integer(low, "high")
+        _raise_if(hi <= 0, "ValueError", "high <= 0")
+    else:
+        lo, hi = _integer(low, "low"), _integer(high, "high")
+        _raise_if(lo >= hi, "ValueError", "low >= high")
+    values = lo + draw("interval", _size(size), hi - 1 - lo)
+    return lax.convert(values, kind)
+
+
+def shuffle(x: Any) -> None:
+    """In place along the first axis: NumPy's Fisher-Yates, from the last row down."""
+    if not isinstance(x, Tracer) or x.ndim == 0:
+        raise current().error("np.random.shuffle takes an array",
+                              hint="shuffle an array argument or one made in the kernel")
+    n = lax.dim_value(x.aval.shape[0])
+
+    def swap(k: Tracer, carry: Any) -> Any:
+        i = n - 1 - k
+        j = draw("interval", (), i)
+        row_i, row_j = lax.fresh(getitem(x, i)), lax.fresh(getitem(x, j))
+        write(x, i, row_j)
+        write(x, j, row_i)
+        return carry
+
+    lax.fori_loop(0, np.maximum(n - 1, 0), swap, 0)
+
+
+def permutation(x: Any) -> Tracer:
+    if isinstance(x, Tracer) and x.ndim:
+        out = lax.fresh(x)
+    else:
+        out = arange(_integer(x, "n"))
+    shuffle(out)
+    return out
+
+
+def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
+    """NumPy's legacy ``choice``: ``randint`` indices, the CDF searched with
+    ``random_sample`` for weights, a permutation's head without replacement."""
+    items = a if isinstance(a, Tracer) and a.ndim else None
+    if items is not None and items.ndim != 1:
+        raise current().error("np.random.choice: a must be 1-dimensional")
+    population = lax.dim_value(items.aval.shape[0]) if items is not None else \
+        _integer(a, "a")
+    shape = _size(size)
+    count: Any = 1
+    for d in shape:
+        count = count * lax.dim_value(d)
+    _raise_if((population <= 0) & (count != 0), "ValueError",
+              "a must be greater than 0 unless no samples are taken")
+    if not isinstance(replace, bool):
+        raise current().error("np.random.choice: replace must be known at build time")
+    if p is not None:
+        if not replace:
+            raise current().error("np.random.choice with p and replace=False is not "
+                                  "supported in kernels", hint="draw with replace=True")
+        (weights,) = _floats(p)
+        _raise_if(weights < 0, "ValueError", "probabilities are not non-negative")
+        _raise_if(np.abs(np.sum(weights) - 1.0) > np.sqrt(np.finfo(np.float64).eps),
+                  "ValueError", "probabilities do not sum to 1")
+        cdf: Any = np.cumsum(weights)
+        cdf = cdf / cdf[-1]
+        index: Any = np.searchsorted(cdf, draw("double", shape), side="right")
+    elif replace:
+        index = draw("interval", shape, population - 1)  # randint(0, population, size)
+    else:
+        _raise_if(count > population, "ValueError",
+                  "Cannot take a larger sample than population when 'replace=False'")
+        head = lax.refine_shape(permutation(population)[:count], (size_of(shape),))
+        index = lax.reshape(head, shape) if shape else head[0]
+    return index if items is None else getitem_any(items, index)
+
+
+def refuse(what: str) -> Any:
+    """The build error for a generator object's method."""
+    return current().error(
+        f"{what}: numpy.random Generator and RandomState objects are not compiled",
+        hint="call the np.random module functions (np.random.seed, np.random.rand, "
+        "np.random.normal...), which draw NumPy's legacy sequence, or draw outside the "
+        "kernel and pass the numbers in")
+
+
+#: The module functions a kernel may call, by the function NumPy exports.
+RANDOM: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.random.seed: seed,
+    np.random.random_sample: random_sample, np.random.random: random_sample,
+    np.random.ranf: random_sample, np.random.sample: random_sample, np.random.rand: rand,
+    np.random.standard_normal: standard_normal, np.random.randn: randn,
+    np.random.standard_exponential: standard_exponential,
+    np.random.uniform: uniform, np.random.normal: normal, np.random.exponential: exponential,
+    np.random.randint: randint, np.random.choice: choice, np.random.shuffle: shuffle,
+    np.random.permutation: permutation,
+}

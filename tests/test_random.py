@@ -1,0 +1,291 @@
+"""``numpy.random`` in kernels (in-process JIT) against NumPy's legacy generator.
+
+Seeded with ``np.random.seed(s)``, a kernel draws NumPy's own sequence for ``s``, so
+each kernel here is checked against itself run by NumPy: bit for bit (the draws are
+NumPy's C transcribed, and call the same C library ``log`` and ``sqrt``), with the same
+dtypes and shapes. Sizes cross the generator's 624-word refills; scalar draws in loops,
+the cached second normal, in-place shuffles and every ``choice`` form are exercised;
+parameter errors are NumPy's; equal draws are never merged by CSE, and an unused draw
+still advances the stream. Unseeded kernels draw fresh values on every call.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import pytest
+
+import aotc
+from aotc import f64
+from aotc.codegen import jit
+from aotc.errors import AotcError
+from aotc.frontend import trace_kernel
+from aotc.ir import Program
+from aotc.ops.random import random_draw_p
+from aotc.passes import optimize
+from aotc.types import parse_signature_string
+
+
+def arrays(n):
+    np.random.seed(42)
+    return (np.random.rand(n), np.random.randn(n), np.random.random_sample((n, 2)),
+            np.random.standard_exponential(n), np.random.randint(0, 10, n),
+            np.random.randint(-5, 2**40, n), np.random.randint(7, size=n),
+            np.random.randint(-3, 3, n, dtype=np.int32))
+
+
+def parameters(n, lo, hi):
+    np.random.seed(7)
+    return (np.random.uniform(lo, hi, n), np.random.normal(1.0, 3.0, (n, 3)),
+            np.random.exponential(2.5, n), np.random.random(n), np.random.sample(n),
+            np.random.ranf(n), np.random.standard_normal(n))
+
+
+def broadcast_parameters(loc, scale):
+    np.random.seed(3)
+    return np.random.normal(loc, scale), np.random.uniform(loc, loc + scale)
+
+
+def odd_normals(s):
+    """The cached second normal across calls and other draws: randn(3) leaves one."""
+    np.random.seed(s)
+    a = np.random.randn(3)
+    b = np.random.rand()
+    c = np.random.randn(2)
+    return a, b, c, np.random.standard_normal()
+
+
+def monte_carlo(n):
+    np.random.seed(1)
+    inside = 0
+    for _ in range(n):
+        x = np.random.random()
+        y = np.random.random()
+        if x * x + y * y < 1.0:
+            inside += 1
+    return 4.0 * inside / n
+
+
+def walk(n):
+    """Integer draws with a bound known only in the loop."""
+    np.random.seed(11)
+    out = np.zeros(n, dtype=np.int64)
+    for i in range(1, n):
+        out[i] = out[i - 1] + np.random.randint(-i, i + 1)
+    return out
+
+
+def shuffles(x, m, n):
+    np.random.seed(5)
+    np.random.shuffle(x)
+    np.random.shuffle(m)
+    return np.random.permutation(n), np.random.permutation(x)
+
+
+def choices(x, n):
+    np.random.seed(9)
+    return (np.random.choice(n, 20), np.random.choice(x, (4, 3)),
+            np.random.choice(x, 5, replace=False), np.random.choice(n, 3, replace=False),
+            np.random.choice(5, 30, p=np.array([0.1, 0.2, 0.3, 0.2, 0.2])),
+            np.random.choice(n), np.random.choice(x, p=np.full(x.shape[0], 1 / x.shape[0])))
+
+
+def unused_draw(n):
+    np.random.seed(2)
+    np.random.rand(n)  # never read: the stream still moves past it
+    return np.random.rand(n) + np.random.rand(n)  # two equal draws, not one
+
+
+def traced_seed(s, n):
+    np.random.seed(s)
+    return np.random.rand(n)
+
+
+def unseeded(n):
+    return np.random.rand(n)
+
+
+def bad_seed(s):
+    np.random.seed(s)
+    return np.random.rand()
+
+
+def bad_randint(lo, hi):
+    np.random.seed(0)
+    return np.random.randint(lo, hi)
+
+
+def bad_scale(s):
+    np.random.seed(0)
+    return np.random.normal(0.0, s)
+
+
+def bad_choice(n, k):
+    np.random.seed(0)
+    return np.random.choice(n, k, replace=False)
+
+
+def bad_weights(p):
+    np.random.seed(0)
+    return np.random.choice(p.shape[0], 4, p=p)
+
+
+KERNELS: dict[str, tuple[Any, str]] = {
+    "arrays": (arrays, "(f8[:], f8[:], f8[:, :], f8[:], i8[:], i8[:], i8[:], i4[:])(i8)"),
+    "parameters": (parameters, "(f8[:], f8[:, :], f8[:], f8[:], f8[:], f8[:], f8[:])"
+                               "(i8, f8, f8)"),
+    "broadcast_parameters": (broadcast_parameters, "(f8[:], f8[:])(f8[:], f8)"),
+    "odd_normals": (odd_normals, "(f8[:], f8, f8[:], f8)(i8)"),
+    "monte_carlo": (monte_carlo, "f8(i8)"),
+    "walk": (walk, "i8[:](i8)"),
+    "shuffles": (shuffles, "(i8[:], f8[:])(f8[:], f8[:, :], i8)"),
+    "choices": (choices, "(i8[:], f8[:, :], f8[:], i8[:], i8[:], i8, f8)(f8[:], i8)"),
+    "unused_draw": (unused_draw, "f8[:](i8)"),
+    "traced_seed": (traced_seed, "f8[:](i8, i8)"),
+    "unseeded": (unseeded, "f8[:](i8)"),
+    "bad_seed": (bad_seed, "f8(i8)"),
+    "bad_randint": (bad_randint, "i8(i8, i8)"),
+    "bad_scale": (bad_scale, "f8(f8)"),
+    "bad_choice": (bad_choice, "i8[:](i8, i8)"),
+    "bad_weights": (bad_weights, "i8[:](f8[:])"),
+}
+
+
+def _program(name: str) -> Program:
+    fn, signature = KERNELS[name]
+    return optimize(trace_kernel(fn, parse_signature_string(signature), name=name).program)
+
+
+@pytest.fixture(scope="module")
+def kernels() -> dict[str, jit.JitKernel]:
+    names = list(KERNELS)
+    library = jit.JitLibrary([_program(n) for n in names])
+    return dict(zip(names, library.kernels, strict=True))
+
+
+def _same(got: Any, want: Any) -> None:
+    """Equal values, dtypes and shapes (a tuple result element by element)."""
+    got = got if isinstance(got, (list, tuple)) else [got]
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        w = np.asarray(w)
+        w = w.astype(np.float64) if w.dtype == np.float64 else w
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.dtype, w.dtype, g.shape, w.shape)
+        np.testing.assert_array_equal(g, w, strict=True)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 623, 624, 625, 3000])
+def test_seeded_draws_are_numpys(kernels, n):
+    _same(kernels["arrays"](n), arrays(n))
+
+
+@pytest.mark.parametrize("lo, hi", [(0.0, 1.0), (-3.5, 2.0), (5.0, 5.0), (2.0, -1.0)])
+def test_distribution_parameters(kernels, lo, hi):
+    _same(kernels["parameters"](700, lo, hi), parameters(700, lo, hi))
+
+
+def test_array_parameters_draw_one_value_each(kernels):
+    loc = np.linspace(-2.0, 2.0, 9)
+    _same(kernels["broadcast_parameters"](loc, 0.5), broadcast_parameters(loc, 0.5))
+
+
+@pytest.mark.parametrize("s", [0, 1, 2**32 - 1])
+def test_the_second_normal_is_kept(kernels, s):
+    _same(kernels["odd_normals"](s), odd_normals(s))
+
+
+def test_scalar_draws_in_loops(kernels):
+    _same(kernels["monte_carlo"](20_000), monte_carlo(20_000))
+    _same(kernels["walk"](2000), walk(2000))
+
+
+def test_shuffles_and_permutations(kernels):
+    x, m = np.arange(10.0), np.arange(12.0).reshape(6, 2)
+    x_ref, m_ref = x.copy(), m.copy()
+    got = kernels["shuffles"](x[::-1], m, 12)  # through a reversed view
+    want = shuffles(x_ref[::-1], m_ref, 12)
+    _same(got, want)
+    _same([x, m], (x_ref, m_ref))
+    _same(kernels["shuffles"](np.zeros(1), np.zeros((0, 2)), 0),
+          shuffles(np.zeros(1), np.zeros((0, 2)), 0))
+
+
+def test_choices(kernels):
+    x = np.linspace(0.0, 1.0, 8)
+    _same(kernels["choices"](x, 11), choices(x, 11))
+
+
+def test_draws_are_not_merged_or_dropped(kernels):
+    program = _program("unused_draw")
+    assert sum(e.prim is random_draw_p for e in program.eqns) == 3
+    _same(kernels["unused_draw"](50), unused_draw(50))
+
+
+def test_seed_at_run_time(kernels):
+    for s in (0, 123, 2**31, 2**32 - 1):
+        _same(kernels["traced_seed"](s, 10), traced_seed(s, 10))
+
+
+def test_unseeded_kernels_draw_fresh_values(kernels):
+    """Each thread's generator starts from the OS's entropy (two fresh threads differ),
+    and a call goes on where the last one stopped."""
+    def first_draws() -> list[np.ndarray]:
+        return [kernels["unseeded"](1000)[0] for _ in range(2)]
+    with ThreadPoolExecutor(1) as one, ThreadPoolExecutor(1) as other:
+        (a, b), (c, _) = one.submit(first_draws).result(), other.submit(first_draws).result()
+    assert not np.array_equal(a, b) and not np.array_equal(a, c)
+    assert a.min() >= 0.0 and a.max() < 1.0
+    assert abs(a.mean() - 0.5) < 0.05  # 1000 uniforms: the mean's sd is 0.009
+
+
+def test_parameter_errors_are_numpys(kernels):
+    for s in (-1, 2**32):
+        with pytest.raises(ValueError, match=r"Seed must be between 0 and 2\*\*32 - 1"):
+            kernels["bad_seed"](s)
+    with pytest.raises(ValueError, match="low >= high"):
+        kernels["bad_randint"](3, 3)
+    with pytest.raises(ValueError, match="scale < 0"):
+        kernels["bad_scale"](-1.0)
+    with pytest.raises(ValueError, match="larger sample than population"):
+        kernels["bad_choice"](3, 4)
+    with pytest.raises(ValueError, match="do not sum to 1"):
+        kernels["bad_weights"](np.array([0.5, 0.6]))
+    with pytest.raises(ValueError, match="not non-negative"):
+        kernels["bad_weights"](np.array([1.5, -0.5]))
+    _same(kernels["bad_randint"](3, 4), bad_randint(3, 4))
+
+
+def _generator_method(x):
+    rng = np.random.default_rng(0)
+    return rng.random(x.shape[0])
+
+
+def _randint_int8(n):
+    return np.random.randint(0, 5, n, dtype=np.int8)
+
+
+@pytest.mark.parametrize("fn, message", [
+    (_generator_method, "Generator and RandomState objects are not compiled"),
+    (_randint_int8, "dtype=int8 is not supported")])
+def test_unsupported_forms_are_located_errors(fn, message):
+    signature = "f8[:](f8[:])" if fn is _generator_method else "i1[:](i8)"
+    with pytest.raises(AotcError, match=message) as info:
+        trace_kernel(fn, parse_signature_string(signature), name="k")
+    assert "test_random.py" in str(info.value)
+
+
+@aotc.export
+def weighted(x: f64[:]) -> f64:
+    np.random.seed(0)
+    return np.sum(x * np.random.rand(x.shape[0])) + np.random.randn()
+
+
+def test_draws_are_constants_to_a_gradient():
+    """The forward sweep draws once; the gradient is the drawn weights."""
+    gradient = aotc.grad(weighted)
+    program = optimize(trace_kernel(gradient, gradient.signatures()[0], name="g").program)
+    (kernel,) = jit.JitLibrary([program]).kernels
+    _same(kernel(np.ones(700)), np.random.RandomState(0).rand(700))
