@@ -10,7 +10,11 @@ For each compiled overload with symbol prefix ``P`` the object file defines::
         int64_t detail[4];
         int64_t (*parallel_for)(struct aotc_runtime *, aotc_body_fn body, void *ctx,
                                 int64_t chunks);
+        struct aotc_random *(*random)(struct aotc_runtime *);
     } aotc_runtime;
+    typedef struct aotc_random {  /* numpy.random's legacy state */
+        uint32_t key[624]; int32_t pos, has_gauss; double gauss; int64_t ready;
+    } aotc_random;
 
     int64_t P_shapes(void *const *argv, int64_t *out_dims, int64_t *info);
     int64_t P(void *const *argv, void *const *outv, int64_t *out_dims, void *scratch,
@@ -55,6 +59,13 @@ or :data:`INTERRUPTED` when its caller's ``rt->poll`` asked to stop (only the ca
 thread may poll). Chunks never write the same memory, and a reduction's partial results
 are combined in chunk order after the hook returns, so results do not depend on the
 threads. A body never calls the hook again (no nested parallelism) and never polls.
+
+A kernel calling ``numpy.random`` asks ``rt->random(rt)`` for the calling thread's
+generator state at its first draw of each call; the hook returns a seeded state
+(``ready`` nonzero; ``pos`` 624 makes the next draw regenerate the key). The wrapper's
+gives each thread its own, seeded from the OS, again in a forked child. Without ``rt``
+or the hook, a kernel draws from a state its object holds, seeded with MT19937's default
+5489 at the first draw (not thread-safe: one caller thread at a time).
 """
 
 from __future__ import annotations
