@@ -237,6 +237,8 @@ def benches() -> list[Bench]:
               table="loops", module="tour.loops"),
         Bench("convolve_valid", lambda s: (normal(_size(s, 20_000)), normal(31)), rtol=1e-9,
               table="loops", module="tour.loops"),
+        Bench("monte_carlo_pi", lambda s: (_size(s, 1_000_000), 7), table="loops",
+              module="tour.loops"),
     ]
 
 

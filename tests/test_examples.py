@@ -50,6 +50,7 @@ INPUTS: dict[str, list[tuple[Any, ...]]] = {
     "box_blur": [(IMG.astype(np.float32) / 7, 1), (IMG.astype(np.float32), 0),
                  (IMG.astype(np.float32), 3), (IMG.T.astype(np.float32), 2),
                  (IMG.astype(np.float32), -1)],  # out[-1, w]: IndexError, as in Python
+    "monte_carlo_pi": [(1000, 3), (1, 0), (10, -1)],  # seed -1: ValueError, as NumPy
     "convolve_valid": [(rng.random(20), rng.random(3)), (rng.random(3), rng.random(3)),
                        (rng.random(5), rng.random(1))],
 }

@@ -140,3 +140,16 @@ def convolve_valid(x: f64[:], k: f64[:]) -> f64[:]:
             acc += x[i + j] * k[j]
         out[i] = acc
     return out
+
+
+@aotc.export
+def monte_carlo_pi(n: i64, seed: i64) -> f64:
+    """π from ``n`` random points in the unit square: NumPy's stream for ``seed``."""
+    np.random.seed(seed)
+    inside = 0
+    for _ in range(n):
+        x = np.random.random()
+        y = np.random.random()
+        if x * x + y * y < 1.0:
+            inside += 1
+    return 4.0 * inside / n
