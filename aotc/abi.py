@@ -10,9 +10,9 @@ For each compiled overload with symbol prefix ``P`` the object file defines::
         int64_t detail[4];
         int64_t (*parallel_for)(struct aotc_runtime *, aotc_body_fn body, void *ctx,
                                 int64_t chunks);
-        struct aotc_random *(*random)(struct aotc_runtime *);
+        struct aotc_random *(*random)(struct aotc_runtime *, int64_t generator);
     } aotc_runtime;
-    typedef struct aotc_random {  /* numpy.random's legacy state */
+    typedef struct aotc_random {  /* an MT19937 state with its cached normal */
         uint32_t key[624]; int32_t pos, has_gauss; double gauss; int64_t ready;
     } aotc_random;
 
@@ -60,8 +60,9 @@ thread may poll). Chunks never write the same memory, and a reduction's partial 
 are combined in chunk order after the hook returns, so results do not depend on the
 threads. A body never calls the hook again (no nested parallelism) and never polls.
 
-A kernel calling ``numpy.random`` asks ``rt->random(rt)`` for the calling thread's
-generator state at its first draw of each call; the hook returns a seeded state
+A kernel calling ``numpy.random`` (Python's ``random``) asks ``rt->random(rt, 0)``
+(``rt->random(rt, 1)``) for the calling thread's generator state at its first draw of
+each call; the hook returns a seeded state
 (``ready`` nonzero; ``pos`` 624 makes the next draw regenerate the key). The wrapper's
 gives each thread its own, seeded from the OS, again in a forked child. Without ``rt``
 or the hook, a kernel draws from a state its object holds, seeded with MT19937's default

@@ -12,6 +12,7 @@ from .autograph.pyfuncs import PYFUNCS
 from .numpy_api.functions import CREATION, DATA_DEPENDENT, FUNCTIONS, UFUNCS
 from .numpy_api.methods import _METHODS, _PROPERTIES
 from .numpy_api.pymath import PYMATH
+from .numpy_api.pyrandom import PYRANDOM
 from .numpy_api.ufunc_methods import METHODS
 from .numpy_api.ufuncs import BINARY_OPERATORS
 from .ops.elementwise import NO_COMPLEX_KERNEL, PRIM_OF_UFUNC, UFUNC_OF
@@ -67,6 +68,8 @@ def markdown() -> str:
         "; `.real`/`.imag` are views (writes go through) |",
         f"| Python `math` on traced scalars | {_row([f'math.{f.__name__}' for f in PYMATH])} "
         "(constants such as `math.pi` are plain numbers) |",
+        f"| Python `random` (CPython's sequence; a generator apart from NumPy's) | "
+        f"{_row([f'random.{f.__name__}' for f in PYRANDOM])} |",
     ]
     if DATA_DEPENDENT:
         lines.append("| data-dependent shapes (build error with advice) | "

@@ -1,16 +1,19 @@
-"""``numpy.random`` in kernels (in-process JIT) against NumPy's legacy generator.
+"""``numpy.random`` and Python's ``random`` in kernels (in-process JIT) against NumPy's
+legacy generator and CPython's.
 
-Seeded with ``np.random.seed(s)``, a kernel draws NumPy's own sequence for ``s``, so
-each kernel here is checked against itself run by NumPy: bit for bit (the draws are
-NumPy's C transcribed, and call the same C library ``log`` and ``sqrt``), with the same
-dtypes and shapes. Sizes cross the generator's 624-word refills; scalar draws in loops,
-the cached second normal, in-place shuffles and every ``choice`` form are exercised;
-parameter errors are NumPy's; equal draws are never merged by CSE, and an unused draw
+Seeded with ``np.random.seed(s)`` (``random.seed(s)``), a kernel draws NumPy's (CPython's)
+own sequence for ``s``, so each kernel here is checked against itself run uncompiled:
+bit for bit (the draws are NumPy's C and CPython's code transcribed, and call the same
+C library ``log``, ``sqrt``, ``sin`` and ``cos``), with the same dtypes and shapes.
+Sizes cross the generator's 624-word refills; scalar draws in loops, the cached second
+normal, in-place shuffles and every ``choice`` form are exercised; parameter errors
+are NumPy's (CPython's); equal draws are never merged by CSE, and an unused draw
 still advances the stream. Unseeded kernels draw fresh values on every call.
 """
 
 from __future__ import annotations
 
+import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -92,6 +95,40 @@ def choices(x, n):
             np.random.choice(n), np.random.choice(x, p=np.full(x.shape[0], 1 / x.shape[0])))
 
 
+def python_draws(s, n):
+    random.seed(s)
+    out = np.zeros(n)
+    ints = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        out[i] = random.random() + random.gauss(1.0, 2.0) + random.uniform(-1, 3) \
+            + random.expovariate(2.0) + random.normalvariate(0.5, 1.5)
+        ints[i] = random.randint(-i, 3 * i) + random.randrange(1, 2**40 + i) \
+            + random.randrange(7) + random.randrange(10, -20, -3)
+    return out, ints
+
+
+def python_pi(n):
+    """Numba's five-minute guide's kernel, seeded."""
+    random.seed(n)
+    acc = 0
+    for _ in range(n):
+        x = random.random()
+        y = random.random()
+        if (x ** 2 + y ** 2) < 1.0:
+            acc += 1
+    return 4.0 * acc / n
+
+
+def python_shuffle(x):
+    random.seed(4)
+    random.shuffle(x)
+    return random.choice(x)
+
+
+def python_empty(a, b):
+    return random.randrange(a, b)
+
+
 def unused_draw(n):
     np.random.seed(2)
     np.random.rand(n)  # never read: the stream still moves past it
@@ -142,6 +179,10 @@ KERNELS: dict[str, tuple[Any, str]] = {
     "walk": (walk, "i8[:](i8)"),
     "shuffles": (shuffles, "(i8[:], f8[:])(f8[:], f8[:, :], i8)"),
     "choices": (choices, "(i8[:], f8[:, :], f8[:], i8[:], i8[:], i8, f8)(f8[:], i8)"),
+    "python_draws": (python_draws, "(f8[:], i8[:])(i8, i8)"),
+    "python_pi": (python_pi, "f8(i8)"),
+    "python_shuffle": (python_shuffle, "f8(f8[:])"),
+    "python_empty": (python_empty, "i8(i8, i8)"),
     "unused_draw": (unused_draw, "f8[:](i8)"),
     "traced_seed": (traced_seed, "f8[:](i8, i8)"),
     "unseeded": (unseeded, "f8[:](i8)"),
@@ -218,6 +259,23 @@ def test_choices(kernels):
     _same(kernels["choices"](x, 11), choices(x, 11))
 
 
+@pytest.mark.parametrize("s", [0, 1, 12345, 2**32 + 5, -7, 2**62])
+def test_python_random_is_cpythons(kernels, s):
+    """``init_by_array`` over one or two key words (negative seeds: their magnitude)."""
+    _same(kernels["python_draws"](s, 700), python_draws(s, 700))
+
+
+def test_python_random_loops_and_arrays(kernels):
+    _same(kernels["python_pi"](30_000), python_pi(30_000))
+    x, y = np.arange(20.0), np.arange(20.0)
+    _same(kernels["python_shuffle"](x[::-1]), python_shuffle(y[::-1]))
+    _same([x], (y,))
+    with pytest.raises(ValueError, match=r"^empty range for randrange\(\) \(5, 5, 0\)$"):
+        kernels["python_empty"](5, 5)
+    with pytest.raises(IndexError, match="Cannot choose from an empty sequence"):
+        kernels["python_shuffle"](np.zeros(0))
+
+
 def test_draws_are_not_merged_or_dropped(kernels):
     program = _program("unused_draw")
     assert sum(e.prim is random_draw_p for e in program.eqns) == 3
@@ -263,15 +321,29 @@ def _generator_method(x):
     return rng.random(x.shape[0])
 
 
-def _randint_int8(n):
-    return np.random.randint(0, 5, n, dtype=np.int8)
+def _randint_int8(x):
+    return np.random.randint(0, 5, x.shape[0], dtype=np.int8)
+
+
+def _beta(x):
+    return x + random.betavariate(2.0, 3.0)
+
+
+PY_STATE = random.Random(0)
+
+
+def _python_instance(x):
+    return x + PY_STATE.random()
 
 
 @pytest.mark.parametrize("fn, message", [
     (_generator_method, "Generator and RandomState objects are not compiled"),
-    (_randint_int8, "dtype=int8 is not supported")])
+    (_randint_int8, "dtype=int8 is not supported"),
+    (_beta, "random.betavariate is not compiled"),
+    (_python_instance, "random.random is not compiled")])
 def test_unsupported_forms_are_located_errors(fn, message):
-    signature = "f8[:](f8[:])" if fn is _generator_method else "i1[:](i8)"
+    """Refused where called, never run once at build time (a constant of the kernel)."""
+    signature = "f8[:](f8[:])" if fn is not _randint_int8 else "i1[:](f8[:])"
     with pytest.raises(AotcError, match=message) as info:
         trace_kernel(fn, parse_signature_string(signature), name="k")
     assert "test_random.py" in str(info.value)

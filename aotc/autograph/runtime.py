@@ -28,6 +28,8 @@ from ..numpy_api import CREATION
 from ..numpy_api.functions import array_ufunc
 from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
+from ..numpy_api.pyrandom import PYRANDOM, is_python_random
+from ..numpy_api.pyrandom import refuse as refuse_pyrandom
 from ..numpy_api.random import refuse as refuse_random
 from ..ops.index import raise_if_p
 from ..tracer import MESSAGE_VALUES, Tracer, as_tracer, current
@@ -279,9 +281,9 @@ converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 
 #: Functions the kernel may call under any name, and what runs instead while tracing:
 #: NumPy's creation functions (no array argument reaches ``__array_function__``),
-#: Python's builtins and the sequences loops and comprehensions walk.
+#: Python's builtins, the sequences loops and comprehensions walk, ``math`` and ``random``.
 TRACED: dict[Callable[..., Any], Callable[..., Any]] = {**CREATION, **BUILTINS, **SEQUENCES,
-                                                       **PYMATH}
+                                                       **PYMATH, **PYRANDOM}
 _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
@@ -340,6 +342,8 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         return _scalar_type(fn, args[0])
     if _is_random(fn):
         raise refuse_random(f"{getattr(fn, '__qualname__', fn)}")
+    if is_python_random(fn):  # it would run once, at build time: a constant
+        raise refuse_pyrandom(fn)
     if getattr(fn, "__module__", None) == "math" and traced(*args, *kwargs.values()):
         supported = sorted(f.__name__ for f in PYMATH)
         raise current().error(

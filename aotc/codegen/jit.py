@@ -46,7 +46,7 @@ _POLL = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
 _BODY = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _PARALLEL_FOR = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
                                  ctypes.c_void_p, ctypes.c_int64)
-_RANDOM = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+_RANDOM = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 
 
 class Runtime(ctypes.Structure):
@@ -57,23 +57,24 @@ class Runtime(ctypes.Structure):
 
 
 class _ThreadStates(threading.local):
-    """Each thread's ``aotc_random``, shared by every kernel of the process (as the
-    wrapper's is by a module's), seeded from the OS at its first use."""
+    """Each thread's ``aotc_random`` of each generator, shared by every kernel of the
+    process (as the wrapper's are by a module's), seeded from the OS at first use."""
 
-    state: Any = None
+    def __init__(self) -> None:
+        self.states: dict[int, Any] = {}
 
 
 _STATES = _ThreadStates()
 
 
-def _random_state(_rt: int) -> int:
-    if _STATES.state is None:
+def _random_state(_rt: int, generator: int) -> int:
+    if generator not in _STATES.states:
         state = ctypes.create_string_buffer(RANDOM_STATE_BYTES)
         ctypes.memmove(state, os.urandom(RANDOM_KEY_BYTES), RANDOM_KEY_BYTES)
         ctypes.c_int32.from_buffer(state, RANDOM_KEY_BYTES).value = RANDOM_KEY_BYTES // 4
         ctypes.c_int64.from_buffer(state, RANDOM_STATE_BYTES - 8).value = 1
-        _STATES.state = state
-    return ctypes.addressof(_STATES.state)
+        _STATES.states[generator] = state
+    return ctypes.addressof(_STATES.states[generator])
 
 
 _RANDOM_HOOK = _RANDOM(_random_state)

@@ -46,10 +46,12 @@ def _size(size: Any) -> tuple[DimExpr, ...]:
     return () if size is None else _shape(size)
 
 
-def draw(distribution: str, shape: tuple[DimExpr, ...], *inputs: Any) -> Tracer:
+def draw(distribution: str, shape: tuple[DimExpr, ...], *inputs: Any,
+         generator: str = "numpy") -> Tracer:
     """``shape`` draws of ``distribution`` (see :mod:`aotc.ops.random`), in C order."""
     atoms = [lax.convert(as_tracer(x, I64), I64).atom for x in inputs]
-    return lax.bind1(random_draw_p, *atoms, distribution=distribution, shape=tuple(shape))
+    return lax.bind1(random_draw_p, *atoms, generator=generator, distribution=distribution,
+                     shape=tuple(shape))
 
 
 def _floats(*params: Any) -> list[Tracer]:
@@ -74,7 +76,7 @@ def seed(seed: Any = None) -> None:
                               hint="an integer from 0 to 2**32 - 1")
     s = lax.convert(s, I64)
     _raise_if((s < 0) | (s > 2**32 - 1), "ValueError", "Seed must be between 0 and 2**32 - 1")
-    lax.bind(random_seed_p, s.atom)
+    lax.bind(random_seed_p, s.atom, generator="numpy")
 
 
 def random_sample(size: Any = None) -> Tracer:

@@ -1,25 +1,31 @@
-"""Random numbers: the ``numpy.random`` module's global generator, as Numba compiles it.
+"""Random numbers: the global generators of ``numpy.random`` and of Python's ``random``.
 
-NumPy's legacy ``RandomState`` is a Mersenne Twister (MT19937) with a cached second
-normal; the kernel keeps one such state per calling thread (see :mod:`aotc.abi`), and
-these primitives read and advance it, so a kernel seeded with ``np.random.seed(s)``
-draws NumPy's own sequence for ``s``:
+Both are Mersenne Twisters (MT19937) with a cached second normal, as Numba compiles
+them; the kernel keeps one state of each ``generator`` (``numpy``, ``python``) per
+calling thread (see :mod:`aotc.abi`), and these primitives read and advance it, so a
+kernel seeded with ``np.random.seed(s)`` (``random.seed(s)``) draws NumPy's (CPython's)
+own sequence for ``s``:
 
-- ``random_seed s``: ``np.random.seed(s)`` for ``0 <= s < 2**32`` (MT19937's
-  ``init_genrand``; tracing checks the range);
-- ``random_draw[distribution, shape]``: an array of ``shape`` (rank 0: one value) of
-  independent draws, in C order, each as NumPy draws it:
+- ``random_seed[generator] s``: NumPy's ``seed(s)`` for ``0 <= s < 2**32`` (MT19937's
+  ``init_genrand``; tracing checks the range), or CPython's ``seed(s)`` (``init_by_array``
+  over the 32-bit words of ``abs(s)``);
+- ``random_draw[generator, distribution, shape]``: an array of ``shape`` (rank 0: one
+  value) of independent draws, in C order, each as NumPy or CPython draws it:
 
   ============== ======= =====================================================
-  ``double``     f64     ``random_sample``: 53 random bits over ``2**53``
+  ``double``     f64     ``random_sample``, ``random()``: 53 bits over ``2**53``
   ``gauss``      f64     ``standard_normal``: the polar method, second value kept
   ``exponential`` f64    ``standard_exponential``: ``-log(1 - double)``
   ``interval``   i64     ``rng`` (an i64 input read as unsigned): uniform on
                          ``[0, rng]`` by masked rejection (``randint``, ``shuffle``)
+  ``below``      i64     ``n > 0``: CPython's ``_randbelow``, ``getrandbits`` of
+                         ``n``'s bit length until one is below ``n``
+  ``pygauss``    f64     CPython's ``gauss(0, 1)``: Box-Muller, second value kept
   ============== ======= =====================================================
 
 Everything else (``uniform``, ``normal``, ``randint``, ``choice``, ``shuffle``...) is a
-decomposition over these two in :mod:`aotc.numpy_api.random`.
+decomposition over these two in :mod:`aotc.numpy_api.random` and
+:mod:`aotc.numpy_api.pyrandom`.
 
 Both are ``STATEFUL``: two equal draws are two draws (CSE keeps both), an unused one
 still advances the stream (DCE keeps it) and their order is the program's. The NumPy
@@ -28,6 +34,8 @@ reference (:data:`impl_rules`) draws from one ``RandomState`` of this module.
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,19 +49,24 @@ random_draw_p = primitive("random_draw", EFFECT, STATEFUL)
 F64, I64 = np.dtype(np.float64), np.dtype(np.int64)
 #: distribution -> (result dtype, number of scalar inputs).
 DISTRIBUTIONS: dict[str, tuple[np.dtype, int]] = {
-    "double": (F64, 0), "gauss": (F64, 0), "exponential": (F64, 0), "interval": (I64, 1)}
-#: The reference interpreter's generator (seeded by ``random_seed``, as the kernel's is).
+    "double": (F64, 0), "gauss": (F64, 0), "exponential": (F64, 0), "interval": (I64, 1),
+    "below": (I64, 1), "pygauss": (F64, 0)}
+#: The generators, in the order of the runtime's states.
+GENERATORS = ("numpy", "python")
+#: The reference interpreter's generators (seeded by ``random_seed``, as the kernel's).
 REFERENCE = np.random.RandomState()
+PY_REFERENCE = random.Random()
 
 
-def _seed_type(seed: Any) -> tuple[Any, ...]:
-    if seed.ndim or seed.dtype != I64:
-        raise ValueError("random_seed: the seed is an i64 scalar")
+def _seed_type(seed: Any, *, generator: str) -> tuple[Any, ...]:
+    if seed.ndim or seed.dtype != I64 or generator not in GENERATORS:
+        raise ValueError("random_seed: the seed is an i64 scalar, of numpy or python")
     return ()
 
 
-def _draw_type(*inputs: Any, distribution: str, shape: tuple[Any, ...]) -> tuple[Any, ...]:
-    if distribution not in DISTRIBUTIONS:
+def _draw_type(*inputs: Any, generator: str, distribution: str, shape: tuple[Any, ...]
+               ) -> tuple[Any, ...]:
+    if distribution not in DISTRIBUTIONS or generator not in GENERATORS:
         raise ValueError(f"random_draw: unknown distribution {distribution!r}")
     dtype, arity = DISTRIBUTIONS[distribution]
     if len(inputs) != arity or any(x.ndim or x.dtype != I64 for x in inputs):
@@ -61,14 +74,25 @@ def _draw_type(*inputs: Any, distribution: str, shape: tuple[Any, ...]) -> tuple
     return (AType(dtype, tuple(shape)),)
 
 
-def _seed_impl(seed: np.ndarray) -> tuple[np.ndarray, ...]:
-    REFERENCE.seed(int(seed))
+def _seed_impl(seed: np.ndarray, *, generator: str) -> tuple[np.ndarray, ...]:
+    (REFERENCE if generator == "numpy" else PY_REFERENCE).seed(int(seed))
     return ()
 
 
-def _draw_impl(*inputs: np.ndarray, distribution: str, shape: tuple[int, ...]
-               ) -> tuple[np.ndarray, ...]:
+#: CPython's draws, one value each.
+_PYTHON: dict[str, Callable[..., Any]] = {
+    "double": lambda: PY_REFERENCE.random(), "exponential": lambda: PY_REFERENCE.expovariate(1.0),
+    "below": lambda n: PY_REFERENCE.randrange(n), "pygauss": lambda: PY_REFERENCE.gauss()}
+
+
+def _draw_impl(*inputs: np.ndarray, generator: str, distribution: str,
+               shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
     size = tuple(int(d) for d in shape)
+    dtype = DISTRIBUTIONS[distribution][0]
+    if generator == "python":
+        values = [_PYTHON[distribution](*(int(x) for x in inputs))
+                  for _ in range(int(np.prod(size)))]
+        return (np.array(values, dtype).reshape(size),)
     if distribution == "interval":
         rng = int(inputs[0]) % 2**64
         drawn = REFERENCE.randint(0, rng + 1, size, dtype=np.uint64) if rng else \

@@ -169,10 +169,15 @@ def _random(dtype: np.dtype) -> Program:  # these take no dtype of their own
     pb = ProgramBuilder()
     pb.array(dtype, "n")
     k = pb.scalar("i8")
-    pb.apply("random_seed", k)
-    draws = [pb.apply("random_draw", *([k] if d == "interval" else []), distribution=d,
-                      shape=shape)
-             for d in ("double", "gauss", "exponential", "interval") for shape in ((N,), ())]
+    pb.apply("random_seed", k, generator="numpy")
+    pb.apply("random_seed", k, generator="python")
+    draws = [pb.apply("random_draw", *([k] if d in ("interval", "below") else []),
+                      generator=g, distribution=d, shape=shape)
+             for g, d in [("numpy", "double"), ("numpy", "gauss"), ("numpy", "exponential"),
+                          ("numpy", "interval"), ("python", "double"),
+                          ("python", "exponential"), ("python", "below"),
+                          ("python", "pygauss")]
+             for shape in ((N,), ())]
     return pb.build(*draws)
 
 

@@ -1,0 +1,164 @@
+"""Python's ``random`` module in kernels, drawing CPython's sequence.
+
+Numba compiles ``random.random()`` and friends with a generator apart from NumPy's; so
+does aotc (:mod:`aotc.ops.random`'s ``python`` generator): each calling thread has one,
+seeded from the OS, and ``random.seed(s)`` in a kernel makes it draw what CPython's
+``random.seed(s)`` then draws. The functions are CPython's own code (``Lib/random.py``)
+over the primitives' ``double``, ``below`` (``_randbelow``), ``pygauss`` and
+``exponential`` draws, with CPython's errors. Before this table existed these calls ran
+once at build time, and their values were constants of the kernel.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..ops.index import raise_if_p
+from ..ops.random import random_seed_p
+from ..tracer import Tracer, as_tracer, current
+from .indexing import getitem
+from .random import F64, I64, draw
+from .writes import write
+
+#: ``normalvariate``'s constant, as CPython computes it.
+NV_MAGICCONST = 4 * math.exp(-0.5) / math.sqrt(2.0)
+
+
+def _python(distribution: str, *inputs: Any) -> Tracer:
+    return draw(distribution, (), *inputs, generator="python")
+
+
+def _int(value: Any, what: str) -> Tracer:
+    v = as_tracer(value)
+    if v.ndim or v.dtype.kind not in "iub":
+        raise current().error(f"random.{what}: an integer is needed here",
+                              hint="pass an integer scalar")
+    return lax.convert(v, I64)
+
+
+def _float(value: Any) -> Tracer:
+    return lax.convert(as_tracer(value), F64)
+
+
+def seed(a: Any = None, version: int = 2) -> None:
+    if a is None or version != 2:
+        raise current().error("random.seed() in a kernel takes one integer",
+                              hint="pass an integer, or call no seed: each thread's "
+                              "generator starts from fresh OS entropy")
+    lax.bind(random_seed_p, _int(a, "seed").atom, generator="python")
+
+
+def random_() -> Tracer:
+    return _python("double")
+
+
+def uniform(a: Any, b: Any) -> Tracer:
+    lo, hi = _float(a), _float(b)
+    return lo + (hi - lo) * _python("double")
+
+
+def randrange(start: Any, stop: Any = None, step: Any = 1) -> Tracer:
+    if not isinstance(step, int):
+        raise current().error("random.randrange: the step must be known at build time")
+    if stop is None:
+        n = _int(start, "randrange")
+        lax.bind(raise_if_p, (n <= 0).atom, error="ValueError",
+                 message="empty range for randrange()")
+        return _python("below", n)
+    first, last = _int(start, "randrange"), _int(stop, "randrange")
+    width = last - first
+    if step == 1:
+        lax.bind(raise_if_p, (width <= 0).atom, first.atom, last.atom, width.atom,
+                 error="ValueError", message="empty range for randrange() ({lhs}, {rhs}, {v2})")
+        return first + _python("below", width)
+    if step == 0:
+        raise current().error("zero step for randrange()")
+    n = (width + step - 1) // step if step > 0 else (width + step + 1) // step
+    lax.bind(raise_if_p, (n <= 0).atom, error="ValueError",
+             message="empty range for randrange()")
+    return first + step * _python("below", n)
+
+
+def randint(a: Any, b: Any) -> Tracer:
+    return randrange(a, _int(b, "randint") + 1)
+
+
+def gauss(mu: Any = 0.0, sigma: Any = 1.0) -> Tracer:
+    return _float(mu) + _python("pygauss") * _float(sigma)
+
+
+def normalvariate(mu: Any = 0.0, sigma: Any = 1.0) -> Tracer:
+    """Kinderman and Monahan's ratio method, as CPython draws it."""
+    def body(state: tuple[Any, Any]) -> tuple[Any, Any]:
+        u1 = _python("double")
+        u2 = 1.0 - _python("double")
+        z = NV_MAGICCONST * (u1 - 0.5) / u2
+        return z, z * z / 4.0 <= -np.log(u2)
+
+    z, _ = lax.while_loop(lambda state: ~state[1], body,
+                          (as_tracer(0.0, F64), as_tracer(False, np.dtype(bool))))
+    return _float(mu) + z * _float(sigma)
+
+
+def expovariate(lambd: Any = 1.0) -> Tracer:
+    return _python("exponential") / _float(lambd)
+
+
+def _sequence(seq: Any, what: str) -> Tracer:
+    if not isinstance(seq, Tracer) or seq.ndim != 1:
+        raise current().error(f"random.{what} takes a 1-d array in a kernel",
+                              hint=f"np.random.{what} takes arrays of any rank")
+    return seq
+
+
+def choice(seq: Any) -> Tracer:
+    items = _sequence(seq, "choice")
+    n = lax.dim_value(items.aval.shape[0])
+    lax.bind(raise_if_p, (n <= 0).atom, error="IndexError",
+             message="Cannot choose from an empty sequence")
+    return getitem(items, _python("below", np.maximum(n, 1)))
+
+
+def shuffle(x: Any) -> None:
+    """CPython's Fisher-Yates: ``x[i]`` with ``x[randbelow(i + 1)]``, ``i`` from the end."""
+    items = _sequence(x, "shuffle")
+    n = lax.dim_value(items.aval.shape[0])
+
+    def swap(k: Tracer, carry: Any) -> Any:
+        i = n - 1 - k
+        j = _python("below", i + 1)
+        at_i, at_j = getitem(items, i), getitem(items, j)
+        write(items, i, at_j)
+        write(items, j, at_i)
+        return carry
+
+    lax.fori_loop(0, np.maximum(n - 1, 0), swap, 0)
+
+
+#: The module's functions a kernel may call (bound methods of its hidden instance).
+PYRANDOM: dict[Callable[..., Any], Callable[..., Any]] = {
+    random.seed: seed, random.random: random_, random.uniform: uniform,
+    random.randrange: randrange, random.randint: randint, random.gauss: gauss,
+    random.normalvariate: normalvariate, random.expovariate: expovariate,
+    random.choice: choice, random.shuffle: shuffle,
+}
+
+
+def is_python_random(fn: Any) -> bool:
+    """A function of Python's ``random`` (module level or a ``Random``'s method)."""
+    return getattr(fn, "__module__", None) == "random" or \
+        isinstance(getattr(fn, "__self__", None), random.Random)
+
+
+def refuse(fn: Any) -> Any:
+    supported = ", ".join(sorted(f"random.{f.__name__}" for f in PYRANDOM))
+    return current().error(
+        f"random.{getattr(fn, '__name__', fn)} is not compiled (and a random.Random "
+        "object's methods are not)", hint=f"aotc compiles {supported}, and numpy.random's "
+        "module functions")
