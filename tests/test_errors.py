@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -528,3 +529,21 @@ def test_functions_needing_general_eigenvalues_are_located_errors():
     for fn in (np.roots, np.poly, np.linalg.eigvals):
         with pytest.raises(TraceError, match="eigenvalues of a general"):
             trace_kernel(lambda p, fn=fn: fn(p), parse_signature_string("(f8[:, :])"), name="k")
+
+
+def test_clocks_and_entropy_are_located_errors():
+    """time.time() and friends would run once, while the kernel is built: refused, not
+    made constants."""
+    import time
+
+    def clock(x: f64[:]):
+        return x + time.time()
+
+    def entropy(x: f64[:]):
+        return x + os.urandom(1)[0]
+
+    for fn in (clock, entropy):
+        with pytest.raises(TraceError) as info:
+            _trace(fn)
+        assert "would run once, while the kernel is built" in str(info.value)
+        assert f"test_errors.py:{_line_of(fn, 'return')}" in str(info.value)

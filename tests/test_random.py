@@ -361,3 +361,11 @@ def test_draws_are_constants_to_a_gradient():
     program = optimize(trace_kernel(gradient, gradient.signatures()[0], name="g").program)
     (kernel,) = jit.JitLibrary([program]).kernels
     _same(kernel(np.ones(700)), np.random.RandomState(0).rand(700))
+
+
+def test_vmap_refuses_draws():
+    """Copied unbatched, the lanes would share one draw; batched, each would need its
+    own: refused, with the way out."""
+    with pytest.raises(AotcError, match="random draws are not batched"):
+        batched = aotc.vmap(weighted)
+        trace_kernel(batched, batched.signatures()[0], name="v")

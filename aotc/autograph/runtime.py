@@ -12,6 +12,7 @@ evaluate is not evaluated at run time either), or a runtime error (``raise``,
 from __future__ import annotations
 
 import builtins
+import datetime
 import operator
 import os
 import sysconfig
@@ -305,6 +306,22 @@ def _is_random(fn: Any) -> bool:
         owner, (np.random.RandomState, np.random.Generator, np.random.BitGenerator))
 
 
+#: Modules whose functions answer differently on every call (clocks, entropy).
+_WORLD_MODULES = frozenset({"time", "secrets", "uuid"})
+_WORLD_FUNCTIONS = frozenset({os.urandom, os.getpid, datetime.datetime.now,
+                              datetime.datetime.utcnow, datetime.date.today})
+
+
+def _reads_the_world(fn: Any) -> bool:
+    """A clock or an entropy source: calling it at build time makes a constant."""
+    try:
+        if fn in _WORLD_FUNCTIONS:
+            return True
+    except TypeError:
+        return False
+    return getattr(fn, "__module__", None) in _WORLD_MODULES
+
+
 def _is_user_code(fn: types.FunctionType) -> bool:
     """A Python function of the user's (not the standard library's or an installed
     package's): converted like the kernel when it is called."""
@@ -344,6 +361,11 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         raise refuse_random(f"{getattr(fn, '__qualname__', fn)}")
     if is_python_random(fn):  # it would run once, at build time: a constant
         raise refuse_pyrandom(fn)
+    if _reads_the_world(fn):
+        raise current().error(
+            f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', fn)} would run once, "
+            "while the kernel is built: its value would be a constant of the kernel",
+            hint="pass the value in as an argument")
     if getattr(fn, "__module__", None) == "math" and traced(*args, *kwargs.values()):
         supported = sorted(f.__name__ for f in PYMATH)
         raise current().error(

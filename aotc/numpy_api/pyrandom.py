@@ -19,11 +19,10 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..ops.index import raise_if_p
 from ..ops.random import random_seed_p
 from ..tracer import Tracer, as_tracer, current
 from .indexing import getitem
-from .random import F64, I64, draw
+from .random import F64, draw, integer_scalar, raise_if
 from .writes import write
 
 #: ``normalvariate``'s constant, as CPython computes it.
@@ -32,14 +31,6 @@ NV_MAGICCONST = 4 * math.exp(-0.5) / math.sqrt(2.0)
 
 def _python(distribution: str, *inputs: Any) -> Tracer:
     return draw(distribution, (), *inputs, generator="python")
-
-
-def _int(value: Any, what: str) -> Tracer:
-    v = as_tracer(value)
-    if v.ndim or v.dtype.kind not in "iub":
-        raise current().error(f"random.{what}: an integer is needed here",
-                              hint="pass an integer scalar")
-    return lax.convert(v, I64)
 
 
 def _float(value: Any) -> Tracer:
@@ -51,7 +42,7 @@ def seed(a: Any = None, version: int = 2) -> None:
         raise current().error("random.seed() in a kernel takes one integer",
                               hint="pass an integer, or call no seed: each thread's "
                               "generator starts from fresh OS entropy")
-    lax.bind(random_seed_p, _int(a, "seed").atom, generator="python")
+    lax.bind(random_seed_p, integer_scalar(a, "random.seed's seed").atom, generator="python")
 
 
 def random_() -> Tracer:
@@ -67,26 +58,25 @@ def randrange(start: Any, stop: Any = None, step: Any = 1) -> Tracer:
     if not isinstance(step, int):
         raise current().error("random.randrange: the step must be known at build time")
     if stop is None:
-        n = _int(start, "randrange")
-        lax.bind(raise_if_p, (n <= 0).atom, error="ValueError",
-                 message="empty range for randrange()")
+        n = integer_scalar(start, "random.randrange's stop")
+        raise_if(n <= 0, "ValueError", "empty range for randrange()")
         return _python("below", n)
-    first, last = _int(start, "randrange"), _int(stop, "randrange")
+    first = integer_scalar(start, "random.randrange's start")
+    last = integer_scalar(stop, "random.randrange's stop")
     width = last - first
     if step == 1:
-        lax.bind(raise_if_p, (width <= 0).atom, first.atom, last.atom, width.atom,
-                 error="ValueError", message="empty range for randrange() ({lhs}, {rhs}, {v2})")
+        raise_if(width <= 0, "ValueError", "empty range for randrange() ({lhs}, {rhs}, {v2})",
+                 first, last, width)
         return first + _python("below", width)
     if step == 0:
         raise current().error("zero step for randrange()")
     n = (width + step - 1) // step if step > 0 else (width + step + 1) // step
-    lax.bind(raise_if_p, (n <= 0).atom, error="ValueError",
-             message="empty range for randrange()")
+    raise_if(n <= 0, "ValueError", "empty range for randrange()")
     return first + step * _python("below", n)
 
 
 def randint(a: Any, b: Any) -> Tracer:
-    return randrange(a, _int(b, "randint") + 1)
+    return randrange(a, integer_scalar(b, "random.randint's b") + 1)
 
 
 def gauss(mu: Any = 0.0, sigma: Any = 1.0) -> Tracer:
@@ -120,8 +110,7 @@ def _sequence(seq: Any, what: str) -> Tracer:
 def choice(seq: Any) -> Tracer:
     items = _sequence(seq, "choice")
     n = lax.dim_value(items.aval.shape[0])
-    lax.bind(raise_if_p, (n <= 0).atom, error="IndexError",
-             message="Cannot choose from an empty sequence")
+    raise_if(n <= 0, "IndexError", "Cannot choose from an empty sequence")
     return getitem(items, _python("below", np.maximum(n, 1)))
 
 

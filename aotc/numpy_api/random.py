@@ -38,8 +38,10 @@ F64, I64 = np.dtype(np.float64), np.dtype(np.int64)
 RANDINT_DTYPES = tuple(np.dtype(c) for c in ("i8", "i4", "u8", "u4"))
 
 
-def _raise_if(condition: Any, error: str, message: str) -> None:
-    lax.bind(raise_if_p, as_tracer(condition).atom, error=error, message=message)
+def raise_if(condition: Any, error: str, message: str, *details: Tracer) -> None:
+    """Raise ``error(message)`` when ``condition`` holds (``details``: its values)."""
+    lax.bind(raise_if_p, as_tracer(condition).atom, *(d.atom for d in details), error=error,
+             message=message)
 
 
 def _size(size: Any) -> tuple[DimExpr, ...]:
@@ -70,12 +72,8 @@ def seed(seed: Any = None) -> None:
         raise current().error("np.random.seed() without a seed is not supported in kernels",
                               hint="pass an integer from 0 to 2**32 - 1, or call no seed: "
                               "each thread's generator starts from fresh OS entropy")
-    s = as_tracer(seed)
-    if s.ndim or s.dtype.kind not in "iub":
-        raise current().error("np.random.seed in a kernel takes one integer",
-                              hint="an integer from 0 to 2**32 - 1")
-    s = lax.convert(s, I64)
-    _raise_if((s < 0) | (s > 2**32 - 1), "ValueError", "Seed must be between 0 and 2**32 - 1")
+    s = integer_scalar(seed, "np.random.seed's seed")
+    raise_if((s < 0) | (s > 2**32 - 1), "ValueError", "Seed must be between 0 and 2**32 - 1")
     lax.bind(random_seed_p, s.atom, generator="numpy")
 
 
@@ -102,27 +100,28 @@ def standard_exponential(size: Any = None) -> Tracer:
 def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Tracer:
     lo, hi = _floats(low, high)
     span = hi - lo
-    _raise_if(~np.isfinite(span), "OverflowError", "Range exceeds valid bounds")
+    raise_if(~np.isfinite(span), "OverflowError", "Range exceeds valid bounds")
     return lo + span * draw("double", _shape_of(size, [lo, hi]))
 
 
 def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Tracer:
     mean, spread = _floats(loc, scale)
-    _raise_if(spread < 0, "ValueError", "scale < 0")
+    raise_if(spread < 0, "ValueError", "scale < 0")
     return mean + spread * draw("gauss", _shape_of(size, [mean, spread]))
 
 
 def exponential(scale: Any = 1.0, size: Any = None) -> Tracer:
     (spread,) = _floats(scale)
-    _raise_if(spread < 0, "ValueError", "scale < 0")
+    raise_if(spread < 0, "ValueError", "scale < 0")
     return spread * draw("exponential", _shape_of(size, [spread]))
 
 
-def _integer(value: Any, what: str) -> Tracer:
+def integer_scalar(value: Any, what: str) -> Tracer:
+    """``value`` as an i64 scalar, or a build error naming ``what`` it is."""
     v = as_tracer(value)
     if v.ndim or v.dtype.kind not in "iub":
-        raise current().error(f"np.random.randint: {what} must be an integer scalar here",
-                              hint="draw each bound separately, or pass a scalar")
+        raise current().error(f"{what} must be an integer scalar here",
+                              hint="pass an integer scalar (draw each one separately)")
     return lax.convert(v, I64)
 
 
@@ -133,11 +132,12 @@ def randint(low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> T
         raise current().error(f"np.random.randint with dtype={kind} is not supported in "
                               "kernels", hint="use int64 or int32 (and convert the result)")
     if high is None:
-        lo, hi = as_tracer(0, I64), _integer(low, "high")
-        _raise_if(hi <= 0, "ValueError", "high <= 0")
+        lo, hi = as_tracer(0, I64), integer_scalar(low, "np.random.randint's high")
+        raise_if(hi <= 0, "ValueError", "high <= 0")
     else:
-        lo, hi = _integer(low, "low"), _integer(high, "high")
-        _raise_if(lo >= hi, "ValueError", "low >= high")
+        lo, hi = integer_scalar(low, "np.random.randint's low"), \
+            integer_scalar(high, "np.random.randint's high")
+        raise_if(lo >= hi, "ValueError", "low >= high")
     values = lo + draw("interval", _size(size), hi - 1 - lo)
     return lax.convert(values, kind)
 
@@ -164,7 +164,7 @@ def permutation(x: Any) -> Tracer:
     if isinstance(x, Tracer) and x.ndim:
         out = lax.fresh(x)
     else:
-        out = arange(_integer(x, "n"))
+        out = arange(integer_scalar(x, "np.random.permutation's n"))
     shuffle(out)
     return out
 
@@ -176,12 +176,12 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any
     if items is not None and items.ndim != 1:
         raise current().error("np.random.choice: a must be 1-dimensional")
     population = lax.dim_value(items.aval.shape[0]) if items is not None else \
-        _integer(a, "a")
+        integer_scalar(a, "np.random.choice's a")
     shape = _size(size)
     count: Any = 1
     for d in shape:
         count = count * lax.dim_value(d)
-    _raise_if((population <= 0) & (count != 0), "ValueError",
+    raise_if((population <= 0) & (count != 0), "ValueError",
               "a must be greater than 0 unless no samples are taken")
     if not isinstance(replace, bool):
         raise current().error("np.random.choice: replace must be known at build time")
@@ -190,8 +190,8 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any
             raise current().error("np.random.choice with p and replace=False is not "
                                   "supported in kernels", hint="draw with replace=True")
         (weights,) = _floats(p)
-        _raise_if(weights < 0, "ValueError", "probabilities are not non-negative")
-        _raise_if(np.abs(np.sum(weights) - 1.0) > np.sqrt(np.finfo(np.float64).eps),
+        raise_if(weights < 0, "ValueError", "probabilities are not non-negative")
+        raise_if(np.abs(np.sum(weights) - 1.0) > np.sqrt(np.finfo(np.float64).eps),
                   "ValueError", "probabilities do not sum to 1")
         cdf: Any = np.cumsum(weights)
         cdf = cdf / cdf[-1]
@@ -199,7 +199,7 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any
     elif replace:
         index = draw("interval", shape, population - 1)  # randint(0, population, size)
     else:
-        _raise_if(count > population, "ValueError",
+        raise_if(count > population, "ValueError",
                   "Cannot take a larger sample than population when 'replace=False'")
         head = lax.refine_shape(permutation(population)[:count], (size_of(shape),))
         index = lax.reshape(head, shape) if shape else head[0]

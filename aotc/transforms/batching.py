@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..avals import AType
-from ..ir import Atom, Lit, Program, Var
+from ..ir import Atom, Lit, Program, Var, is_stateful
 from ..ops.core import Primitive
 from ..ops.shape import broadcast_in_dim_p, transpose_p
 from ..shapes import DimExpr
@@ -35,6 +35,11 @@ NO_RULE_HINTS = {
                 "its own size); " + _HINT,
     "compress": "boolean-mask indexing gives each lane its own length; use np.where(mask, "
                 "x, 0) and a reduction instead",
+    # Never copied unbatched either: the lanes would share the draws a loop over them
+    # would draw one by one.
+    **dict.fromkeys(("random_seed", "random_draw"),
+                    "random draws are not batched (the lanes would share them); draw the "
+                    "numbers outside and pass them in with a batch axis"),
 }
 
 
@@ -95,7 +100,7 @@ def batch_eqns(program: Program, args: Sequence[Atom], batched: Sequence[bool],
         # keep the last user line seen: that is what an error should point at.
         if eqn.loc is not None and not eqn.loc.file.startswith("<"):
             ctx.em.loc = eqn.loc
-        if not any(flags):
+        if not any(flags) and not is_stateful(eqn):
             outs: Sequence[Atom] = ctx.em.copy(eqn, tuple(atoms))
             out_flags = [False] * len(outs)
         else:
