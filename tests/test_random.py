@@ -51,6 +51,11 @@ def broadcast_parameters(loc, scale):
     return np.random.normal(loc, scale), np.random.uniform(loc, loc + scale)
 
 
+def poissons(lam, n):
+    np.random.seed(3)
+    return np.random.poisson(lam, n), np.random.poisson(lam)
+
+
 def odd_normals(s):
     """The cached second normal across calls and other draws: randn(3) leaves one."""
     np.random.seed(s)
@@ -174,6 +179,7 @@ KERNELS: dict[str, tuple[Any, str]] = {
     "parameters": (parameters, "(f8[:], f8[:, :], f8[:], f8[:], f8[:], f8[:], f8[:])"
                                "(i8, f8, f8)"),
     "broadcast_parameters": (broadcast_parameters, "(f8[:], f8[:])(f8[:], f8)"),
+    "poissons": (poissons, "(i8[:], i8)(f8, i8)"),
     "odd_normals": (odd_normals, "(f8[:], f8, f8[:], f8)(i8)"),
     "monte_carlo": (monte_carlo, "f8(i8)"),
     "walk": (walk, "i8[:](i8)"),
@@ -231,6 +237,19 @@ def test_distribution_parameters(kernels, lo, hi):
 def test_array_parameters_draw_one_value_each(kernels):
     loc = np.linspace(-2.0, 2.0, 9)
     _same(kernels["broadcast_parameters"](loc, 0.5), broadcast_parameters(loc, 0.5))
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5, 3.0, 9.99, 10.0, 12.5, 50.0, 1e4, 1e9])
+def test_poisson_both_methods(kernels, lam):
+    """Products of uniforms below 10, PTRS (with loggam's small-k branch) from 10."""
+    _same(kernels["poissons"](lam, 3000), poissons(lam, 3000))
+
+
+def test_poisson_checks_lam(kernels):
+    with pytest.raises(ValueError, match="lam < 0"):
+        kernels["poissons"](-1.0, 2)
+    with pytest.raises(ValueError, match="lam value too large"):
+        kernels["poissons"](1e19, 2)
 
 
 @pytest.mark.parametrize("s", [0, 1, 2**32 - 1])

@@ -26,7 +26,7 @@ from ..ir import (
 )
 from ..ops.core import Primitive
 from ..shapes import DimExpr, bound_symbols, size, upper_bound
-from . import control, epilogue, indexing, linalg, mt19937, nests, reductions, sorting
+from . import control, epilogue, indexing, linalg, nests, random_draws, reductions, sorting
 from .args import Args
 from .builder import KernelBuilder
 from .context import Lowering
@@ -55,7 +55,7 @@ def _eqn_rules() -> dict[Primitive, EqnRule]:
     for prim, view_rule in VIEW_RULES.items():
         rules[prim] = _view_eqn_rule(view_rule)
     for table in (nests.RULES, reductions.RULES, indexing.RULES, linalg.RULES, control.RULES,
-                  epilogue.RULES, sorting.RULES, mt19937.RULES):
+                  epilogue.RULES, sorting.RULES, random_draws.RULES):
         rules.update(table)
     return rules
 

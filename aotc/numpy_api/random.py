@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.index import raise_if_p
-from ..ops.random import random_draw_p, random_seed_p
+from ..ops.random import DISTRIBUTIONS, random_draw_p, random_seed_p
 from ..shapes import DimExpr
 from ..shapes import size as size_of
 from ..tracer import Tracer, as_tracer, current
@@ -36,6 +36,8 @@ F64, I64 = np.dtype(np.float64), np.dtype(np.int64)
 #: ``randint`` dtypes whose draws are the int64 ones (NumPy's 8- and 16-bit draws
 #: share 32-bit words between values: a different sequence).
 RANDINT_DTYPES = tuple(np.dtype(c) for c in ("i8", "i4", "u8", "u4"))
+#: NumPy's bound on ``poisson``'s ``lam`` (the int64 range, less 10 sigma).
+POISSON_LAM_MAX = np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max) * 10
 
 
 def raise_if(condition: Any, error: str, message: str, *details: Tracer) -> None:
@@ -51,7 +53,8 @@ def _size(size: Any) -> tuple[DimExpr, ...]:
 def draw(distribution: str, shape: tuple[DimExpr, ...], *inputs: Any,
          generator: str = "numpy") -> Tracer:
     """``shape`` draws of ``distribution`` (see :mod:`aotc.ops.random`), in C order."""
-    atoms = [lax.convert(as_tracer(x, I64), I64).atom for x in inputs]
+    takes = DISTRIBUTIONS[distribution][1]
+    atoms = [lax.convert(as_tracer(x, t), t).atom for x, t in zip(inputs, takes, strict=True)]
     return lax.bind1(random_draw_p, *atoms, generator=generator, distribution=distribution,
                      shape=tuple(shape))
 
@@ -114,6 +117,17 @@ def exponential(scale: Any = 1.0, size: Any = None) -> Tracer:
     (spread,) = _floats(scale)
     raise_if(spread < 0, "ValueError", "scale < 0")
     return spread * draw("exponential", _shape_of(size, [spread]))
+
+
+def poisson(lam: Any = 1.0, size: Any = None) -> Tracer:
+    """NumPy's ``random_poisson``, one scalar ``lam`` (the draw's input)."""
+    (rate,) = _floats(lam)
+    if rate.ndim:
+        raise current().error("np.random.poisson with an array of lam is not supported in "
+                              "kernels", hint="draw for each lam in a loop")
+    raise_if(rate < 0, "ValueError", "lam < 0")
+    raise_if(rate > POISSON_LAM_MAX, "ValueError", "lam value too large")
+    return draw("poisson", _size(size), rate)
 
 
 def integer_scalar(value: Any, what: str) -> Tracer:
@@ -223,6 +237,6 @@ RANDOM: dict[Callable[..., Any], Callable[..., Any]] = {
     np.random.standard_normal: standard_normal, np.random.randn: randn,
     np.random.standard_exponential: standard_exponential,
     np.random.uniform: uniform, np.random.normal: normal, np.random.exponential: exponential,
-    np.random.randint: randint, np.random.choice: choice, np.random.shuffle: shuffle,
-    np.random.permutation: permutation,
+    np.random.randint: randint, np.random.poisson: poisson, np.random.choice: choice,
+    np.random.shuffle: shuffle, np.random.permutation: permutation,
 }

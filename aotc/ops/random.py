@@ -21,6 +21,8 @@ own sequence for ``s``:
   ``below``      i64     ``n > 0``: CPython's ``_randbelow``, ``getrandbits`` of
                          ``n``'s bit length until one is below ``n``
   ``pygauss``    f64     CPython's ``gauss(0, 1)``: Box-Muller, second value kept
+  ``poisson``    i64     ``lam`` (f64, ``0 <= lam``): NumPy's ``random_poisson``,
+                         multiplication below 10, Hoermann's PTRS from 10
   ============== ======= =====================================================
 
 Everything else (``uniform``, ``normal``, ``randint``, ``choice``, ``shuffle``...) is a
@@ -47,10 +49,11 @@ random_seed_p = primitive("random_seed", EFFECT, STATEFUL)
 random_draw_p = primitive("random_draw", EFFECT, STATEFUL)
 
 F64, I64 = np.dtype(np.float64), np.dtype(np.int64)
-#: distribution -> (result dtype, number of scalar inputs).
-DISTRIBUTIONS: dict[str, tuple[np.dtype, int]] = {
-    "double": (F64, 0), "gauss": (F64, 0), "exponential": (F64, 0), "interval": (I64, 1),
-    "below": (I64, 1), "pygauss": (F64, 0)}
+#: distribution -> (result dtype, the dtypes of its scalar inputs).
+DISTRIBUTIONS: dict[str, tuple[np.dtype, tuple[np.dtype, ...]]] = {
+    "double": (F64, ()), "gauss": (F64, ()), "exponential": (F64, ()),
+    "interval": (I64, (I64,)), "below": (I64, (I64,)), "pygauss": (F64, ()),
+    "poisson": (I64, (F64,))}
 #: The generators, in the order of the runtime's states.
 GENERATORS = ("numpy", "python")
 #: The reference interpreter's generators (seeded by ``random_seed``, as the kernel's).
@@ -68,9 +71,9 @@ def _draw_type(*inputs: Any, generator: str, distribution: str, shape: tuple[Any
                ) -> tuple[Any, ...]:
     if distribution not in DISTRIBUTIONS or generator not in GENERATORS:
         raise ValueError(f"random_draw: unknown distribution {distribution!r}")
-    dtype, arity = DISTRIBUTIONS[distribution]
-    if len(inputs) != arity or any(x.ndim or x.dtype != I64 for x in inputs):
-        raise ValueError(f"random_draw[{distribution}]: takes {arity} i64 scalars")
+    dtype, takes = DISTRIBUTIONS[distribution]
+    if tuple(x.dtype for x in inputs) != takes or any(x.ndim for x in inputs):
+        raise ValueError(f"random_draw[{distribution}]: takes scalars of {takes}")
     return (AType(dtype, tuple(shape)),)
 
 
@@ -90,7 +93,7 @@ def _draw_impl(*inputs: np.ndarray, generator: str, distribution: str,
     size = tuple(int(d) for d in shape)
     dtype = DISTRIBUTIONS[distribution][0]
     if generator == "python":
-        values = [_PYTHON[distribution](*(int(x) for x in inputs))
+        values = [_PYTHON[distribution](*(x[()] for x in inputs))
                   for _ in range(int(np.prod(size)))]
         return (np.array(values, dtype).reshape(size),)
     if distribution == "interval":
@@ -98,6 +101,8 @@ def _draw_impl(*inputs: np.ndarray, generator: str, distribution: str,
         drawn = REFERENCE.randint(0, rng + 1, size, dtype=np.uint64) if rng else \
             np.zeros(size, np.uint64)
         return (np.asarray(drawn).astype(I64),)
+    if distribution == "poisson":
+        return (np.asarray(REFERENCE.poisson(float(inputs[0]), size), I64),)
     draw: Any = {"double": REFERENCE.random_sample, "gauss": REFERENCE.standard_normal,
                  "exponential": REFERENCE.standard_exponential}[distribution]
     return (np.asarray(draw(size), F64),)

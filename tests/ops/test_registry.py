@@ -171,10 +171,12 @@ def _random(dtype: np.dtype) -> Program:  # these take no dtype of their own
     k = pb.scalar("i8")
     pb.apply("random_seed", k, generator="numpy")
     pb.apply("random_seed", k, generator="python")
-    draws = [pb.apply("random_draw", *([k] if d in ("interval", "below") else []),
-                      generator=g, distribution=d, shape=shape)
+    lam = pb.scalar("f8")
+    inputs = {"interval": [k], "below": [k], "poisson": [lam]}
+    draws = [pb.apply("random_draw", *inputs.get(d, []), generator=g, distribution=d,
+                      shape=shape)
              for g, d in [("numpy", "double"), ("numpy", "gauss"), ("numpy", "exponential"),
-                          ("numpy", "interval"), ("python", "double"),
+                          ("numpy", "interval"), ("numpy", "poisson"), ("python", "double"),
                           ("python", "exponential"), ("python", "below"),
                           ("python", "pygauss")]
              for shape in ((N,), ())]
