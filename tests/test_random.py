@@ -56,6 +56,11 @@ def poissons(lam, n):
     return np.random.poisson(lam, n), np.random.poisson(lam)
 
 
+def binomials(n, p, size):
+    np.random.seed(5)
+    return np.random.binomial(n, p, size), np.random.binomial(n, p)
+
+
 def odd_normals(s):
     """The cached second normal across calls and other draws: randn(3) leaves one."""
     np.random.seed(s)
@@ -180,6 +185,7 @@ KERNELS: dict[str, tuple[Any, str]] = {
                                "(i8, f8, f8)"),
     "broadcast_parameters": (broadcast_parameters, "(f8[:], f8[:])(f8[:], f8)"),
     "poissons": (poissons, "(i8[:], i8)(f8, i8)"),
+    "binomials": (binomials, "(i8[:], i8)(i8, f8, i8)"),
     "odd_normals": (odd_normals, "(f8[:], f8, f8[:], f8)(i8)"),
     "monte_carlo": (monte_carlo, "f8(i8)"),
     "walk": (walk, "i8[:](i8)"),
@@ -245,9 +251,26 @@ def test_poisson_both_methods(kernels, lam):
     _same(kernels["poissons"](lam, 3000), poissons(lam, 3000))
 
 
-def test_poisson_checks_lam(kernels):
-    with pytest.raises(ValueError, match="lam < 0"):
-        kernels["poissons"](-1.0, 2)
+@pytest.mark.parametrize("n, p", [(0, 0.3), (10, 0.0), (10, 1.0), (10, 0.3), (100, 0.31),
+                                  (1000, 0.5), (1000, 0.9), (10**6, 0.01), (10**9, 0.4),
+                                  (50, 0.75), (7, 0.5)])
+def test_binomial_inversion_and_btpe(kernels, n, p):
+    """Inversion while n * min(p, 1 - p) <= 30, BTPE (all its regions) beyond."""
+    _same(kernels["binomials"](n, p, 3000), binomials(n, p, 3000))
+
+
+def test_parameter_checks_are_numpys(kernels):
+    """NumPy's constraints: a NaN lam is 'lam < 0', a scale of -0.0 is 'scale < 0'."""
+    for lam in (-1.0, np.nan):
+        with pytest.raises(ValueError, match="lam < 0"):
+            kernels["poissons"](lam, 2)
+    with pytest.raises(ValueError, match="scale < 0"):
+        kernels["bad_scale"](-0.0)
+    with pytest.raises(ValueError, match="^n < 0$"):
+        kernels["binomials"](-1, 0.5, 2)
+    for p in (-0.1, 1.5, np.nan):
+        with pytest.raises(ValueError, match=r"p < 0, p > 1 or p is NaN"):
+            kernels["binomials"](5, p, 2)
     with pytest.raises(ValueError, match="lam value too large"):
         kernels["poissons"](1e19, 2)
 

@@ -128,8 +128,10 @@ def log(b: KernelBuilder, x: ir.Value) -> ir.Value:
     return b.call(b.module.declare_intrinsic("llvm.log", [F64]), [x])
 
 
-def libm(b: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
-    return b.call(b.module.declare_intrinsic(f"llvm.{name}", [F64]), [x])
+def libm(b: ir.IRBuilder, name: str, *xs: ir.Value) -> ir.Value:
+    """``llvm.name`` on doubles: an instruction (sqrt, floor...) or the C library's."""
+    fnty = ir.FunctionType(F64, [F64] * len(xs))
+    return b.call(b.module.declare_intrinsic(f"llvm.{name}", [F64], fnty), list(xs))
 
 
 def f64(value: float) -> ir.Constant:

@@ -125,7 +125,7 @@ def _loggam_function(module: ir.Module) -> ir.Function:
     return define_once(module, "aotc.mt.loggam", F64, [("x", F64)], body)
 
 
-def _truncate(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+def truncate(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     """``(int64_t)x`` as x86 converts: INT64_MIN where it does not fit (inf, NaN)."""
     fits = b.fcmp_ordered("<", libm(b, "fabs", x), f64(2.0 ** 63))
     return b.select(fits, b.fptosi(x, I64), i64(-2**63))
@@ -169,7 +169,7 @@ def poisson_function(module: ir.Module) -> ir.Function:
         v = b.call(draw, [state])
         us = b.fsub(f64(0.5), libm(b, "fabs", u))
         t = b.fmul(b.fadd(b.fdiv(b.fmul(f64(2.0), a), us), big_b), u)
-        k = _truncate(b, libm(b, "floor", b.fadd(b.fadd(t, lam), f64(0.43))))
+        k = truncate(b, libm(b, "floor", b.fadd(b.fadd(t, lam), f64(0.43))))
         with b.if_then(b.and_(b.fcmp_ordered(">=", us, f64(0.07)),
                               b.fcmp_ordered("<=", v, vr))):
             b.ret(k)

@@ -12,6 +12,7 @@ from llvmlite import ir
 from ..ir import Eqn
 from ..ops.core import Primitive
 from ..ops.random import GENERATORS, random_draw_p, random_seed_p
+from .binomial import binomial_function
 from .context import Lowering
 from .dtypes import PTR
 from .mt19937 import I32, double_function, seed_function, state_function
@@ -40,7 +41,8 @@ def _state(ctx: Lowering, eqn: Eqn) -> ir.Value:
 DRAWS: dict[str, Callable[[ir.Module], ir.Function]] = {
     "double": double_function, "gauss": gauss_function,
     "exponential": exponential_function, "interval": interval_function,
-    "below": below_function, "pygauss": pygauss_function, "poisson": poisson_function}
+    "below": below_function, "pygauss": pygauss_function, "poisson": poisson_function,
+    "binomial": binomial_function}
 
 
 def lower_draw(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:

@@ -63,6 +63,11 @@ def _floats(*params: Any) -> list[Tracer]:
     return [lax.convert(asarray(p), F64) for p in params]
 
 
+def _negative(x: Tracer) -> Any:
+    """NumPy's ``CONS_NON_NEGATIVE``: a set sign bit, NaN aside (``-0.0`` fails)."""
+    return np.signbit(x) & ~np.isnan(x)
+
+
 def _shape_of(size: Any, params: list[Tracer]) -> tuple[DimExpr, ...]:
     """The draws' shape: ``size``, else the parameters' broadcast shape (one draw each)."""
     if size is not None:
@@ -109,13 +114,13 @@ def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Tracer:
 
 def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Tracer:
     mean, spread = _floats(loc, scale)
-    raise_if(spread < 0, "ValueError", "scale < 0")
+    raise_if(_negative(spread), "ValueError", "scale < 0")
     return mean + spread * draw("gauss", _shape_of(size, [mean, spread]))
 
 
 def exponential(scale: Any = 1.0, size: Any = None) -> Tracer:
     (spread,) = _floats(scale)
-    raise_if(spread < 0, "ValueError", "scale < 0")
+    raise_if(_negative(spread), "ValueError", "scale < 0")
     return spread * draw("exponential", _shape_of(size, [spread]))
 
 
@@ -125,9 +130,21 @@ def poisson(lam: Any = 1.0, size: Any = None) -> Tracer:
     if rate.ndim:
         raise current().error("np.random.poisson with an array of lam is not supported in "
                               "kernels", hint="draw for each lam in a loop")
-    raise_if(rate < 0, "ValueError", "lam < 0")
+    raise_if(~(rate >= 0), "ValueError", "lam < 0")  # NaN too, as NumPy
     raise_if(rate > POISSON_LAM_MAX, "ValueError", "lam value too large")
     return draw("poisson", _size(size), rate)
+
+
+def binomial(n: Any, p: Any, size: Any = None) -> Tracer:
+    """NumPy's legacy ``binomial``, scalar ``n`` and ``p`` (the draw's inputs)."""
+    trials = integer_scalar(n, "np.random.binomial's n")
+    (chance,) = _floats(p)
+    if chance.ndim:
+        raise current().error("np.random.binomial with an array of p is not supported in "
+                              "kernels", hint="draw for each p in a loop")
+    raise_if(trials < 0, "ValueError", "n < 0")
+    raise_if(~((chance >= 0) & (chance <= 1)), "ValueError", "p < 0, p > 1 or p is NaN")
+    return draw("binomial", _size(size), chance, trials)
 
 
 def integer_scalar(value: Any, what: str) -> Tracer:
@@ -237,6 +254,7 @@ RANDOM: dict[Callable[..., Any], Callable[..., Any]] = {
     np.random.standard_normal: standard_normal, np.random.randn: randn,
     np.random.standard_exponential: standard_exponential,
     np.random.uniform: uniform, np.random.normal: normal, np.random.exponential: exponential,
-    np.random.randint: randint, np.random.poisson: poisson, np.random.choice: choice,
+    np.random.randint: randint, np.random.poisson: poisson, np.random.binomial: binomial,
+    np.random.choice: choice,
     np.random.shuffle: shuffle, np.random.permutation: permutation,
 }

@@ -172,11 +172,12 @@ def _random(dtype: np.dtype) -> Program:  # these take no dtype of their own
     pb.apply("random_seed", k, generator="numpy")
     pb.apply("random_seed", k, generator="python")
     lam = pb.scalar("f8")
-    inputs = {"interval": [k], "below": [k], "poisson": [lam]}
+    inputs = {"interval": [k], "below": [k], "poisson": [lam], "binomial": [lam, k]}
     draws = [pb.apply("random_draw", *inputs.get(d, []), generator=g, distribution=d,
                       shape=shape)
              for g, d in [("numpy", "double"), ("numpy", "gauss"), ("numpy", "exponential"),
-                          ("numpy", "interval"), ("numpy", "poisson"), ("python", "double"),
+                          ("numpy", "interval"), ("numpy", "poisson"), ("numpy", "binomial"),
+                          ("python", "double"),
                           ("python", "exponential"), ("python", "below"),
                           ("python", "pygauss")]
              for shape in ((N,), ())]
