@@ -156,6 +156,13 @@ def unique_i64(x: i64[:]) -> i64[:]:
 
 
 @aotc.export
+def noisy(x: f64[:], seed: i64) -> f64[:]:
+    """Gaussian noise from np.random, seeded: NumPy's own values (the polar method)."""
+    np.random.seed(seed)
+    return x + np.random.normal(0.0, 0.1, x.shape[0])
+
+
+@aotc.export
 def sum_positive(x: f64[:]) -> f64:
     """A value-dependent size: the selection is summed without an intermediate array."""
     return np.sum(x[x > 0])

@@ -202,6 +202,7 @@ def benches() -> list[Bench]:
         # -- issue 10: sizes that depend on values, sorting, complex numbers -----------------
         Bench("sum_positive", lambda s: (normal(_size(s, 1_000_000)),), rtol=1e-9,
               table="issue10"),
+        Bench("noisy", lambda s: (normal(_size(s, 1_000_000)), 11), table="loops"),
         Bench("unique_f64", lambda s: (normal(_size(s, 1_000_000)),), table="issue10"),
         Bench("unique_i64", lambda s: (rng.integers(0, 1000, _size(s, 1_000_000)),),
               table="issue10", portable=True),
