@@ -61,6 +61,22 @@ def binomials(n, p, size):
     return np.random.binomial(n, p, size), np.random.binomial(n, p)
 
 
+def gammas(a, b, size):
+    np.random.seed(5)
+    return (np.random.standard_gamma(a, size), np.random.gamma(a, 2.5, size),
+            np.random.chisquare(a, size), np.random.beta(a, b, size))
+
+
+def gamma_zero(n):
+    np.random.seed(1)
+    return np.random.standard_gamma(0.0, n), np.random.rand(n)
+
+
+def lognormals(sigma, size):
+    np.random.seed(6)
+    return np.random.lognormal(0.5, sigma, size)
+
+
 def odd_normals(s):
     """The cached second normal across calls and other draws: randn(3) leaves one."""
     np.random.seed(s)
@@ -186,6 +202,9 @@ KERNELS: dict[str, tuple[Any, str]] = {
     "broadcast_parameters": (broadcast_parameters, "(f8[:], f8[:])(f8[:], f8)"),
     "poissons": (poissons, "(i8[:], i8)(f8, i8)"),
     "binomials": (binomials, "(i8[:], i8)(i8, f8, i8)"),
+    "gammas": (gammas, "(f8[:], f8[:], f8[:], f8[:])(f8, f8, i8)"),
+    "lognormals": (lognormals, "f8[:](f8, i8)"),
+    "gamma_zero": (gamma_zero, "(f8[:], f8[:])(i8)"),
     "odd_normals": (odd_normals, "(f8[:], f8, f8[:], f8)(i8)"),
     "monte_carlo": (monte_carlo, "f8(i8)"),
     "walk": (walk, "i8[:](i8)"),
@@ -259,6 +278,25 @@ def test_binomial_inversion_and_btpe(kernels, n, p):
     _same(kernels["binomials"](n, p, 3000), binomials(n, p, 3000))
 
 
+@pytest.mark.parametrize("a, b", [(1.0, 1.0), (0.3, 0.7), (0.5, 2.0), (2.5, 0.2),
+                                  (10.0, 30.0), (1e-3, 1e-3), (0.999, 1.0)])
+def test_gamma_family(kernels, a, b):
+    """Gamma below, at and above shape 1 (and chisquare's half), beta by Johnk's method
+    (with the logarithmic path of tiny shapes) and by two gammas."""
+    _same(kernels["gammas"](a, b, 3000), gammas(a, b, 3000))
+
+
+def test_standard_gamma_of_shape_zero_draws_nothing(kernels):
+    _same(kernels["gamma_zero"](10), gamma_zero(10))
+
+
+def test_lognormal(kernels):
+    """exp of NumPy's normals: aotc's exp against the C library's, 1 ulp apart here;
+    4 ulp is the bound tests/codegen/test_vecmath.py states for every target."""
+    got, = kernels["lognormals"](0.8, 3000)
+    np.testing.assert_array_max_ulp(got, lognormals(0.8, 3000), maxulp=4)
+
+
 def test_parameter_checks_are_numpys(kernels):
     """NumPy's constraints: a NaN lam is 'lam < 0', a scale of -0.0 is 'scale < 0'."""
     for lam in (-1.0, np.nan):
@@ -271,6 +309,12 @@ def test_parameter_checks_are_numpys(kernels):
     for p in (-0.1, 1.5, np.nan):
         with pytest.raises(ValueError, match=r"p < 0, p > 1 or p is NaN"):
             kernels["binomials"](5, p, 2)
+    with pytest.raises(ValueError, match="^shape < 0$"):
+        kernels["gammas"](-1.0, 1.0, 2)
+    with pytest.raises(ValueError, match="^b <= 0$"):
+        kernels["gammas"](1.0, 0.0, 2)
+    with pytest.raises(ValueError, match="^sigma < 0$"):
+        kernels["lognormals"](-0.5, 2)
     with pytest.raises(ValueError, match="lam value too large"):
         kernels["poissons"](1e19, 2)
 

@@ -15,6 +15,7 @@ from ..ops.random import GENERATORS, random_draw_p, random_seed_p
 from .binomial import binomial_function
 from .context import Lowering
 from .dtypes import PTR
+from .gamma import beta_function, standard_gamma_function
 from .mt19937 import I32, double_function, seed_function, state_function
 from .nests import EqnRule, materialize
 from .numpy_draws import exponential_function, gauss_function, interval_function, poisson_function
@@ -42,7 +43,8 @@ DRAWS: dict[str, Callable[[ir.Module], ir.Function]] = {
     "double": double_function, "gauss": gauss_function,
     "exponential": exponential_function, "interval": interval_function,
     "below": below_function, "pygauss": pygauss_function, "poisson": poisson_function,
-    "binomial": binomial_function}
+    "binomial": binomial_function, "standard_gamma": standard_gamma_function,
+    "beta": beta_function}
 
 
 def lower_draw(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:

@@ -147,6 +147,48 @@ def binomial(n: Any, p: Any, size: Any = None) -> Tracer:
     return draw("binomial", _size(size), chance, trials)
 
 
+def _scalar_parameter(value: Any, function: str, name: str) -> Tracer:
+    (param,) = _floats(value)
+    if param.ndim:
+        raise current().error(f"np.random.{function} with an array of {name} is not "
+                              "supported in kernels", hint=f"draw for each {name} in a loop")
+    return param
+
+
+def standard_gamma(shape: Any, size: Any = None) -> Tracer:
+    k = _scalar_parameter(shape, "standard_gamma", "shape")
+    raise_if(_negative(k), "ValueError", "shape < 0")
+    return draw("standard_gamma", _size(size), k)
+
+
+def gamma(shape: Any, scale: Any = 1.0, size: Any = None) -> Tracer:
+    k = _scalar_parameter(shape, "gamma", "shape")
+    (theta,) = _floats(scale)
+    raise_if(_negative(k), "ValueError", "shape < 0")
+    raise_if(_negative(theta), "ValueError", "scale < 0")
+    return theta * draw("standard_gamma", _shape_of(size, [theta]), k)
+
+
+def chisquare(df: Any, size: Any = None) -> Tracer:
+    freedom = _scalar_parameter(df, "chisquare", "df")
+    raise_if(freedom <= 0, "ValueError", "df <= 0")
+    return 2.0 * draw("standard_gamma", _size(size), freedom / 2.0)
+
+
+def beta(a: Any, b: Any, size: Any = None) -> Tracer:
+    alpha, beta_ = _scalar_parameter(a, "beta", "a"), _scalar_parameter(b, "beta", "b")
+    raise_if(alpha <= 0, "ValueError", "a <= 0")
+    raise_if(beta_ <= 0, "ValueError", "b <= 0")
+    return draw("beta", _size(size), alpha, beta_)
+
+
+def lognormal(mean: Any = 0.0, sigma: Any = 1.0, size: Any = None) -> Tracer:
+    """``exp(normal(mean, sigma))``: NumPy's values within the exp's ulp."""
+    mu, spread = _floats(mean, sigma)
+    raise_if(_negative(spread), "ValueError", "sigma < 0")
+    return np.exp(mu + spread * draw("gauss", _shape_of(size, [mu, spread])))
+
+
 def integer_scalar(value: Any, what: str) -> Tracer:
     """``value`` as an i64 scalar, or a build error naming ``what`` it is."""
     v = as_tracer(value)
@@ -255,6 +297,8 @@ RANDOM: dict[Callable[..., Any], Callable[..., Any]] = {
     np.random.standard_exponential: standard_exponential,
     np.random.uniform: uniform, np.random.normal: normal, np.random.exponential: exponential,
     np.random.randint: randint, np.random.poisson: poisson, np.random.binomial: binomial,
+    np.random.standard_gamma: standard_gamma, np.random.gamma: gamma,
+    np.random.chisquare: chisquare, np.random.beta: beta, np.random.lognormal: lognormal,
     np.random.choice: choice,
     np.random.shuffle: shuffle, np.random.permutation: permutation,
 }

@@ -25,6 +25,8 @@ own sequence for ``s``:
                          multiplication below 10, Hoermann's PTRS from 10
   ``binomial``   i64     ``p`` (f64 in [0, 1]), ``n`` (i64 >= 0): the legacy
                          inversion or BTPE of ``RandomState.binomial``
+  ``standard_gamma`` f64 ``shape >= 0``: Marsaglia and Tsang above 1
+  ``beta``       f64     ``a, b > 0``: Johnk's algorithm, or two gammas
   ============== ======= =====================================================
 
 Everything else (``uniform``, ``normal``, ``randint``, ``choice``, ``shuffle``...) is a
@@ -55,7 +57,8 @@ F64, I64 = np.dtype(np.float64), np.dtype(np.int64)
 DISTRIBUTIONS: dict[str, tuple[np.dtype, tuple[np.dtype, ...]]] = {
     "double": (F64, ()), "gauss": (F64, ()), "exponential": (F64, ()),
     "interval": (I64, (I64,)), "below": (I64, (I64,)), "pygauss": (F64, ()),
-    "poisson": (I64, (F64,)), "binomial": (I64, (F64, I64))}
+    "poisson": (I64, (F64,)), "binomial": (I64, (F64, I64)),
+    "standard_gamma": (F64, (F64,)), "beta": (F64, (F64, F64))}
 #: The generators, in the order of the runtime's states.
 GENERATORS = ("numpy", "python")
 #: The reference interpreter's generators (seeded by ``random_seed``, as the kernel's).
@@ -105,6 +108,9 @@ def _draw_impl(*inputs: np.ndarray, generator: str, distribution: str,
         return (np.asarray(drawn).astype(I64),)
     if distribution == "poisson":
         return (np.asarray(REFERENCE.poisson(float(inputs[0]), size), I64),)
+    if distribution in ("standard_gamma", "beta"):
+        draw_with = getattr(REFERENCE, distribution)
+        return (np.asarray(draw_with(*(float(x) for x in inputs), size), F64),)
     if distribution == "binomial":
         return (np.asarray(REFERENCE.binomial(int(inputs[1]), float(inputs[0]), size), I64),)
     draw: Any = {"double": REFERENCE.random_sample, "gauss": REFERENCE.standard_normal,

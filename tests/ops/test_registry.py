@@ -172,11 +172,13 @@ def _random(dtype: np.dtype) -> Program:  # these take no dtype of their own
     pb.apply("random_seed", k, generator="numpy")
     pb.apply("random_seed", k, generator="python")
     lam = pb.scalar("f8")
-    inputs = {"interval": [k], "below": [k], "poisson": [lam], "binomial": [lam, k]}
+    inputs = {"interval": [k], "below": [k], "poisson": [lam], "binomial": [lam, k],
+              "standard_gamma": [lam], "beta": [lam, lam]}
     draws = [pb.apply("random_draw", *inputs.get(d, []), generator=g, distribution=d,
                       shape=shape)
              for g, d in [("numpy", "double"), ("numpy", "gauss"), ("numpy", "exponential"),
                           ("numpy", "interval"), ("numpy", "poisson"), ("numpy", "binomial"),
+                          ("numpy", "standard_gamma"), ("numpy", "beta"),
                           ("python", "double"),
                           ("python", "exponential"), ("python", "below"),
                           ("python", "pygauss")]
