@@ -77,6 +77,16 @@ def lognormals(sigma, size):
     return np.random.lognormal(0.5, sigma, size)
 
 
+def more_draws(a, size):
+    np.random.seed(5)
+    return (np.random.laplace(1.0, a, size), np.random.gumbel(1.0, a, size),
+            np.random.logistic(-1.0, a, size), np.random.rayleigh(a, size),
+            np.random.weibull(a, size), np.random.pareto(a, size), np.random.power(a, size),
+            np.random.standard_t(a, size), np.random.f(a, a + 1.0, size),
+            np.random.negative_binomial(a, 0.3, size), np.random.standard_cauchy(size),
+            np.random.triangular(-1.0, a - 1.0, a + 2.0, size))
+
+
 def odd_normals(s):
     """The cached second normal across calls and other draws: randn(3) leaves one."""
     np.random.seed(s)
@@ -190,6 +200,11 @@ def bad_choice(n, k):
     return np.random.choice(n, k, replace=False)
 
 
+def bad_triangle(left, mode, right):
+    np.random.seed(0)
+    return np.random.triangular(left, mode, right)
+
+
 def bad_weights(p):
     np.random.seed(0)
     return np.random.choice(p.shape[0], 4, p=p)
@@ -205,6 +220,8 @@ KERNELS: dict[str, tuple[Any, str]] = {
     "gammas": (gammas, "(f8[:], f8[:], f8[:], f8[:])(f8, f8, i8)"),
     "lognormals": (lognormals, "f8[:](f8, i8)"),
     "gamma_zero": (gamma_zero, "(f8[:], f8[:])(i8)"),
+    "more_draws": (more_draws, "(" + ", ".join(["f8[:]"] * 9 + ["i8[:]"] + ["f8[:]"] * 2)
+                   + ")(f8, i8)"),
     "odd_normals": (odd_normals, "(f8[:], f8, f8[:], f8)(i8)"),
     "monte_carlo": (monte_carlo, "f8(i8)"),
     "walk": (walk, "i8[:](i8)"),
@@ -222,6 +239,7 @@ KERNELS: dict[str, tuple[Any, str]] = {
     "bad_scale": (bad_scale, "f8(f8)"),
     "bad_choice": (bad_choice, "i8[:](i8, i8)"),
     "bad_weights": (bad_weights, "i8[:](f8[:])"),
+    "bad_triangle": (bad_triangle, "f8(f8, f8, f8)"),
 }
 
 
@@ -286,6 +304,13 @@ def test_gamma_family(kernels, a, b):
     _same(kernels["gammas"](a, b, 3000), gammas(a, b, 3000))
 
 
+@pytest.mark.parametrize("a", [0.3, 1.0, 2.5, 40.0])
+def test_more_distributions(kernels, a):
+    """laplace ... triangular, each NumPy's legacy algorithm (and draw order: a Cauchy
+    value is the ratio of two consecutive normals)."""
+    _same(kernels["more_draws"](a, 3000), more_draws(a, 3000))
+
+
 def test_standard_gamma_of_shape_zero_draws_nothing(kernels):
     _same(kernels["gamma_zero"](10), gamma_zero(10))
 
@@ -315,6 +340,10 @@ def test_parameter_checks_are_numpys(kernels):
         kernels["gammas"](1.0, 0.0, 2)
     with pytest.raises(ValueError, match="^sigma < 0$"):
         kernels["lognormals"](-0.5, 2)
+    for sides, message in [((2.0, 1.0, 3.0), "left > mode"), ((0.0, 4.0, 3.0), "mode > right"),
+                           ((1.0, 1.0, 1.0), "left == right")]:
+        with pytest.raises(ValueError, match=f"^{message}$"):
+            kernels["bad_triangle"](*sides)
     with pytest.raises(ValueError, match="lam value too large"):
         kernels["poissons"](1e19, 2)
 

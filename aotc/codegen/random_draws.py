@@ -14,6 +14,18 @@ from ..ops.core import Primitive
 from ..ops.random import GENERATORS, random_draw_p, random_seed_p
 from .binomial import binomial_function
 from .context import Lowering
+from .continuous import (
+    f_function,
+    gumbel_function,
+    laplace_function,
+    logistic_function,
+    negative_binomial_function,
+    pareto_function,
+    power_function,
+    rayleigh_function,
+    standard_t_function,
+    weibull_function,
+)
 from .dtypes import PTR
 from .gamma import beta_function, standard_gamma_function
 from .mt19937 import I32, double_function, seed_function, state_function
@@ -44,7 +56,10 @@ DRAWS: dict[str, Callable[[ir.Module], ir.Function]] = {
     "exponential": exponential_function, "interval": interval_function,
     "below": below_function, "pygauss": pygauss_function, "poisson": poisson_function,
     "binomial": binomial_function, "standard_gamma": standard_gamma_function,
-    "beta": beta_function}
+    "beta": beta_function, "laplace": laplace_function, "gumbel": gumbel_function,
+    "logistic": logistic_function, "weibull": weibull_function, "pareto": pareto_function,
+    "power": power_function, "standard_t": standard_t_function, "f": f_function,
+    "negative_binomial": negative_binomial_function, "rayleigh": rayleigh_function}
 
 
 def lower_draw(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:

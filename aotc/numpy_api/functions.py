@@ -53,6 +53,7 @@ from . import (
     polynomial,
     quantiles,
     random,
+    random_more,
     reductions,
     rounding,
     searching,
@@ -145,6 +146,7 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
     **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION,
     **polynomial.CREATION, **windows.WINDOWS, **random.RANDOM,
+    **random_more.RANDOM_MORE,
 }
 #: Ufuncs written as compositions (here too, those that are other operations).
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul,

@@ -27,6 +27,9 @@ own sequence for ``s``:
                          inversion or BTPE of ``RandomState.binomial``
   ``standard_gamma`` f64 ``shape >= 0``: Marsaglia and Tsang above 1
   ``beta``       f64     ``a, b > 0``: Johnk's algorithm, or two gammas
+  others         f64     ``laplace``, ``gumbel``, ``logistic``, ``rayleigh``
+                         (standard: location 0, scale 1), ``weibull``, ``pareto``, ``power``,
+                         ``standard_t``, ``f``; ``negative_binomial`` (i64)
   ============== ======= =====================================================
 
 Everything else (``uniform``, ``normal``, ``randint``, ``choice``, ``shuffle``...) is a
@@ -58,7 +61,11 @@ DISTRIBUTIONS: dict[str, tuple[np.dtype, tuple[np.dtype, ...]]] = {
     "double": (F64, ()), "gauss": (F64, ()), "exponential": (F64, ()),
     "interval": (I64, (I64,)), "below": (I64, (I64,)), "pygauss": (F64, ()),
     "poisson": (I64, (F64,)), "binomial": (I64, (F64, I64)),
-    "standard_gamma": (F64, (F64,)), "beta": (F64, (F64, F64))}
+    "standard_gamma": (F64, (F64,)), "beta": (F64, (F64, F64)),
+    "laplace": (F64, ()), "gumbel": (F64, ()), "logistic": (F64, ()), "rayleigh": (F64, ()),
+    "weibull": (F64, (F64,)), "pareto": (F64, (F64,)), "power": (F64, (F64,)),
+    "standard_t": (F64, (F64,)), "f": (F64, (F64, F64)),
+    "negative_binomial": (I64, (F64, F64))}
 #: The generators, in the order of the runtime's states.
 GENERATORS = ("numpy", "python")
 #: The reference interpreter's generators (seeded by ``random_seed``, as the kernel's).
@@ -93,29 +100,41 @@ _PYTHON: dict[str, Callable[..., Any]] = {
     "below": lambda n: PY_REFERENCE.randrange(n), "pygauss": lambda: PY_REFERENCE.gauss()}
 
 
+def _interval(rng: int, size: tuple[int, ...]) -> np.ndarray:
+    rng = int(rng) % 2**64
+    drawn = REFERENCE.randint(0, rng + 1, size, dtype=np.uint64) if rng else \
+        np.zeros(size, np.uint64)
+    return np.asarray(drawn).astype(I64)
+
+
+def _numpy(name: str, *first: float) -> Callable[..., Any]:
+    """``RandomState.name`` of ``first`` (a standard form's location and scale), then the
+    inputs and the size."""
+    return lambda *args: getattr(REFERENCE, name)(*first, *args)
+
+
+#: NumPy's draws of ``size`` values from the inputs (in the primitive's order).
+_NUMPY: dict[str, Callable[..., Any]] = {
+    "double": _numpy("random_sample"), "gauss": _numpy("standard_normal"),
+    "exponential": _numpy("standard_exponential"), "interval": _interval,
+    "binomial": lambda p, n, size: REFERENCE.binomial(n, p, size),
+    **{name: _numpy(name, 0.0, 1.0) for name in ("laplace", "gumbel", "logistic")},
+    "rayleigh": _numpy("rayleigh", 1.0),
+    **{name: _numpy(name) for name in ("poisson", "standard_gamma", "beta", "weibull",
+                                       "pareto", "power", "standard_t", "f",
+                                       "negative_binomial")},
+}
+
+
 def _draw_impl(*inputs: np.ndarray, generator: str, distribution: str,
                shape: tuple[int, ...]) -> tuple[np.ndarray, ...]:
     size = tuple(int(d) for d in shape)
     dtype = DISTRIBUTIONS[distribution][0]
+    values = [x[()] for x in inputs]
     if generator == "python":
-        values = [_PYTHON[distribution](*(x[()] for x in inputs))
-                  for _ in range(int(np.prod(size)))]
-        return (np.array(values, dtype).reshape(size),)
-    if distribution == "interval":
-        rng = int(inputs[0]) % 2**64
-        drawn = REFERENCE.randint(0, rng + 1, size, dtype=np.uint64) if rng else \
-            np.zeros(size, np.uint64)
-        return (np.asarray(drawn).astype(I64),)
-    if distribution == "poisson":
-        return (np.asarray(REFERENCE.poisson(float(inputs[0]), size), I64),)
-    if distribution in ("standard_gamma", "beta"):
-        draw_with = getattr(REFERENCE, distribution)
-        return (np.asarray(draw_with(*(float(x) for x in inputs), size), F64),)
-    if distribution == "binomial":
-        return (np.asarray(REFERENCE.binomial(int(inputs[1]), float(inputs[0]), size), I64),)
-    draw: Any = {"double": REFERENCE.random_sample, "gauss": REFERENCE.standard_normal,
-                 "exponential": REFERENCE.standard_exponential}[distribution]
-    return (np.asarray(draw(size), F64),)
+        drawn = [_PYTHON[distribution](*values) for _ in range(int(np.prod(size)))]
+        return (np.array(drawn, dtype).reshape(size),)
+    return (np.asarray(_NUMPY[distribution](*values, size)).astype(dtype),)
 
 
 type_rules.update({random_seed_p: _seed_type, random_draw_p: _draw_type})

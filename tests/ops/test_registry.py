@@ -27,6 +27,7 @@ from aotc.frontend import trace_kernel
 from aotc.ir import Program
 from aotc.ops import ALL_PRIMITIVES, impl_rules, type_rules
 from aotc.ops.elementwise import NO_COMPLEX_KERNEL, UFUNC_OF
+from aotc.ops.random import DISTRIBUTIONS, GENERATORS
 from aotc.passes import optimize
 from aotc.shapes import DimExpr, ceil_div, relu
 from aotc.types import parse_signature_string
@@ -165,23 +166,18 @@ def _misc(dtype: np.dtype) -> Program:  # these take no dtype of their own
 
 
 def _random(dtype: np.dtype) -> Program:  # these take no dtype of their own
-    """A seed and every distribution, as arrays (n of them, n from x) and scalars."""
+    """A seed of each generator and every distribution, as arrays (n of them, n from x)
+    and scalars: CPython's four draws of the python generator, the rest of numpy's."""
     pb = ProgramBuilder()
     pb.array(dtype, "n")
-    k = pb.scalar("i8")
-    pb.apply("random_seed", k, generator="numpy")
-    pb.apply("random_seed", k, generator="python")
-    lam = pb.scalar("f8")
-    inputs = {"interval": [k], "below": [k], "poisson": [lam], "binomial": [lam, k],
-              "standard_gamma": [lam], "beta": [lam, lam]}
-    draws = [pb.apply("random_draw", *inputs.get(d, []), generator=g, distribution=d,
-                      shape=shape)
-             for g, d in [("numpy", "double"), ("numpy", "gauss"), ("numpy", "exponential"),
-                          ("numpy", "interval"), ("numpy", "poisson"), ("numpy", "binomial"),
-                          ("numpy", "standard_gamma"), ("numpy", "beta"),
-                          ("python", "double"),
-                          ("python", "exponential"), ("python", "below"),
-                          ("python", "pygauss")]
+    scalars = {np.dtype("i8"): pb.scalar("i8"), np.dtype("f8"): pb.scalar("f8")}
+    for generator in GENERATORS:
+        pb.apply("random_seed", scalars[np.dtype("i8")], generator=generator)
+    python = ("double", "exponential", "below", "pygauss")
+    draws = [pb.apply("random_draw", *(scalars[t] for t in takes), generator=g,
+                      distribution=name, shape=shape)
+             for name, (_, takes) in DISTRIBUTIONS.items()
+             for g in GENERATORS if (g == "python") == (name in python) or name in python[:2]
              for shape in ((N,), ())]
     return pb.build(*draws)
 
