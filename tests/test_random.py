@@ -84,7 +84,8 @@ def more_draws(a, size):
             np.random.weibull(a, size), np.random.pareto(a, size), np.random.power(a, size),
             np.random.standard_t(a, size), np.random.f(a, a + 1.0, size),
             np.random.negative_binomial(a, 0.3, size), np.random.standard_cauchy(size),
-            np.random.triangular(-1.0, a - 1.0, a + 2.0, size))
+            np.random.triangular(-1.0, a - 1.0, a + 2.0, size),
+            np.random.geometric(min(a, 1.0) / 2, size), np.random.geometric(min(a, 1.0), size))
 
 
 def odd_normals(s):
@@ -205,6 +206,10 @@ def bad_triangle(left, mode, right):
     return np.random.triangular(left, mode, right)
 
 
+def bad_geometric(p):
+    return np.random.geometric(p)
+
+
 def bad_weights(p):
     np.random.seed(0)
     return np.random.choice(p.shape[0], 4, p=p)
@@ -220,8 +225,8 @@ KERNELS: dict[str, tuple[Any, str]] = {
     "gammas": (gammas, "(f8[:], f8[:], f8[:], f8[:])(f8, f8, i8)"),
     "lognormals": (lognormals, "f8[:](f8, i8)"),
     "gamma_zero": (gamma_zero, "(f8[:], f8[:])(i8)"),
-    "more_draws": (more_draws, "(" + ", ".join(["f8[:]"] * 9 + ["i8[:]"] + ["f8[:]"] * 2)
-                   + ")(f8, i8)"),
+    "more_draws": (more_draws, "(" + ", ".join(["f8[:]"] * 9 + ["i8[:]"] + ["f8[:]"] * 2
+                                               + ["i8[:]"] * 2) + ")(f8, i8)"),
     "odd_normals": (odd_normals, "(f8[:], f8, f8[:], f8)(i8)"),
     "monte_carlo": (monte_carlo, "f8(i8)"),
     "walk": (walk, "i8[:](i8)"),
@@ -240,6 +245,7 @@ KERNELS: dict[str, tuple[Any, str]] = {
     "bad_choice": (bad_choice, "i8[:](i8, i8)"),
     "bad_weights": (bad_weights, "i8[:](f8[:])"),
     "bad_triangle": (bad_triangle, "f8(f8, f8, f8)"),
+    "bad_geometric": (bad_geometric, "i8(f8)"),
 }
 
 
@@ -340,6 +346,9 @@ def test_parameter_checks_are_numpys(kernels):
         kernels["gammas"](1.0, 0.0, 2)
     with pytest.raises(ValueError, match="^sigma < 0$"):
         kernels["lognormals"](-0.5, 2)
+    for p in (0.0, 1.5, np.nan):
+        with pytest.raises(ValueError, match=r"p <= 0, p > 1 or p contains NaNs"):
+            kernels["bad_geometric"](p)
     for sides, message in [((2.0, 1.0, 3.0), "left > mode"), ((0.0, 4.0, 3.0), "mode > right"),
                            ((1.0, 1.0, 1.0), "left == right")]:
         with pytest.raises(ValueError, match=f"^{message}$"):

@@ -5,7 +5,8 @@ standard form where the location and scale are an affine map the decomposition i
 :mod:`aotc.numpy_api.random_more` applies exactly (``loc - scale * L`` is
 ``loc + scale * (-L)``): ``laplace``, ``gumbel`` and ``logistic`` (redrawing the
 uniform that would take a logarithm of 0), ``rayleigh``, ``weibull``, ``pareto``, ``power``,
-``standard_t``, ``f`` and ``negative_binomial`` (a gamma, then a Poisson).
+``standard_t``, ``f``, ``negative_binomial`` (a gamma, then a Poisson) and
+``geometric``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .dtypes import F64, I64, PTR
 from .gamma import standard_gamma_function
 from .mathlib import libm_function
 from .mt19937 import double_function, f64, libm, log
-from .numpy_draws import exponential_function, gauss_function, poisson_function
+from .numpy_draws import exponential_function, gauss_function, poisson_function, truncate
 
 #: (b, state, the uniform) -> None when it must be redrawn, else the standard value.
 Transform = Callable[[ir.IRBuilder, ir.Value], tuple[ir.Value, ir.Value]]
@@ -146,3 +147,33 @@ def negative_binomial_function(module: ir.Module) -> ir.Function:
         b.ret(b.call(poisson_function(module), [state, y]))
     return define_once(module, "aotc.mt.negative_binomial", I64,
                        [("state", PTR), ("n", F64), ("p", F64)], body)
+
+
+def geometric_function(module: ir.Module) -> ir.Function:
+    """``int64(state, p)``: ``random_geometric``: a search from ``p >= 1/3``, else
+    ``ceil(log(1 - U) / log(1 - p))``."""
+    def body(b: KernelBuilder, a: dict[str, ir.Argument]) -> None:
+        state, p = a["state"], a["p"]
+        u = b.call(double_function(module), [state])
+        with b.if_then(b.fcmp_ordered("<", p, f64(0.333333333333333333333333))):
+            ratio = b.fdiv(log(b, b.fsub(f64(1.0), u)), log(b, b.fsub(f64(1.0), p)))
+            b.ret(truncate(b, libm(b, "ceil", ratio)))
+        q = b.fsub(f64(1.0), p)
+        count, total, prod = b.entry_alloca(I64), b.entry_alloca(F64), b.entry_alloca(F64)
+        b.store(ir.Constant(I64, 1), count)
+        b.store(p, total)
+        b.store(p, prod)
+        head = b.append_basic_block("search")
+        b.branch(head)
+        b.position_at_end(head)
+        step, done = b.append_basic_block("search.step"), b.append_basic_block("search.done")
+        b.cbranch(b.fcmp_ordered(">", u, b.load(total, typ=F64)), step, done)
+        b.position_at_end(step)
+        term = b.fmul(b.load(prod, typ=F64), q)
+        b.store(term, prod)
+        b.store(b.fadd(b.load(total, typ=F64), term), total)
+        b.store(b.add(b.load(count, typ=I64), ir.Constant(I64, 1)), count)
+        b.branch(head)
+        b.position_at_end(done)
+        b.ret(b.load(count, typ=I64))
+    return define_once(module, "aotc.mt.geometric", I64, [("state", PTR), ("p", F64)], body)

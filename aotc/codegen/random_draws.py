@@ -16,6 +16,7 @@ from .binomial import binomial_function
 from .context import Lowering
 from .continuous import (
     f_function,
+    geometric_function,
     gumbel_function,
     laplace_function,
     logistic_function,
@@ -59,7 +60,8 @@ DRAWS: dict[str, Callable[[ir.Module], ir.Function]] = {
     "beta": beta_function, "laplace": laplace_function, "gumbel": gumbel_function,
     "logistic": logistic_function, "weibull": weibull_function, "pareto": pareto_function,
     "power": power_function, "standard_t": standard_t_function, "f": f_function,
-    "negative_binomial": negative_binomial_function, "rayleigh": rayleigh_function}
+    "negative_binomial": negative_binomial_function, "rayleigh": rayleigh_function,
+    "geometric": geometric_function}
 
 
 def lower_draw(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:

@@ -63,6 +63,12 @@ def negative_binomial(n: Any, p: Any, size: Any = None) -> Tracer:
     return draw("negative_binomial", _size(size), count, chance)
 
 
+def geometric(p: Any, size: Any = None) -> Tracer:
+    chance = _scalar_parameter(p, "geometric", "p")
+    raise_if(~((chance > 0) & (chance <= 1)), "ValueError", "p <= 0, p > 1 or p contains NaNs")
+    return draw("geometric", _size(size), chance)
+
+
 def standard_cauchy(size: Any = None) -> Tracer:
     shape = _size(size)
     pairs = draw("gauss", (*shape, lax.as_dim(2, "size")))
@@ -91,5 +97,6 @@ RANDOM_MORE: dict[Callable[..., Any], Callable[..., Any]] = {
     np.random.power: _one_shape("power", "a", positive=True),
     np.random.standard_t: _one_shape("standard_t", "df", positive=True),
     np.random.f: f, np.random.negative_binomial: negative_binomial,
+    np.random.geometric: geometric,
     np.random.standard_cauchy: standard_cauchy, np.random.triangular: triangular,
 }
