@@ -358,7 +358,7 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             and not kwargs and isinstance(args[0], Tracer):
         return _scalar_type(fn, args[0])
     if _is_random(fn):
-        raise refuse_random(f"{getattr(fn, '__qualname__', fn)}")
+        raise refuse_random(fn)
     if is_python_random(fn):  # it would run once, at build time: a constant
         raise refuse_pyrandom(fn)
     if _reads_the_world(fn):

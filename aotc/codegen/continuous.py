@@ -5,7 +5,7 @@ standard form where the location and scale are an affine map the decomposition i
 :mod:`aotc.numpy_api.random_more` applies exactly (``loc - scale * L`` is
 ``loc + scale * (-L)``): ``laplace``, ``gumbel`` and ``logistic`` (redrawing the
 uniform that would take a logarithm of 0), ``rayleigh``, ``weibull``, ``pareto``, ``power``,
-``standard_t``, ``f``, ``negative_binomial`` (a gamma, then a Poisson) and
+``standard_t``, ``f``, ``lognormal``, ``negative_binomial`` (a gamma, then a Poisson) and
 ``geometric``.
 """
 
@@ -136,6 +136,15 @@ def f_function(module: ir.Module) -> ir.Function:
         b.ret(b.fdiv(top, b.fmul(chisquare(den), num)))
     return define_once(module, "aotc.mt.f", F64,
                        [("state", PTR), ("dfnum", F64), ("dfden", F64)], body)
+
+
+def lognormal_function(module: ir.Module) -> ir.Function:
+    """``legacy_lognormal``: ``exp(mean + sigma * N)``."""
+    def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
+        n = b.call(gauss_function(module), [p["state"]])
+        b.ret(libm(b, "exp", b.fadd(p["mean"], b.fmul(p["sigma"], n))))
+    return define_once(module, "aotc.mt.lognormal", F64,
+                       [("state", PTR), ("mean", F64), ("sigma", F64)], body)
 
 
 def negative_binomial_function(module: ir.Module) -> ir.Function:

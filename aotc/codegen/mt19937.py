@@ -92,7 +92,8 @@ def _next32_function(module: ir.Module) -> ir.Function:
     """``uint32(state)``: ``mt19937_next``, one tempered word."""
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
         state, pos = p["state"], field(b, p["state"], POS)
-        with b.if_then(b.icmp_signed(">=", b.load(pos, typ=I32), i32(KEY_WORDS)),
+        # (unsigned: a caller's state with a negative pos regenerates, never reads outside)
+        with b.if_then(b.icmp_unsigned(">=", b.load(pos, typ=I32), i32(KEY_WORDS)),
                        likely=False):
             b.call(_refill_function(module), [state])
         at = b.load(pos, typ=I32)
@@ -154,15 +155,20 @@ def fallback_state(module: ir.Module, generator: int) -> ir.GlobalVariable:
 
 def state_function(module: ir.Module, generator: int) -> ir.Function:
     """``aotc_random *(rt)``: the runtime's state of ``generator`` for this thread, else
-    the module's (seeded with 5489 before its first use)."""
+    the module's; either is seeded with 5489 if it is not yet (``ready`` 0: an all-zero
+    key would draw zeros forever)."""
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
         rt, null = p["rt"], ir.Constant(PTR, None)
+        slot = b.entry_alloca(PTR)
+        b.store(fallback_state(module, generator), slot)
         with b.if_then(b.icmp_unsigned("!=", rt, null), likely=True):
-            slot = b.gep(rt, [i64(0), i32(RANDOM_FIELD)], source_etype=RUNTIME_STRUCT)
-            hook = b.load(slot, typ=ir.PointerType(RANDOM_HOOK))
+            field_at = b.gep(rt, [i64(0), i32(RANDOM_FIELD)], source_etype=RUNTIME_STRUCT)
+            hook = b.load(field_at, typ=ir.PointerType(RANDOM_HOOK))
             with b.if_then(b.icmp_unsigned("!=", b.ptrtoint(hook, I64), i64(0)), likely=True):
-                b.ret(b.call(hook, [rt, i64(generator)]))
-        state = fallback_state(module, generator)
+                given = b.call(hook, [rt, i64(generator)])
+                with b.if_then(b.icmp_unsigned("!=", given, null), likely=True):
+                    b.store(given, slot)
+        state = b.load(slot, typ=PTR)
         with b.if_then(b.icmp_signed("==", b.load(field(b, state, READY), typ=I64),
                                      i64(0)), likely=False):
             b.call(seed_function(module), [state, i32(DEFAULT_SEED)])

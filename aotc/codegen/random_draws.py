@@ -20,6 +20,7 @@ from .continuous import (
     gumbel_function,
     laplace_function,
     logistic_function,
+    lognormal_function,
     negative_binomial_function,
     pareto_function,
     power_function,
@@ -61,7 +62,7 @@ DRAWS: dict[str, Callable[[ir.Module], ir.Function]] = {
     "logistic": logistic_function, "weibull": weibull_function, "pareto": pareto_function,
     "power": power_function, "standard_t": standard_t_function, "f": f_function,
     "negative_binomial": negative_binomial_function, "rayleigh": rayleigh_function,
-    "geometric": geometric_function}
+    "geometric": geometric_function, "lognormal": lognormal_function}
 
 
 def lower_draw(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:

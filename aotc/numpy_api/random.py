@@ -130,7 +130,7 @@ def poisson(lam: Any = 1.0, size: Any = None) -> Tracer:
     if rate.ndim:
         raise current().error("np.random.poisson with an array of lam is not supported in "
                               "kernels", hint="draw for each lam in a loop")
-    raise_if(~(rate >= 0), "ValueError", "lam < 0")  # NaN too, as NumPy
+    raise_if(~(rate >= 0), "ValueError", "lam < 0 or lam is NaN")
     raise_if(rate > POISSON_LAM_MAX, "ValueError", "lam value too large")
     return draw("poisson", _size(size), rate)
 
@@ -183,10 +183,11 @@ def beta(a: Any, b: Any, size: Any = None) -> Tracer:
 
 
 def lognormal(mean: Any = 0.0, sigma: Any = 1.0, size: Any = None) -> Tracer:
-    """``exp(normal(mean, sigma))``: NumPy's values within the exp's ulp."""
-    mu, spread = _floats(mean, sigma)
+    """``exp(normal(mean, sigma))`` with the C library's exp, scalar parameters."""
+    mu = _scalar_parameter(mean, "lognormal", "mean")
+    spread = _scalar_parameter(sigma, "lognormal", "sigma")
     raise_if(_negative(spread), "ValueError", "sigma < 0")
-    return np.exp(mu + spread * draw("gauss", _shape_of(size, [mu, spread])))
+    return draw("lognormal", _size(size), mu, spread)
 
 
 def integer_scalar(value: Any, what: str) -> Tracer:
@@ -206,11 +207,16 @@ def randint(low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> T
                               "kernels", hint="use int64 or int32 (and convert the result)")
     if high is None:
         lo, hi = as_tracer(0, I64), integer_scalar(low, "np.random.randint's high")
-        raise_if(hi <= 0, "ValueError", "high <= 0")
     else:
         lo, hi = integer_scalar(low, "np.random.randint's low"), \
             integer_scalar(high, "np.random.randint's high")
-        raise_if(lo >= hi, "ValueError", "low >= high")
+    bounds = np.iinfo(kind)
+    if bounds.min > np.iinfo(I64).min:  # NumPy's checks, in its order
+        raise_if(lo < bounds.min, "ValueError", f"low is out of bounds for {kind}")
+    if bounds.max < np.iinfo(I64).max:
+        raise_if(hi > bounds.max + 1, "ValueError", f"high is out of bounds for {kind}")
+    raise_if((lo >= hi) & (lo == 0), "ValueError", "high <= 0")
+    raise_if(lo >= hi, "ValueError", "low >= high")
     values = lo + draw("interval", _size(size), hi - 1 - lo)
     return lax.convert(values, kind)
 
@@ -221,6 +227,7 @@ def shuffle(x: Any) -> None:
         raise current().error("np.random.shuffle takes an array",
                               hint="shuffle an array argument or one made in the kernel")
     n = lax.dim_value(x.aval.shape[0])
+    empty = lax.dim_value(size_of(x.aval.shape)) == 0  # NumPy draws nothing for it
 
     def swap(k: Tracer, carry: Any) -> Any:
         i = n - 1 - k
@@ -230,7 +237,7 @@ def shuffle(x: Any) -> None:
         write(x, j, row_i)
         return carry
 
-    lax.fori_loop(0, np.maximum(n - 1, 0), swap, 0)
+    lax.fori_loop(0, np.where(empty, 0, np.maximum(n - 1, 0)), swap, 0)
 
 
 def permutation(x: Any) -> Tracer:
@@ -262,10 +269,19 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any
         if not replace:
             raise current().error("np.random.choice with p and replace=False is not "
                                   "supported in kernels", hint="draw with replace=True")
-        (weights,) = _floats(p)
+        given = asarray(p)
+        if given.ndim != 1:
+            raise current().error("'p' must be 1-dimensional")
+        tolerance = np.sqrt(np.finfo(np.float64).eps)
+        if given.dtype.kind == "f":
+            tolerance = max(tolerance, np.sqrt(np.finfo(given.dtype).eps))
+        weights = lax.convert(given, F64)
+        raise_if(lax.dim_value(weights.aval.shape[0]) != population, "ValueError",
+                 "'a' and 'p' must have same size")
+        total = np.sum(weights)
+        raise_if(np.isnan(total), "ValueError", "probabilities contain NaN")
         raise_if(weights < 0, "ValueError", "probabilities are not non-negative")
-        raise_if(np.abs(np.sum(weights) - 1.0) > np.sqrt(np.finfo(np.float64).eps),
-                  "ValueError", "probabilities do not sum to 1")
+        raise_if(np.abs(total - 1.0) > tolerance, "ValueError", "probabilities do not sum to 1")
         cdf: Any = np.cumsum(weights)
         cdf = cdf / cdf[-1]
         index: Any = np.searchsorted(cdf, draw("double", shape), side="right")
@@ -279,10 +295,18 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any
     return index if items is None else getitem_any(items, index)
 
 
-def refuse(what: str) -> Any:
-    """The build error for a generator object's method."""
+def refuse(fn: Any) -> Any:
+    """The build error for a numpy.random function aotc does not compile: a module
+    function not in the tables yet, or a generator object's method."""
+    name = getattr(fn, "__name__", str(fn))
+    if getattr(fn, "__self__", None) is np.random.mtrand._rand:  # a module function
+        return current().error(
+            f"np.random.{name} is not compiled (yet)",
+            hint="docs/supported-numpy-api.md lists the np.random functions aotc compiles; "
+            "or draw outside the kernel and pass the numbers in")
     return current().error(
-        f"{what}: numpy.random Generator and RandomState objects are not compiled",
+        f"{getattr(fn, '__qualname__', name)}: numpy.random Generator and RandomState "
+        "objects are not compiled",
         hint="call the np.random module functions (np.random.seed, np.random.rand, "
         "np.random.normal...), which draw NumPy's legacy sequence, or draw outside the "
         "kernel and pass the numbers in")

@@ -29,7 +29,7 @@ own sequence for ``s``:
   ``beta``       f64     ``a, b > 0``: Johnk's algorithm, or two gammas
   others         f64     ``laplace``, ``gumbel``, ``logistic``, ``rayleigh``
                          (standard: location 0, scale 1), ``weibull``, ``pareto``, ``power``,
-                         ``standard_t``, ``f``; ``negative_binomial``,
+                         ``standard_t``, ``f``, ``lognormal``; ``negative_binomial``,
                          ``geometric`` (i64)
   ============== ======= =====================================================
 
@@ -66,7 +66,8 @@ DISTRIBUTIONS: dict[str, tuple[np.dtype, tuple[np.dtype, ...]]] = {
     "laplace": (F64, ()), "gumbel": (F64, ()), "logistic": (F64, ()), "rayleigh": (F64, ()),
     "weibull": (F64, (F64,)), "pareto": (F64, (F64,)), "power": (F64, (F64,)),
     "standard_t": (F64, (F64,)), "f": (F64, (F64, F64)),
-    "negative_binomial": (I64, (F64, F64)), "geometric": (I64, (F64,))}
+    "negative_binomial": (I64, (F64, F64)), "geometric": (I64, (F64,)),
+    "lognormal": (F64, (F64, F64))}
 #: The generators, in the order of the runtime's states.
 GENERATORS = ("numpy", "python")
 #: The reference interpreter's generators (seeded by ``random_seed``, as the kernel's).
@@ -123,7 +124,7 @@ _NUMPY: dict[str, Callable[..., Any]] = {
     "rayleigh": _numpy("rayleigh", 1.0),
     **{name: _numpy(name) for name in ("poisson", "standard_gamma", "beta", "weibull",
                                        "pareto", "power", "standard_t", "f",
-                                       "negative_binomial", "geometric")},
+                                       "negative_binomial", "geometric", "lognormal")},
 }
 
 

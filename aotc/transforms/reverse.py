@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..ir import Atom, Eqn, Lit, Program, Var
+from ..ir import Atom, Eqn, Lit, Program, Var, is_stateful, nested_programs
 from ..ops.core import ALL_PRIMITIVES, Primitive
 from ..ops.shape import dim_value_p
 from ..shapes import DimExpr
@@ -98,6 +98,12 @@ def vjp_eqns(program: Program, args: Sequence[Atom], out_cts: Sequence[Atom | No
             continue  # nothing downstream depends on it (effects included)
         if eqn.loc is not None and not eqn.loc.file.startswith("<"):
             em.loc = eqn.loc
+        if nested_programs(eqn) and is_stateful(eqn):
+            raise em.error(
+                f"grad: random draws inside a {eqn.prim.name} on the gradient's path would "
+                "be drawn again by the reverse sweep",
+                hint="draw the numbers as an array before the loop or branch, or outside "
+                     "the kernel")
         rule = vjp_rules.get(eqn.prim)
         if rule is None:
             raise em.error(f"grad: primitive '{eqn.prim.name}' has no differentiation rule",
