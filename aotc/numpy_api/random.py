@@ -46,7 +46,7 @@ def raise_if(condition: Any, error: str, message: str, *details: Tracer) -> None
              message=message)
 
 
-def _size(size: Any) -> tuple[DimExpr, ...]:
+def size_shape(size: Any) -> tuple[DimExpr, ...]:
     return () if size is None else _shape(size)
 
 
@@ -59,19 +59,19 @@ def draw(distribution: str, shape: tuple[DimExpr, ...], *inputs: Any,
                      shape=tuple(shape))
 
 
-def _floats(*params: Any) -> list[Tracer]:
+def floats(*params: Any) -> list[Tracer]:
     return [lax.convert(asarray(p), F64) for p in params]
 
 
-def _negative(x: Tracer) -> Any:
+def negative(x: Tracer) -> Any:
     """NumPy's ``CONS_NON_NEGATIVE``: a set sign bit, NaN aside (``-0.0`` fails)."""
     return np.signbit(x) & ~np.isnan(x)
 
 
-def _shape_of(size: Any, params: list[Tracer]) -> tuple[DimExpr, ...]:
+def shape_of(size: Any, params: list[Tracer]) -> tuple[DimExpr, ...]:
     """The draws' shape: ``size``, else the parameters' broadcast shape (one draw each)."""
     if size is not None:
-        return _size(size)
+        return size_shape(size)
     return broadcast_all(params)[0].aval.shape if params else ()
 
 
@@ -86,69 +86,69 @@ def seed(seed: Any = None) -> None:
 
 
 def random_sample(size: Any = None) -> Tracer:
-    return draw("double", _size(size))
+    return draw("double", size_shape(size))
 
 
 def rand(*dims: Any) -> Tracer:
-    return draw("double", _size(dims))
+    return draw("double", size_shape(dims))
 
 
 def standard_normal(size: Any = None) -> Tracer:
-    return draw("gauss", _size(size))
+    return draw("gauss", size_shape(size))
 
 
 def randn(*dims: Any) -> Tracer:
-    return draw("gauss", _size(dims))
+    return draw("gauss", size_shape(dims))
 
 
 def standard_exponential(size: Any = None) -> Tracer:
-    return draw("exponential", _size(size))
+    return draw("exponential", size_shape(size))
 
 
 def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Tracer:
-    lo, hi = _floats(low, high)
+    lo, hi = floats(low, high)
     span = hi - lo
     raise_if(~np.isfinite(span), "OverflowError", "Range exceeds valid bounds")
-    return lo + span * draw("double", _shape_of(size, [lo, hi]))
+    return lo + span * draw("double", shape_of(size, [lo, hi]))
 
 
 def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Tracer:
-    mean, spread = _floats(loc, scale)
-    raise_if(_negative(spread), "ValueError", "scale < 0")
-    return mean + spread * draw("gauss", _shape_of(size, [mean, spread]))
+    mean, spread = floats(loc, scale)
+    raise_if(negative(spread), "ValueError", "scale < 0")
+    return mean + spread * draw("gauss", shape_of(size, [mean, spread]))
 
 
 def exponential(scale: Any = 1.0, size: Any = None) -> Tracer:
-    (spread,) = _floats(scale)
-    raise_if(_negative(spread), "ValueError", "scale < 0")
-    return spread * draw("exponential", _shape_of(size, [spread]))
+    (spread,) = floats(scale)
+    raise_if(negative(spread), "ValueError", "scale < 0")
+    return spread * draw("exponential", shape_of(size, [spread]))
 
 
 def poisson(lam: Any = 1.0, size: Any = None) -> Tracer:
     """NumPy's ``random_poisson``, one scalar ``lam`` (the draw's input)."""
-    (rate,) = _floats(lam)
+    (rate,) = floats(lam)
     if rate.ndim:
         raise current().error("np.random.poisson with an array of lam is not supported in "
                               "kernels", hint="draw for each lam in a loop")
     raise_if(~(rate >= 0), "ValueError", "lam < 0 or lam is NaN")
     raise_if(rate > POISSON_LAM_MAX, "ValueError", "lam value too large")
-    return draw("poisson", _size(size), rate)
+    return draw("poisson", size_shape(size), rate)
 
 
 def binomial(n: Any, p: Any, size: Any = None) -> Tracer:
     """NumPy's legacy ``binomial``, scalar ``n`` and ``p`` (the draw's inputs)."""
     trials = integer_scalar(n, "np.random.binomial's n")
-    (chance,) = _floats(p)
+    (chance,) = floats(p)
     if chance.ndim:
         raise current().error("np.random.binomial with an array of p is not supported in "
                               "kernels", hint="draw for each p in a loop")
     raise_if(trials < 0, "ValueError", "n < 0")
     raise_if(~((chance >= 0) & (chance <= 1)), "ValueError", "p < 0, p > 1 or p is NaN")
-    return draw("binomial", _size(size), chance, trials)
+    return draw("binomial", size_shape(size), chance, trials)
 
 
-def _scalar_parameter(value: Any, function: str, name: str) -> Tracer:
-    (param,) = _floats(value)
+def scalar_parameter(value: Any, function: str, name: str) -> Tracer:
+    (param,) = floats(value)
     if param.ndim:
         raise current().error(f"np.random.{function} with an array of {name} is not "
                               "supported in kernels", hint=f"draw for each {name} in a loop")
@@ -156,38 +156,38 @@ def _scalar_parameter(value: Any, function: str, name: str) -> Tracer:
 
 
 def standard_gamma(shape: Any, size: Any = None) -> Tracer:
-    k = _scalar_parameter(shape, "standard_gamma", "shape")
-    raise_if(_negative(k), "ValueError", "shape < 0")
-    return draw("standard_gamma", _size(size), k)
+    k = scalar_parameter(shape, "standard_gamma", "shape")
+    raise_if(negative(k), "ValueError", "shape < 0")
+    return draw("standard_gamma", size_shape(size), k)
 
 
 def gamma(shape: Any, scale: Any = 1.0, size: Any = None) -> Tracer:
-    k = _scalar_parameter(shape, "gamma", "shape")
-    (theta,) = _floats(scale)
-    raise_if(_negative(k), "ValueError", "shape < 0")
-    raise_if(_negative(theta), "ValueError", "scale < 0")
-    return theta * draw("standard_gamma", _shape_of(size, [theta]), k)
+    k = scalar_parameter(shape, "gamma", "shape")
+    (theta,) = floats(scale)
+    raise_if(negative(k), "ValueError", "shape < 0")
+    raise_if(negative(theta), "ValueError", "scale < 0")
+    return theta * draw("standard_gamma", shape_of(size, [theta]), k)
 
 
 def chisquare(df: Any, size: Any = None) -> Tracer:
-    freedom = _scalar_parameter(df, "chisquare", "df")
+    freedom = scalar_parameter(df, "chisquare", "df")
     raise_if(freedom <= 0, "ValueError", "df <= 0")
-    return 2.0 * draw("standard_gamma", _size(size), freedom / 2.0)
+    return 2.0 * draw("standard_gamma", size_shape(size), freedom / 2.0)
 
 
 def beta(a: Any, b: Any, size: Any = None) -> Tracer:
-    alpha, beta_ = _scalar_parameter(a, "beta", "a"), _scalar_parameter(b, "beta", "b")
+    alpha, beta_ = scalar_parameter(a, "beta", "a"), scalar_parameter(b, "beta", "b")
     raise_if(alpha <= 0, "ValueError", "a <= 0")
     raise_if(beta_ <= 0, "ValueError", "b <= 0")
-    return draw("beta", _size(size), alpha, beta_)
+    return draw("beta", size_shape(size), alpha, beta_)
 
 
 def lognormal(mean: Any = 0.0, sigma: Any = 1.0, size: Any = None) -> Tracer:
     """``exp(normal(mean, sigma))`` with the C library's exp, scalar parameters."""
-    mu = _scalar_parameter(mean, "lognormal", "mean")
-    spread = _scalar_parameter(sigma, "lognormal", "sigma")
-    raise_if(_negative(spread), "ValueError", "sigma < 0")
-    return draw("lognormal", _size(size), mu, spread)
+    mu = scalar_parameter(mean, "lognormal", "mean")
+    spread = scalar_parameter(sigma, "lognormal", "sigma")
+    raise_if(negative(spread), "ValueError", "sigma < 0")
+    return draw("lognormal", size_shape(size), mu, spread)
 
 
 def integer_scalar(value: Any, what: str) -> Tracer:
@@ -217,7 +217,7 @@ def randint(low: Any, high: Any = None, size: Any = None, dtype: Any = int) -> T
         raise_if(hi > bounds.max + 1, "ValueError", f"high is out of bounds for {kind}")
     raise_if((lo >= hi) & (lo == 0), "ValueError", "high <= 0")
     raise_if(lo >= hi, "ValueError", "low >= high")
-    values = lo + draw("interval", _size(size), hi - 1 - lo)
+    values = lo + draw("interval", size_shape(size), hi - 1 - lo)
     return lax.convert(values, kind)
 
 
@@ -257,7 +257,7 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any
         raise current().error("np.random.choice: a must be 1-dimensional")
     population = lax.dim_value(items.aval.shape[0]) if items is not None else \
         integer_scalar(a, "np.random.choice's a")
-    shape = _size(size)
+    shape = size_shape(size)
     count: Any = 1
     for d in shape:
         count = count * lax.dim_value(d)

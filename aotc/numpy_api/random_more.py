@@ -17,73 +17,73 @@ import numpy as np
 
 from .. import lax
 from ..tracer import Tracer
-from .random import _floats, _negative, _scalar_parameter, _shape_of, _size, draw, raise_if
+from .random import draw, floats, negative, raise_if, scalar_parameter, shape_of, size_shape
 
 
 def _location_scale(name: str) -> Callable[..., Tracer]:
     def family(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Tracer:
-        mu, spread = _floats(loc, scale)
-        raise_if(_negative(spread), "ValueError", "scale < 0")
-        return mu + spread * draw(name, _shape_of(size, [mu, spread]))
+        mu, spread = floats(loc, scale)
+        raise_if(negative(spread), "ValueError", "scale < 0")
+        return mu + spread * draw(name, shape_of(size, [mu, spread]))
     family.__name__ = name
     return family
 
 
 def rayleigh(scale: Any = 1.0, size: Any = None) -> Tracer:
-    (mode,) = _floats(scale)
-    raise_if(_negative(mode), "ValueError", "scale < 0")
-    return mode * draw("rayleigh", _shape_of(size, [mode]))
+    (mode,) = floats(scale)
+    raise_if(negative(mode), "ValueError", "scale < 0")
+    return mode * draw("rayleigh", shape_of(size, [mode]))
 
 
 def _one_shape(name: str, param: str, positive: bool) -> Callable[..., Tracer]:
     """A draw with one scalar shape parameter: ``a < 0`` (``a <= 0``) is an error."""
     def distribution(a: Any, size: Any = None) -> Tracer:
-        value = _scalar_parameter(a, name, param)
+        value = scalar_parameter(a, name, param)
         if positive:
             raise_if(value <= 0, "ValueError", f"{param} <= 0")
         else:
-            raise_if(_negative(value), "ValueError", f"{param} < 0")
-        return draw(name, _size(size), value)
+            raise_if(negative(value), "ValueError", f"{param} < 0")
+        return draw(name, size_shape(size), value)
     distribution.__name__ = name
     return distribution
 
 
 def f(dfnum: Any, dfden: Any, size: Any = None) -> Tracer:
-    num, den = _scalar_parameter(dfnum, "f", "dfnum"), _scalar_parameter(dfden, "f", "dfden")
+    num, den = scalar_parameter(dfnum, "f", "dfnum"), scalar_parameter(dfden, "f", "dfden")
     raise_if(num <= 0, "ValueError", "dfnum <= 0")
     raise_if(den <= 0, "ValueError", "dfden <= 0")
-    return draw("f", _size(size), num, den)
+    return draw("f", size_shape(size), num, den)
 
 
 def negative_binomial(n: Any, p: Any, size: Any = None) -> Tracer:
-    count = _scalar_parameter(n, "negative_binomial", "n")
-    chance = _scalar_parameter(p, "negative_binomial", "p")
+    count = scalar_parameter(n, "negative_binomial", "n")
+    chance = scalar_parameter(p, "negative_binomial", "p")
     raise_if(count <= 0, "ValueError", "n <= 0")
     raise_if(~((chance >= 0) & (chance <= 1)), "ValueError", "p < 0, p > 1 or p is NaN")
-    return draw("negative_binomial", _size(size), count, chance)
+    return draw("negative_binomial", size_shape(size), count, chance)
 
 
 def geometric(p: Any, size: Any = None) -> Tracer:
-    chance = _scalar_parameter(p, "geometric", "p")
+    chance = scalar_parameter(p, "geometric", "p")
     raise_if(~((chance > 0) & (chance <= 1)), "ValueError", "p <= 0, p > 1 or p contains NaNs")
-    return draw("geometric", _size(size), chance)
+    return draw("geometric", size_shape(size), chance)
 
 
 def standard_cauchy(size: Any = None) -> Tracer:
-    shape = _size(size)
+    shape = size_shape(size)
     pairs = draw("gauss", (*shape, lax.as_dim(2, "size")))
     return pairs[..., 0] / pairs[..., 1]
 
 
 def triangular(left: Any, mode: Any, right: Any, size: Any = None) -> Tracer:
-    lo, peak, hi = _floats(left, mode, right)
+    lo, peak, hi = floats(left, mode, right)
     raise_if(lo > peak, "ValueError", "left > mode")
     raise_if(peak > hi, "ValueError", "mode > right")
     raise_if(lo == hi, "ValueError", "left == right")
     base = hi - lo
     leftbase = peak - lo
     ratio = leftbase / base
-    u = draw("double", _shape_of(size, [lo, peak, hi]))
+    u = draw("double", shape_of(size, [lo, peak, hi]))
     rising = lo + np.sqrt(u * (leftbase * base))
     falling = hi - np.sqrt((1.0 - u) * ((hi - peak) * base))
     return np.where(u <= ratio, rising, falling)
