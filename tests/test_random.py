@@ -146,6 +146,20 @@ def python_draws(s, n):
     return out, ints
 
 
+def python_more(s, n):
+    random.seed(s)
+    exact = np.zeros((n, 3))
+    close = np.zeros((n, 3))
+    for i in range(n):
+        exact[i, 0] = random.triangular()
+        exact[i, 1] = random.triangular(-1.0, 3.0, 2.5)
+        exact[i, 2] = random.triangular(2.0, 2.0, 1.0)
+        close[i, 0] = random.lognormvariate(0.5, 0.25)
+        close[i, 1] = random.paretovariate(2.5)
+        close[i, 2] = random.weibullvariate(1.5, 0.7)
+    return exact, close
+
+
 def python_pi(n):
     """Numba's five-minute guide's kernel, seeded."""
     random.seed(n)
@@ -263,6 +277,7 @@ KERNELS: dict[str, tuple[Any, str]] = {
     "choices": (choices, "(i8[:], f8[:, :], f8[:], i8[:], i8[:], i8, f8)(f8[:], i8)"),
     "python_draws": (python_draws, "(f8[:], i8[:])(i8, i8)"),
     "python_pi": (python_pi, "f8(i8)"),
+    "python_more": (python_more, "(f8[:, :], f8[:, :])(i8, i8)"),
     "python_shuffle": (python_shuffle, "f8(f8[:])"),
     "python_empty": (python_empty, "i8(i8, i8)"),
     "unused_draw": (unused_draw, "f8[:](i8)"),
@@ -418,6 +433,16 @@ def test_choices(kernels):
 def test_python_random_is_cpythons(kernels, s):
     """``init_by_array`` over one or two key words (negative seeds: their magnitude)."""
     _same(kernels["python_draws"](s, 700), python_draws(s, 700))
+
+
+def test_python_random_variates(kernels):
+    """triangular is CPython's bit for bit (a square root); the others take log, exp or
+    ** of a draw, aotc's within 4 ulp (tests/codegen/test_vecmath.py's bound) of libm's,
+    which their results inherit (the draws stay in step: the same count of them)."""
+    exact, close = kernels["python_more"](7, 500)
+    want_exact, want_close = python_more(7, 500)
+    _same(exact, want_exact)
+    np.testing.assert_allclose(close, want_close, rtol=8 * np.finfo(np.float64).eps)
 
 
 def test_python_random_loops_and_arrays(kernels):

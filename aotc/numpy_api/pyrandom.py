@@ -5,7 +5,10 @@ does aotc (:mod:`aotc.ops.random`'s ``python`` generator): each calling thread h
 seeded from the OS, and ``random.seed(s)`` in a kernel makes it draw what CPython's
 ``random.seed(s)`` then draws. The functions are CPython's own code (``Lib/random.py``)
 over the primitives' ``double``, ``below`` (``_randbelow``), ``pygauss`` and
-``exponential`` draws, with CPython's errors. Before this table existed these calls ran
+``exponential`` draws, with CPython's errors. Where CPython takes ``math.log``,
+``exp`` or ``**`` of a draw (``normalvariate``'s test, ``lognormvariate``,
+``paretovariate``, ``weibullvariate``) these are aotc's, within a few ulp of the C
+library's. Before this table existed these calls ran
 once at build time, and their values were constants of the kernel.
 """
 
@@ -104,6 +107,32 @@ def expovariate(lambd: Any = 1.0) -> Tracer:
     return _python("exponential") / _float(lambd)
 
 
+def triangular(low: Any = 0.0, high: Any = 1.0, mode: Any = None) -> Any:
+    """CPython's: one uniform, folded at the mode (``low`` when ``high == low``)."""
+    lo, hi = _float(low), _float(high)
+    u: Any = _python("double")
+    flat = hi == lo
+    c = as_tracer(0.5, F64) if mode is None else \
+        (_float(mode) - lo) / np.where(flat, 1.0, hi - lo)
+    fold = u > c
+    u, c = np.where(fold, 1.0 - u, u), np.where(fold, 1.0 - c, c)
+    start, end = np.where(fold, hi, lo), np.where(fold, lo, hi)
+    return np.where(flat, lo, start + (end - start) * np.sqrt(u * c))
+
+
+def lognormvariate(mu: Any, sigma: Any) -> Any:
+    return np.exp(normalvariate(mu, sigma))
+
+
+def paretovariate(alpha: Any) -> Any:
+    return (1.0 - _python("double")) ** (-1.0 / _float(alpha))
+
+
+def weibullvariate(alpha: Any, beta: Any) -> Any:
+    u = 1.0 - _python("double")
+    return _float(alpha) * (-np.log(u)) ** (1.0 / _float(beta))
+
+
 def _sequence(seq: Any, what: str) -> Tracer:
     if not isinstance(seq, Tracer) or seq.ndim != 1:
         raise current().error(f"random.{what} takes a 1-d array in a kernel",
@@ -139,6 +168,8 @@ PYRANDOM: dict[Callable[..., Any], Callable[..., Any]] = {
     random.seed: seed, random.random: random_, random.uniform: uniform,
     random.randrange: randrange, random.randint: randint, random.gauss: gauss,
     random.normalvariate: normalvariate, random.expovariate: expovariate,
+    random.triangular: triangular, random.lognormvariate: lognormvariate,
+    random.paretovariate: paretovariate, random.weibullvariate: weibullvariate,
     random.choice: choice, random.shuffle: shuffle,
 }
 
