@@ -51,7 +51,7 @@ from ..ir import AType, Eqn
 from ..shapes import minimum, size
 from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64, mem_type
-from .gemm_kernel import micro_kernel
+from .gemm_kernel import edge_blocks, micro_kernel
 from .gemm_pack import pack_a_function, pack_b_function
 from .loops import for_range
 from .runtime import poll
@@ -147,7 +147,7 @@ def gemm_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bo
     fn = existing(module, name)
     if fn is not None:
         return fn
-    kernel = micro_kernel(module, dtype, blk.mr, blk.nr, vector_bytes, fma)
+    kernel = micro_kernels(module, dtype, blk, vector_bytes, fma)
     pack_a = pack_a_function(module, dtype, blk.mr, vector_bytes)
     pack_b = pack_b_function(module, dtype, blk.nr, vector_bytes)
     slim = None if narrow else gemm_function(module, dtype, vector_bytes, fma, narrow=True)
@@ -211,12 +211,55 @@ def _mirror(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> Non
             b.store(value, _at(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
 
 
+#: The micro-kernel variants of a blocking, (rows, columns) each, the full block last.
+Kernels = list[tuple[tuple[int, int], ir.Function]]
+
+
+def micro_kernels(module: ir.Module, dtype: np.dtype, blk: Blocking, vector_bytes: int,
+                  fma: bool) -> Kernels:
+    """The full ``MR x NR`` micro-kernel and its edge variants (:func:`.edge_blocks`),
+    smallest first."""
+    blocks = sorted(edge_blocks(blk.mr, blk.nr, vector_bytes // dtype.itemsize),
+                    key=lambda rc: (rc[0] * rc[1], rc))
+    return [(rc, micro_kernel(module, dtype, blk.mr, blk.nr, vector_bytes, fma, rc))
+            for rc in blocks]
+
+
+def _call_kernel(b: KernelBuilder, kernels: Kernels, args: list[ir.Value], rows: ir.Value,
+                 cols: ir.Value) -> None:
+    """Call the smallest variant that covers a ``rows x cols`` tile: the full block for
+    a full tile (the common case, tested first), else the first edge block that fits."""
+    (mr, nr), full = kernels[-1]
+
+    def covers(block: tuple[int, int]) -> ir.Value:
+        return b.and_(b.icmp_signed("<=", rows, i64(block[0])),
+                      b.icmp_signed("<=", cols, i64(block[1])))
+
+    def edge(index: int) -> None:
+        block, fn = kernels[index]
+        if index == len(kernels) - 1:
+            b.call(fn, args)
+            return
+        with b.if_else(covers(block)) as (small, other):
+            with small:
+                b.call(fn, args)
+            with other:
+                edge(index + 1)
+
+    whole = b.and_(b.icmp_signed("==", rows, i64(mr)), b.icmp_signed("==", cols, i64(nr)))
+    with b.if_else(whole, likely=True) as (run_full, run_edge):
+        with run_full:
+            b.call(full, args)
+        with run_edge:
+            edge(0)
+
+
 #: Called on each tile of ``C`` once it is final: (first row, first column, rows, columns).
 TileHook = Callable[[ir.Value, ir.Value, ir.Value, ir.Value], None]
 
 
 def _five_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, blk: Blocking,
-                kernel: ir.Function, pack_a: ir.Function, pack_b: ir.Function,
+                kernel: Kernels, pack_a: ir.Function, pack_b: ir.Function,
                 tile: TileHook | None = None, upper: ir.Value | None = None) -> None:
     """The loops of the module docstring. Where ``upper`` holds at run time, the tiles
     of ``C`` wholly below its diagonal are skipped (:func:`_symmetric`)."""
@@ -246,8 +289,8 @@ def _five_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, bl
                         c = _at(b, c_block, (ir_, p["c_rs"]), (jr, p["c_cs"]))
                         skip = below(b.add(ic, ir_), b.add(jc, jr), cols)
                         with b.if_then(b.not_(skip)):
-                            b.call(kernel, [kc, pa, pb, c, p["c_rs"], p["c_cs"], rows, cols,
-                                            pci])
+                            _call_kernel(b, kernel, [kc, pa, pb, c, p["c_rs"], p["c_cs"],
+                                                     rows, cols, pci], rows, cols)
                         if tile is not None:  # after the last slice of the contracted axis
                             with b.if_then(b.icmp_signed("==", b.add(pc, kc), p["k"])):
                                 tile(b.add(ic, ir_), b.add(jc, jr), rows, cols)
@@ -265,7 +308,7 @@ def tiled_gemm(b: KernelBuilder, dtype: np.dtype, args: list[ir.Value], tile: Ti
         for narrow, branch in ((True, slim), (False, wide)):
             with branch:
                 blk = blocking(dtype, b.vector_bytes, narrow)
-                kernel = micro_kernel(b.module, dtype, blk.mr, blk.nr, b.vector_bytes, b.fma)
+                kernel = micro_kernels(b.module, dtype, blk, b.vector_bytes, b.fma)
                 pack_a = pack_a_function(b.module, dtype, blk.mr, b.vector_bytes)
                 pack_b = pack_b_function(b.module, dtype, blk.nr, b.vector_bytes)
                 _five_loops(b, p, dtype, blk, kernel, pack_a, pack_b, tile)

@@ -8,10 +8,11 @@ slivers one after the other. That makes the kernel's loads unit-stride, aligned 
 predictable, keeps the blocks dense in cache (no TLB or set conflicts from a large
 leading dimension), and absorbs every layout: transposed, strided and negative-stride
 operands are read here, once per block, with their byte strides, and the kernel never
-sees them. The last sliver of a block is padded with zeros up to ``MR`` rows or ``NR``
-columns, so the kernel always runs full width; the padded results are never stored.
-The padding is branch-free: a row (column) past the end reads the last real one, and a
-select keeps 0 instead.
+sees them. The last sliver of a block is padded up to ``MR`` rows or ``NR`` columns,
+branch-free: a row (column) past the end reads the last real one. ``B``'s padding is
+kept as 0 by a select; ``A``'s is left a copy of its last row, as the results of those
+rows are never stored (an edge tile runs the micro-kernel that covers its real rows),
+which lets a partial sliver take the same vector path as a full one.
 
 Each packing routine is an internal function emitted once per module, dtype and sliver
 width, with a fast path for the common unit-stride layout (rows of a C-contiguous
@@ -44,7 +45,8 @@ def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
 def pack_a_function(module: ir.Module, dtype: np.dtype, mr: int, vector_bytes: int
                     ) -> ir.Function:
     """``void(mc, kc, src, rs, cs, dst)``: ``A[:mc, :kc]`` (byte strides ``rs``, ``cs``)
-    into ``ceil(mc / MR)`` slivers of ``MR x kc``, column-major, zero-padded."""
+    into ``ceil(mc / MR)`` slivers of ``MR x kc``, column-major, padded with copies of
+    the last row (see the module docstring)."""
     name = f"aotc.gemm.pack_a.{dtype.name}.{mr}"
     fn = existing(module, name)
     if fn is not None:
@@ -64,25 +66,16 @@ def pack_a_function(module: ir.Module, dtype: np.dtype, mr: int, vector_bytes: i
             i0 = b.mul(s, i64(mr))
             rows = b.sub(a["mc"], i0)
             dst = b.gep(a["dst"], [b.mul(s, b.mul(kc, i64(mr)))], source_etype=ty)
-            starts = [_byte_at(b, a["src"], b.mul(b.add(i0, i64(i)), a["rs"]))
+            last = b.sub(rows, i64(1))  # rows past the end read the last one
+            starts = [_byte_at(b, a["src"], b.mul(b.add(i0, _min(b, i64(i), last)), a["rs"]))
                       for i in range(mr)]
-            unit = b.icmp_signed("==", a["cs"], i64(size))
-            with b.if_else(b.icmp_signed(">=", rows, i64(mr)), likely=True) as (full, part):
-                with full:
-                    with b.if_else(unit, likely=True) as (contiguous, strided):
-                        with contiguous:
-                            _copy_columns(b, kc, dst, mr, lambda i, p: b.gep(
-                                starts[i], [p], source_etype=ty), ty, size)
-                        with strided:
-                            _copy_columns(b, kc, dst, mr, lambda i, p: _byte_at(
-                                b, starts[i], b.mul(p, a["cs"])), ty, size)
-                with part:  # the last rows: rows past the end read the last, kept as 0
-                    last = b.sub(rows, i64(1))
-                    clamped = [_byte_at(b, a["src"], b.mul(b.add(i0, _min(b, i64(i), last)),
-                                                           a["rs"])) for i in range(mr)]
-                    keep = [b.icmp_signed("<", i64(i), rows) for i in range(mr)]
+            with b.if_else(b.icmp_signed("==", a["cs"], i64(size)), likely=True) as (
+                    contiguous, strided):
+                with contiguous:
+                    _transpose_columns(b, kc, dst, mr, starts, ty, size)
+                with strided:
                     _copy_columns(b, kc, dst, mr, lambda i, p: _byte_at(
-                        b, clamped[i], b.mul(p, a["cs"])), ty, size, keep)
+                        b, starts[i], b.mul(p, a["cs"])), ty, size)
         b.ret_void()
     fn = existing(module, name)
     assert fn is not None
@@ -110,13 +103,59 @@ def _pack_a_transposed(b: KernelBuilder, a: dict[str, ir.Argument], mr: int, ty:
                     for i in range(mr):
                         value = b.load(b.gep(first, [i64(i)], source_etype=ty), typ=ty, align=1)
                         b.store(value, b.gep(out, [i64(i)], source_etype=ty), align=size)
-                with part:  # rows past the end read the last one, kept as 0
+                with part:  # rows past the end read the last one
                     last = b.sub(rows, i64(1))
                     for i in range(mr):
                         at = b.gep(first, [_min(b, i64(i), last)], source_etype=ty)
-                        value = b.select(b.icmp_signed("<", i64(i), rows),
-                                         b.load(at, typ=ty, align=1), zeros(ty))
-                        b.store(value, b.gep(out, [i64(i)], source_etype=ty), align=size)
+                        b.store(b.load(at, typ=ty, align=1),
+                                b.gep(out, [i64(i)], source_etype=ty), align=size)
+
+
+#: The square :func:`_transpose_columns` transposes in registers.
+QUAD = 4
+
+
+def _transpose_columns(b: KernelBuilder, kc: ir.Value, dst: ir.Value, width: int,
+                       starts: list[ir.Value], ty: ir.Type, size: int) -> None:
+    """:func:`_copy_columns` of ``width`` contiguous rows (a C-contiguous ``A``): 4 x 4
+    squares loaded a row vector at a time and transposed with shuffles, 4 loads and 4
+    stores per 16 elements instead of 16 each (element by element, packing ``A`` took
+    10% of a 64^3 f64 product). Rows past a multiple of 4, and the last ``kc % 4``
+    columns, go element by element."""
+    vty = ir.VectorType(ty, QUAD)
+    squares = width - width % QUAD
+    quads = b.sdiv(kc, i64(QUAD))
+    with for_range(b, quads, "quad") as q:
+        p0 = b.mul(q, i64(QUAD))
+        for g in range(0, squares, QUAD):
+            rows = [b.load(b.gep(starts[g + i], [p0], source_etype=ty), typ=vty, align=1)
+                    for i in range(QUAD)]
+            for w, column in enumerate(_transpose4(b, rows)):
+                at = b.gep(dst, [b.add(b.mul(b.add(p0, i64(w)), i64(width)), i64(g))],
+                           source_etype=ty)
+                b.store(column, at, align=size)
+        for i in range(squares, width):
+            for w in range(QUAD):
+                p = b.add(p0, i64(w))
+                value = b.load(b.gep(starts[i], [p], source_etype=ty), typ=ty, align=1)
+                b.store(value, b.gep(dst, [b.add(b.mul(p, i64(width)), i64(i))],
+                                     source_etype=ty), align=size)
+    done = b.mul(quads, i64(QUAD))
+    _copy_columns(b, b.sub(kc, done), b.gep(dst, [b.mul(done, i64(width))], source_etype=ty),
+                  width, lambda i, p: b.gep(starts[i], [b.add(done, p)], source_etype=ty),
+                  ty, size)
+
+
+def _transpose4(b: ir.IRBuilder, rows: list[ir.Value]) -> list[ir.Value]:
+    """The columns of a 4 x 4 square given as its rows (interleave pairs of rows, then
+    pairs of pairs: 8 shuffles)."""
+    def shuffle(x: ir.Value, y: ir.Value, lanes: list[int]) -> ir.Value:
+        return b.shuffle_vector(x, y, ir.Constant(ir.VectorType(ir.IntType(32), 4), lanes))
+
+    low = [shuffle(rows[0], rows[1], [0, 4, 2, 6]), shuffle(rows[2], rows[3], [0, 4, 2, 6])]
+    high = [shuffle(rows[0], rows[1], [1, 5, 3, 7]), shuffle(rows[2], rows[3], [1, 5, 3, 7])]
+    return [shuffle(low[0], low[1], [0, 1, 4, 5]), shuffle(high[0], high[1], [0, 1, 4, 5]),
+            shuffle(low[0], low[1], [2, 3, 6, 7]), shuffle(high[0], high[1], [2, 3, 6, 7])]
 
 
 def _copy_columns(b: KernelBuilder, kc: ir.Value, dst: ir.Value, width: int, source,

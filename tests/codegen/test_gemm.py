@@ -127,7 +127,8 @@ SHAPES = [(1, 1, 1), (7, 5, 3), (6, 16, 8), (250, 7, 1),
           (65, 33, 17), (130, 257, 70), (12, 32, 16), (5, 40, 20), (7, 300, 3), (50, 40, 2),
           (121, 255, 9), (241, 258, 33), (5, 513, 1537), (5, 20, 3073), (250, 9, 1),
           (300, 70, 1), (9, 1000, 1),  # one column: the matrix-vector product
-          (30, 3000, 5)]  # a few columns of a B too large to read unpacked
+          (30, 3000, 5),  # a few columns of a B too large to read unpacked
+          (64, 64, 64), (28, 9, 48), (61, 70, 40)]  # edge tiles of 4 and 8 rows, 1 vector
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -242,11 +243,14 @@ def test_empty(kernels, dtype):
                                  np.empty((0, 3, 4), dtype))[0].shape == (0, 2, 4)
 
 
-def test_special_values(kernels):
-    """NaN and inf propagate as in NumPy; zero padding of edge blocks leaks nothing."""
-    a = np.ones((7, 5))
-    b = np.ones((5, 9))
-    a[2, 3], b[1, 4] = np.nan, np.inf
+@pytest.mark.parametrize("m, k, n", [(7, 5, 9), (13, 20, 40), (64, 64, 64)])
+def test_special_values(kernels, m, k, n):
+    """NaN and inf propagate as in NumPy; the padding of edge blocks (copies of ``A``'s
+    last row, zeros of ``B``) leaks nothing: a NaN in the last row of ``A`` stays in
+    the last row of the result."""
+    a = np.ones((m, k))
+    b = np.ones((k, n))
+    a[2, 3], b[1, 4], a[-1, -1] = np.nan, np.inf, np.nan
     got = kernels["f8", "mm"](a, b)[0]
     expected = a @ b
     np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
