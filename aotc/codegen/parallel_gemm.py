@@ -105,20 +105,22 @@ def row_slabs(ctx: Lowering, eqn: Eqn, m: ir.Value, work: ir.Value, run: SlabRun
     free = _libc(b.module, "free", ir.FunctionType(ir.VoidType(), [PTR]))
     outline = Outline(ctx, "gemm")
     with outline as (begin, end):
+        # One pair of buffers per thread's run of slabs, not per slab: fresh pages of a
+        # few MiB per slab cost the kernel's zeroing each time.
+        pa, pb = (_buffer(b, s) for s in sizes)
+        null = ir.Constant(PTR, None)
+        missing = b.or_(b.icmp_unsigned("==", pa, null), b.icmp_unsigned("==", pb, null))
+        with b.if_then(missing, likely=False):
+            b.call(free, [pa])
+            b.call(free, [pb])
+            b.ret(i64(abi.OUT_OF_MEMORY))
         with for_range(b, b.sub(end, begin), "slab") as t:
             lo, hi = chunk_bounds(b, units, chunks, b.add(begin, t))
             lo, hi = b.mul(lo, i64(mr)), b.mul(hi, i64(mr))
             hi = b.select(b.icmp_signed("<", hi, m), hi, m)
-            pa, pb = (_buffer(b, s) for s in sizes)
-            null = ir.Constant(PTR, None)
-            missing = b.or_(b.icmp_unsigned("==", pa, null), b.icmp_unsigned("==", pb, null))
-            with b.if_then(missing, likely=False):
-                b.call(free, [pa])
-                b.call(free, [pb])
-                b.ret(i64(abi.OUT_OF_MEMORY))
             run(lo, hi, pa, pb)
-            b.call(free, [pa])
-            b.call(free, [pb])
+        b.call(free, [pa])
+        b.call(free, [pb])
     outline.call(chunks, work)
 
 
