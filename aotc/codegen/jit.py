@@ -80,7 +80,19 @@ def _random_state(_rt: int, generator: int) -> int:
 _RANDOM_HOOK = _RANDOM(_random_state)
 
 
+_NEVER = _POLL(lambda _rt: 0)
+_PARALLEL_HOOKS: dict[int, Any] = {}
+
+
 def _parallel_for(threads: int) -> Any:
+    """The ``parallel_for`` hook for ``threads`` threads, made once (a ctypes callback
+    takes microseconds to create: too slow to make on every call)."""
+    if threads not in _PARALLEL_HOOKS:
+        _PARALLEL_HOOKS[threads] = _make_parallel_for(threads)
+    return _PARALLEL_HOOKS[threads]
+
+
+def _make_parallel_for(threads: int) -> Any:
     """A ``parallel_for`` hook running chunks on ``threads`` Python threads (ctypes
     releases the GIL while a chunk runs, so they do run at once); chunks run in reverse
     order on one thread, which tests that no chunk depends on another."""
@@ -195,7 +207,8 @@ class JitKernel:
         outv = (ctypes.c_void_p * max(len(outputs), 1))(*(o.ctypes.data for o in outputs))
         scratch, scratch_addr = _acquire(info[0])
         hook = self.poll
-        runtime = Runtime(_POLL(lambda _: 1 if hook is not None and hook() else 0))
+        poll = _NEVER if hook is None else _POLL(lambda _: 1 if hook() else 0)
+        runtime = Runtime(poll)
         if self.threads:
             runtime.parallel_for = _parallel_for(self.threads)
         runtime.random = _RANDOM_HOOK
