@@ -63,6 +63,9 @@ def available(vector_bytes: int, width: int) -> bool:
 #: Keys a partition step takes at once: eight, whatever their width, so that the
 #: permutation putting the keys below the pivot first is one of 256 (:func:`_table`).
 STEP = 8
+#: Steps a partition's loop takes per iteration: their loads and comparisons are
+#: independent, only the stores wait for the previous step's counts.
+UNROLL = 4
 
 
 def _table(module: ir.Module) -> ir.GlobalVariable:
@@ -145,8 +148,14 @@ def _partition_function(module: ir.Module, keys: Keys, from_values: bool = False
 
         roomy = b.select(b.icmp_signed(">=", n, i64(2 * STEP)),
                          b.add(b.udiv(b.sub(n, i64(2 * STEP)), i64(STEP)), i64(1)), i64(0))
-        with for_range(b, roomy, "part", vectorize=False) as i:
-            step(load(b.mul(i, i64(STEP))), None)
+        groups = b.udiv(roomy, i64(UNROLL))
+        with for_range(b, groups, "part", vectorize=False) as g:
+            first = b.mul(g, i64(UNROLL * STEP))
+            loaded = [load(b.add(first, i64(u * STEP))) for u in range(UNROLL)]
+            for keys_in in loaded:
+                step(keys_in, None)
+        with for_range(b, b.urem(roomy, i64(UNROLL)), "part.rest", vectorize=False) as i:
+            step(load(b.mul(b.add(b.mul(groups, i64(UNROLL)), i), i64(STEP))), None)
         done = Local(b, I64, b.mul(roomy, i64(STEP)), "done")
         with b.if_then(b.icmp_signed(">=", b.sub(n, done.get()), i64(STEP))):
             step(load(done.get()), i64(STEP))
