@@ -140,3 +140,68 @@ def test_a_row_copy_onto_its_own_memory_matches_numpy(n: int) -> None:
     want_b = b.copy()
     want_b[:, :-1] = want_b[:, 1:]
     np.testing.assert_array_equal(aotc.jit(shifted_left)(b), want_b)
+
+
+@aotc.export
+def swap_rows(a: f64[:, :], i: i64, j: i64) -> f64[:, :]:
+    a = a.copy()
+    row = a[i].copy()
+    a[i] = a[j]
+    a[j] = row
+    return a
+
+
+@aotc.export
+def swap_through_a_view(a: f64[:, :], i: i64, j: i64) -> f64[:, :]:
+    """Without the copy, ``row`` is a view: it sees the first write (NumPy's answer
+    is row ``j`` twice)."""
+    a = a.copy()
+    row = a[i]
+    a[i] = a[j]
+    a[j] = row
+    return a
+
+
+@aotc.export
+def elimination_det(a: f64[:, :]) -> f64:
+    """Gaussian elimination with partial pivoting, as written by hand: row swaps through
+    a saved row, a scaled column and a rank-1 update of the trailing block."""
+    a = a.copy()
+    n = a.shape[0]
+    sign = 1.0
+    for k in range(n):
+        p = k + np.argmax(np.abs(a[k:, k]))
+        if p != k:
+            row = a[k].copy()
+            a[k] = a[p]
+            a[p] = row
+            sign = -sign
+        if a[k, k] == 0.0:
+            return 0.0
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return sign * np.prod(np.diag(a))
+
+
+@pytest.mark.parametrize("i, j", [(0, 3), (3, 0), (2, 2), (-1, 1)])
+def test_rows_swapped_through_a_saved_row_match_numpy(i, j):
+    """The saved row is copied, not the matrix (passes.snapshots): the values are
+    NumPy's either way, with and without ``.copy()``."""
+    a = np.arange(20.0).reshape(4, 5) ** 2
+    for kernel in (swap_rows, swap_through_a_view):
+        np.testing.assert_array_equal(aotc.jit(kernel)(a, i, j), kernel(a, i, j))
+
+
+def test_hand_written_elimination_matches_numpy():
+    """The same algorithm run by NumPy, on matrices that pivot, that do not, and that are
+    singular: the eliminations are the same operations in the same order, and only the
+    product of the n pivots is taken in another order (NumPy multiplies in SIMD lanes),
+    so at most n roundings apart."""
+    rng = np.random.default_rng(3)
+    kernel = aotc.jit(elimination_det)
+    cases = [rng.normal(size=(n, n)) for n in (1, 2, 5, 17, 40)]
+    cases += [np.eye(6), np.triu(np.ones((4, 4))), np.ones((3, 3)), np.zeros((2, 2))]
+    for a in cases:
+        n = a.shape[0]
+        np.testing.assert_allclose(kernel(a), elimination_det(a), rtol=n * np.finfo(float).eps)
+        np.testing.assert_allclose(kernel(a), np.linalg.det(a), rtol=1e-9, atol=1e-12)

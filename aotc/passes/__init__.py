@@ -19,6 +19,7 @@ from .epilogue import dot_epilogue
 from .fusion import fusion
 from .interleave import interleave
 from .loop_versioning import version_loops
+from .snapshots import snapshots
 
 Pass = Callable[[Program], Program]
 
@@ -31,6 +32,7 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("dot_epilogue", dot_epilogue),
     ("dce_after_fusion", dce),
     ("loop_versioning", version_loops),
+    ("snapshots", snapshots),
 ]
 #: Passes that only reorganize loops; without them every equation is its own loop.
 FUSION_PASSES = {"interleave", "fusion", "dot_epilogue", "dce_after_fusion"}
@@ -56,4 +58,4 @@ def optimize(program: Program, *, verify_each: bool = False, fuse: bool = True,
 
 
 __all__ = ["PIPELINE", "constant_fold", "cse", "dce", "dot_epilogue", "fusion", "optimize",
-           "version_loops"]
+           "snapshots", "version_loops"]
