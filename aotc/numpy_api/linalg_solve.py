@@ -4,15 +4,16 @@ NumPy calls LAPACK (``gesv``, ``getrf``, ``potrf``); a kernel has no LAPACK, so 
 the unblocked forms of the same algorithms, written as ``lax.fori_loop`` over the matrix
 order ``n`` (a runtime size): LU with partial pivoting (``getf2``: pick the largest
 ``|a[i, k]|`` at or below the diagonal, swap rows, scale the column, rank-1 update of the
-trailing block), then forward and back substitution (``getrs``). Each step works on the
-whole matrix under masks built from ``iota`` (rows/columns before, at or after ``k``), so
-no slice has a size that changes inside the loop: ``O(n^2)`` work per step, ``O(n^3)`` in
-all, as LAPACK's. Results differ from NumPy's by rounding only (LAPACK blocks and orders
-its sums differently).
+trailing block ``lu[k+1:, k+1:]``, all in place), then forward and back substitution
+(``getrs``: one row of the solution per step, a dot product with the rows solved before).
+Cholesky works on the whole matrix under masks built from ``iota`` (columns before, at or
+after ``k``). ``O(n^3)`` in all, as LAPACK's; results differ from NumPy's by rounding
+only (LAPACK blocks and orders its sums differently).
 
-NumPy's errors are ``LinAlgError``, which a compiled module cannot raise: a kernel raises
-its nearest builtin base (``ValueError``) with the message ``"LinAlgError: ..."``, as aotc
-does for any user exception class. ``det`` follows NumPy's ``umath_linalg``: the sign and
+NumPy's errors are ``LinAlgError``, which a kernel cannot name: it raises the nearest
+builtin base (``ValueError``) with the message ``"LinAlgError: ..."``, as aotc does for
+any user exception class, and the module's call raises ``np.linalg.LinAlgError`` of the
+rest of the message (``templates/runtime.py``), as NumPy would. ``det`` follows NumPy's ``umath_linalg``: the sign and
 the log of ``|det|`` summed over U's diagonal, ``sign * exp(logdet)`` (0.0 when singular).
 ``inv(a)`` is ``solve(a, eye(n))``, as NumPy's. Stacks ``(..., n, n)`` loop over the
 matrices of the stack.
@@ -33,6 +34,7 @@ from ..types import real_dtype
 from .creation import full_from_dims, iota
 from .functions_base import where
 from .histograms import raise_if
+from .linalg import dot_general
 from .reductions import prod, sum_
 from .statistics import argmax
 from .ufuncs import apply_ufunc
@@ -98,30 +100,24 @@ def _lu(a: Tracer, masks: _Masks) -> tuple[Tracer, Tracer, Tracer, Tracer]:
     (unit diagonal) below and ``U`` on and above the diagonal of ``lu``, ``a[perm] = L @
     U``, the number of row swaps, and whether a pivot was exactly zero (LAPACK's
     ``info > 0``: the factorization is still complete, as LAPACK's)."""
-    r, rows, cols = masks.index, masks.rows, masks.cols
-
     def step(k: Any, state: Any) -> Any:
+        # The row swap and the rank-1 update of the trailing block write in place: the
+        # saved row is a row's copy (passes.snapshots), not the matrix's.
         lu, perm, swaps, singular = state
-        column = lu[:, k]
-        candidates = where(_u(np.greater_equal, r, k), _u(np.absolute, column), -1)
-        p = argmax(candidates)
-        pivot = column[p]
-        row_k, row_p = lu[k], lu[p]
-        at_k, at_p = _u(np.equal, rows, k), _u(np.equal, rows, p)
-        lu = where(at_k, row_p[None, :], where(at_p, row_k[None, :], lu))
-        perm = where(_u(np.equal, r, k), perm[p], where(_u(np.equal, r, p), perm[k], perm))
+        p = _u(np.add, k, argmax(_u(np.absolute, lu[k:, k])))
+        row_k, index_k = lax.fresh(lu[k]), lax.fresh(perm[k])  # copies, not views
+        lu[k] = lu[p]
+        lu[p] = row_k
+        perm[k] = perm[p]
+        perm[p] = index_k
         swaps = _u(np.add, swaps, lax.convert(_u(np.not_equal, p, k), I64))
+        pivot = lu[k, k]
         zero = _u(np.equal, pivot, 0)
         singular = _u(np.logical_or, singular, zero)
-        below = _u(np.greater, rows, k)
-        scaled = _u(np.true_divide, lu[:, k], where(zero, 1, pivot))
-        multipliers = where(_u(np.logical_and, below[:, 0], _u(np.logical_not, zero)),
-                            scaled, 0)
-        trailing = _u(np.logical_and, below, _u(np.greater, cols, k))
-        update = _u(np.subtract, lu, _u(np.multiply, multipliers[:, None], lu[k][None, :]))
-        lu = where(trailing, update,
-                   where(_u(np.logical_and, below, _u(np.equal, cols, k)),
-                         multipliers[:, None], lu))
+        below = _u(np.add, k, 1)
+        lu[below:, k] = _u(np.true_divide, lu[below:, k], where(zero, 1, pivot))
+        lu[below:, below:] = _u(np.subtract, lu[below:, below:],
+                                _u(np.multiply, lu[below:, k][:, None], lu[k, below:][None, :]))
         return lu, perm, swaps, singular
 
     start = (a, masks.index, np.int64(0), np.bool_(False))
@@ -131,20 +127,18 @@ def _lu(a: Tracer, masks: _Masks) -> tuple[Tracer, Tracer, Tracer, Tracer]:
 
 def _substitute(lu: Tracer, perm: Tracer, b: Tracer, masks: _Masks) -> Tracer:
     """``getrs``: ``x`` with ``L @ U @ x = b[perm]`` (``b`` of shape ``(n, k)``)."""
-    cols, rows = masks.cols[0], masks.rows
     y = b[perm]
 
     def forward(i: Any, y: Any) -> Any:
-        l_row = where(_u(np.less, cols, i), lu[i], 0)
-        dot = sum_(_u(np.multiply, l_row[:, None], y), axis=0)
-        return where(_u(np.equal, rows, i), _u(np.subtract, y, dot[None, :]), y)
+        y[i] = _u(np.subtract, y[i], dot_general(lu[i, :i], y[:i], ((0,), (0,))))
+        return y
 
     def backward(t: Any, x: Any) -> Any:
         i = _u(np.subtract, _u(np.subtract, lax.dim_value(masks.n), 1), t)
-        u_row = where(_u(np.greater, cols, i), lu[i], 0)
-        dot = sum_(_u(np.multiply, u_row[:, None], x), axis=0)
-        solved = _u(np.true_divide, _u(np.subtract, x, dot[None, :]), lu[i, i])
-        return where(_u(np.equal, rows, i), solved, x)
+        after = _u(np.add, i, 1)
+        dot = dot_general(lu[i, after:], x[after:], ((0,), (0,)))
+        x[i] = _u(np.true_divide, _u(np.subtract, x[i], dot), lu[i, i])
+        return x
 
     n = lax.dim_value(masks.n)
     return lax.fori_loop(0, n, backward, lax.fori_loop(0, n, forward, y))
