@@ -119,6 +119,8 @@ class _Linked:
         names = [_symbol(kernel, k) for k, kernel in enumerate(kernels)]
         self.library = JitLibrary(list(programs), target, names=names,
                                   make_object=_cached_object)
+        for kernel, linked in zip(self.kernels, self.library.kernels, strict=True):
+            linked.checks_arguments, linked.param_names = True, list(kernel.param_names)
 
     def call(self, k: int, values: Sequence[Any]) -> Any:
         return _result(self.library.kernels[k](*values), self.kernels[k])

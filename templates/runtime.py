@@ -76,6 +76,20 @@ def _fill(message: str, *values: int) -> str:
     return _TOKEN.sub(one, message)
 
 
+#: NumPy's errors that a kernel cannot name: it raises their builtin base with the
+#: class's name as the message's prefix (``"LinAlgError: Singular matrix"``), and the
+#: call raises the class itself, as NumPy would.
+_NUMPY_ERRORS = {"LinAlgError: ": _np.linalg.LinAlgError}
+
+
+def _exception(error: type[Exception], message: str) -> Exception:
+    """``error(message)``, or the NumPy error the message names (a subclass of it)."""
+    for prefix, cls in _NUMPY_ERRORS.items():
+        if message.startswith(prefix) and issubclass(cls, error):
+            return cls(message[len(prefix):])
+    return error(message)
+
+
 def _check_error(rc: int, lhs: int, rhs: int, checks: "tuple[Message, ...]") -> Exception:
     """The exception of a failed size check ``rc`` (the shapes function's code)."""
     if rc in _SHAPE_ERRORS:
@@ -84,7 +98,7 @@ def _check_error(rc: int, lhs: int, rhs: int, checks: "tuple[Message, ...]") -> 
     if not 1 <= rc <= len(checks):
         return RuntimeError(f"aotc: size check {rc} failed (lhs={lhs}, rhs={rhs})")
     error, message = checks[rc - 1]
-    return error(_fill(message, lhs, rhs))
+    return _exception(error, _fill(message, lhs, rhs))
 
 
 def _kernel_error(rc: int, errors: "tuple[Message, ...]", *detail: int) -> Exception:
@@ -95,7 +109,17 @@ def _kernel_error(rc: int, errors: "tuple[Message, ...]", *detail: int) -> Excep
     else:
         error, message = _KERNEL_ERRORS.get(rc, (RuntimeError,
                                                  f"aotc kernel failed with code {rc}"))
-    return error(_fill(message, *detail))
+    return _exception(error, _fill(message, *detail))
+
+
+def _written_error(name: str, read_only: bool) -> ValueError:
+    """Why parameter ``name``, which the kernel writes into, cannot take the writes."""
+    if read_only:
+        return ValueError(f"assignment destination is read-only (parameter '{name}')")
+    return ValueError(
+        f"parameter '{name}' has elements that share memory (a stride-0 or overlapping "
+        "as_strided view) and the kernel writes into it; pass a copy "
+        f"({name}.copy()) and read the result from that")
 
 
 def _order_error(written: object, read: object, wname: str, rname: str) -> None:

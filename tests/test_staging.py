@@ -39,6 +39,22 @@ def smooth(x: f32[:], weight: float = 0.5) -> f32[:]:
     return weight * x[1:] + (1 - weight) * x[:-1]
 
 
+@aotc.export
+def doubled_into(x: f64[:], y: f64[:]):
+    for i in range(x.shape[0]):
+        y[i] = x[i] * 2.0
+
+
+@aotc.export
+def bumped(x: f64[:]):
+    x += 1.0
+
+
+@aotc.export
+def inverse(a: f64[:, :]) -> f64[:, :]:
+    return np.linalg.inv(a)
+
+
 @pytest.fixture(autouse=True)
 def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("AOTC_CACHE_DIR", str(tmp_path / "cache"))
@@ -70,6 +86,36 @@ def test_jit_refuses_what_the_extension_refuses() -> None:
     assert "scale(x: f32[:], a: f32) -> f32[:]" in str(err.value)
     with pytest.raises(TypeError, match="mark the function with @aotc.export"):
         aotc.jit(np.sum)
+
+
+def test_jit_checks_arguments_as_the_extension_does() -> None:
+    """Writes into read-only or self-overlapping arrays and reads after writes into an
+    overlapping argument are ValueErrors naming the parameters (silently different
+    answers otherwise); byte-swapped arrays are converted and written back."""
+    a = np.arange(1.0, 9.0)
+    with pytest.raises(ValueError, match="parameters 'y' and 'x' share memory"):
+        aotc.jit(doubled_into)(a[:-1], a[1:])
+    assert a.tolist() == list(np.arange(1.0, 9.0))  # refused before any write
+    x, y = np.arange(3.0), np.zeros(3)
+    aotc.jit(doubled_into)(x, y)  # disjoint: fine
+    assert y.tolist() == [0.0, 2.0, 4.0]
+    frozen = np.ones(3)
+    frozen.flags.writeable = False
+    for bad in (frozen, np.broadcast_to(np.ones(1), (3,))):
+        with pytest.raises(ValueError, match=r"read-only \(parameter 'x'\)"):
+            aotc.jit(bumped)(bad)
+    strided = np.lib.stride_tricks.as_strided(np.zeros(4), (3,), (0,), writeable=True)
+    with pytest.raises(ValueError, match="'x' has elements that share memory"):
+        aotc.jit(bumped)(strided)
+    swapped = np.arange(4.0).astype(">f8")
+    aotc.jit(bumped)(swapped)
+    assert swapped.dtype == np.dtype(">f8") and swapped.tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_a_singular_matrix_raises_numpys_error() -> None:
+    for call in (aotc.jit(inverse), np.linalg.inv):
+        with pytest.raises(np.linalg.LinAlgError, match="^Singular matrix$"):
+            call(np.zeros((2, 2)))
 
 
 def test_jit_caches_object_code_on_disk(_cache: Path, monkeypatch: pytest.MonkeyPatch

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+import functools
 import itertools
 import os
 import threading
@@ -32,6 +33,7 @@ from ..abi import (
     SCRATCH_ALIGN,
     SHAPE_ERRORS,
 )
+from ..argument_order import order_conflicts
 from ..interpret import bind_dims
 from ..ir import Program, returned_arguments, runtime_errors
 from ..messages import fill
@@ -156,6 +158,11 @@ class JitKernel:
     #: Called by long-running loops through the runtime's poll hook: a true answer stops
     #: the kernel (``KeyboardInterrupt``).
     poll: Callable[[], bool] | None = None
+    #: Check and convert arguments as the wrapper does (``aotc.jit`` sets it; tests of
+    #: the kernel's own overlap handling call it without), naming them by ``param_names``.
+    checks_arguments: bool = False
+    param_names: Sequence[str] | None = None
+    _orders: list[tuple[int, int]] | None = None
     #: Threads of the runtime's ``parallel_for`` hook (0: no hook, kernels built with
     #: ``parallel`` run every chunk on the calling thread).
     threads: int = 2
@@ -179,8 +186,12 @@ class JitKernel:
         if len(args) != len(program.inputs):
             raise TypeError(f"{program.name}() takes {len(program.inputs)} arguments, "
                             f"got {len(args)}")
-        values = [_argument(k, var.type.dtype, var.type.ndim, a)
-                  for k, (var, a) in enumerate(zip(program.inputs, args, strict=True))]
+        given = [_argument(k, var.type.dtype, var.type.ndim, a)
+                 for k, (var, a) in enumerate(zip(program.inputs, args, strict=True))]
+        if self.checks_arguments:
+            self._check_arguments(given)
+        values = [v if v.ndim == 0 or (v.flags.aligned and v.dtype.isnative) else
+                  np.require(v, v.dtype.newbyteorder("="), ["A"]) for v in given]
         self._check_shapes(values)
         keep: list[Any] = []
         argv = (ctypes.c_void_p * max(len(values), 1))()
@@ -193,15 +204,14 @@ class JitKernel:
                               ctypes.addressof(info))
         if failed < 0:
             name, message = SHAPE_ERRORS[failed]
-            raise getattr(builtins, name)(message)
+            raise _exception(name, message)
         if failed:
             check = program.checks[failed - 1]
-            raise getattr(builtins, check.error)(
-                fill(check.message, info[1], info[2]))
+            raise _exception(check.error, fill(check.message, info[1], info[2]))
         outputs, start = [], 0
         returned = returned_arguments(program)  # ``return a``: that very array
         for j, (atom, rank) in enumerate(zip(program.outputs, ranks, strict=True)):
-            outputs.append(values[returned[j]] if j in returned else
+            outputs.append(given[returned[j]] if j in returned else
                            np.empty(tuple(out_dims[start:start + rank]), atom.type.dtype))
             start += rank
         outv = (ctypes.c_void_p * max(len(outputs), 1))(*(o.ctypes.data for o in outputs))
@@ -222,7 +232,10 @@ class JitKernel:
                 name, message = errors[code - FIRST_PROGRAM_ERROR]
             else:
                 name, message = KERNEL_ERRORS.get(code, ("RuntimeError", f"kernel error {code}"))
-            raise getattr(builtins, name)(fill(message, *runtime.detail))
+            raise _exception(name, fill(message, *runtime.detail))
+        for i, _ in program.writebacks:  # writes into a copy go back (NumPy converts)
+            if values[i] is not given[i]:
+                np.copyto(given[i], values[i])
         start = 0
         for j, rank in enumerate(ranks):  # sizes known only while running: what P wrote
             if rank and any(bound_symbols(d) for d in program.outputs[j].type.shape):
@@ -230,6 +243,21 @@ class JitKernel:
                 outputs[j] = outputs[j].reshape(-1)[:int(np.prod(dims))].reshape(dims)
             start += rank
         return outputs
+
+    def _check_arguments(self, values: list[np.ndarray]) -> None:
+        """What the wrapper checks before calling: arrays the kernel writes take writes,
+        and arguments read after an overlapping one is written share no memory."""
+        runtime = _wrapper_runtime()
+        names = self.param_names or [f"argument {k}" for k in range(len(values))]
+        for i, _ in self.program.writebacks:
+            if values[i].ndim and not values[i].flags.writeable:
+                raise runtime["_written_error"](names[i], True)
+            if values[i].ndim and _self_overlapping(values[i]):
+                raise runtime["_written_error"](names[i], False)
+        if self._orders is None:
+            self._orders = order_conflicts(self.program)
+        for written, read in self._orders:
+            runtime["_order_error"](values[written], values[read], names[written], names[read])
 
     def _check_shapes(self, values: list[np.ndarray]) -> None:
         """What the wrapper checks before calling: every input's dims match its type."""
@@ -241,6 +269,37 @@ class JitKernel:
                                      f"expected {dim} = {dim.evaluate(env)}")
 
 
+@functools.cache
+def _wrapper_runtime() -> dict[str, Any]:
+    """The generated modules' slow paths (``templates/runtime.py``), whose errors a jitted
+    call raises too."""
+    from ..wrapper import template_dir
+
+    path = template_dir() / "runtime.py"
+    namespace: dict[str, Any] = {"__name__": "aotc_jit_runtime"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    return namespace
+
+
+def _exception(name: str, message: str) -> Exception:
+    exception: Exception = _wrapper_runtime()["_exception"](getattr(builtins, name), message)
+    return exception
+
+
+def _self_overlapping(a: np.ndarray) -> bool:
+    """Whether two elements of ``a`` may share bytes (the wrapper's test: axes sorted by
+    stride must each step over the extent of the axes inside them)."""
+    if a.size == 0:
+        return False
+    extent = a.itemsize
+    for stride, size in sorted((abs(st), n) for st, n in zip(a.strides, a.shape, strict=True)
+                               if n > 1):
+        if stride < extent:
+            return True
+        extent += stride * (size - 1)
+    return False
+
+
 def _argument(k: int, dtype: np.dtype, ndim: int, arg: Any) -> np.ndarray:
     if ndim == 0:
         value = np.array(arg, dtype=dtype)
@@ -248,7 +307,7 @@ def _argument(k: int, dtype: np.dtype, ndim: int, arg: Any) -> np.ndarray:
             raise TypeError(f"argument {k}: expected a scalar, got shape {value.shape}")
         return value
     value = arg if isinstance(arg, np.ndarray) else np.asarray(arg, dtype=dtype)
-    if value.dtype != dtype or value.ndim != ndim:
+    if value.dtype.newbyteorder("=") != dtype or value.ndim != ndim:
         raise TypeError(f"argument {k}: expected a {ndim}-d {dtype} array, got a "
                         f"{value.ndim}-d {value.dtype} array")
     return value

@@ -27,7 +27,7 @@ from .creation import eye
 from .functions_base import where
 from .histograms import raise_if
 from .linalg import matmul
-from .linalg_solve import LINALG_ERROR, inv, square
+from .linalg_solve import inv, square
 from .reductions import all_
 from .searching import searchsorted
 from .selection import nonzero
@@ -144,8 +144,8 @@ def _runtime_power(m: Tracer, n: Tracer) -> Tracer:
         base = lax.cond(k < 0, inv, lax.fresh, m)
     else:
         negative: Any = k < 0
-        lax.bind(raise_if_p, negative.atom, k.atom, k.atom, error=LINALG_ERROR,
-                 message="LinAlgError: a negative power {lhs} of an integer "
+        lax.bind(raise_if_p, negative.atom, k.atom, k.atom, error="ValueError",
+                 message="a negative power {lhs} of an integer "
                          "matrix is a float matrix; pass the power at build time, or a "
                          "float matrix")
         base = m

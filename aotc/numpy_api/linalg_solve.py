@@ -13,10 +13,10 @@ only (LAPACK blocks and orders its sums differently).
 NumPy's errors are ``LinAlgError``, which a kernel cannot name: it raises the nearest
 builtin base (``ValueError``) with the message ``"LinAlgError: ..."``, as aotc does for
 any user exception class, and the module's call raises ``np.linalg.LinAlgError`` of the
-rest of the message (``templates/runtime.py``), as NumPy would. ``det`` follows NumPy's ``umath_linalg``: the sign and
-the log of ``|det|`` summed over U's diagonal, ``sign * exp(logdet)`` (0.0 when singular).
-``inv(a)`` is ``solve(a, eye(n))``, as NumPy's. Stacks ``(..., n, n)`` loop over the
-matrices of the stack.
+rest of the message (``templates/runtime.py``), as NumPy would. ``det`` follows NumPy's
+``umath_linalg``: the sign and the log of ``|det|`` summed over U's diagonal, ``sign *
+exp(logdet)`` (0.0 when singular). ``inv(a)`` is ``solve(a, eye(n))``, as NumPy's.
+Stacks ``(..., n, n)`` loop over the matrices of the stack.
 """
 
 from __future__ import annotations
