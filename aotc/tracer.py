@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import AotcError, Loc, TraceError
+from .guards import Guards
 from .ir import Atom, AType, Check, Eqn, Lit, Params, Var
 from .messages import SLOTS, token
 from .ops import Primitive, type_rules
@@ -92,6 +93,8 @@ class TraceContext:
     kernel_inputs: tuple[Var, ...] = ()
     derived: list[Any] = field(default_factory=list)
     derived_for: dict[Var, DimExpr] = field(default_factory=dict)
+    #: Raises on sizes, which run before the checks after them (aotc.guards).
+    guards: Guards = field(default_factory=Guards)
 
     def find_bound(self, name: str) -> tuple[Var, DimExpr] | None:
         """The binding of a size symbol here or in an enclosing trace."""
@@ -153,6 +156,7 @@ class TraceContext:
         if self.parent is not None or bound_symbols(diff):  # holds where the code runs
             self.emit(check_p, [], op=op, lhs=lhs, rhs=rhs, error=error, message=message)
             return
+        self.guards.before_check(self.eqns, self.checks)
         new = Check(op, lhs, rhs, error, message)
         if new not in self.checks:
             self.checks.append(new)

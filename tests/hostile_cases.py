@@ -196,6 +196,24 @@ def long_scalar_loop(n: i64) -> f64:
     for i in range(n):
         s = s * 0.5 + 1.0
     return s
+
+
+@aotc.export
+def third(x: f64[:]) -> f64:
+    if x.shape[0] < 3:
+        raise ValueError("need at least 3 points")
+    return x[2]
+
+
+@aotc.export
+def third_asserted(x: f64[:], y: f64[:]) -> f64:
+    assert len(x) + 1 > len(y), "y is too long"
+    return x[2] + y[0]
+
+
+@aotc.export
+def inverse(a: f64[:, :]) -> f64[:, :]:
+    return np.linalg.inv(a)
 '''
 
 Check = Callable[[Any, Any], None]
@@ -263,6 +281,27 @@ def negative_sizes(k: Any, src: Any) -> None:
     assert k.zeros_plus(0) == 0.0 and k.cum_ones(3) == 6.0
     for j, (got, want) in enumerate(zip(k.sized(3), src.sized(3), strict=True)):
         same(got, want if j != 2 else np.zeros(3))  # 2: np.empty, whose values are any
+
+
+@case
+def guards_run_before_the_checks_after_them(k: Any, src: Any) -> None:
+    """A raise on sizes comes first, as in Python: not the IndexError of code after it."""
+    for kernel in (k, src):
+        raises(ValueError, "^need at least 3 points$", lambda kernel=kernel: kernel.third(X[:2]))
+        raises(AssertionError, "^y is too long$",
+               lambda kernel=kernel: kernel.third_asserted(X[:2], X[:3]))
+        raises(IndexError, "index 2 is out of bounds",
+               lambda kernel=kernel: kernel.third_asserted(X[:2], X[:1]))
+    same(k.third(X), src.third(X))
+    same(k.third_asserted(X, X[:6]), src.third_asserted(X, X[:6]))
+
+
+@case
+def linalg_errors_are_numpys(k: Any, src: Any) -> None:
+    for kernel in (k, src):
+        raises(np.linalg.LinAlgError, "^Singular matrix$",
+               lambda kernel=kernel: kernel.inverse(np.zeros((2, 2))))
+    same(k.inverse(2 * np.eye(3)), src.inverse(2 * np.eye(3)))
 
 
 @case
