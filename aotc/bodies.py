@@ -183,8 +183,13 @@ def match_carry(before: list[Tracer], after: list[Any], what: str) -> None:
     """The loop state must keep its dtypes and shapes from one iteration to the next."""
     ctx = current()
     if len(before) != len(after):
-        raise ctx.error(f"{what}: the body returns {len(after)} state values but the loop "
-                        f"started with {len(before)}")
+        raise ctx.error(
+            f"{what}: the body returns {len(after)} state values but the loop started with "
+            f"{len(before)}: a dict, list or set that gains or loses items in a loop is not "
+            "a fixed loop state",
+            hint="keep counts and tables in arrays sized before the loop (counts = "
+                 "np.zeros(n, np.int64); counts[v] += 1), or use np.bincount / "
+                 "np.unique(..., return_counts=True)")
     for i, (b, a) in enumerate(zip(before, after, strict=True)):
         got = a.type if hasattr(a, "type") else a
         if b.aval != got:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view as swv
 from numpy_cases import CODE, TRANSCENDENTAL_ULPS, Case
 
 
@@ -88,6 +89,17 @@ def _cases() -> list[Case]:
     add("roll_flip_diff", lambda x: (np.roll(x, 2), np.roll(x, -13), np.flip(x), x[::-1][::2],
                                      np.diff(x), np.diff(x, n=2)),
         "(f8[:])", [(v,) for v in VECS if v.size > 2])
+    add("diff_prepend_append", lambda x, m, k: (
+        np.diff(x, prepend=0.0), np.diff(x, append=x[:2]), np.diff(x, 2, prepend=1.0, append=-1),
+        np.diff(m, axis=0, prepend=m[:1]), np.diff(k, prepend=0), np.diff(k, append=2.5)),
+        "(f8[:], f8[:, :], i8[:])", [(v, m, IV) for v, m in zip(VECS, MATS, strict=False)])
+    add("sliding_windows", lambda x, m, w: (
+        swv(x, w).max(axis=1), swv(x, 3), swv(m, (2, 3)), swv(m, (2, 1), axis=(1, 0))),
+        "(f8[:], f8[:, :], i8)", [(v, m, np.int64(w)) for v, m in zip(VECS, MATS, strict=False)
+                                  for w in (1, 3) if v.size >= 3 and min(m.shape) >= 3])
+    add("linspace_retstep", lambda a, n: (*np.linspace(a, 2.0, n, retstep=True),
+                                          *np.linspace(a, 2.0, n, endpoint=False, retstep=True)),
+        "(f8, i8)", [(np.float64(-1.5), np.int64(n)) for n in (0, 1, 2, 7)])
     add("roll_2d", lambda x: (np.roll(x, 1, axis=0), np.roll(x, (1, -2), axis=(0, 1)),
                               np.roll(x, 3), np.flip(x, axis=1), np.roll(x, 1, axis=(0, 1))),
         "(f8[:, :])", [(m,) for m in MATS])
@@ -385,7 +397,8 @@ def _more_functions_cases() -> list[Case]:
         np.einsum("ij,ij->ij", s, s), np.einsum("ij,jk,kl->il", a, s, b), np.einsum("ji", a),
         np.einsum(a, [0, 1], b, [1, 2]), np.einsum(a, [0, 1], b, [1, 2], [2, 0]),
         np.einsum("i,", v, 2.0), np.einsum("ij,kj->ikj", a, a), np.einsum("jii->j", s[None]),
-        np.einsum("ij,jk->ik", a, b, optimize=True)),
+        np.einsum("ij,jk->ik", a, b, optimize=True), np.einsum("ij,kj->ikj", a, s[:2]),
+        np.einsum("ij,kj->kij", s, a)),
         "(f8[:, :], f8[:, :], f8[:, :], f8[:])", [(ea, eb, es, ev), (ea[:0], eb, es, ev)])
     et = r.integers(-5, 5, (2, 3, 4)).astype(float)
     eu = r.integers(-5, 5, (2, 4, 5)).astype(float)

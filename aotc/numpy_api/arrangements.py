@@ -1,11 +1,13 @@
 """Functions that rearrange arrays, each NumPy's own definition in the primitives that
 already exist: ``flipud``, ``fliplr``, ``rot90``, ``matrix_transpose``,
 ``broadcast_arrays``, ``diagflat``, ``resize``, ``block``, ``take_along_axis``,
-``put_along_axis`` and ``np.repeat`` with a count per element.
+``put_along_axis``, ``sliding_window_view`` and ``np.repeat`` with a count per element.
 
 ``take_along_axis`` builds NumPy's fancy index (``arange`` of every other axis, shaped to
 broadcast, and the given indices on the axis), so it reads, checks bounds and raises as
-``a[index]`` does; ``put_along_axis`` writes through the same index. ``resize`` repeats
+``a[index]`` does; ``put_along_axis`` writes through the same index.
+``sliding_window_view`` gathers the windows (``x[i + j]`` for window ``i``, offset
+``j``): NumPy's is a read-only view, so no write can tell a copy from it. ``resize`` repeats
 the flattened array cyclically (``np.resize``, not ``ndarray.resize``), ``block`` joins
 the innermost lists along the last axis, the next ones along the axis before it.
 
@@ -23,7 +25,7 @@ import numpy as np
 
 from .. import lax
 from ..derived import derived_size
-from ..ops.index import raise_if_p
+from ..ops.index import raise_if_p, take_p
 from ..shapes import DimExpr, size
 from ..tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
@@ -147,11 +149,49 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
     setitem_any(arr, _along_index(arr, as_tracer(indices), ax), values)
 
 
+
+def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *,
+                        subok: bool = False, writeable: bool = False) -> Tracer:
+    """NumPy's windows: each windowed axis shrinks by its window less one, and the
+    window's offsets become new last axes, in the order given."""
+    if writeable:
+        raise current().error("sliding_window_view: writeable=True is not supported",
+                              hint="the windows are a copy here: write into x itself")
+    a = as_tracer(x)
+    windows = list(window_shape) if isinstance(window_shape, (tuple, list)) else [window_shape]
+    if axis is None:
+        axes = list(range(a.ndim))
+        if len(windows) != a.ndim:
+            raise current().error(f"Since axis is `None`, must provide window_shape for all "
+                                  f"dimensions of `x`; got {len(windows)} window_shape "
+                                  f"elements and `x.ndim` is {a.ndim}.")
+    else:
+        axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+        if len(axes) != len(windows):
+            raise current().error(f"Must provide matching length window_shape and axis; got "
+                                  f"{len(windows)} window_shape elements and {len(axes)} "
+                                  "axes elements.")
+        axes = [normalize_axes(ax, a.ndim)[0] for ax in axes]
+    out = a
+    for ax, window in zip(axes, windows, strict=True):
+        w = lax.as_dim(window, "window_shape")
+        current().check(">=", w, DimExpr.const(0), "ValueError",
+                        "`window_shape` cannot contain negative values")
+        n = out.aval.shape[ax]
+        current().check("<=", w, n, "ValueError",
+                        "window shape cannot be larger than input array shape")
+        starts = iota(np.dtype(np.int64), (n - w + ONE, ONE), 0)
+        offsets = iota(np.dtype(np.int64), (ONE, w), 1)
+        out = lax.bind1(take_p, out.atom, apply_ufunc(np.add, starts, offsets).atom, axis=ax)
+        out = moveaxis(out, ax + 1, -1)
+    return out
+
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.flipud: flipud, np.fliplr: fliplr, np.rot90: rot90,
     np.matrix_transpose: matrix_transpose,
     np.broadcast_arrays: broadcast_arrays, np.diagflat: diagflat, np.resize: resize,
     np.block: block, np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
+    np.lib.stride_tricks.sliding_window_view: sliding_window_view,
 }
 
 

@@ -138,11 +138,13 @@ def _as_value(v: Any) -> Any:
 
 
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
-             retstep: bool = False, dtype: Any = None, axis: int = 0) -> Tracer:
+             retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
     """NumPy's algorithm: ``start + i * step``, ``step = (stop - start) / div``, and the
-    last point set to ``stop`` exactly."""
-    if retstep or axis != 0:
-        raise current().error("np.linspace: retstep and axis are not supported")
+    last point set to ``stop`` exactly; ``retstep`` also gives ``step`` (NaN when there
+    is no interval: ``div`` is 0)."""
+    if axis != 0:
+        raise current().error("np.linspace: axis is not supported",
+                              hint="np.moveaxis(np.linspace(...), 0, axis) gives the same")
     n = size_value(num, "num")
     if n.is_const and n.value < 0:
         raise current().error(f"Number of samples, {n.value}, must be non-negative.")
@@ -162,7 +164,10 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
                            lax.dim_value(n - 1))
         y = where(apply_ufunc(np.logical_and, last, apply_ufunc(np.greater, div_value, 0.0)),
                   stop, y)
-    return lax.convert(y, np.dtype(dtype) if dtype is not None else ftype)
+    y = lax.convert(y, np.dtype(dtype) if dtype is not None else ftype)
+    if retstep:
+        return y, where(apply_ufunc(np.greater, div_value, 0.0), step, np.nan)
+    return y
 
 
 def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = float, **kwargs: Any) -> Tracer:

@@ -158,8 +158,10 @@ def _sum_out(term: _Term, letters: set[str], dtype: np.dtype) -> _Term:
 
 def _broadcast_letters(a: _Term, b: _Term) -> tuple[_Term, _Term]:
     """Shared letters of size 1 on one side take the other side's size (NumPy
-    broadcasts them); other sizes must match."""
+    broadcasts them); other sizes must match, and ``b`` then takes ``a``'s size
+    expression for them (so ``ij,kj->ikj`` has one size for ``j``)."""
     sizes_a, sizes_b = list(a.value.aval.shape), list(b.value.aval.shape)
+    checked_b = list(sizes_b)
     for c in set(a.letters) & set(b.letters):
         i, j = a.letters.index(c), b.letters.index(c)
         da, db = sizes_a[i], sizes_b[j]
@@ -176,9 +178,12 @@ def _broadcast_letters(a: _Term, b: _Term) -> tuple[_Term, _Term]:
             current().check("==", da, db, "ValueError",
                             f"operands could not be broadcast together: subscript '{c}' has "
                             "sizes {lhs} and {rhs}")
+            sizes_b[j] = checked_b[j] = da
+    value_b = lax.refine_shape(b.value, tuple(checked_b)) \
+        if checked_b != list(b.value.aval.shape) else b.value
     return (_Term(lax.broadcast_in_dim(a.value, tuple(sizes_a), tuple(range(a.value.ndim))),
                   a.letters),
-            _Term(lax.broadcast_in_dim(b.value, tuple(sizes_b), tuple(range(b.value.ndim))),
+            _Term(lax.broadcast_in_dim(value_b, tuple(sizes_b), tuple(range(b.value.ndim))),
                   b.letters))
 
 

@@ -215,9 +215,17 @@ def flip(m: Any, axis: Any = None) -> Tracer:
     return x[key]
 
 
-def diff(a: Any, n: int = 1, axis: int = -1) -> Tracer:
+def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None,
+         append: Any = None) -> Tracer:
+    """NumPy's ``diff``; ``prepend``/``append`` join ``a`` along ``axis`` first (a scalar
+    as one slice of ``a``'s shape), as NumPy's do."""
     x = as_tracer(a)
     ax = _axis(axis, x.ndim)
+    if prepend is not None or append is not None:
+        shape = x.aval.shape[:ax] + (DimExpr.const(1),) + x.aval.shape[ax + 1:]
+        parts = [as_tracer(p) for p in (prepend, x, append) if p is not None]
+        parts = [lax.broadcast_to(p, shape) if p.ndim == 0 else p for p in parts]
+        x = concatenate(parts, axis=ax)
     op = np.not_equal if x.dtype == np.bool_ else np.subtract
     for _ in range(int(n)):
         upper = tuple(slice(1, None) if i == ax else slice(None) for i in range(x.ndim))
