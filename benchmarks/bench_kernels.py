@@ -278,6 +278,16 @@ def solve_f64(a: f64[:, :], b: f64[:]) -> f64[:]:
 
 
 @aotc.export
+def inv_f64(a: f64[:, :]) -> f64[:, :]:
+    return np.linalg.inv(a)
+
+
+@aotc.export
+def det_f64(a: f64[:, :]) -> f64:
+    return np.linalg.det(a)
+
+
+@aotc.export
 def lstsq_f64(a: f64[:, :], b: f64[:]) -> f64[:]:
     """A least-squares fit: 2000 samples, 8 features (through the SVD)."""
     return np.linalg.lstsq(a, b, rcond=None)[0]

@@ -219,6 +219,10 @@ def benches() -> list[Bench]:
         # -- np.linalg and np.fft -----------------------------------------------------------
         Bench("solve_f64", lambda s: (normal((64, 64)) + 8 * np.eye(64), normal(64)),
               rtol=1e-9, table="linalg"),
+        Bench("inv_f64", lambda s: (normal((64, 64)) + 8 * np.eye(64),), rtol=1e-9,
+              table="linalg"),
+        Bench("det_f64", lambda s: (normal((64, 64)) + 8 * np.eye(64),), rtol=1e-9,
+              table="linalg"),
         Bench("lstsq_f64", lambda s: (normal((_size(s, 2000), 8)), normal(_size(s, 2000))),
               rtol=1e-9, table="linalg"),
         Bench("svd_values_f64", lambda s: (normal((100, 30)),), rtol=1e-9, table="linalg"),
