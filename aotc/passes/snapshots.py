@@ -24,8 +24,6 @@ last, after fusion: a snapshot must stay an equation of its own.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..ir import Eqn, Params, Program, Var
 from ..ops.core import ALL_PRIMITIVES, VIEW
 from ..ops.elementwise import convert_p
@@ -62,13 +60,8 @@ def snapshots(program: Program) -> Program:
             out.append(Eqn(convert_p, (view,), Params.of({"dtype": view.type.dtype}), (copy,),
                            eqn.loc))
             rename.env[view] = copy
-        out.append(_renamed(rename, eqn))
+        out.append(rename.eqn(eqn))
     return rename.finish(program, out)
-
-
-def _renamed(rename: Renamer, eqn: Eqn) -> Eqn:
-    inputs = tuple(rename(a) for a in eqn.inputs)
-    return eqn if inputs == eqn.inputs else replace(eqn, inputs=inputs)
 
 
 def _late_views(program: Program, eqns: list[Eqn], base: Var, p: int, root: dict[Var, Var],
