@@ -25,13 +25,11 @@ last, after fusion: a snapshot must stay an equation of its own.
 from __future__ import annotations
 
 from ..ir import Eqn, Params, Program, Var
-from ..ops.core import ALL_PRIMITIVES, VIEW
+from ..ops.core import VIEW
 from ..ops.elementwise import convert_p
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr
 from .rewrite import Renamer, map_nested
-
-VIEWS = frozenset(p for p in ALL_PRIMITIVES.values() if p.has(VIEW))
 
 
 def snapshots(program: Program) -> Program:
@@ -41,7 +39,7 @@ def snapshots(program: Program) -> Program:
     made: dict[Var, int] = {}
     for p, eqn in enumerate(eqns):
         made.update((v, p) for v in eqn.outs)
-        if eqn.prim in VIEWS and isinstance(eqn.inputs[0], Var):
+        if eqn.prim.has(VIEW) and isinstance(eqn.inputs[0], Var):
             root[eqn.outs[0]] = root.get(eqn.inputs[0], eqn.inputs[0])
     saved: dict[int, list[Var]] = {}
     for p, eqn in enumerate(eqns):
@@ -81,7 +79,7 @@ def _late_views(program: Program, eqns: list[Eqn], base: Var, p: int, root: dict
                     or not _smaller(atom.type.shape, base.type.shape):
                 return []
             late[atom] = None
-        if q < len(eqns) and eqns[q].prim in VIEWS:
+        if q < len(eqns) and eqns[q].prim.has(VIEW):
             derived.update(eqns[q].outs)
     return list(late)
 

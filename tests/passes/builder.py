@@ -1,4 +1,5 @@
-"""Build small programs by hand for before/after pass tests."""
+"""Build small programs by hand for before/after pass tests; trace and optimize
+functions, and find equations in the result."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from aotc.ir import Atom, AType, Eqn, Lit, Params, Program, Var
+from aotc.frontend import trace_kernel
+from aotc.ir import Atom, AType, Eqn, Lit, Params, Program, Var, nested_programs
 from aotc.ops import ALL_PRIMITIVES, type_rules
+from aotc.passes import optimize
 from aotc.shapes import DimExpr
+from aotc.types import parse_signature_string
 
 F64 = np.dtype("f8")
 N = DimExpr.sym("x.0")
@@ -39,3 +43,20 @@ def vec() -> AType:
 
 def lit(value: float) -> Lit:
     return Lit(value, F64)
+
+
+def optimized(fn: Any, signature: str) -> Program:
+    """``fn`` traced for ``signature`` and optimized, checked after every pass."""
+    program = trace_kernel(fn, parse_signature_string(signature)).program
+    return optimize(program, verify_each=True)
+
+
+def eqns_named(program: Program, name: str) -> list[Eqn]:
+    """Every equation of that primitive, nested programs included."""
+    found = []
+    for eqn in program.eqns:
+        if eqn.prim.name == name:
+            found.append(eqn)
+        for nested in nested_programs(eqn):
+            found += eqns_named(nested, name)
+    return found

@@ -5,32 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from builder import eqns_named, optimized
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
-from aotc.ir import Eqn, Program, nested_programs
+from aotc.ir import Program
 from aotc.ops.index import KernelError
-from aotc.passes import optimize
 from aotc.passes.loop_versioning import versioned_loops
-from aotc.types import parse_signature_string
-
-
-def optimized(fn, signature: str) -> Program:
-    program = trace_kernel(fn, parse_signature_string(signature)).program
-    return optimize(program, verify_each=True)
-
-
-def eqns_named(program: Program, name: str) -> list[Eqn]:
-    """Every equation of that primitive, nested programs included."""
-    found = []
-    for eqn in program.eqns:
-        if eqn.prim.name == name:
-            found.append(eqn)
-        for nested in nested_programs(eqn):
-            found += eqns_named(nested, name)
-    return found
 
 
 def versions(program: Program) -> list[tuple[Program, Program]]:

@@ -6,29 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from builder import eqns_named, optimized
 
 from aotc.codegen.inplace import plan_buffers
 from aotc.codegen.planner import Update
-from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
-from aotc.ir import Eqn, Program, nested_programs
-from aotc.passes import optimize
-from aotc.types import parse_signature_string
-
-
-def optimized(fn, signature: str) -> Program:
-    program = trace_kernel(fn, parse_signature_string(signature)).program
-    return optimize(program, verify_each=True)
-
-
-def eqns_named(program: Program, name: str) -> list[Eqn]:
-    found = []
-    for eqn in program.eqns:
-        if eqn.prim.name == name:
-            found.append(eqn)
-        for nested in nested_programs(eqn):
-            found += eqns_named(nested, name)
-    return found
 
 
 def swap(a, pairs):
