@@ -24,6 +24,7 @@ from .ops.shape import (
 )
 from .shapes import DimExpr, Shape, Step
 from .tracer import Tracer, current, dim_value
+from .value_bounds import bounded_size
 
 
 def bind(prim: Primitive, *inputs: Atom, **params: Any) -> list[Tracer]:
@@ -99,11 +100,14 @@ def size_value(value: Any, what: str = "size") -> DimExpr:
         dim = value.dim if value.ndim == 0 else None
         if dim is None:
             dim = derived_size(value)
+        if dim is None and value.ndim == 0 and value.dtype.kind in "iub":
+            dim = bounded_size(value)
         if dim is None:
-            raise current().error(f"{what} must be known before the kernel runs: from "
-                                  "shapes and scalar arguments",
-                                  hint="sizes cannot depend on array contents or on values "
-                                       "computed in loops")
+            raise current().error(f"{what} has no bound known before the kernel runs",
+                                  hint="aotc plans memory before the kernel runs: a size "
+                                       "computed inside it needs a bound from shapes and "
+                                       "integer arguments (a loop index, a count kept in "
+                                       "a loop, np.minimum(k, n))")
         return dim
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return DimExpr.const(int(value))

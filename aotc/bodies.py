@@ -141,6 +141,9 @@ def trace_body(fn: Callable[..., Any], arg_tracers: list[list[Any]], structures:
                     continue
                 var = Var(t.aval)
                 params.append(var)
+                known = outer.find_known(t.atom)  # a loop index's range
+                if known is not None:
+                    ctx.known[var] = known
                 inner.append(Tracer(var, weak=t.weak))
             every += inner
             args.append(None if structure is None and not inner else unflatten(structure, inner))

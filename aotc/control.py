@@ -41,6 +41,7 @@ from .ops.control import cond_p, for_loop_p, scan_p, while_loop_p
 from .ops.elementwise import convert_p
 from .shapes import DimExpr
 from .tracer import Tracer, as_tracer, current, tracing_now
+from .value_bounds import loop_index_interval
 
 
 def _state(value: Any) -> tuple[list[Tracer], Any]:
@@ -81,7 +82,10 @@ def fori_loop(lower: Any, upper: Any, body_fun: Any, init_val: Any) -> Any:
 
     def run(arrays: list[Tracer], views: Views) -> Any:
         original, structure = _state((views.carried(), arrays))
-        counter = Tracer(Var(SCALAR_I64))
+        index = Var(SCALAR_I64)
+        counter = Tracer(index)
+        outer = current()
+        outer.known[index] = lambda: loop_index_interval(outer, lo, hi)
         identity: list[int | None] = []
         body, consts, init, _ = trace_loop_body(_own(arrays, views.loop_body(body_fun)),
                                                 [[counter]], [None], original, structure,

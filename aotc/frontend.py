@@ -29,6 +29,7 @@ from .ops.shape import broadcast_in_dim_p
 from .shapes import DimExpr, upper_bound
 from .tracer import TraceContext, Tracer, as_atom, current, tracing
 from .types import ArrayType, Signature
+from .value_bounds import exact_interval
 
 ResultKind = Literal["single", "tuple", "none", "optional", "optional_tuple", "tree"]
 #: What a kernel that may return None returns where it does not: its first output is
@@ -249,6 +250,9 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
         with tracing(ctx):
             inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
             ctx.kernel_inputs = tuple(inputs)
+            for var, t in zip(inputs, tracers.values(), strict=True):
+                if t.dim is not None:  # an integer argument is its size symbol
+                    ctx.known[var] = exact_interval(t.dim)
             ctx.defined.update(inputs)
             try:
                 with np.errstate(all="ignore"):

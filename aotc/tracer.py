@@ -95,12 +95,21 @@ class TraceContext:
     derived_for: dict[Var, DimExpr] = field(default_factory=dict)
     #: Raises on sizes, which run before the checks after them (aotc.guards).
     guards: Guards = field(default_factory=Guards)
+    #: Intervals of values not made by equations here (integer arguments, loop indices):
+    #: var -> a function giving its interval (see aotc.value_bounds).
+    known: dict[Var, Callable[[], Any]] = field(default_factory=dict)
 
     def find_bound(self, name: str) -> tuple[Var, DimExpr] | None:
         """The binding of a size symbol here or in an enclosing trace."""
         found = self.bound.get(name)
         if found is None and self.parent is not None:
             return self.parent.find_bound(name)
+        return found
+
+    def find_known(self, var: Var) -> Callable[[], Any] | None:
+        found = self.known.get(var)
+        if found is None and self.parent is not None:
+            return self.parent.find_known(var)
         return found
 
     def uppers(self) -> dict[str, DimExpr]:

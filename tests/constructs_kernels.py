@@ -961,3 +961,113 @@ def gather_where_positive(x: f64[:], lo: i64, hi: i64, k: i64) -> f64[:]:
         if x[i] > 0:
             out[i] = x[i + k]
     return out
+
+
+# -- sizes computed while the kernel runs (bounded: aotc.value_bounds) ---------------------
+
+@aotc.export
+def lower_triangle_ramp(n: i64) -> f64[:, :]:
+    """An arange whose length is the loop index: at most ``n``."""
+    a = np.zeros((n, n))
+    for i in range(n):
+        a[i, :i + 1] = np.arange(1, i + 2)
+    return a
+
+
+@aotc.export
+def count_then_fill(x: f64[:], t: f64) -> f64[:]:
+    """Numba's two-pass idiom: a count kept in a loop (at most the trip count) sizes the
+    output, which a second loop fills."""
+    count = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            count += 1
+    out = np.empty(count)
+    j = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            out[j] = x[i]
+            j += 1
+    return out
+
+
+@aotc.export
+def positions_above(x: f64[:], t: f64) -> i64[:]:
+    count = 0
+    for v in x:
+        count += v > t
+    idx = np.empty(count, dtype=np.int64)
+    j = 0
+    for i, v in enumerate(x):
+        if v > t:
+            idx[j] = i
+            j += 1
+    return idx
+
+
+@aotc.export
+def positives_copied(x: f64[:]) -> f64[:]:
+    out = np.zeros(np.count_nonzero(x > 0))
+    out[:] = x[x > 0]
+    return out
+
+
+@aotc.export
+def weighted_prefixes(x: f64[:]) -> f64:
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += np.sum(np.arange(i + 1) * x[:i + 1])
+    return s
+
+
+@aotc.export
+def ragged_row_sums(x: f64[:, :], lengths: i64[:]) -> f64[:]:
+    """``min(k, n)`` of a value read from an array is at most ``n``; a negative length is
+    NumPy's ValueError."""
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        k = min(lengths[i], x.shape[1])
+        row = np.empty(k)
+        row[:] = x[i, :k]
+        out[i] = row.sum()
+    return out
+
+
+@aotc.export
+def at_least_one_bin(x: i64[:], n: i64) -> i64[:]:
+    m = n
+    if m < 1:
+        m = 1
+    h = np.zeros(m, dtype=np.int64)
+    for v in x:
+        if 0 <= v < m:
+            h[v] += 1
+    return h
+
+
+@aotc.export
+def shrinking_count(n: i64) -> f64[:]:
+    """A count that only falls stays at most its start: here negative, a ValueError."""
+    k = 0
+    for _ in range(n):
+        k -= 1
+    return np.zeros(k)
+
+
+@aotc.export
+def leading_small(x: f64[:]) -> f64[:]:
+    """A while loop's test ``i < len(x)`` bounds the count it keeps."""
+    i = 0
+    while i < x.shape[0] and x[i] < 0.5:
+        i += 1
+    return np.ones(i)
+
+
+@aotc.export
+def simpson_even(a: f64, b: f64, n: i64) -> f64:
+    if n % 2 == 1:
+        n += 1
+    x = np.linspace(a, b, n + 1)
+    y = np.exp(-x * x)
+    h = (b - a) / n
+    return h / 3 * (y[0] + y[-1] + 4 * y[1:-1:2].sum() + 2 * y[2:-1:2].sum())
