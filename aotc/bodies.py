@@ -23,9 +23,10 @@ from typing import Any
 import numpy as np
 
 from .bind import convert, refine_shape
+from .errors import TraceError
 from .ir import Atom, AType, Program, Var
 from .shapes import Shape, bound_symbols
-from .tracer import TraceContext, Tracer, as_tracer, current, tracing
+from .tracer import TraceContext, Tracer, as_tracer, current, tracing, user_loc
 
 Tree = Any
 
@@ -197,14 +198,20 @@ def match_carry(before: list[Tracer], after: list[Any], what: str) -> None:
         got = a.type if hasattr(a, "type") else a
         if b.aval != got:
             same_rank = b.aval.dtype == got.dtype and b.aval.ndim == got.ndim
-            raise ctx.error(
+            error = CarryShapes if same_rank else TraceError
+            raise error(
                 f"{what}: state value {i} starts as {b.aval} but the body makes it {got}",
                 hint="the loop swaps arrays whose sizes are not known to be equal: give "
                      "them the same size names in the signature, e.g. f64['n', 'm']"
                 if same_rank else
                 "start the state with the dtype and shape it keeps, e.g. 0.0 instead "
                 "of 0 for a float accumulator, or convert with .astype()",
-            )
+                loc=user_loc(), kernel=ctx.kernel)
+
+
+class CarryShapes(TraceError):
+    """A loop's body gives a state array other sizes than it starts with (autograph
+    carries such arrays resized, see ``autograph.resizing``)."""
 
 
 def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_structures: list[Tree],

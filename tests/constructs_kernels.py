@@ -1071,3 +1071,54 @@ def simpson_even(a: f64, b: f64, n: i64) -> f64:
     y = np.exp(-x * x)
     h = (b - a) / n
     return h / 3 * (y[0] + y[-1] + 4 * y[1:-1:2].sum() + 2 * y[2:-1:2].sum())
+
+
+# -- arrays a loop resizes (aotc.autograph.resizing) ---------------------------------------
+
+@aotc.export
+def drop_leading_small(x: f64[:]) -> f64[:]:
+    while x.shape[0] > 1 and x[0] < 0.5:
+        x = x[1:]
+    return x * 1.0
+
+
+@aotc.export
+def pairwise_halving(x: f64[:]) -> f64:
+    while x.shape[0] > 1:
+        n = x.shape[0] // 2
+        x = x[:n] + x[n:2 * n]
+    return x[0] if x.shape[0] else 0.0
+
+
+@aotc.export
+def diagonal_by_peeling(a: f64[:, :]) -> f64:
+    s = 0.0
+    while a.shape[0] > 0 and a.shape[1] > 0:
+        s += a[0, 0]
+        a = a[1:, 1:]
+    return s
+
+
+@aotc.export
+def decimated(x: f64[:], k: i64) -> f64[:]:
+    for _ in range(k):
+        x = x[::2]
+    return x + 0.0
+
+
+@aotc.export
+def trim_trailing_rows(a: f64[:, 3], t: f64) -> f64[:, 3]:
+    while a.shape[0] > 0 and a[-1, 0] < t:
+        a = a[:-1]
+    return a.copy()
+
+
+@aotc.export
+def repeated_differences(x: f64[:], m: i64) -> f64:
+    total = 0.0
+    for _ in range(m):
+        y = x
+        while y.shape[0] > 1:
+            y = y[1:] - y[:-1]
+        total += y[0] if y.shape[0] else 0.0
+    return total

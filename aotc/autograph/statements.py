@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bodies import SCALAR_I64, UNDEFINED, flatten, probe, unflatten
+from ..bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, unflatten
 from ..control import BranchTypes
 from ..ir import Var
 from ..numpy_api import CREATION
 from ..ops.index import raise_if_p
 from ..tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
-from . import joins, optional
+from . import joins, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
@@ -158,18 +158,37 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
         lax.bind(raise_if_p, empty.atom, error="UnboundLocalError",
                  message=f"cannot access local variable '{first[0]}' where it is not "
                          "associated with a value (the loop assigning it ran no times)")
-    state = _loop(lambda s, step: lax.fori_loop(0, seq.length,
-                                                lambda i, s: step(seq.item(i), s), s),
-                  body, state, lambda s: body(seq.item(_any_index()), s))
+    state = _loop(lambda s, step, shown: lax.fori_loop(0, seq.length,
+                                                       lambda i, s: step(seq.item(i), s), s),
+                  body, state, lambda s: body(seq.item(_any_index()), s), names)
     return items_of.inside(laid_out(state, grown))
 
 
-def _loop(run: Callable[[State, Body], State], body: Body, state: State,
-          aside: Callable[[State], State]) -> State:
+#: A runtime loop: ``run(state, body, shown)``, ``shown`` the state as the user's code
+#: sees it (its resized arrays laid out, see :mod:`.resizing`).
+Run = Callable[[State, Body, Callable[[State], State]], State]
+
+
+def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
+          names: Sequence[str]) -> State:
     """``run(state, body)`` (a runtime loop), with the variables that are None before
     the loop or in its body and a value elsewhere made optional (``aside`` is the body
-    on a state alone, traced aside to find them)."""
+    on a state alone, traced aside to find them), and arrays it resizes carried in
+    buffers of the size they start with."""
     lifted = tuple(_lifted(v) for v in state)
+    try:
+        return _optional_loop(run, body, lifted, aside, lambda s: s)
+    except CarryShapes:
+        joins = resizing.resized(lifted, names, aside)
+        if not joins:
+            raise
+    carried = resizing.Carried(joins)
+    return carried.shown(_optional_loop(run, carried.body(body), carried.packed(lifted),
+                                        carried.body(aside), carried.shown))
+
+
+def _optional_loop(run: Run, body: Body, lifted: State, aside: Callable[[State], State],
+                   shown: Callable[[State], State]) -> State:
     unified = optional.known((body,), lifted)
     if unified is None:
         def checked(*args: Any) -> State:
@@ -178,11 +197,11 @@ def _loop(run: Callable[[State, Body], State], body: Body, state: State,
             return out
 
         try:
-            return run(lifted, checked)
+            return run(lifted, checked, shown)
         except optional.NoneOnAPath:
             unified = optional.remember((body,), lifted,
                                         optional.unify(lifted, [aside], with_before=True))
-    return run(unified.wrap(lifted), unified.body(body))
+    return run(unified.wrap(lifted), unified.body(body), shown)
 
 
 def while_stmt(test: Callable[[State], Any], body: Body, state: State,
@@ -223,8 +242,8 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
     state = optional.unbound(state, names, [i for i in first if state[i] is not UNDEFINED])
     _require_defined(state, names, "a while loop")
     return items_of.inside(laid_out(_loop(
-        lambda s, step: lax.while_loop(lambda s: as_bool(test(s)), step, s), body, state,
-        body), grown))
+        lambda s, step, shown: lax.while_loop(lambda s: as_bool(test(shown(s))), step, s),
+        body, state, body, names), grown))
 
 
 def _no_runtime_appends(state: State, names: Sequence[str], appends: dict[str, int]) -> None:

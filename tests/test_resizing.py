@@ -1,0 +1,69 @@
+"""Arrays a runtime loop resizes (aotc.autograph.resizing): which sizes fit the buffer
+they start in, and the located errors for an array that grows or is written while it
+is resized. IR only; ``test_python_constructs.py`` runs such kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aotc.autograph.resizing import at_most
+from aotc.errors import TraceError
+from aotc.frontend import trace_kernel
+from aotc.shapes import DimExpr, relu
+from aotc.types import parse_signature_string
+
+N = DimExpr.sym("n")
+
+
+@pytest.mark.parametrize(("a", "b", "holds"), [
+    (relu(N - 1), N, True),
+    ((N + 1) // 2, N, True),
+    (relu(relu(N - 2) - 1), N, True),
+    (N + 1, N, False),
+    ((N + 3) // 2, N, False),  # 2 > 1 at n = 1
+])
+def test_at_most_proves_what_holds_for_every_size(a, b, holds):
+    assert at_most(a, b) is holds
+    if holds:  # and it does hold where checked
+        assert all(a.evaluate({"n": n}) <= b.evaluate({"n": n}) for n in range(50))
+
+
+def grows(x):
+    out = np.zeros(0)
+    for v in x:
+        if v > 0.5:
+            out = np.append(out, v)
+    return out
+
+
+def writes_while_shrinking(x):
+    while x.shape[0] > 2:
+        x = x[1:]
+        x[0] = 0.0
+    return x
+
+
+@pytest.mark.parametrize(("fn", "message", "line"), [
+    (grows, "the loop resizes 'out' beyond the size it starts with", "np.append"),
+    (writes_while_shrinking, "the loop writes into 'x', which it also resizes", "x[0] = 0.0"),
+])
+def test_what_cannot_be_carried_resized_is_a_located_error(fn, message, line):
+    with pytest.raises(TraceError) as err:
+        trace_kernel(fn, parse_signature_string("f8[:](f8[:])"))
+    text = str(err.value)
+    assert message in text and "test_resizing.py" in text and "hint:" in text
+    assert line in text  # the source line, under the location
+
+
+def halves(x):
+    while x.shape[0] > 1:
+        x = x[: x.shape[0] // 2]
+    return x
+
+
+def test_a_shrinking_array_is_carried_in_a_buffer_of_its_start():
+    program = trace_kernel(halves, parse_signature_string("f8[:](f8[:])")).program
+    (loop,) = [e for e in program.eqns if e.prim.name == "while_loop"]
+    buffers = [a for a in loop.inputs if a.type.ndim]
+    assert [str(b.type) for b in buffers] == ["f64[x.0]"]
