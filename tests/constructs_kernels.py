@@ -1122,3 +1122,13 @@ def repeated_differences(x: f64[:], m: i64) -> f64:
             y = y[1:] - y[:-1]
         total += y[0] if y.shape[0] else 0.0
     return total
+
+
+@aotc.export
+def power_by_products(a: f64[:, :], p: i64) -> f64[:, :]:
+    """The product's shape is a's columns: the same as the identity's only when a is
+    square, which the second product needs (NumPy's ValueError otherwise)."""
+    r = np.eye(a.shape[0])
+    for _ in range(p):
+        r = r @ a
+    return r

@@ -114,6 +114,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "diagonal_by_peeling": [(M,), (M.T,), (M[:0],)],
     "decimated": [(np.arange(20.0), 3), (X, 0), (X, -1), (X[:0], 2)],
     "trim_trailing_rows": [(M, 5.0), (M, 100.0), (M, -100.0)],
+    "power_by_products": [(M[:3], 3), (M[:3], 0), (M, 1), (M, 2)],  # exact: integers
     "repeated_differences": [(np.array([1.0, 4.0, 9.0, 16.0]), 2), (X[:1], 1), (X[:0], 3)],
     "unless_same_length": [(M, 4), (M, 2), (M, 6), (M[::-1], 1)],
     "trimmed_or_doubled": [(X, 1), (X, 0), (X, 10), (X[:0], -1), (X[:1], 1)],

@@ -20,13 +20,15 @@ N = DimExpr.sym("n")
     (relu(N - 1), N, True),
     ((N + 1) // 2, N, True),
     (relu(relu(N - 2) - 1), N, True),
+    (N, DimExpr.sym("m") + relu(N - DimExpr.sym("m")), True),
     (N + 1, N, False),
     ((N + 3) // 2, N, False),  # 2 > 1 at n = 1
 ])
 def test_at_most_proves_what_holds_for_every_size(a, b, holds):
     assert at_most(a, b) is holds
     if holds:  # and it does hold where checked
-        assert all(a.evaluate({"n": n}) <= b.evaluate({"n": n}) for n in range(50))
+        assert all(a.evaluate({"n": n, "m": m}) <= b.evaluate({"n": n, "m": m})
+                   for n in range(30) for m in range(5))
 
 
 def grows(x):

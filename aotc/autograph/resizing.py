@@ -19,7 +19,7 @@ import numpy as np
 from .. import lax
 from ..bodies import flatten, probe
 from ..ir import AType
-from ..shapes import DimExpr, FloorDiv, Relu, bound_symbols, relu, upper_bound
+from ..shapes import DimExpr, FloorDiv, Relu, bound_symbols, maximum, relu, upper_bound
 from ..tracer import Tracer, current
 from .joins import Join, Joined
 
@@ -32,10 +32,18 @@ class LoopJoin(Join):
     def __init__(self, start: AType, made: AType, name: str) -> None:
         self.name = name
         known = current().uppers()
-        uppers = [upper_bound(d, known) for d in start.shape]
-        if any(u is None or bound_symbols(u) for u in uppers):
-            raise ValueError("unbounded")
-        self.uppers = tuple(u for u in uppers if u is not None)
+        uppers = []
+        for begin, end in zip(start.shape, made.shape, strict=True):
+            upper = upper_bound(begin, known)
+            if upper is None or bound_symbols(upper):
+                raise ValueError("unbounded")
+            # what one iteration makes, where its sizes are known here (``r = r @ a``
+            # with ``r`` square and ``a`` not: sizes the next iteration checks)
+            other = upper_bound(end, known)
+            grows = other is not None and not bound_symbols(other) \
+                and not at_most(other, upper)
+            uppers.append(maximum(upper, other) if grows and other is not None else upper)
+        self.uppers = tuple(uppers)
         self.common = tuple(s if s == m else None
                             for s, m in zip(start.shape, made.shape, strict=True))
         total = DimExpr.const(1)
@@ -74,8 +82,9 @@ class LoopJoin(Join):
 
 
 def at_most(a: DimExpr, b: DimExpr) -> bool:
-    """Whether ``a <= b`` for all sizes: a ``relu(e)`` term of ``a`` is split into its two
-    cases (``e`` and 0), so ``relu(n - 1) <= n``; ``e // k`` is at most ``relu(e - 1)``
+    """Whether ``a <= b`` for all sizes (False: not proven). A ``relu(e)`` term of ``a``
+    is split into its two cases (``e`` and 0), so ``relu(n - 1) <= n``; one of ``b`` is at
+    least either case, so ``m <= n + relu(m - n)``; ``e // k`` is at most ``relu(e - 1)``
     for ``k >= 2``, so ``(n + 1) // 2 <= n``."""
     if (b - a).is_nonneg():
         return True
@@ -88,6 +97,10 @@ def at_most(a: DimExpr, b: DimExpr) -> bool:
             return at_most(rest + atom.expr * coeff, b) and at_most(rest, b)
         if isinstance(atom, FloorDiv) and atom.divisor >= 2:
             return at_most(rest + relu(atom.expr - 1) * coeff, b)
+    for mono, coeff in b.terms:  # b >= each case of its relu(e) term
+        if len(mono) == 1 and isinstance(mono[0], Relu) and coeff > 0:
+            rest = b - DimExpr(((mono, coeff),))
+            return at_most(a, rest + mono[0].expr * coeff) or at_most(a, rest)
     return False
 
 

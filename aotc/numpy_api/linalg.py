@@ -26,14 +26,21 @@ def _pair(a: Any, b: Any) -> tuple[Tracer, Tracer]:
     return lax.convert(as_tracer(a), dtype), lax.convert(as_tracer(b), dtype)
 
 
+#: NumPy's message for ``a @ b`` whose inner sizes differ (``np.matmul``'s gufunc).
+MATMUL_MISMATCH = ("matmul: Input operand 1 has a mismatch in its core dimension 0, with "
+                   "gufunc signature (n?,k),(k,m?)->(n?,m?) (size {rhs} is different from "
+                   "{lhs})")
+
+
 def dot_general(x: Tracer, y: Tracer, contract: tuple[tuple[int, ...], tuple[int, ...]],
-                batch: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())) -> Tracer:
+                batch: tuple[tuple[int, ...], tuple[int, ...]] = ((), ()),
+                message: str = "shapes not aligned for matrix product: size {lhs} against "
+                               "{rhs}") -> Tracer:
     ctx = current()
     for a, b in list(zip(*contract, strict=True)) + list(zip(*batch, strict=True)):
         da, db = x.aval.shape[a], y.aval.shape[b]
         if da != db:
-            ctx.check("==", da, db, "ValueError",
-                      "shapes not aligned for matrix product: size {lhs} against {rhs}")
+            ctx.check("==", da, db, "ValueError", message)
     return lax.bind1(dot_general_p, x.atom, y.atom, contracting=contract, batch=batch)
 
 
@@ -70,7 +77,8 @@ def matmul(a: Any, b: Any, **kwargs: Any) -> Tracer:
     x = lax.broadcast_to(x, batch + x.aval.shape[-2:])
     y = lax.broadcast_to(y, batch + y.aval.shape[-2:])
     nb = len(batch)
-    out = dot_general(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
+    out = dot_general(x, y, ((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))),
+                      MATMUL_MISMATCH)
     shape = out.aval.shape
     if squeeze_lhs:
         shape = shape[:-2] + shape[-1:]
