@@ -1132,3 +1132,40 @@ def power_by_products(a: f64[:, :], p: i64) -> f64[:, :]:
     for _ in range(p):
         r = r @ a
     return r
+
+
+@aotc.export
+def appended_above(x: f64[:], t: f64) -> f64[:]:
+    """np.append in a for loop: room for one more item per iteration."""
+    out = np.zeros(0)
+    for v in x:
+        if v > t:
+            out = np.append(out, v)
+    return out
+
+
+@aotc.export
+def stacked_rows_above(a: f64[:, 3], t: f64) -> f64[:, 3]:
+    out = np.zeros((0, 3))
+    for i in range(a.shape[0]):
+        if a[i, 0] > t:
+            out = np.vstack((out, a[i:i + 1]))
+    return out
+
+
+@aotc.export
+def doubling_sequence(n: i64) -> f64[:]:
+    out = np.ones(1)
+    for _ in range(n):
+        out = np.concatenate((out, out[-1:] * 2))
+    return out
+
+
+@aotc.export
+def windows_from(x: f64[:], s: i64, k: i64) -> f64:
+    """Windows ``x[i:i + k]`` with both bounds runtime values of any sign: Python's
+    clamping, and a negative ``k`` counting ``i + k`` from the end."""
+    total = 0.0
+    for i in range(s, s + 3):
+        total += x[i:i + k].sum() * (i + 10)
+    return total

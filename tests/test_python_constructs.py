@@ -115,6 +115,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "decimated": [(np.arange(20.0), 3), (X, 0), (X, -1), (X[:0], 2)],
     "trim_trailing_rows": [(M, 5.0), (M, 100.0), (M, -100.0)],
     "power_by_products": [(M[:3], 3), (M[:3], 0), (M, 1), (M, 2)],  # exact: integers
+    "appended_above": [(X, 0.6), (X, 10.0), (X[:0], 0.0), (X[::2], -10.0)],
+    "stacked_rows_above": [(M, 0.0), (M, 100.0), (M[:0], 0.0)],
+    "doubling_sequence": [(5,), (0,), (-2,)],
+    "windows_from": [(X, s, k) for s in (-6, -3, -1, 0, 2) for k in (-5, -2, -1, 0, 1, 3, 9)],
     "repeated_differences": [(np.array([1.0, 4.0, 9.0, 16.0]), 2), (X[:1], 1), (X[:0], 3)],
     "unless_same_length": [(M, 4), (M, 2), (M, 6), (M[::-1], 1)],
     "trimmed_or_doubled": [(X, 1), (X, 0), (X, 10), (X[:0], -1), (X[:1], 1)],

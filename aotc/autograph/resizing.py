@@ -5,8 +5,10 @@ A loop's state has one type, so such an array is carried as a :class:`~.joins.Jo
 laid out flat at the front of a buffer as large as the array it starts as, its sizes
 carried as integers. Each iteration sees it with its own sizes (bound while the kernel
 runs) and lays out what the body makes in the buffer again. That holds while the array
-does not outgrow its start; one the body could make larger (``np.append`` in a loop) is
-a located error, since buffers are planned before the kernel runs.
+does not outgrow its start, or, in a loop of known trip count, grows by a bounded step
+per iteration (``np.append(out, v)``: room for one more item per iteration). Other
+growth (``np.append`` in a ``while`` loop) is a located error, since buffers are planned
+before the kernel runs.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from .. import lax
 from ..bodies import flatten, probe
+from ..errors import TraceError
 from ..ir import AType
 from ..shapes import DimExpr, FloorDiv, Relu, bound_symbols, maximum, relu, upper_bound
 from ..tracer import Tracer, current
@@ -27,13 +30,20 @@ State = tuple[Any, ...]
 
 
 class LoopJoin(Join):
-    """How a loop carries one resized array: with room for the array it starts as."""
+    """How a loop carries one resized array: with room for the array it starts as, or
+    for what it grows to in a loop of known trip count (``grown``: per axis, the room)."""
 
-    def __init__(self, start: AType, made: AType, name: str) -> None:
+    def __init__(self, start: AType, made: AType, name: str,
+                 grown: dict[int, DimExpr] | None = None) -> None:
         self.name = name
+        self.grown = grown or {}
+        #: While the growth per iteration is measured (:func:`_growth`): per axis, bounds
+        #: on how much one iteration lengthens it; and the sizes the iteration saw.
+        self.measured: dict[int, list[DimExpr]] | None = None
+        self.seen: tuple[DimExpr, ...] = ()
         known = current().uppers()
         uppers = []
-        for begin, end in zip(start.shape, made.shape, strict=True):
+        for axis, (begin, end) in enumerate(zip(start.shape, made.shape, strict=True)):
             upper = upper_bound(begin, known)
             if upper is None or bound_symbols(upper):
                 raise ValueError("unbounded")
@@ -42,10 +52,12 @@ class LoopJoin(Join):
             other = upper_bound(end, known)
             grows = other is not None and not bound_symbols(other) \
                 and not at_most(other, upper)
-            uppers.append(maximum(upper, other) if grows and other is not None else upper)
+            upper = maximum(upper, other) if grows and other is not None else upper
+            uppers.append(self.grown.get(axis, upper))
         self.uppers = tuple(uppers)
         self.common = tuple(s if s == m else None
                             for s, m in zip(start.shape, made.shape, strict=True))
+        self.start, self.made = start, made
         total = DimExpr.const(1)
         for u in self.uppers:
             total = total * u
@@ -54,13 +66,18 @@ class LoopJoin(Join):
         self.width = 1 + start.ndim
 
     def pad(self, value: Any) -> Joined:
-        """What an iteration makes, in the buffer: it must fit the array's start."""
+        """What an iteration makes, in the buffer: it must fit the array's start (an
+        axis that grows by a bounded step fits by induction; the buffer's write checks
+        it at run time all the same)."""
         ctx = current()
         known = ctx.uppers()
         for axis, (size, upper, common) in enumerate(zip(value.aval.shape, self.uppers,
                                                          self.common, strict=True)):
             high = upper_bound(size, known)
-            fits = high is not None and at_most(high, upper) and (
+            if self.measured is not None:
+                self.measured[axis] = self._growths(size, high, axis, known)
+                continue
+            fits = high is not None and (axis in self.grown or at_most(high, upper)) and (
                 common is None or size == common)
             if not fits:
                 raise ctx.error(
@@ -71,14 +88,31 @@ class LoopJoin(Join):
                          "out[k] = v; k += 1; then out[:k])")
         return super().pad(value)
 
+    def _growths(self, size: DimExpr, high: DimExpr | None, axis: int,
+                 known: dict[str, DimExpr]) -> list[DimExpr]:
+        """Bounds on ``size`` less the size the iteration saw: from their upper bounds
+        (an append under an ``if``), and from ``size`` in terms of the seen size
+        (``concatenate((out, out[-1:]))``)."""
+        found = [] if high is None else [high - self.uppers[axis]]
+        seen = self.seen[axis] if self.seen else None
+        if seen is not None:
+            own = bound_symbols(seen)
+            relative = upper_bound(size, {k: v for k, v in known.items() if k not in own})
+            if relative is not None:
+                found.append(relative - seen)
+        return found
+
     def shown(self, joined: Joined) -> Tracer:
         """The array as the loop's code sees it; a vector is the buffer's front itself,
         so writes into it reach the buffer (and are refused, see :meth:`Carried.body`)."""
         if len(self.uppers) != 1 or self.common[0] is not None:
-            return joined.laid_out(self)
-        (size,) = joined.dims
-        low = np.maximum(size, 0)
-        return joined.buffer[:np.minimum(low, lax.dim_value(self.uppers[0]))]
+            value = joined.laid_out(self)
+        else:
+            (size,) = joined.dims
+            low = np.maximum(size, 0)
+            value = joined.buffer[:np.minimum(low, lax.dim_value(self.uppers[0]))]
+        self.seen = value.aval.shape
+        return value
 
 
 def at_most(a: DimExpr, b: DimExpr) -> bool:
@@ -97,6 +131,10 @@ def at_most(a: DimExpr, b: DimExpr) -> bool:
             return at_most(rest + atom.expr * coeff, b) and at_most(rest, b)
         if isinstance(atom, FloorDiv) and atom.divisor >= 2:
             return at_most(rest + relu(atom.expr - 1) * coeff, b)
+    for mono, coeff in a.terms:  # -relu(e) is at most both -e and 0
+        if len(mono) == 1 and isinstance(mono[0], Relu) and coeff < 0:
+            rest = a - DimExpr(((mono, coeff),))
+            return at_most(rest + mono[0].expr * coeff, b) or at_most(rest, b)
     for mono, coeff in b.terms:  # b >= each case of its relu(e) term
         if len(mono) == 1 and isinstance(mono[0], Relu) and coeff > 0:
             rest = b - DimExpr(((mono, coeff),))
@@ -104,10 +142,11 @@ def at_most(a: DimExpr, b: DimExpr) -> bool:
     return False
 
 
-def resized(state: State, names: Sequence[str],
-            aside: Callable[[State], State]) -> dict[int, LoopJoin]:
+def resized(state: State, names: Sequence[str], aside: Callable[[State], State],
+            trips: DimExpr | None) -> dict[int, LoopJoin]:
     """The state's arrays that one iteration (``aside``, traced aside) gives other sizes,
-    each with how it is carried; empty when none can be carried so."""
+    each with how it is carried; empty when none can be carried so. With a known trip
+    count, an array that grows by a bounded step gets room for every step."""
     leaves, structure = flatten(state)
     after = probe(aside, [leaves], [structure])
     found: dict[int, LoopJoin] = {}
@@ -120,7 +159,60 @@ def resized(state: State, names: Sequence[str],
             found[k] = LoopJoin(start.aval, made.aval, names[k])
         except ValueError:
             continue
+    if trips is None or not found:
+        return found
+    for k, steps in _growth(state, aside, found).items():
+        join = found[k]
+        room = {axis: join.uppers[axis] + trips * step for axis, step in steps.items()}
+        found[k] = LoopJoin(join.start, join.made, join.name, room)
     return found
+
+
+def _growth(state: State, aside: Callable[[State], State], joins: dict[int, LoopJoin]
+            ) -> dict[int, dict[int, DimExpr]]:
+    """Per resized array, the axes one iteration can lengthen and by how much at most
+    (a constant), measured on a body traced aside with the array's room a symbol."""
+    rooms = {k: tuple(DimExpr.sym(f"%room{k}.{a}") for a in range(len(j.uppers)))
+             for k, j in joins.items()}
+    measuring = {}
+    for k, join in joins.items():
+        m = LoopJoin(join.start, join.made, join.name, dict(enumerate(rooms[k])))
+        m.measured = {}
+        measuring[k] = m
+    carried = Carried(measuring)
+    leaves, structure = flatten(state)
+    try:
+        probe(lambda s: carried.body(aside)(carried.packed_inside(s)), [leaves],
+              [structure])
+    except TraceError:
+        return {}
+    steps: dict[int, dict[int, DimExpr]] = {}
+    for k, m in measuring.items():
+        assert m.measured is not None
+        for axis, growths in m.measured.items():
+            step = next((s for s in map(_step, growths) if s is not None), None)
+            if step is not None:
+                steps.setdefault(k, {})[axis] = step
+    return steps
+
+
+def _step(growth: DimExpr) -> DimExpr | None:
+    """How much an axis grows per iteration at most, kept simple: a small constant
+    (``np.append(out, v)``: 1, under an ``if`` too), else a size that does not depend on
+    the array (``np.vstack((out, row))``)."""
+    if at_most(growth, DimExpr.const(0)):
+        return None  # it never grows
+    for bits in range(_SMALL_STEP):
+        if at_most(growth, DimExpr.const(1 << bits)):
+            return DimExpr.const(1 << bits)
+    if bound_symbols(growth) or any(s.startswith("%room") for s in growth.symbols()) \
+            or not growth.is_nonneg():
+        return None  # it grows with the array, or may shrink it
+    return growth
+
+
+#: Growth per iteration proven at most ``2**k`` for ``k`` below this is rounded up to it.
+_SMALL_STEP = 11
 
 
 class Carried:
@@ -132,6 +224,14 @@ class Carried:
 
     def packed(self, state: State) -> State:
         return tuple(self.joins[k].pad(v) if k in self.joins else v
+                     for k, v in enumerate(state))
+
+    def packed_inside(self, state: State) -> State:
+        """The state as the loop starts, packed without measuring it, as a body gets it
+        (its buffers not yet written)."""
+        def fresh(joined: Joined) -> Joined:
+            return Joined(Tracer(joined.buffer.atom), joined.dims)
+        return tuple(fresh(Join.pad(self.joins[k], v)) if k in self.joins else v
                      for k, v in enumerate(state))
 
     def shown(self, state: State) -> State:

@@ -24,6 +24,7 @@ from ..control import BranchTypes
 from ..ir import Var
 from ..numpy_api import CREATION
 from ..ops.index import raise_if_p
+from ..shapes import DimExpr
 from ..tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
 from . import joins, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
@@ -160,8 +161,14 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
                          "associated with a value (the loop assigning it ran no times)")
     state = _loop(lambda s, step, shown: lax.fori_loop(0, seq.length,
                                                        lambda i, s: step(seq.item(i), s), s),
-                  body, state, lambda s: body(seq.item(_any_index()), s), names)
+                  body, state, lambda s: body(seq.item(_any_index()), s), names,
+                  _as_size(seq.length))
     return items_of.inside(laid_out(state, grown))
+
+
+def _as_size(length: Any) -> DimExpr | None:
+    """A trip count as a size, when it is one."""
+    return length.dim if isinstance(length, Tracer) else DimExpr.const(int(length))
 
 
 #: A runtime loop: ``run(state, body, shown)``, ``shown`` the state as the user's code
@@ -170,16 +177,16 @@ Run = Callable[[State, Body, Callable[[State], State]], State]
 
 
 def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
-          names: Sequence[str]) -> State:
+          names: Sequence[str], trips: DimExpr | None = None) -> State:
     """``run(state, body)`` (a runtime loop), with the variables that are None before
     the loop or in its body and a value elsewhere made optional (``aside`` is the body
     on a state alone, traced aside to find them), and arrays it resizes carried in
-    buffers of the size they start with."""
+    buffers of the size they start with (or grow to in ``trips`` iterations)."""
     lifted = tuple(_lifted(v) for v in state)
     try:
         return _optional_loop(run, body, lifted, aside, lambda s: s)
     except CarryShapes:
-        joins = resizing.resized(lifted, names, aside)
+        joins = resizing.resized(lifted, names, aside, trips)
         if not joins:
             raise
     carried = resizing.Carried(joins)

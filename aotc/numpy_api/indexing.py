@@ -16,6 +16,7 @@ from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, Step, ceil_div, if_neg, maximum, minimum, relu
 from ..tracer import Tracer, as_tracer, bind_dim, current, dim_value
+from ..value_bounds import constant_gap
 from .functions_base import where
 from .masks import MaskedValue, read_masked
 from .views import make_view
@@ -132,9 +133,22 @@ def _runtime_slice_bounds(start: Any, stop: Any, step: int | Tracer, n: DimExpr
         if abs(step) > 1:
             length = (length + (abs(step) - 1)) // abs(step)
         bound_step = step
-    found = (bind_dim(np.maximum(lo, 0), n), bound_step, bind_dim(length, n))
+    longest = _longest(start, stop, step, n)
+    if longest is not n:
+        length = as_tracer(np.minimum(length, dim_value(longest)))  # the same, proven
+    found = (bind_dim(np.maximum(lo, 0), n), bound_step, bind_dim(length, longest))
     ctx.remember(key, found)
     return found
+
+
+def _longest(start: Any, stop: Any, step: int | Tracer, n: DimExpr) -> DimExpr:
+    """At most how long a slice with runtime bounds is: the axis, or for ``x[i:i + w]``
+    (step 1) with ``w >= 0`` at most ``w``, whatever the signs of ``i`` and ``i + w``
+    (clamping only shortens it). A negative ``w`` can still select most of the axis
+    (``x[0:-1]``)."""
+    gap = constant_gap(start, stop) if isinstance(start, Tracer) \
+        and isinstance(stop, Tracer) and isinstance(step, int) and step == 1 else None
+    return n if gap is None else if_neg(gap, n, minimum(n, gap))
 
 
 def _integer(value: Tracer) -> Tracer:

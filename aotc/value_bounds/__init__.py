@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..ir import Var
+from ..ops.elementwise import PRIM_OF_UFUNC
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, relu
 from ..tracer import TraceContext, Tracer, bind_dim, current, dim_value
@@ -28,6 +29,7 @@ from .intervals import UNKNOWN, Interval, Scope
 from .loops import counter_interval, exact_interval
 
 I64 = np.dtype(np.int64)
+ADD = PRIM_OF_UFUNC[np.add]
 
 
 def scope_of(ctx: TraceContext) -> Scope:
@@ -69,10 +71,22 @@ def bounded_size(value: Tracer) -> DimExpr | None:
     return bind_dim(offset, span) + low
 
 
+def constant_gap(start: Tracer, stop: Tracer) -> DimExpr | None:
+    """``stop - start`` when ``stop`` is ``start`` plus a value known exactly (``x[i:i +
+    w]``: a window of at most ``w``), else None."""
+    scope = scope_of(current())
+    made = scope.made.get(stop.atom)  # type: ignore[arg-type]
+    if made is None or made[0].prim is not ADD or start.atom not in made[0].inputs:
+        return None
+    a, b = made[0].inputs
+    low, high = scope.of(b if a == start.atom else a)
+    return low if low is not None and low == high else None
+
+
 def loop_index_interval(ctx: TraceContext, low: Tracer, high: Tracer) -> Interval:
     """The index of ``fori_loop(low, high, ...)`` traced in ``ctx``."""
     scope = scope_of(ctx)
     return counter_interval(scope.of(low.atom), scope.of(high.atom), 1)
 
 
-__all__ = ["bounded_size", "exact_interval", "interval_of", "loop_index_interval"]
+__all__ = ["bounded_size", "constant_gap", "exact_interval", "interval_of", "loop_index_interval"]

@@ -95,6 +95,11 @@ class Scope:
         return rule(self, eqn, k)
 
 
+#: Integers this narrow are bounded by their dtype (a buffer for 2**15 items is small;
+#: one planned for 2**31 would fail a call that Numba runs: no bound is better).
+_NARROW = 2
+
+
 def _clipped(var: Var, found: Interval) -> Interval:
     """Narrow integers may wrap: their dtype bounds them. Only int64 keeps arithmetic."""
     dtype = var.type.dtype
@@ -104,7 +109,8 @@ def _clipped(var: Var, found: Interval) -> Interval:
         return UNKNOWN
     if dtype.itemsize < 8:
         info = np.iinfo(dtype)
-        return DimExpr.const(int(info.min)), DimExpr.const(int(info.max))
+        return DimExpr.const(int(info.min)), (DimExpr.const(int(info.max))
+                                              if dtype.itemsize <= _NARROW else None)
     if dtype.kind == "u":
         return DimExpr.const(0), None
     return found
