@@ -67,8 +67,25 @@ def _own(arrays: list[Tracer], fn: Callable[..., Any]) -> Callable[..., Any]:
     def body(*args: Any) -> Any:
         *lead, (state, values) = args
         with rebound(arrays, values):
-            return fn(*lead, state), [Tracer(t.atom) for t in arrays]
+            return settled(fn(*lead, state), arrays), [Tracer(t.atom) for t in arrays]
     return body
+
+
+def settled(result: Any, arrays: list[Tracer]) -> Any:
+    """A body's result read while ``arrays`` are rebound: a value that is one of them,
+    or a view into one (``ret = out`` after ``out[0] = 5``), becomes its value now, not
+    the outer array's once the body is done."""
+    def reaches(t: Tracer | None) -> bool:
+        while t is not None:
+            if any(t is a for a in arrays):
+                return True
+            t = t.base
+        return False
+
+    leaves, structure = flatten(result)
+    return unflatten(structure, [Tracer(v.atom, v.dim, v.weak)
+                                 if isinstance(v, Tracer) and reaches(v) else v
+                                 for v in leaves])
 
 
 def fori_loop(lower: Any, upper: Any, body_fun: Any, init_val: Any) -> Any:

@@ -85,13 +85,17 @@ class Guards:
             negated = not negated
             inner = eqn.inputs[0]
             eqn = self.defs.get(inner) if isinstance(inner, Var) else None
-        form = (_KEPT if negated else _NEGATED).get(eqn.prim.name) if eqn is not None else None
-        if form is None or eqn is None:
+        if eqn is None:
             return None
-        op, swap = form
         sides = [self._size(a) for a in eqn.inputs]
-        if None in sides:
+        if len(sides) != 2 or None in sides:
             return None
+        form = (_KEPT if negated else _NEGATED).get(eqn.prim.name)
+        if form is None:
+            a, b = sides
+            return _unequal(eqn.prim.name == ("ne" if negated else "eq"), a, b, error,
+                            message)
+        op, swap = form
         lhs, rhs = sides[::-1] if swap else sides
         assert lhs is not None and rhs is not None
         return Check(op, lhs, rhs, error, message)
@@ -113,6 +117,19 @@ class Guards:
                 return None
             return a + b if eqn.prim is _P["add"] else a - b
         return None
+
+
+def _unequal(equal_raises: bool, a: DimExpr | None, b: DimExpr | None, error: str,
+             message: str) -> Check | None:
+    """``raise if a == b`` as a check where one side is never below the other
+    (``x.shape[0] == 0``: ``x.shape[0] >= 1``); no check states ``!=`` otherwise."""
+    if not equal_raises or a is None or b is None:
+        return None
+    if (a - b).is_nonneg():
+        return Check(">=", a, b + 1, error, message)
+    if (b - a).is_nonneg():
+        return Check("<=", a, b - 1, error, message)
+    return None
 
 
 def _raises(branch: Program) -> tuple[str, str] | bool | None:

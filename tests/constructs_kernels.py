@@ -1169,3 +1169,57 @@ def windows_from(x: f64[:], s: i64, k: i64) -> f64:
     for i in range(s, s + 3):
         total += x[i:i + k].sum() * (i + 10)
     return total
+
+
+# -- writes after an early return (the returned value is read while the write is seen) -----
+
+@aotc.export
+def filled_unless(x: f64[:], flag: i64) -> f64[:]:
+    out = x.copy()
+    if flag == 1:
+        return out
+    out[0] = 5.0
+    out[2:] = -1.0
+    return out
+
+
+@aotc.export
+def filled_until(flag: i64) -> tuple:
+    out = np.zeros(3)
+    for i in range(3):
+        if flag == i:
+            return out, 1.0
+        out[i] = i + 1.0
+    return out, 0.0
+
+
+@aotc.export
+def view_returned_after_writes(x: f64[:], flag: i64) -> f64[:]:
+    out = x.copy()
+    if flag > 0:
+        out[0] = -1.0
+        v = out[:2]
+        out[1] = -2.0
+        return v
+    if flag < 0:
+        return x
+    return out[1:]
+
+
+@aotc.export
+def membership(c: i64, x: f64[:]) -> tuple:
+    """``in`` a tuple, list or array of a runtime value, as Python tests it (==)."""
+    return c in (1, 2, 3), c not in [4, 5], 0.5 in x, 2.0 not in x
+
+
+@aotc.export
+def python_extremes(x: f64[:]) -> tuple:
+    """Python's min/max over items: a later NaN never compares better; a first NaN wins."""
+    return min(x), max(x), min(x[x > 0.2]), max(x[x > 0.2])
+
+
+@aotc.export
+def first_of_nonempty(x: f64[:]) -> f64:
+    if x.shape[0] == 0:
+        raise ValueError("empty")
+    return x[0]

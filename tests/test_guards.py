@@ -38,3 +38,14 @@ def test_size_guards_become_checks_in_order():
 def test_a_raise_on_values_keeps_the_guards_after_it_in_place():
     checks = checks_of(data_first, "f8(f8[:])")
     assert [c[3] for c in checks] == ["IndexError", "IndexError"]  # x[0], x[2]
+
+
+def empty_refused(x):
+    if x.shape[0] == 0:  # == on a size that is never negative: x.shape[0] >= 1
+        raise ValueError("empty")
+    return x[0]
+
+
+def test_an_equality_guard_on_a_size_becomes_a_check_before_the_index_check():
+    assert checks_of(empty_refused, "f8(f8[:])") == [
+        (">=", "x.0", "1", "ValueError"), ("<", "0", "x.0", "IndexError")]

@@ -62,6 +62,13 @@ def _identity(dtype: np.dtype, largest: bool) -> Any:
     return info.min if largest else info.max
 
 
+def _first_nan_kept(first: Any, items: Any, largest: bool) -> Any:
+    """Python's ``min``/``max`` of float items: each later item replaces the best so far
+    only if it compares better, so a NaN wins only as the first item."""
+    best = (np.fmax if largest else np.fmin).reduce(items)
+    return np.where(np.isnan(first), first, best)
+
+
 def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
              reduce: Callable[..., Any]) -> Callable[..., Any]:
     """``min``/``max``: of several values (Python's rule: keep the first unless a later one
@@ -82,11 +89,19 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
                                  + values.aval.shape[len(axes):])
             padded = np.concatenate([np.full((1,) + values.shape[1:], fill, values.dtype),
                                      values])
-            return reduce(padded, axis=0)
+            if values.ndim != 1 or values.dtype.kind != "f":
+                return reduce(padded, axis=0)
+            flat_mask = lax.reshape(selection.mask, (size(selection.mask.aval.shape),))
+            return _first_nan_kept(values[np.argmax(flat_mask)], padded, largest)
         if kwargs or not _traced(*args):
             return builtin(*args, **kwargs)
         if len(args) == 1:
-            return reduce(_items(args[0]), axis=0)
+            items = _items(args[0])
+            if items.ndim != 1 or items.dtype.kind != "f":
+                return reduce(items, axis=0)
+            current().check(">=", items.aval.shape[0], DimExpr.const(1), "ValueError",
+                            f"{builtin.__name__}() arg is an empty sequence")
+            return _first_nan_kept(items[0], items, largest)
         best = args[0]
         for a in args[1:]:
             best = np.where(pick(a, best), a, best)

@@ -79,10 +79,26 @@ def not_(value: Any) -> Any:
     return not value
 
 
+def contains(value: Any, container: Any) -> Any:
+    """``value in container``: of a tuple, list or set, whether any item equals it (as
+    Python tests, with ``==``); of an array, whether any element does (NumPy's
+    ``__contains__``)."""
+    if isinstance(container, Tracer):
+        return np.any(np.equal(container, value))
+    if isinstance(container, (tuple, list, set, frozenset)) and (
+            traced(value) or any(traced(item) for item in container)):
+        found: Any = False
+        for item in container:
+            same = np.equal(value, item)
+            found = same if found is False else np.logical_or(found, same)
+        return found
+    return value in container
+
+
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
     "Eq": operator.eq, "NotEq": operator.ne, "Is": optional.is_, "IsNot": optional.is_not,
-    "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b,
+    "In": contains, "NotIn": lambda a, b: not_(contains(a, b)),
 }
 
 
