@@ -1223,3 +1223,18 @@ def first_of_nonempty(x: f64[:]) -> f64:
     if x.shape[0] == 0:
         raise ValueError("empty")
     return x[0]
+
+
+@aotc.export
+def sigma_clipped(x: f64[:], rounds: i64) -> tuple:
+    """A boolean selection of the array itself, in a for and a while loop."""
+    d = x
+    for _ in range(rounds):
+        d = d[d > d.mean() - 1.0]
+    e = x
+    while e.size > 2:
+        n = e.size
+        e = e[np.abs(e - e.mean()) < 1.5 * e.std()]
+        if e.size == n:
+            break
+    return d, e

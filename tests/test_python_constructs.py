@@ -126,6 +126,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "python_extremes": [(np.array([1.0, np.nan, 0.5]),), (np.array([np.nan, 1.0, 3.0]),),
                         (X,), (np.array([0.3, np.nan]),), (X[:0],), (np.array([0.1]),)],
     "first_of_nonempty": [(X,), (X[:0],)],
+    "sigma_clipped": [(np.array([0.0, 1.0, 2.0, 30.0, 1.5, 0.5]), 2), (X, 0), (X[:0], 3)],
     "repeated_differences": [(np.array([1.0, 4.0, 9.0, 16.0]), 2), (X[:1], 1), (X[:0], 3)],
     "unless_same_length": [(M, 4), (M, 2), (M, 6), (M[::-1], 1)],
     "trimmed_or_doubled": [(X, 1), (X, 0), (X, 10), (X[:0], -1), (X[:1], 1)],

@@ -22,8 +22,9 @@ from .. import lax
 from ..bodies import flatten, probe
 from ..errors import TraceError
 from ..ir import AType
+from ..numpy_api.masks import MaskedValue
 from ..shapes import DimExpr, FloorDiv, Relu, bound_symbols, maximum, relu, upper_bound
-from ..tracer import Tracer, current
+from ..tracer import Tracer, as_tracer, current
 from .joins import Join, Joined
 
 State = tuple[Any, ...]
@@ -70,6 +71,7 @@ class LoopJoin(Join):
         axis that grows by a bounded step fits by induction; the buffer's write checks
         it at run time all the same)."""
         ctx = current()
+        value = _array(value)  # (binds its size: before the bounds are read)
         known = ctx.uppers()
         for axis, (size, upper, common) in enumerate(zip(value.aval.shape, self.uppers,
                                                          self.common, strict=True)):
@@ -115,6 +117,11 @@ class LoopJoin(Join):
         return value
 
 
+def _array(value: Any) -> Any:
+    """A lazy boolean selection (``d[d > t]``) as the array it selects."""
+    return as_tracer(value) if isinstance(value, MaskedValue) else value
+
+
 def at_most(a: DimExpr, b: DimExpr) -> bool:
     """Whether ``a <= b`` for all sizes (False: not proven). A ``relu(e)`` term of ``a``
     is split into its two cases (``e`` and 0), so ``relu(n - 1) <= n``; one of ``b`` is at
@@ -151,6 +158,7 @@ def resized(state: State, names: Sequence[str], aside: Callable[[State], State],
     after = probe(aside, [leaves], [structure])
     found: dict[int, LoopJoin] = {}
     for k, (start, made) in enumerate(zip(state, after, strict=True)):
+        made = _array(made)
         if not (isinstance(start, Tracer) and isinstance(made, Tracer)) or start.ndim == 0 \
                 or start.dtype != made.dtype or start.ndim != made.ndim \
                 or start.aval.shape == made.aval.shape:
