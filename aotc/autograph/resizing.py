@@ -66,10 +66,12 @@ class LoopJoin(Join):
         self.dtype = start.dtype
         self.width = 1 + start.ndim
 
-    def pad(self, value: Any) -> Joined:
+    def pad(self, value: Any, into: Tracer | None = None) -> Joined:
         """What an iteration makes, in the buffer: it must fit the array's start (an
         axis that grows by a bounded step fits by induction; the buffer's write checks
-        it at run time all the same)."""
+        it at run time all the same). With ``into`` (the buffer the iteration got), its
+        front is overwritten rather than a fresh buffer filled: each iteration writes
+        the array's size, not the buffer's."""
         ctx = current()
         value = _array(value)  # (binds its size: before the bounds are read)
         known = ctx.uppers()
@@ -88,7 +90,12 @@ class LoopJoin(Join):
                     hint="memory is planned before the kernel runs: allocate the largest "
                          "array before the loop and fill a prefix (out = np.empty(n); "
                          "out[k] = v; k += 1; then out[:k])")
-        return super().pad(value)
+        if into is None:
+            return super().pad(value)
+        buffer = Tracer(into.atom)
+        flat = value.reshape(-1)
+        buffer[:flat.shape[0]] = flat
+        return Joined(buffer, [lax.dim_value(d) for d in value.aval.shape])
 
     def _growths(self, size: DimExpr, high: DimExpr | None, axis: int,
                  known: dict[str, DimExpr]) -> list[DimExpr]:
@@ -256,5 +263,6 @@ class Carried:
                         f"the loop writes into '{join.name}', which it also resizes",
                         hint=f"write into a new array: {join.name} = {join.name}.copy() "
                              "in the loop, before the writes")
-            return self.packed(out)
+            return tuple(self.joins[k].pad(v, state[k].buffer) if k in self.joins else v
+                         for k, v in enumerate(out))
         return step
