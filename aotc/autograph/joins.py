@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import lax
 from ..control import BranchTypes
 from ..ir import AType
 from ..numpy_api.creation import full_from_dims
-from ..shapes import DimExpr, bound_symbols, relu, upper_bound
+from ..shapes import DimExpr, bound_symbols, relu, size, upper_bound
 from ..tracer import Tracer, bind_dim, current
 
 
@@ -73,17 +75,20 @@ class Join:
                 top = top + relu(h - top)  # max(top, h)
             assert top is not None
             axes.append(top)
-        self.uppers = tuple(axes)
-        total = DimExpr.const(1)
-        for a in axes:
-            total = total * a
-        self.length = total
-        self.dtype = first.dtype
-        self.width = 1 + first.ndim  # leaves of its Joined: the buffer, each size
+        self.room(tuple(axes), first.dtype)
 
-    def pad(self, value: Any) -> Joined:
-        """A branch's array at the front of a buffer of :attr:`length`."""
-        buffer = full_from_dims((self.length,), 0, self.dtype)
+    def room(self, uppers: tuple[DimExpr, ...], dtype: np.dtype) -> None:
+        """Per axis the room ``uppers``; the buffer's length and the Joined's width."""
+        self.uppers = uppers
+        self.length = size(uppers)
+        self.dtype = dtype
+        self.width = 1 + len(uppers)  # leaves of its Joined: the buffer, each size
+
+    def pad(self, value: Any, into: Tracer | None = None) -> Joined:
+        """An array at the front of a buffer of :attr:`length`: a new one, or ``into``
+        (a buffer of that length whose front is overwritten)."""
+        buffer = full_from_dims((self.length,), 0, self.dtype) if into is None \
+            else Tracer(into.atom)
         flat = value.reshape(-1)
         buffer[:flat.shape[0]] = flat
         return Joined(buffer, [lax.dim_value(d) for d in value.aval.shape])

@@ -28,6 +28,8 @@ from ..tracer import Tracer, as_tracer, current
 from .joins import Join, Joined
 
 State = tuple[Any, ...]
+#: The room of an array while its growth is measured is a symbol named so.
+_ROOM = "%room"
 
 
 class LoopJoin(Join):
@@ -55,16 +57,10 @@ class LoopJoin(Join):
                 and not at_most(other, upper)
             upper = maximum(upper, other) if grows and other is not None else upper
             uppers.append(self.grown.get(axis, upper))
-        self.uppers = tuple(uppers)
+        self.room(tuple(uppers), start.dtype)
         self.common = tuple(s if s == m else None
                             for s, m in zip(start.shape, made.shape, strict=True))
         self.start, self.made = start, made
-        total = DimExpr.const(1)
-        for u in self.uppers:
-            total = total * u
-        self.length = total
-        self.dtype = start.dtype
-        self.width = 1 + start.ndim
 
     def pad(self, value: Any, into: Tracer | None = None) -> Joined:
         """What an iteration makes, in the buffer: it must fit the array's start (an
@@ -90,12 +86,7 @@ class LoopJoin(Join):
                     hint="memory is planned before the kernel runs: allocate the largest "
                          "array before the loop and fill a prefix (out = np.empty(n); "
                          "out[k] = v; k += 1; then out[:k])")
-        if into is None:
-            return super().pad(value)
-        buffer = Tracer(into.atom)
-        flat = value.reshape(-1)
-        buffer[:flat.shape[0]] = flat
-        return Joined(buffer, [lax.dim_value(d) for d in value.aval.shape])
+        return super().pad(value, into)
 
     def _growths(self, size: DimExpr, high: DimExpr | None, axis: int,
                  known: dict[str, DimExpr]) -> list[DimExpr]:
@@ -187,7 +178,7 @@ def _growth(state: State, aside: Callable[[State], State], joins: dict[int, Loop
             ) -> dict[int, dict[int, DimExpr]]:
     """Per resized array, the axes one iteration can lengthen and by how much at most
     (a constant), measured on a body traced aside with the array's room a symbol."""
-    rooms = {k: tuple(DimExpr.sym(f"%room{k}.{a}") for a in range(len(j.uppers)))
+    rooms = {k: tuple(DimExpr.sym(f"{_ROOM}{k}.{a}") for a in range(len(j.uppers)))
              for k, j in joins.items()}
     measuring = {}
     for k, join in joins.items():
@@ -220,7 +211,7 @@ def _step(growth: DimExpr) -> DimExpr | None:
     for bits in range(_SMALL_STEP):
         if at_most(growth, DimExpr.const(1 << bits)):
             return DimExpr.const(1 << bits)
-    if bound_symbols(growth) or any(s.startswith("%room") for s in growth.symbols()) \
+    if bound_symbols(growth) or any(s.startswith(_ROOM) for s in growth.symbols()) \
             or not growth.is_nonneg():
         return None  # it grows with the array, or may shrink it
     return growth

@@ -104,7 +104,7 @@ def _clipped(var: Var, found: Interval) -> Interval:
     """Narrow integers may wrap: their dtype bounds them. Only int64 keeps arithmetic."""
     dtype = var.type.dtype
     if dtype.kind == "b":
-        return _const(0)[0], DimExpr.const(1)
+        return DimExpr.const(0), DimExpr.const(1)
     if dtype.kind not in "iu":
         return UNKNOWN
     if dtype.itemsize < 8:
@@ -174,14 +174,20 @@ def _preferred(a: Bound, b: Bound, pick: Callable[[DimExpr, DimExpr], DimExpr]) 
     return pick(a, b)
 
 
+def _larger(a: Interval, b: Interval) -> Interval:
+    return _preferred(a[0], b[0], maximum), _highest(a[1], b[1])
+
+
+def _smaller(a: Interval, b: Interval) -> Interval:
+    return _lowest(a[0], b[0]), _preferred(a[1], b[1], minimum)
+
+
 def _max(scope: Scope, eqn: Eqn, k: int) -> Interval:
-    (la, ua), (lb, ub) = _inputs(scope, eqn)
-    return _preferred(la, lb, maximum), _highest(ua, ub)
+    return _larger(*_inputs(scope, eqn))
 
 
 def _min(scope: Scope, eqn: Eqn, k: int) -> Interval:
-    (la, ua), (lb, ub) = _inputs(scope, eqn)
-    return _lowest(la, lb), _preferred(ua, ub, minimum)
+    return _smaller(*_inputs(scope, eqn))
 
 
 def _positive_constant(interval: Interval) -> int | None:
@@ -226,13 +232,8 @@ def _select(scope: Scope, eqn: Eqn, k: int) -> Interval:
         test = made[0]
         smaller_first = ORDER[test.prim] == (test.inputs == (a, b))
         if set(test.inputs) == {a, b}:
-            rule = _min if smaller_first else _max
-            return rule(scope, Eqn(test.prim, (a, b), test.params, test.outs), 0)
+            return (_smaller if smaller_first else _larger)(scope.of(a), scope.of(b))
     return union(scope.of(a), scope.of(b))
-
-
-def _convert(scope: Scope, eqn: Eqn, k: int) -> Interval:
-    return scope.of(eqn.inputs[0])  # floats give no bound; integers keep theirs
 
 
 def _dim_value(scope: Scope, eqn: Eqn, k: int) -> Interval:
@@ -245,18 +246,16 @@ def _iota(scope: Scope, eqn: Eqn, k: int) -> Interval:
 
 
 def _same_elements(scope: Scope, eqn: Eqn, k: int) -> Interval:
+    """The input's elements (a conversion: floats give no bound, integers keep theirs)."""
     return scope.of(eqn.inputs[0])
 
 
 def _all_elements(scope: Scope, eqn: Eqn, k: int) -> Interval:
+    """Any input's elements (``concatenate``; ``update_slice`` of an array and an update)."""
     found = scope.of(eqn.inputs[0])
     for a in eqn.inputs[1:]:
         found = union(found, scope.of(a))
     return found
-
-
-def _update_slice(scope: Scope, eqn: Eqn, k: int) -> Interval:
-    return union(scope.of(eqn.inputs[0]), scope.of(eqn.inputs[1]))
 
 
 def _index_in(extent: int) -> Rule:
@@ -277,14 +276,13 @@ def _reduce_sum(scope: Scope, eqn: Eqn, k: int) -> Interval:
     return (None if low is None else low * count), (None if high is None else high * count)
 
 
-
 RULES: dict[Primitive, Rule] = {
     _P[np.add]: _add, _P[np.subtract]: _sub, _P[np.negative]: _neg, _P[np.multiply]: _mul,
     _P[np.maximum]: _max, _P[np.minimum]: _min, _P[np.floor_divide]: _floor_divide,
     _P[np.remainder]: _mod, _P[np.absolute]: _abs,
-    select_p: _select, convert_p: _convert, dim_value_p: _dim_value, iota_p: _iota,
+    select_p: _select, convert_p: _same_elements, dim_value_p: _dim_value, iota_p: _iota,
     take_p: _same_elements, compress_p: _same_elements, sort_p: _same_elements,
-    concatenate_p: _all_elements, update_slice_p: _update_slice,
+    concatenate_p: _all_elements, update_slice_p: _all_elements,
     argsort_p: _index_in(0), searchsorted_p: _index_in(1),
     REDUCTIONS["reduce_sum"]: _reduce_sum, REDUCTIONS["reduce_max"]: _same_elements,
     REDUCTIONS["reduce_min"]: _same_elements,

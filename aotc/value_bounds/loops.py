@@ -11,7 +11,7 @@ import numpy as np
 from ..ir import Atom, Eqn, Lit, Program, Var
 from ..ops.control import cond_p, for_loop_p, while_loop_p
 from ..ops.elementwise import PRIM_OF_UFUNC, convert_p
-from ..shapes import DimExpr, maximum, minimum, relu
+from ..shapes import DimExpr, ceil_div, maximum, relu
 from .intervals import CARRY, ORDER, RULES, UNKNOWN, Bound, Interval, Scope, carried, union
 
 _P = PRIM_OF_UFUNC
@@ -31,11 +31,16 @@ def exact_interval(value: DimExpr) -> Callable[[], Interval]:
     return _fixed((value, value))
 
 
+def _carry(k: int) -> DimExpr:
+    """Carried value ``k`` before an iteration, as a symbol."""
+    return DimExpr.sym(f"{CARRY}{k}", signed=True)
+
+
 def _carry_symbols(carries: tuple[Var, ...], caps: dict[int, Interval]
                    ) -> dict[Var, Callable[[], Interval]]:
     """Each carried value as its symbol, or the bound a while loop's test puts on it."""
     def exact(j: int) -> Callable[[], Interval]:
-        d = DimExpr.sym(f"{CARRY}{j}", signed=True)
+        d = _carry(j)
         low, high = caps.get(j, UNKNOWN)
         return lambda: (low if low is not None else d, high if high is not None else d)
     return {v: exact(j) for j, v in enumerate(carries)}
@@ -99,32 +104,30 @@ def _test_caps(scope: Scope, eqn: Eqn) -> dict[int, Interval]:
     return caps
 
 
+def _highest_after(start: Bound, step: Bound, carry: DimExpr, trips: Bound) -> Bound:
+    """The upper bound of a carried value after the loop, from its bound before the loop
+    and after one iteration (in terms of its value ``carry`` before it)."""
+    if step is None or start is None:
+        return None
+    if not carried(step):
+        return maximum(start, step)
+    rise = step - carry
+    if carried(rise):
+        return None
+    if (-rise).is_nonneg():
+        return start
+    return None if trips is None else start + trips * relu(rise)
+
+
+def _negated(b: Bound) -> Bound:
+    return None if b is None else -b
+
+
 def _after_loop(start: Interval, step: Interval, carry: DimExpr, trips: Bound) -> Interval:
-    """A carried value after the loop, from its value before and after one iteration
-    (in terms of its value ``carry`` before it)."""
-    low: Bound = None
-    high: Bound = None
-    if step[1] is not None and start[1] is not None:
-        if not carried(step[1]):
-            high = maximum(start[1], step[1])
-        else:
-            rise = step[1] - carry
-            if not carried(rise):
-                if (-rise).is_nonneg():
-                    high = start[1]
-                elif trips is not None:
-                    high = start[1] + trips * relu(rise)
-    if step[0] is not None and start[0] is not None:
-        if not carried(step[0]):
-            low = minimum(start[0], step[0])
-        else:
-            fall = carry - step[0]
-            if not carried(fall):
-                if (-fall).is_nonneg():
-                    low = start[0]
-                elif trips is not None:
-                    low = start[0] - trips * relu(fall)
-    return low, high
+    """A carried value after the loop; its lower bound is the upper bound of its
+    negation."""
+    low = _highest_after(_negated(start[0]), _negated(step[0]), -carry, trips)
+    return _negated(low), _highest_after(start[1], step[1], carry, trips)
 
 
 def _body_scope(scope: Scope, body: Program, consts: tuple[Atom, ...],
@@ -135,10 +138,6 @@ def _body_scope(scope: Scope, body: Program, consts: tuple[Atom, ...],
     given.update({v: _fixed(i) for v, i in lead.items()})
     given.update(_carry_symbols(body.inputs[n + len(lead):], caps))
     return Scope(body.eqns, given)
-
-
-def _carry(k: int) -> DimExpr:
-    return DimExpr.sym(f"{CARRY}{k}", signed=True)
 
 
 def _loop_carry(scope: Scope, body: Scope, outputs: tuple[Atom, ...], inits: tuple[Atom, ...],
@@ -178,7 +177,7 @@ def _for_loop(scope: Scope, eqn: Eqn, k: int) -> Interval:
     trips = None
     if first is not None and last is not None:
         span = last - first if step > 0 else first - last
-        trips = (relu(span) + abs(step) - 1) // abs(step)
+        trips = ceil_div(relu(span), abs(step))
     body: Program = p["body"]
     counter = {body.inputs[n]: counter_interval(low, high, step)}
     inner = _body_scope(scope, body, eqn.inputs[2:2 + n], counter, {})
