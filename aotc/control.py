@@ -23,7 +23,7 @@ from .aliases import (
     swapped_arrays,
     trip_count,
 )
-from .bind import as_dim, bind, convert
+from .bind import as_dim, bind, convert, fresh
 from .bodies import (
     SCALAR_I64,
     flatten,
@@ -83,8 +83,7 @@ def settled(result: Any, arrays: list[Tracer]) -> Any:
         return False
 
     leaves, structure = flatten(result)
-    return unflatten(structure, [Tracer(v.atom, v.dim, v.weak)
-                                 if isinstance(v, Tracer) and reaches(v) else v
+    return unflatten(structure, [fresh(v) if isinstance(v, Tracer) and reaches(v) else v
                                  for v in leaves])
 
 
