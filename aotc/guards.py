@@ -90,14 +90,14 @@ class Guards:
         sides = [self._size(a) for a in eqn.inputs]
         if len(sides) != 2 or None in sides:
             return None
+        a, b = sides
+        assert a is not None and b is not None
         form = (_KEPT if negated else _NEGATED).get(eqn.prim.name)
-        if form is None:
-            a, b = sides
-            return _unequal(eqn.prim.name == ("ne" if negated else "eq"), a, b, error,
-                            message)
+        if form is None:  # raise if a == b (or if not a != b)
+            equal = eqn.prim.name == ("ne" if negated else "eq")
+            return _unequal(a, b, error, message) if equal else None
         op, swap = form
-        lhs, rhs = sides[::-1] if swap else sides
-        assert lhs is not None and rhs is not None
+        lhs, rhs = (b, a) if swap else (a, b)
         return Check(op, lhs, rhs, error, message)
 
     def _size(self, atom: Atom) -> DimExpr | None:
@@ -119,12 +119,9 @@ class Guards:
         return None
 
 
-def _unequal(equal_raises: bool, a: DimExpr | None, b: DimExpr | None, error: str,
-             message: str) -> Check | None:
+def _unequal(a: DimExpr, b: DimExpr, error: str, message: str) -> Check | None:
     """``raise if a == b`` as a check where one side is never below the other
     (``x.shape[0] == 0``: ``x.shape[0] >= 1``); no check states ``!=`` otherwise."""
-    if not equal_raises or a is None or b is None:
-        return None
     if (a - b).is_nonneg():
         return Check(">=", a, b + 1, error, message)
     if (b - a).is_nonneg():
