@@ -87,12 +87,13 @@ class Expressions(ast.NodeTransformer):
     visit_SetComp = _comprehension
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
-        """A single index that is not a constant: a Python list or tuple of numbers read
-        at a runtime index is read as an array (NumPy would reject a tracer there)."""
+        """A read at an index that is not a constant goes through the runtime: a Python
+        list or tuple of numbers, or a module-level NumPy array, read at a runtime index
+        is read as a constant array (NumPy would reject a tracer there)."""
         self.generic_visit(node)
-        if isinstance(node.ctx, ast.Load) and \
-                not isinstance(node.slice, (ast.Slice, ast.Tuple, ast.Constant)):
-            return ast.copy_location(runtime_call("getitem", node.value, node.slice), node)
+        if isinstance(node.ctx, ast.Load) and not isinstance(node.slice, ast.Constant):
+            index = _slices_as_calls(node.slice)
+            return ast.copy_location(runtime_call("getitem", node.value, index), node)
         return node
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST:
@@ -132,3 +133,17 @@ class Expressions(ast.NodeTransformer):
 def convert_expressions(tree: ast.FunctionDef) -> None:
     """Rewrite the expressions of one function (nested functions and lambdas too), in place."""
     tree.body = [Expressions().visit(stmt) for stmt in tree.body]
+
+
+def _slices_as_calls(index: ast.expr) -> ast.expr:
+    """``index`` with each ``a:b:c`` spelled ``slice(a, b, c)``, so that it can be an
+    argument of a call."""
+    def as_call(part: ast.expr) -> ast.expr:
+        if not isinstance(part, ast.Slice):
+            return part
+        bounds = [b if b is not None else ast.Constant(None)
+                  for b in (part.lower, part.upper, part.step)]
+        return ast.copy_location(runtime_call("make_slice", *bounds), part)
+    if isinstance(index, ast.Tuple):
+        return ast.copy_location(ast.Tuple([as_call(e) for e in index.elts], ast.Load()), index)
+    return as_call(index)

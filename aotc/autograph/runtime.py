@@ -121,9 +121,16 @@ def ifexp(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
     return state[0]
 
 
+make_slice = builtins.slice  # ``a:b:c`` in an index converted code passes to getitem
+
+
 def getitem(value: Any, index: Any) -> Any:
     """``value[index]``; a Python list or tuple read at a runtime index is read as the
-    array ``np.array(value)`` (a lookup table), with Python's IndexError outside it."""
+    array ``np.array(value)`` (a lookup table), with Python's IndexError outside it; a
+    NumPy array (a module-level table) read at a runtime index is a constant of the
+    kernel, as Numba freezes global arrays."""
+    if isinstance(value, np.ndarray) and _holds_tracer(index):
+        return as_tracer(value)[index]
     if isinstance(value, (list, tuple)) and isinstance(index, Tracer) and index.ndim == 0 \
             and index.dtype.kind in "iu" and value:
         n = len(value)
@@ -133,6 +140,12 @@ def getitem(value: Any, index: Any) -> Any:
         table = CREATION[np.array](value)
         return table[np.where(np.less(index, 0), np.add(index, n), index)]
     return value[index]
+
+
+def _holds_tracer(index: Any) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, Tracer) or isinstance(p, slice) and any(
+        isinstance(b, Tracer) for b in (p.start, p.stop, p.step)) for p in parts)
 
 
 def unpack(value: Any, count: int) -> Any:
