@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bodies import flatten, probe
+from ..bodies import flatten, probe, probe_sizes
 from ..errors import TraceError
 from ..ir import AType
 from ..numpy_api.masks import MaskedValue
@@ -37,19 +37,23 @@ class LoopJoin(Join):
     for what it grows to in a loop of known trip count (``grown``: per axis, the room)."""
 
     def __init__(self, start: AType, made: AType, name: str,
-                 grown: dict[int, DimExpr] | None = None) -> None:
+                 grown: dict[int, DimExpr] | None = None,
+                 inner: dict[str, DimExpr] | None = None) -> None:
         self.name = name
         self.grown = grown or {}
         #: While the growth per iteration is measured (:func:`_growth`): per axis, bounds
         #: on how much one iteration lengthens it; and the sizes the iteration saw.
         self.measured: dict[int, list[DimExpr]] | None = None
         self.seen: tuple[DimExpr, ...] = ()
-        known = current().uppers()
+        known = {**current().uppers(), **(inner or {})}  # ``made``'s sizes are in inner's
         uppers = []
+        #: Per axis, the bound on the size the array starts with.
+        self.starts: list[DimExpr] = []
         for axis, (begin, end) in enumerate(zip(start.shape, made.shape, strict=True)):
             upper = upper_bound(begin, known)
             if upper is None or bound_symbols(upper):
                 raise ValueError("unbounded")
+            self.starts.append(upper)
             # what one iteration makes, where its sizes are known here (``r = r @ a``
             # with ``r`` square and ``a`` not: sizes the next iteration checks)
             other = upper_bound(end, known)
@@ -60,7 +64,7 @@ class LoopJoin(Join):
         self.room(tuple(uppers), start.dtype)
         self.common = tuple(s if s == m else None
                             for s, m in zip(start.shape, made.shape, strict=True))
-        self.start, self.made = start, made
+        self.start, self.made, self.inner = start, made, inner
 
     def pad(self, value: Any, into: Tracer | None = None) -> Joined:
         """What an iteration makes, in the buffer: it must fit the array's start (an
@@ -153,7 +157,7 @@ def resized(state: State, names: Sequence[str], aside: Callable[[State], State],
     each with how it is carried; empty when none can be carried so. With a known trip
     count, an array that grows by a bounded step gets room for every step."""
     leaves, structure = flatten(state)
-    after = probe(aside, [leaves], [structure])
+    after, inner = probe_sizes(aside, [leaves], [structure])
     found: dict[int, LoopJoin] = {}
     for k, (start, made) in enumerate(zip(state, after, strict=True)):
         made = _array(made)
@@ -162,15 +166,15 @@ def resized(state: State, names: Sequence[str], aside: Callable[[State], State],
                 or start.aval.shape == made.aval.shape:
             continue
         try:
-            found[k] = LoopJoin(start.aval, made.aval, names[k])
+            found[k] = LoopJoin(start.aval, made.aval, names[k], inner=inner)
         except ValueError:
             continue
     if trips is None or not found:
         return found
     for k, steps in _growth(state, aside, found).items():
         join = found[k]
-        room = {axis: join.uppers[axis] + trips * step for axis, step in steps.items()}
-        found[k] = LoopJoin(join.start, join.made, join.name, room)
+        room = {axis: join.starts[axis] + trips * step for axis, step in steps.items()}
+        found[k] = LoopJoin(join.start, join.made, join.name, room, join.inner)
     return found
 
 
@@ -182,7 +186,8 @@ def _growth(state: State, aside: Callable[[State], State], joins: dict[int, Loop
              for k, j in joins.items()}
     measuring = {}
     for k, join in joins.items():
-        m = LoopJoin(join.start, join.made, join.name, dict(enumerate(rooms[k])))
+        m = LoopJoin(join.start, join.made, join.name, dict(enumerate(rooms[k])),
+                     join.inner)
         m.measured = {}
         measuring[k] = m
     carried = Carried(measuring)
