@@ -39,7 +39,7 @@ from .bind import bind1, select
 from .bodies import flatten, unflatten
 from .ir import Lit, Program
 from .ops.core import ALL_PRIMITIVES
-from .tracer import Tracer, as_tracer
+from .tracer import Tracer, as_tracer, current, encloses
 
 I64 = np.dtype(np.int64)
 
@@ -210,6 +210,43 @@ def branch_results(views: Views, results: list[Any], handed: list[list[int | Non
         if k in views.outer or views.kept.index(views.inner[k][0]) in same:
             out[i] = views.leaves[k]
     return out
+
+
+# -- arrays that are one array on some paths only ----------------------------------------
+
+def path_aliased(one: Any, other: Any, on_path: Tracer) -> None:
+    """``one`` and ``other`` are the same array where ``on_path`` holds (``out = x`` in
+    one branch, ``out = np.zeros(n)`` in the other): Python's writes into either reach
+    the other there, so each write is repeated into the other under that predicate
+    (``numpy_api.writes``)."""
+    if not (isinstance(one, Tracer) and isinstance(other, Tracer)) or one is other \
+            or one.ndim == 0 or other.ndim == 0:
+        return
+    one.path_aliases.append((other, on_path))
+    other.path_aliases.append((one, on_path))
+
+
+def branches_alias(index: Tracer, count: int, operands: list[Any], results: list[Any],
+                   identities: list[list[int | None]], leaves: list[list[Any]]) -> None:
+    """Each result that some branches (not all) hand back as an array from outside
+    them (an operand, ``identities``; or one they read, ``leaves``) is that array on
+    those branches' paths (``index``: the branch taken, clamped to ``count``)."""
+    here = current()
+    for k, result in enumerate(results):
+        sources: list[Any] = []
+        for ident, branch in zip(identities, leaves, strict=True):
+            leaf, j = branch[k], ident[k]
+            outside = isinstance(leaf, Tracer) and encloses(leaf.context, here)
+            sources.append(operands[j] if j is not None else leaf if outside else None)
+        for source in {id(s): s for s in sources if s is not None}.values():
+            taken = [b for b, s in enumerate(sources) if s is source]
+            if len(taken) == count:
+                continue  # the same array on every path: it is that array itself
+            clamped = np.clip(index, 0, count - 1)
+            on_path: Any = np.equal(clamped, taken[0])
+            for b in taken[1:]:
+                on_path = np.logical_or(on_path, np.equal(clamped, b))
+            path_aliased(result, source, on_path)
 
 
 # -- arrays a loop body swaps ----------------------------------------------------------------

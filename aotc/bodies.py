@@ -24,9 +24,9 @@ import numpy as np
 
 from .bind import convert, refine_shape
 from .errors import TraceError
-from .ir import Atom, AType, Program, Var
-from .shapes import Shape, bound_symbols
-from .tracer import TraceContext, Tracer, as_tracer, current, tracing, user_loc
+from .ir import Atom, AType, Program, Var, bound_uppers
+from .shapes import DimExpr, Shape, bound_symbols
+from .tracer import TraceContext, Tracer, as_tracer, current, encloses, tracing, user_loc
 
 Tree = Any
 
@@ -166,6 +166,13 @@ def probe(fn: Callable[..., Any], arg_tracers: list[list[Any]], structures: list
           ) -> Tree:
     """What ``fn`` returns when traced aside (its equations are dropped): the types the
     values it assigns get. Writes into outer arrays are absorbed, not carried."""
+    return probe_sizes(fn, arg_tracers, structures)[0]
+
+
+def probe_sizes(fn: Callable[..., Any], arg_tracers: list[list[Any]], structures: list[Tree]
+                ) -> tuple[Tree, dict[str, DimExpr]]:
+    """:func:`probe`, and the upper bounds of the size symbols ``fn`` binds (its values'
+    sizes may be in them)."""
     arrays: list[Tracer] = []
 
     def absorbing(*args: Any) -> Any:
@@ -174,9 +181,9 @@ def probe(fn: Callable[..., Any], arg_tracers: list[list[Any]], structures: list
 
     while True:
         try:
-            _, _, leaves, structure = trace_body(absorbing, arg_tracers, structures, "probe",
-                                                 allow_undefined=True)
-            return unflatten(structure, leaves)
+            program, _, leaves, structure = trace_body(absorbing, arg_tracers, structures,
+                                                       "probe", allow_undefined=True)
+            return unflatten(structure, leaves), bound_uppers(program)
         except OuterWrite as write:
             if any(write.base is t for t in arrays):  # identity: == is traced
                 raise
@@ -337,7 +344,7 @@ def with_outer_writes(run: Callable[[list[Tracer]], tuple[Any, list[Any]]]) -> A
             break
         except OuterWrite as write:
             if any(write.base is t for t in arrays) \
-                    or not _encloses(write.base.context, current()):
+                    or not encloses(write.base.context, current()):
                 raise current().error(
                     "writing into an array made in another loop body or branch, which "
                     "has ended", hint="return the array from that body (as loop state) "
@@ -346,14 +353,6 @@ def with_outer_writes(run: Callable[[list[Tracer]], tuple[Any, list[Any]]]) -> A
     for t, v in zip(arrays, values, strict=True):
         t[...] = v
     return result
-
-
-def _encloses(outer: TraceContext | None, ctx: TraceContext | None) -> bool:
-    while ctx is not None:
-        if ctx is outer:
-            return True
-        ctx = ctx.parent
-    return False
 
 
 I64 = np.dtype(np.int64)

@@ -18,6 +18,7 @@ from .aliases import (
     Views,
     branch_results,
     branch_views,
+    branches_alias,
     loop_views,
     swap_cycles,
     swapped_arrays,
@@ -208,6 +209,7 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         same = [i if all(ident[k] == i for ident in identities) else None
                 for k, i in enumerate(identities[0])]
         results = branch_results(views, keep_identity(ops, outs, same, loop=False), handed, same)
+        branches_alias(idx, len(branches), ops, results, identities, leaves)
         result, values = unflatten(traced[0][3], results)
         return result, values
     return with_outer_writes(run)

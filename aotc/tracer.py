@@ -184,6 +184,15 @@ def current() -> TraceContext:
     return ctx
 
 
+def encloses(outer: TraceContext | None, ctx: TraceContext | None) -> bool:
+    """``outer`` is ``ctx`` or a trace ``ctx`` is nested in."""
+    while ctx is not None:
+        if ctx is outer:
+            return True
+        ctx = ctx.parent
+    return False
+
+
 def tracing_now() -> bool:
     """Whether a kernel is being traced (outside, ``aotc.lax`` runs eagerly on NumPy)."""
     return _CURRENT.get() is not None
@@ -247,6 +256,10 @@ class Tracer:
         #: A Python list's values (``[0] * n``, a list comprehension): writing a float
         #: item makes it hold floats, as the list would, instead of truncating.
         self.list_like = False
+        #: Arrays this one is the very same array as on some paths (``out = x`` in one
+        #: branch of an ``if``), each with the predicate of those paths: a write into
+        #: either reaches the other there (see ``aliases.path_aliased``).
+        self.path_aliases: list[tuple[Tracer, Tracer]] = []
 
     @property
     def atom(self) -> Atom:

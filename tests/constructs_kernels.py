@@ -18,6 +18,7 @@ from aotc import bool_, f64, i64
 
 TWO_PI = 2 * np.pi
 WEIGHTS = np.array([0.25, 0.5, 0.25])
+GRID = np.arange(12.0).reshape(3, 4)
 
 
 class ConvergenceError(RuntimeError):
@@ -1238,3 +1239,109 @@ def sigma_clipped(x: f64[:], rounds: i64) -> tuple:
         if e.size == n:
             break
     return d, e
+
+
+@aotc.export
+def global_tables(x: f64[:], i: i64, idx: i64[:]) -> tuple:
+    """Module-level arrays read at runtime indices, slices and index arrays (constants
+    of the kernel, as Numba freezes them); IndexError outside them, as NumPy."""
+    s = 0.0
+    for k in range(x.shape[0]):
+        s += WEIGHTS[k % 3] * x[k]
+    return s, WEIGHTS[i], GRID[i, i + 1], GRID[i][-1], np.sum(GRID[i:, 1]), WEIGHTS[idx]
+
+
+@aotc.export
+def prefix_until_negative(x: f64[:], n: i64) -> f64[:]:
+    """A runtime slice returned from inside a loop (its size bound in the body)."""
+    for i in range(n):
+        if x[i] < 0:
+            return x[:i]
+    return x
+
+
+@aotc.export
+def integrate_until_flat(y0: f64, dt: f64, nmax: i64) -> f64[:]:
+    ys = np.zeros(nmax)
+    ys[0] = y0
+    for i in range(nmax - 1):
+        ys[i + 1] = ys[i] - dt * ys[i] ** 2 + dt
+        if abs(ys[i + 1] - ys[i]) < 1e-3:
+            return ys[:i + 2]
+    return ys
+
+
+@aotc.export
+def cycle_of(nxt: i64[:], start: i64) -> i64[:]:
+    """The cycle a walk from ``start`` enters: a slice returned from a ``while True``."""
+    seen = np.full(nxt.shape[0], -1)
+    path = np.zeros(nxt.shape[0], dtype=np.int64)
+    v, k = start, 0
+    while True:
+        if seen[v] >= 0:
+            return path[seen[v]:k]
+        seen[v] = k
+        path[k] = v
+        k += 1
+        v = nxt[v]
+
+
+@aotc.export
+def rows_before_negative(a: f64[:, :]) -> f64[:, :]:
+    for i in range(a.shape[0]):
+        if a[i, 0] < 0:
+            return a[:i, 1:]
+    return a[:, :1]
+
+
+@aotc.export
+def power_iteration(a: f64[:, :], v0: f64[:], tol: f64) -> tuple:
+    """``v = a @ v`` carried with unnamed sizes, returned from inside the loop."""
+    v = v0 / np.linalg.norm(v0)
+    lam = 0.0
+    for it in range(500):
+        w = a @ v
+        lam_new = np.sum(v * w)
+        v = w / np.linalg.norm(w)
+        if abs(lam_new - lam) < tol:
+            return lam_new, v, it
+        lam = lam_new
+    raise RuntimeError("no convergence")
+
+
+@aotc.export
+def normalized(x: f64[:], inplace: bool_) -> f64[:]:
+    """A name that is the argument on one path only: writes reach it on that path."""
+    if not inplace:
+        x = x.copy()
+    x /= x.sum()
+    return x
+
+
+@aotc.export
+def doubled_into(x: f64[:], inplace: bool_) -> tuple:
+    out = x if inplace else x.copy()
+    alias = out
+    s = 0.0
+    for i in range(x.shape[0]):
+        out[i] = out[i] * 2.0 + i
+        s += x[i]
+    if not inplace:
+        out = np.zeros(2)
+    out[0] = -1.0
+    x[-1] = 7.0
+    return s, out, alias
+
+
+@aotc.export
+def rebound_then_written(x: f64[:], flag: i64) -> tuple:
+    """Arrays of other sizes on the two paths, then written (one of them an argument)."""
+    out = x.copy()
+    if flag == 1:
+        out = np.zeros(3)
+    out[0] = 5.0
+    other = x
+    if flag == 2:
+        other = np.ones(4)
+    other[1] = 9.0
+    return out, other

@@ -249,6 +249,18 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                               (-X, 0, 4, 9), (X, -4, 0, 0), (X, 1, 4, -1)],
     "flat_transpose": [(np.arange(6.0), 2, 3), (np.arange(6.0), 3, 2), (np.arange(6.0), 2, 4),
                        (X[:0], 0, 5), (np.arange(6.0), -1, 3)],
+    "global_tables": [(X, 1, np.array([0, 2, -1])), (X[:2], -2, np.array([1])),
+                      (X, 3, np.array([0])), (X, 0, np.array([3]))],
+    "prefix_until_negative": [(X, 4), (np.abs(X), 4), (X[:0], 0), (-np.abs(X), 4)],
+    "integrate_until_flat": [(0.0, 0.1, 200), (0.0, 0.1, 5), (1.0, 0.1, 1)],
+    "cycle_of": [(np.array([1, 2, 3, 1]), 0), (np.array([0]), 0), (np.array([1, 0, 5]), 2)],
+    "rows_before_negative": [(np.array([[1.0, 2, 3], [4, 5, 6], [-1, 0, 0]]),),
+                             (np.ones((3, 3)),), (-np.ones((2, 3)),)],
+    "power_iteration": [(np.array([[2.0, 1, 0], [1, 3, 1], [0, 1, 4]]), np.ones(3), 1e-10),
+                        (np.ones((2, 3)), np.ones(2), 1e-10), (np.eye(2), np.ones(2), 1e-12)],
+    "normalized": [(np.arange(1.0, 4.0), True), (np.arange(1.0, 4.0), False)],
+    "doubled_into": [(np.arange(3.0), True), (np.arange(3.0), False)],
+    "rebound_then_written": [(np.arange(3.0), 0), (np.arange(3.0), 1), (np.arange(2.0), 2)],
 }
 
 

@@ -21,7 +21,7 @@ from ..control import BranchTypes
 from ..ir import AType
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, bound_symbols, relu, size, upper_bound
-from ..tracer import Tracer, bind_dim, current
+from ..tracer import Tracer, bind_dim, current, encloses
 
 
 class Joined:
@@ -92,6 +92,18 @@ class Join:
         flat = value.reshape(-1)
         buffer[:flat.shape[0]] = flat
         return Joined(buffer, [lax.dim_value(d) for d in value.aval.shape])
+
+
+def outside(leaf: Any, inner: list[Any], outer: list[Any]) -> Any:
+    """The array from outside a branch that a leaf of its values is (an operand, whose
+    inside value is in ``inner``, or an array it read), or None: a write into the joined
+    array reaches that one on the branch's path (``aliases.path_aliased``)."""
+    for inside, before in zip(inner, outer, strict=True):
+        if leaf is inside:
+            return before
+    here = current()
+    return leaf if isinstance(leaf, Tracer) and encloses(leaf.context, here.parent) \
+        else None
 
 
 def joinable(mismatch: BranchTypes) -> Join | None:

@@ -19,12 +19,15 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..aliases import path_aliased
+from ..bind import fresh
 from ..bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, unflatten
 from ..control import BranchTypes
 from ..ir import Var
 from ..numpy_api import CREATION
+from ..numpy_api.creation import full_from_dims
 from ..ops.index import raise_if_p
-from ..shapes import DimExpr
+from ..shapes import DimExpr, bound_symbols
 from ..tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
 from . import joins, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
@@ -87,9 +90,14 @@ def _lifted(value: Any) -> Any:
 
 
 def _zeros_like(value: Any) -> Any:
-    """A placeholder of ``value``'s type: zeros (for a value never read on this path)."""
+    """A placeholder of ``value``'s type: zeros (for a value never read on this path).
+    An axis whose size the body bound (``return x[:i]`` in a loop) is empty here: that
+    size means nothing outside it; the paths join as arrays of different sizes do."""
     if isinstance(value, Tracer):
-        return np.zeros_like(value)
+        outside = set(current().uppers())
+        sizes = tuple(DimExpr.const(0) if bound_symbols(d) - outside else d
+                      for d in value.aval.shape)
+        return full_from_dims(sizes, 0, value.dtype)
     if isinstance(value, (tuple, list)):
         return type(value)(_zeros_like(v) for v in value)
     return value
@@ -305,6 +313,9 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
     known = [i for i, v in enumerate(state) if v is not UNDEFINED]
     joined = joined or {}
     trees: list[tuple[Any, int]] = []  # each branch's values: structure, leaf count
+    #: per branch, per joined leaf: the array from outside the branch it is, if one
+    sources: list[dict[int, Any]] = []
+    outer_leaves = flatten(tuple(state[i] for i in known))[0]
 
     def branch(fn: Body) -> Callable[..., State]:
         def run(*values: Any) -> State:
@@ -318,6 +329,8 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 optional.check_body(out)
             leaves, tree = flatten(out)
             trees.append((tree, len(leaves)))
+            sources.append({k: joins.outside(leaves[k], flatten(values)[0], outer_leaves)
+                            for k in joined})
             return unflatten(tree, [joined[k].pad(v) if k in joined else v
                                     for k, v in enumerate(leaves)])
         return run
@@ -333,8 +346,15 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
         for k in range(count):
             width = joined[k].width if k in joined else 1
             part = leaves[at:at + width]
-            values.append(joins.Joined(part[0], part[1:]).laid_out(joined[k]) if k in joined
-                          else part[0])
+            if k in joined:
+                value = fresh(joins.Joined(part[0], part[1:]).laid_out(joined[k]))
+                # the last trace of each branch: orelse's, then then's (lax.cond's order)
+                for taken, source in zip((~as_bool(test), as_bool(test)), sources[-2:],
+                                         strict=True):
+                    path_aliased(value, source[k], taken)
+                values.append(value)
+            else:
+                values.append(part[0])
             at += width
         return unflatten(tree, values)  # type: ignore[no-any-return]
     except BranchTypes as mismatch:

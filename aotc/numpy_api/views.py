@@ -27,7 +27,7 @@ from .. import lax
 from ..ops.elementwise import complex_p, imag_p, real_p
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, Shape, Step
-from ..tracer import TraceContext, Tracer, current, tracing
+from ..tracer import Tracer, current, encloses, tracing
 
 ONE = DimExpr.const(1)
 
@@ -146,18 +146,8 @@ def refresh(view: Tracer) -> None:
             hint="call .copy() on it before the write, or reshape after writing",
         )
     here = current()
-    owner = base.context if base.context is not None and _encloses(base.context, here) \
+    owner = base.context if base.context is not None and encloses(base.context, here) \
         else here
     with tracing(owner):
         view.set_atom(view.window.read(base).atom)
     view.seen_version = base.version
-
-
-def _encloses(outer: TraceContext | None, ctx: TraceContext) -> bool:
-    """``outer`` is ``ctx`` or a trace ``ctx`` is nested in."""
-    here: TraceContext | None = ctx
-    while here is not None:
-        if here is outer:
-            return True
-        here = here.parent
-    return False

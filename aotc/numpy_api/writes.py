@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..bind import refine_shape
 from ..bodies import OuterWrite
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, current
+from ..tracer import Tracer, as_tracer, current, encloses
 from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
@@ -52,13 +53,39 @@ def write(target: Tracer, key: Any, value: Any) -> None:
             and base.context is ctx:  # a whole new value for a base: no update_slice
         base.set_atom(new.atom)
         base.version += 1
-        return None
+        return _through_path_aliases(base, None, new)
     if base.context is not ctx:
         raise OuterWrite(base)  # the enclosing construct carries it (aotc.bodies)
     window = region.window if region.base is not None else Window.identity(base.aval.shape)
     base.set_atom(window.write(base, new).atom)
     base.version += 1
-    return None
+    return _through_path_aliases(base, window, new)
+
+
+#: The arrays whose writes are being repeated into their path aliases right now.
+_REPEATING: list[Tracer] = []
+
+
+def _through_path_aliases(base: Tracer, window: Window | None, new: Tracer) -> None:
+    """Repeat a write into ``base`` (of ``new`` at ``window``; None: all of it) into
+    each array it is on some paths (``aliases.path_aliased``), on those paths. There
+    the two have the same sizes, whatever their symbols."""
+    here = current()
+    for other, on_path in base.path_aliases:
+        if any(other is t for t in _REPEATING) or not encloses(other.context, here):
+            continue  # (made in a branch that has ended: only its results remain)
+
+        def repeat(other: Tracer = other) -> None:
+            if window is None:
+                whole = new
+            else:
+                whole = window.write(refine_shape(other, base.aval.shape), new)
+            write(other, Ellipsis, refine_shape(whole, other.aval.shape))
+        _REPEATING.append(base)
+        try:
+            lax.cond(on_path, repeat, lambda: None)
+        finally:
+            _REPEATING.pop()
 
 
 _KINDS = "biufc"
