@@ -9,10 +9,12 @@ unless an argument is read after an overlapping one was written, so for those pa
 the wrapper checks at call time that the two share no memory and raises a ValueError
 naming them otherwise: never a silently different answer.
 
-Positions are those of the kernel's top-level equations: a loop or branch that both
-writes one argument and reads the other counts; an elementwise ``x += y`` does not
-(each element of ``y`` is read before the same element of ``x`` is written, as in
-NumPy, whose ufuncs also read overlapping inputs before writing).
+Positions are those of the kernel's top-level equations before fusion, one per
+statement's operation: a loop or branch that both writes one argument and reads the
+other counts; an elementwise ``x += y`` does not (NumPy's ufuncs read overlapping
+inputs before writing, and the kernel writes an argument that shares memory on a copy).
+Fusion makes several statements one loop, so the pairs are found before it
+(:func:`record_orders`, a pass) and kept on the program.
 """
 
 from __future__ import annotations
@@ -51,9 +53,16 @@ def _first_write(program: Program, index: int, atom: object) -> int | None:
     return min(positions, default=None)
 
 
+def record_orders(program: Program) -> Program:
+    """``program`` with its :func:`order_conflicts` kept (before fusion)."""
+    return program.replace(orders=tuple(order_conflicts(program)))
+
+
 def order_conflicts(program: Program) -> list[tuple[int, int]]:
     """Pairs ``(written, read)`` of array arguments such that the kernel reads ``read``
     (or a view of it) after it starts writing ``written``."""
+    if program.orders is not None:
+        return list(program.orders)
     found: list[tuple[int, int]] = []
     for index, atom in program.writebacks:
         first = _first_write(program, index, atom)

@@ -141,6 +141,10 @@ class Program:
     #: Writes into arguments: after the kernel, input ``index`` holds ``atom``'s value
     #: (``x += 1`` on a parameter is visible to the caller, as in NumPy).
     writebacks: tuple[tuple[int, Atom], ...] = ()
+    #: Pairs ``(written, read)`` of arguments the kernel reads after it starts writing
+    #: the other, found before fusion made statements into one loop (None: not yet;
+    #: see :mod:`aotc.argument_order`).
+    orders: tuple[tuple[int, int], ...] | None = None
 
     def replace(self, **changes: Any) -> Program:
         return replace(self, **changes)

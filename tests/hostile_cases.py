@@ -149,6 +149,18 @@ def add_into(x: f64[:], y: f64[:]) -> None:
 
 
 @aotc.export
+def axpy(a: f64, x: f64[:], y: f64[:]) -> None:
+    """One fused loop reads x and writes y: one statement, so NumPy's answer."""
+    y += a * x
+
+
+@aotc.export
+def axpy_twice(a: f64, x: f64[:], y: f64[:]) -> None:
+    y += a * x
+    y += x  # reads x after y was written: Python sees the write when they overlap
+
+
+@aotc.export
 def total(x: f64[:]) -> f64:
     return np.sum(x)
 
@@ -389,6 +401,13 @@ def self_overlapping_arguments(k: Any, src: Any) -> None:
         k.add_into(mine[lo:hi], mine[lo - shift:hi - shift])
         src.add_into(theirs[lo:hi], theirs[lo - shift:hi - shift])
         same(mine, theirs)
+        k.axpy(2.0, mine[lo - shift:hi - shift], mine[lo:hi])
+        src.axpy(2.0, theirs[lo - shift:hi - shift], theirs[lo:hi])
+        same(mine, theirs)
+    raises(ValueError, "share memory", lambda: k.axpy_twice(2.0, b, b))
+    c = np.ones(3)
+    k.axpy_twice(2.0, c, np.zeros(3))  # no shared memory: no error
+    same(c, np.ones(3))
 
 
 # -- 6. ndarray subclasses ----------------------------------------------------------------

@@ -47,3 +47,22 @@ def test_only_array_arguments_and_written_ones_count():
         return float(np.sum(a * b)) * k
 
     assert _conflicts(reads_only) == []
+
+
+def test_the_pairs_are_those_of_the_statements_not_of_the_fused_loops():
+    """Fusion makes ``y += a * x`` one loop that reads ``x`` and writes ``y``; the
+    statement still reads all of ``x`` before it writes (NumPy's ufuncs do too), while
+    a second statement reading ``x`` comes after the first write."""
+    from aotc.passes import optimize
+
+    def axpy(a: f64, x: f64[:], y: f64[:]) -> None:
+        y += a * x
+
+    def twice(a: f64, x: f64[:], y: f64[:]) -> None:
+        y += a * x
+        y += x
+
+    for fn, expected in ((axpy, []), (twice, [(2, 1)])):
+        fused = optimize(trace_kernel(fn, signature_from_annotations(fn)).program)
+        assert any(e.prim.name == "fusion" for e in fused.eqns)
+        assert order_conflicts(fused) == expected

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..argument_order import record_orders
 from ..errors import internal_errors
 from ..ir import Program, verify
 from .constant_fold import constant_fold
@@ -27,6 +28,7 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("constant_fold", constant_fold),
     ("cse", cse),
     ("dce", dce),
+    ("argument_order", record_orders),
     ("interleave", interleave),
     ("fusion", fusion),
     ("dot_epilogue", dot_epilogue),
