@@ -25,6 +25,7 @@ from .bind import bind1
 from .errors import AotcError, Loc, TraceError, internal_errors, tracing_failure
 from .ir import Atom, AType, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
 from .ops.elementwise import convert_p
+from .ops.index import PYTHON_NUMBER_BITS, python_number_p
 from .ops.shape import broadcast_in_dim_p
 from .shapes import DimExpr, upper_bound
 from .tracer import TraceContext, Tracer, as_atom, current, tracing
@@ -92,6 +93,9 @@ def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceConte
             sources.append(DimSource(name, index, None))
             size = DimExpr.sym(name, signed=True)
         tracers[name] = Tracer(var, size, weak=typ.weak)
+        if not shape and index < PYTHON_NUMBER_BITS:  # the caller says if it is one
+            (flag,) = ctx.emit(python_number_p, [var], argument=index)
+            tracers[name].python_number = Tracer(flag)
     return inputs, sources, tracers
 
 

@@ -260,6 +260,10 @@ class Tracer:
         #: branch of an ``if``), each with the predicate of those paths: a write into
         #: either reaches the other there (see ``aliases.path_aliased``).
         self.path_aliases: list[tuple[Tracer, Tracer]] = []
+        #: Whether this scalar is a Python number (see ``numpy_api.pynumbers``): False,
+        #: True (a range's item), or a traced bool (a scalar argument, as the caller
+        #: passed it, and what operators make of such values alone).
+        self.python_number: Any = False
 
     @property
     def atom(self) -> Atom:

@@ -1345,3 +1345,25 @@ def rebound_then_written(x: f64[:], flag: i64) -> tuple:
         other = np.ones(4)
     other[1] = 9.0
     return out, other
+
+
+@aotc.export
+def courant(c: f64, dt: f64, dx: f64) -> f64:
+    """Python numbers divided by zero raise ZeroDivisionError, as Python's do; NumPy
+    scalars give NumPy's inf, as theirs do."""
+    return abs(c) * dt / dx
+
+
+@aotc.export
+def int_steps(n: i64, k: i64) -> tuple:
+    return n // k, n % k, -n // k
+
+
+@aotc.export
+def loop_divisions(x: f64[:], n: i64, t: float) -> f64:
+    """A range's items are Python ints, math's results Python floats, an array's items
+    NumPy scalars (inf, no error)."""
+    s = x[0] / (x[1] - x[1])
+    for i in range(n):
+        s += 1.0 / (i - 2) + math.sqrt(t) / (t - 4.0)
+    return s

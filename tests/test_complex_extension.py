@@ -94,8 +94,10 @@ def test_complex_scalars_in_and_out(k):
     assert_same(got[1], np.conj(a))
     assert_same(got[2], a.real)
     assert_same(got[3], np.exp(a), 8)
-    inf_nan = k.scalar_ops(1 + 0j, 0j)[0]  # 1 / (0 + 0j): NumPy's inf + nanj
+    inf_nan = k.scalar_ops(np.complex128(1), np.complex128(0))[0]  # NumPy's inf + nanj
     assert np.isinf(inf_nan.real) and np.isnan(inf_nan.imag)
+    with pytest.raises(ZeroDivisionError, match="complex division by zero"):
+        k.scalar_ops(1 + 0j, 0j)  # Python's complex numbers: Python's error
 
 
 def test_complex_arrays_in_out_and_written(k):

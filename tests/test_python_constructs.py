@@ -261,6 +261,12 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "normalized": [(np.arange(1.0, 4.0), True), (np.arange(1.0, 4.0), False)],
     "doubled_into": [(np.arange(3.0), True), (np.arange(3.0), False)],
     "rebound_then_written": [(np.arange(3.0), 0), (np.arange(3.0), 1), (np.arange(2.0), 2)],
+    # Python numbers raise ZeroDivisionError; NumPy scalars (and arrays' items) give inf/0.
+    "courant": [(1.0, 0.05, 0.0), (-2, 0.5, 0.25), (np.float64(1.0), 0.05, np.float64(0.0)),
+                (np.float64(1.0), np.float64(0.05), 0.0), (1.0, np.float64(0.05), 0.0)],
+    "int_steps": [(7, 2), (7, 0), (-7, 0), (np.int64(7), np.int64(0)), (True, False)],
+    "loop_divisions": [(X, 2, 9.0), (X, 3, 9.0), (X, 1, 4.0), (X, 1, 9.0),
+                       (X, 1, np.float64(4.0))],
 }
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..numpy_api.pynumbers import marked
 from ..ops.index import raise_if_p
 from ..shapes import SYMBOL_LIMIT, DimExpr, as_dim, ceil_div, from_arguments, relu
 from ..tracer import Tracer, as_tracer, current
@@ -101,7 +102,7 @@ def range_(*args: Any) -> Any:
         raise current().error("a range step that is a runtime value cannot be compiled",
                               hint="use a build-time integer step")
     def item(k: Any) -> Any:
-        return np.add(start, np.multiply(k, step))
+        return marked(np.add(start, np.multiply(k, step)))  # a Python int
 
     return RuntimeSeq(_sized_trip_count(start, stop, step), item)
 

@@ -18,16 +18,16 @@ from llvmlite import ir
 
 from ..ir import Eqn
 from ..ops.core import Primitive
-from ..ops.index import check_p, compress_p, raise_if_p, take_p
+from ..ops.index import check_p, compress_p, python_number_p, raise_if_p, take_p
 from ..ops.shape import concatenate_p, update_slice_p
 from .builder import KernelBuilder
 from .context import Lowering
 from .convert import convert
-from .dtypes import FLOAT64, I8, I64, INT64, i64
+from .dtypes import BOOL, FLOAT64, I8, I64, INT64, i64
 from .inplace import Update
 from .loops import loop_nest
 from .nests import EqnRule, copy_into, materialize
-from .runtime import set_detail
+from .runtime import python_number, set_detail
 from .values import Scalar, Value, View, load, step_value, store, sub_view
 
 TAKE_INDEX_ERROR = 2  # abi.KERNEL_ERRORS
@@ -191,7 +191,12 @@ def lower_check(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     return []
 
 
+def lower_python_number(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    return [Scalar(python_number(ctx.b, ctx.runtime, eqn.params["argument"]), BOOL)]
+
+
 RULES: dict[Primitive, EqnRule] = {
+    python_number_p: lower_python_number,
     take_p: lower_take,
     compress_p: lower_compress,
     update_slice_p: lower_update_slice,

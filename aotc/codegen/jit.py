@@ -52,10 +52,12 @@ _RANDOM = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 
 
 class Runtime(ctypes.Structure):
-    """``typedef struct aotc_runtime { poll; int64_t detail[4]; parallel_for; random; }``"""
+    """``typedef struct aotc_runtime { poll; int64_t detail[4]; parallel_for; random;
+    uint64_t python_numbers; }``"""
 
     _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * DETAILS),
-                ("parallel_for", _PARALLEL_FOR), ("random", _RANDOM)]
+                ("parallel_for", _PARALLEL_FOR), ("random", _RANDOM),
+                ("python_numbers", ctypes.c_uint64)]
 
 
 class _ThreadStates(threading.local):
@@ -188,6 +190,8 @@ class JitKernel:
                             f"got {len(args)}")
         given = [_argument(k, var.type.dtype, var.type.ndim, a)
                  for k, (var, a) in enumerate(zip(program.inputs, args, strict=True))]
+        python_numbers = sum(1 << k for k, a in enumerate(args)
+                             if type(a) in (int, float, bool, complex))
         if self.checks_arguments:
             self._check_arguments(given)
         values = [v if v.ndim == 0 or (v.flags.aligned and v.dtype.isnative) else
@@ -222,6 +226,7 @@ class JitKernel:
         if self.threads:
             runtime.parallel_for = _parallel_for(self.threads)
         runtime.random = _RANDOM_HOOK
+        runtime.python_numbers = python_numbers
         code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv),
                             ctypes.addressof(out_dims), scratch_addr, ctypes.addressof(runtime))
         _release(scratch)

@@ -36,11 +36,12 @@ from .viewkinds import VIEW_PRIMITIVES
 POLL_WORK = 1 << 20
 
 POLL_TYPE = ir.FunctionType(I64, [PTR])
-#: ``aotc_runtime {poll; int64_t detail[DETAILS]; parallel_for; random}``, see
-#: :mod:`aotc.abi`.
-RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR, PTR])
-#: The fields of ``parallel_for`` and ``random`` in :data:`RUNTIME_STRUCT`.
-PARALLEL_FOR_FIELD, RANDOM_FIELD = 2, 3
+#: ``aotc_runtime {poll; int64_t detail[DETAILS]; parallel_for; random;
+#: python_numbers}``, see :mod:`aotc.abi`.
+RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR, PTR, I64])
+#: The fields of ``parallel_for``, ``random`` and ``python_numbers`` in
+#: :data:`RUNTIME_STRUCT`.
+PARALLEL_FOR_FIELD, RANDOM_FIELD, PYTHON_NUMBERS_FIELD = 2, 3, 4
 
 
 def body_work(*bodies: Program, plan: BufferPlan | None = None) -> DimExpr:
@@ -93,6 +94,19 @@ def set_detail(b: KernelBuilder, runtime: ir.Value, *values: ir.Value) -> None:
             slot = b.gep(runtime, [i64(0), ir.Constant(ir.IntType(32), 1),
                                    ir.Constant(ir.IntType(32), k)], source_etype=RUNTIME_STRUCT)
             b.store(value, slot)
+
+
+def python_number(b: KernelBuilder, runtime: ir.Value, argument: int) -> ir.Value:
+    """Bit ``argument`` of ``runtime->python_numbers`` (false without a runtime): scalar
+    argument ``argument`` was a Python number."""
+    mask = b.entry_alloca(I64, name="python_numbers", zero=True)
+    null = ir.Constant(PTR, None)
+    with b.if_then(b.icmp_unsigned("!=", runtime, null)):
+        slot = b.gep(runtime, [i64(0), ir.Constant(ir.IntType(32), PYTHON_NUMBERS_FIELD)],
+                     source_etype=RUNTIME_STRUCT)
+        b.store(b.load(slot, typ=I64), mask)
+    bit = b.and_(b.lshr(b.load(mask, typ=I64), i64(argument)), i64(1))
+    return b.icmp_unsigned("!=", bit, i64(0))
 
 
 def chunk_length(b: KernelBuilder, work: ir.Value) -> ir.Value:

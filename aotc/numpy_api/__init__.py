@@ -88,8 +88,10 @@ def _register() -> None:
     Tracer.imag = complexes.part_property(1)  # type: ignore[attr-defined]
     setattr(Tracer, "__mul__", _times(False))  # noqa: B010
     setattr(Tracer, "__rmul__", _times(True))  # noqa: B010
-    for name, ufunc in ufuncs.BINARY_OPERATORS.items():
-        setattr(Tracer, f"__i{name}__", writes.inplace(ufunc))
+    for name, ufunc in ufuncs.BINARY_OPERATORS.items():  # (a scalar's: Python's, too)
+        operator = ufuncs.OPERATORS.get(f"__{name}__") if name != "pow" else None
+        setattr(Tracer, f"__i{name}__", writes.inplace(ufunc) if operator is None else
+                writes.inplace_with(operator, f"np.{ufunc.__name__}"))
     current = {name: getattr(Tracer, name) for name in
                ("__add__", "__radd__", "__iadd__", "__mul__", "__rmul__", "__imul__")}
     for dunder, fn in pylists.list_operators(current).items():  # Python lists' + and *

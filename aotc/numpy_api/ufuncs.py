@@ -22,6 +22,7 @@ from ..ops.shape import iota_p
 from ..shapes import DimExpr, broadcast_shapes, from_values
 from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
 from ..types import SHORT_NAMES
+from . import pynumbers
 
 # A weak bool behaves exactly as a bool dtype (the lowest kind), and NumPy's
 # ``resolve_dtypes`` only accepts int, float and complex as weak Python types.
@@ -267,15 +268,17 @@ BINARY_OPERATORS = {
 }
 #: Python operator methods of :class:`Tracer` (installed by ``aotc.numpy_api``).
 OPERATORS: dict[str, Callable[..., Any]] = {
-    **{f"__{n}__": _binary(u) for n, u in BINARY_OPERATORS.items()},
+    **{f"__{n}__": pynumbers.binary(n, _binary(u), False)
+       for n, u in BINARY_OPERATORS.items() if n != "pow"},
     "__pow__": _power,
-    **{f"__r{n}__": _reflected(u) for n, u in BINARY_OPERATORS.items()},
+    **{f"__r{n}__": pynumbers.binary(n, _reflected(u), True)
+       for n, u in BINARY_OPERATORS.items() if n != "pow"},
     "__rpow__": lambda self, other: _power(other, self),
     "__eq__": _binary(np.equal), "__ne__": _binary(np.not_equal),
     "__lt__": _binary(np.less), "__le__": _binary(np.less_equal),
     "__gt__": _binary(np.greater), "__ge__": _binary(np.greater_equal),
-    "__neg__": lambda self: apply_ufunc(np.negative, self),
-    "__pos__": lambda self: lax.fresh(self),
-    "__abs__": lambda self: apply_ufunc(np.absolute, self),
+    "__neg__": pynumbers.unary(lambda self: apply_ufunc(np.negative, self)),
+    "__pos__": pynumbers.unary(lambda self: lax.fresh(self)),
+    "__abs__": pynumbers.unary(lambda self: apply_ufunc(np.absolute, self)),
     "__invert__": lambda self: apply_ufunc(np.invert, self),
 }

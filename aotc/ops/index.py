@@ -27,6 +27,13 @@ take_p = primitive("take")
 compress_p = primitive("compress")
 raise_if_p = primitive("raise_if", EFFECT)
 check_p = primitive("check", EFFECT)
+#: ``python_number[argument] x``: whether scalar argument ``x`` (parameter number
+#: ``argument``) was passed as a Python number, not a NumPy scalar: the caller says so
+#: in ``aotc_runtime.python_numbers`` (see ``numpy_api.pynumbers``). The reference
+#: interpreter is called with NumPy values: false.
+python_number_p = primitive("python_number")
+#: Scalar arguments past this many are not asked about (NumPy's answer for them).
+PYTHON_NUMBER_BITS = 64
 
 
 class KernelError(Exception):
@@ -107,7 +114,15 @@ def _compress_impl(x: np.ndarray, mask: np.ndarray, *, size: int) -> tuple[np.nd
     return (out,)
 
 
+def _python_number_type(x: Any, *, argument: int) -> tuple[Any, ...]:
+    if x.ndim:
+        raise ValueError("python_number: of a scalar argument")
+    return (AType(np.dtype(np.bool_), ()),)
+
+
 type_rules.update({compress_p: _compress_type, take_p: _take_type,
-                   raise_if_p: _raise_if_type, check_p: _check_type})
+                   raise_if_p: _raise_if_type, check_p: _check_type,
+                   python_number_p: _python_number_type})
 impl_rules.update({compress_p: _compress_impl, take_p: _take_impl,
-                   raise_if_p: _raise_if_impl, check_p: _check_impl})
+                   raise_if_p: _raise_if_impl, check_p: _check_impl,
+                   python_number_p: lambda x, *, argument: (np.asarray(False),)})

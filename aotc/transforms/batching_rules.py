@@ -15,7 +15,7 @@ import numpy as np
 from ..ir import Atom, Lit
 from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ..ops.elementwise import convert_p
-from ..ops.index import raise_if_p, take_p
+from ..ops.index import python_number_p, raise_if_p, take_p
 from ..ops.linalg import dot_general_p
 from ..ops.reduce import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from ..ops.shape import (
@@ -196,6 +196,12 @@ def _raise_if(ctx: BatchCtx, args: list[Atom], batched: list[bool], *, error: st
     return [], []
 
 
+def _python_number(ctx: BatchCtx, args: list[Atom], batched: list[bool], *,
+                   argument: int) -> Out:
+    """A lane of a batched argument is an array's item: a NumPy scalar."""
+    return [Lit(False, BOOL)], [False]
+
+
 for _p in ALL_PRIMITIVES.values():
     if _p.has(ELEMENTWISE):
         batch_rules[_p] = _elementwise(_p)
@@ -207,5 +213,5 @@ batch_rules.update({
     broadcast_in_dim_p: _broadcast_in_dim, reshape_p: _reshape, transpose_p: _transpose,
     slice_p: _slice, refine_shape_p: _refine_shape, concatenate_p: _concatenate,
     update_slice_p: _update_slice, dot_general_p: _dot_general, take_p: _take,
-    searchsorted_p: _searchsorted, raise_if_p: _raise_if,
+    searchsorted_p: _searchsorted, raise_if_p: _raise_if, python_number_p: _python_number,
 })
