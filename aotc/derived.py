@@ -6,16 +6,20 @@ kernel computes at its top level from scalar arguments alone (arithmetic, conver
 rounding, other sizes) and whole reductions of array arguments (``int(x.max()) + 1``:
 ``np.bincount``'s length) is known then too: its equations are copied into a small program
 (a :class:`~aotc.ir.DimSource` with a ``program``) that both entry points evaluate next
-to the other size symbols, and the integer becomes a size symbol of its own. One
-computed inside a loop or branch, or from array contents, stays an error: its value is
-not known before the kernel runs.
+to the other size symbols, and the integer becomes a size symbol of its own. So can a
+loop at the top level that gives scalars from the arguments (``total += c`` for ``c``
+in ``cnts``, then ``np.zeros(total)``, or the appends a ``while`` loop makes): the entry
+points run that copy of it too, before the kernel. An error the copy meets (an index
+out of range) is raised by ``P_shapes``, as a check (:func:`_reported`). One computed
+inside a loop or branch stays an error: its value is not known before the kernel runs.
 """
 
 from __future__ import annotations
 
 import itertools
 
-from .ir import DimSource, Eqn, Program, Var, nested_programs
+from .ir import Check, DimSource, Eqn, Program, Var, is_stateful, nested_programs, runtime_errors
+from .ops.control import for_loop_p, while_loop_p
 from .ops.core import EFFECT, ELEMENTWISE
 from .ops.reduce import REDUCTIONS
 from .ops.shape import dim_value_p
@@ -34,16 +38,35 @@ def _root(ctx: TraceContext) -> TraceContext:
 
 
 def _scalar(eqn: Eqn, inputs: tuple[Var, ...]) -> bool:
-    """An equation the entry points can evaluate before the kernel: on scalars, or a
-    whole reduction of an input array (``x.max()``)."""
+    """An equation the entry points can evaluate before the kernel: on scalars, a whole
+    reduction of an input array (``x.max()``), or a loop giving scalars that reads
+    arrays only from the inputs (``total += c`` over ``cnts``)."""
     if eqn.prim in _WHOLE and len(eqn.inputs) == 1 and eqn.inputs[0] in inputs:
         return eqn.outs[0].type.ndim == 0
+    if eqn.prim in _LOOPS:
+        return all(v.type.ndim == 0 for v in eqn.outs) and not is_stateful(eqn) \
+            and all(a.type.ndim == 0 or a in inputs for a in eqn.inputs)
     return (eqn.prim.has(ELEMENTWISE) or eqn.prim is dim_value_p) \
         and not eqn.prim.has(EFFECT) and not nested_programs(eqn) \
         and all(a.type.ndim == 0 for a in (*eqn.inputs, *eqn.outs))
 
 
 _WHOLE = frozenset(REDUCTIONS.values())
+_LOOPS = frozenset((for_loop_p, while_loop_p))
+
+
+def _reported(root: TraceContext, program: Program) -> tuple[int, ...]:
+    """The checks (1-based) the entry points report ``program``'s errors as, when it
+    meets them computing the size: ``IndexError`` in ``total += cnts[i]`` is the
+    kernel's own, raised before the kernel runs. Each is a check that always holds
+    itself (``0 == 0``), with the error's message; ``P_shapes`` fails with it."""
+    found = []
+    for error, message in runtime_errors(program):
+        check = Check("==", DimExpr.const(0), DimExpr.const(0), error, message)
+        if check not in root.checks:
+            root.checks.append(check)
+        found.append(root.checks.index(check) + 1)
+    return tuple(found)
 
 
 def derived_size(value: Tracer) -> DimExpr | None:
@@ -71,7 +94,7 @@ def derived_size(value: Tracer) -> DimExpr | None:
     symbol = f"{PREFIX}{next(_COUNT)}"
     program = Program(tuple(root.kernel_inputs), tuple(e for e in root.eqns if id(e) in chosen),
                       (value.atom,), name=symbol)
-    root.derived.append(DimSource(symbol, -1, None, program))
+    root.derived.append(DimSource(symbol, -1, None, program, _reported(root, program)))
     dim = DimExpr.sym(symbol, signed=True)
     root.derived_for[value.atom] = dim
     return dim

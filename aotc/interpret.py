@@ -28,7 +28,7 @@ def bind_dims(program: Program, args: tuple[Any, ...]) -> dict[str, int]:
     env: dict[str, int] = {}
     for src in program.dim_sources:
         if src.program is not None:  # computed from the scalar arguments (aotc.derived)
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"):  # (its errors are the kernel's: raised)
                 (value,) = eval_program(src.program, *args, env=env)
             env[src.symbol] = max(-SYMBOL_LIMIT, min(int(value), SYMBOL_LIMIT))
             continue

@@ -128,6 +128,9 @@ class DimSource:
     #: Or the symbol is this program's output, computed from the scalar inputs (the
     #: kernel's inputs; see aotc.derived).
     program: Program | None = None
+    #: Per error that program may raise (``runtime_errors``), the 1-based index of the
+    #: kernel's check that ``P_shapes`` reports it as.
+    errors: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1367,3 +1367,58 @@ def loop_divisions(x: f64[:], n: i64, t: float) -> f64:
     for i in range(n):
         s += 1.0 / (i - 2) + math.sqrt(t) / (t - 4.0)
     return s
+
+
+@aotc.export
+def decode_runs_counted(vals: i64[:], cnts: i64[:], n: i64) -> i64[:]:
+    """A size summed from the data in a loop, then the array it sizes: the entry points
+    run that loop before the kernel (an index error in it is the kernel's own)."""
+    total = 0
+    for i in range(n):
+        total += cnts[i]
+    out = np.zeros(total, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        for _ in range(cnts[i]):
+            out[k] = vals[i]
+            k += 1
+    return out
+
+
+@aotc.export
+def collatz_path(n: i64) -> i64[:]:
+    steps, m = 0, n
+    while m > 1:
+        m = m // 2 if m % 2 == 0 else 3 * m + 1
+        steps += 1
+    path = np.empty(steps + 1, dtype=np.int64)
+    m = n
+    for k in range(steps + 1):
+        path[k] = m
+        m = m // 2 if m % 2 == 0 else 3 * m + 1
+    return path
+
+
+@aotc.export
+def path_to(prev: i64[:], target: i64) -> i64[:]:
+    """A list appended to in a while loop: the entry points count its appends first."""
+    path = []
+    v = target
+    while v != -1:
+        path.append(v)
+        v = prev[v]
+    return np.array(path[::-1], dtype=np.int64)
+
+
+@aotc.export
+def rod_cuts(first: i64[:], n: i64) -> tuple:
+    cuts = []
+    sizes = []
+    rem = n
+    while rem > 0:
+        piece = first[rem]
+        cuts.append(piece)
+        if piece > 1:
+            sizes.append(float(piece) / 2)
+        rem -= piece
+    return np.array(cuts, dtype=np.int64), np.array(sizes), len(cuts)

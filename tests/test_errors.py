@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import aotc
-from aotc import f64
+from aotc import f64, i64
 from aotc.errors import SignatureError, TraceError
 from aotc.frontend import trace_kernel
 from aotc.types import parse_signature_string, signature_from_annotations
@@ -469,20 +469,23 @@ def test_containers_changed_in_runtime_loops_are_located_errors():
     assert _trace(sorts_a_list).program is not None
 
 
-def test_appending_in_a_runtime_while_loop_is_a_located_error():
-    """A ``while`` loop gives a list no bound on its length (a ``for`` loop over a range
-    does, breaking or not): an error naming the list and what to write instead."""
-    def grows_while(x: f64[:]):
-        acc = []
-        i = 0
-        while i < x.shape[0]:
-            if x[i] > 0:
-                acc.append(x[i])
-            i += 1
-        return np.array(acc)
+def test_appending_in_a_while_loop_inside_a_runtime_loop_is_a_located_error():
+    """A list's buffer is planned before the kernel runs: a top-level ``while`` loop's
+    appends are counted then (a copy of the loop runs first), one nested in another
+    loop's are not: an error naming the list and what to write instead."""
+    def paths(prev: i64[:], targets: i64[:]):
+        total = 0
+        for t in targets:
+            acc = []
+            v = t
+            while v != -1:
+                acc.append(v)
+                v = prev[v]
+            total += len(acc)
+        return total
 
     with pytest.raises(TraceError, match="appending to list 'acc' in a while loop") as info:
-        _trace(grows_while)
+        _trace(paths)
     assert "range(limit)" in str(info.value)
 
 

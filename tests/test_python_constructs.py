@@ -267,6 +267,15 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "int_steps": [(7, 2), (7, 0), (-7, 0), (np.int64(7), np.int64(0)), (True, False)],
     "loop_divisions": [(X, 2, 9.0), (X, 3, 9.0), (X, 1, 4.0), (X, 1, 9.0),
                        (X, 1, np.float64(4.0))],
+    "decode_runs_counted": [(np.array([5, 6, 7]), np.array([2, 0, 3]), 3),
+                            (np.array([5, 6]), np.array([1, 1]), 0),
+                            (np.array([5, 6]), np.array([1, 2]), 3),
+                            (np.array([5, 6]), np.array([1, -3]), 2)],
+    "collatz_path": [(6,), (1,), (27,), (-4,)],
+    "path_to": [(np.array([-1, 0, 1, 1, 3]), 4), (np.array([-1]), 0),
+                (np.array([-1, 0, 7]), 2), (np.array([-1, 0]), -1)],
+    "rod_cuts": [(np.array([0, 1, 2, 3, 2, 2, 6, 1, 2]), 8), (np.array([0, 1]), 0),
+                 (np.array([0, 1, 1, 3]), 3)],
 }
 
 

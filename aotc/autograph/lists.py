@@ -19,6 +19,8 @@ import numpy as np
 
 from .. import lax
 from ..bodies import UNDEFINED, flatten, probe
+from ..derived import derived_size
+from ..errors import TraceError
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, as_dim
 from ..tracer import Tracer, as_tracer, current
@@ -77,6 +79,47 @@ class _FirstItem:
         return self
 
 
+class _Counting:
+    """Stands for a list in a copy of its ``while`` loop that only counts the appends
+    (:func:`counted_appends`)."""
+
+    def __init__(self, count: Tracer) -> None:
+        self.count = count
+
+    def tree_flatten(self) -> tuple[list[Any], None]:
+        return [self.count], None
+
+    @classmethod
+    def tree_unflatten(cls, meta: None, leaves: list[Any]) -> _Counting:
+        return cls(leaves[0])
+
+    def append(self, value: Any) -> _Counting:
+        self.count = self.count + 1
+        return self
+
+
+def counted_appends(state: State, grown: list[int],
+                    loop: Callable[[State], State]) -> dict[int, DimExpr] | None:
+    """How many items a ``while`` loop appends to each list in ``grown``: ``loop`` run on
+    ``state`` with counters for those lists, a copy of the loop the entry points run
+    before the kernel (as a size computed from the arguments, :mod:`aotc.derived`).
+    None when that copy cannot run there (it writes arrays, draws random numbers, or
+    is inside another loop)."""
+    counting = tuple(_Counting(as_tracer(np.int64(0))) if i in grown else v
+                     for i, v in enumerate(state))
+    try:
+        final = loop(counting)
+    except TraceError:
+        return None
+    counts: dict[int, DimExpr] = {}
+    for i in grown:
+        count = derived_size(as_tracer(final[i].count))
+        if count is None:
+            return None
+        counts[i] = count
+    return counts
+
+
 def append(lst: Any, value: Any) -> Any:
     """``lst.append(value)`` as written in a kernel (the list is returned: it may be a
     new value when the list is traced)."""
@@ -97,9 +140,12 @@ def appended_lists(state: State, names: Sequence[str], appends: dict[str, int]) 
 
 
 def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
-               trip_count: Any, body: Callable[[State], State]) -> tuple[State, list[int]]:
+               trip_count: Any, body: Callable[[State], State],
+               counts: dict[int, DimExpr] | None = None) -> tuple[State, list[int]]:
     """``state`` with each Python list the loop appends to made a :class:`RuntimeList`
-    with room for every append; also the positions of those lists in the state."""
+    with room for every append (``counts``: how many there are, if known; else the trip
+    count times the appends in the body); also the positions of those lists in the
+    state."""
     grown = appended_lists(state, names, appends)
     if not grown:
         return state, []
@@ -109,8 +155,9 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
             raise ctx.error(f"appending to list '{names[i]}' in a loop nested in this "
                             "runtime loop is not supported yet",
                             hint="append in the outer loop, or fill a preallocated array")
-    trips = trip_count.dim if isinstance(trip_count, Tracer) else as_dim(int(trip_count))
-    if trips is None:
+    trips = trip_count.dim if isinstance(trip_count, Tracer) else \
+        as_dim(int(trip_count)) if trip_count is not None else None
+    if trips is None and counts is None:
         raise ctx.error("appending to a list in a loop whose trip count is computed from "
                         "array values", hint="fill a preallocated array instead")
     probes = {i: _FirstItem() for i in grown}
@@ -122,9 +169,15 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
         if item is None:
             continue  # the body never appends (that path is not taken): keep the list
         first = as_tracer(item)
-        dtype = first.dtype if first.ndim or not first.weak else np.asarray(item).dtype
+        dtype = first.dtype if first.ndim or not first.weak or isinstance(item, Tracer) \
+            else np.asarray(item).dtype
         initial = [lax.convert(as_tracer(v), dtype) for v in state[i]]
-        capacity = len(initial) + appends[names[i]] * trips
+        if counts is not None:
+            room = counts[i]
+        else:
+            assert trips is not None
+            room = trips * appends[names[i]]
+        capacity = DimExpr.const(len(initial)) + room
         buffer: Any = full_from_dims((capacity, *first.aval.shape), 0, dtype)
         for k, v in enumerate(initial):
             buffer[k] = v

@@ -29,7 +29,7 @@ from ..numpy_api.creation import full_from_dims
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, bound_symbols
 from ..tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
-from . import joins, optional, resizing
+from . import joins, lists, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
@@ -249,7 +249,8 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
     state, body, test = items_of.state, items_of.body(body), items_of.test(test)
     grown: list[int] = []
     if trips is None:
-        _no_runtime_appends(state, names, appends or {})
+        counts = _counted_appends(test, body, state, names, appends or {})
+        state, grown = grow_lists(state, names, appends or {}, None, body, counts)
     else:
         state, grown = grow_lists(state, names, appends or {}, trips, body)
     first = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
@@ -261,17 +262,27 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
         body, state, body, names), grown))
 
 
-def _no_runtime_appends(state: State, names: Sequence[str], appends: dict[str, int]) -> None:
-    """A list a runtime ``while`` loop appends to has no bound on its length (a list's
-    buffer is planned before the kernel runs; a ``for`` loop's trip count bounds it)."""
+def _counted_appends(test: Callable[[State], Any], body: Body, state: State,
+                     names: Sequence[str], appends: dict[str, int]
+                     ) -> dict[int, DimExpr] | None:
+    """How many items a runtime ``while`` loop appends to each list: counted by a copy of
+    the loop that the entry points run before the kernel (a list's buffer is planned
+    then). An error when that copy cannot run there."""
     appended = appended_lists(state, names, appends)
-    if appended:
+    if not appended:
+        return None
+    typed = _typed_returns(state, names, [body], every=True)
+    counts = None if any(v is UNDEFINED for v in typed) else lists.counted_appends(
+        typed, appended, lambda s: lax.while_loop(lambda s: as_bool(test(s)), body, s))
+    if counts is None:
         name = names[appended[0]]
         raise current().error(
-            f"appending to list '{name}' in a while loop: its length has no bound "
-            "before the kernel runs",
+            f"appending to list '{name}' in a while loop whose appends cannot be counted "
+            "before the kernel runs (the loop writes arrays, draws random numbers or is "
+            "inside another loop)",
             hint=f"loop with 'for ... in range(limit)' and 'break' (the limit bounds "
                  f"'{name}'), or fill a preallocated array")
+    return counts
 
 
 def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],

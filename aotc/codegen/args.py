@@ -10,16 +10,18 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from ..ir import Atom, Lit, Program, Var
+from .. import abi
+from ..ir import Atom, DimSource, Lit, Program, Var, nested_programs, runtime_errors
 from ..ops.shape import dim_value_p
 from ..shapes import SYMBOL_LIMIT
-from . import nests, reductions
 from .builder import KernelBuilder
 from .context import Lowering
 from .convert import convert
 from .dims import DimEvaluator
 from .dtypes import I64, INT64, PTR, constant, i64
 from .layout import plan_layout
+from .parallel import Outline
+from .runtime import RUNTIME_STRUCT
 from .scalar import rule_params, scalar_rule
 from .values import Scalar, Value, View, load_memory
 
@@ -33,10 +35,15 @@ ARRAY_STRUCT = ir.LiteralStructType([PTR, PTR, PTR])
 class Args:
     """Lazily loaded pieces of ``argv`` (each loaded once, at the top of the function)."""
 
-    def __init__(self, b: KernelBuilder, argv: ir.Value, program: Program) -> None:
+    def __init__(self, b: KernelBuilder, argv: ir.Value, program: Program,
+                 info: ir.Value | None = None) -> None:
         self.b = b
         self.argv = argv
         self.program = program
+        #: ``P_shapes``'s ``info``: an error computing a derived size fails the function
+        #: with its check (see ``aotc.derived``); None in the kernel, where it cannot
+        #: happen after ``P_shapes`` passed.
+        self.info = info
         self._ptrs: dict[int, ir.Value] = {}
         self._fields: dict[tuple[int, int], ir.Value] = {}
 
@@ -69,7 +76,7 @@ class Args:
         values: dict[str, ir.Value] = {}
         for src in self.program.dim_sources:
             if src.program is not None:  # after the symbols it may use (aotc.derived)
-                value = self._derived(src.program, values)
+                value = self._derived(src, values)
                 values[src.symbol] = self._clamped(value)
             elif src.axis is not None:
                 values[src.symbol] = self.shape_entry(src.index, src.axis)
@@ -77,12 +84,14 @@ class Args:
                 values[src.symbol] = self._integer_symbol(src.index)
         return values
 
-    def _derived(self, program: Program, symbols: dict[str, ir.Value]) -> ir.Value:
-        """A size computed from the arguments: ``program``'s scalar equations (and whole
-        reductions of array arguments, lowered as in the kernel)."""
-        if any(eqn.outs[0].type.ndim != eqn.inputs[0].type.ndim for eqn in program.eqns
-               if eqn.inputs):
-            return self._lowered(program, symbols)
+    def _derived(self, src: DimSource, symbols: dict[str, ir.Value]) -> ir.Value:
+        """A size computed from the arguments: the source program's scalar equations (its
+        whole reductions and loops of array arguments lowered as in the kernel)."""
+        program = src.program
+        assert program is not None
+        if any(nested_programs(eqn) or eqn.outs[0].type.ndim != eqn.inputs[0].type.ndim
+               for eqn in program.eqns if eqn.inputs):
+            return self._lowered(src, program, symbols)
         env: dict[Var, Scalar] = {}
 
         def read(atom: Atom) -> Scalar:
@@ -105,19 +114,50 @@ class Args:
         result = read(program.outputs[0])
         return convert(self.b, result.value, result.dtype, INT64)
 
-    def _lowered(self, program: Program, symbols: dict[str, ir.Value]) -> ir.Value:
-        """``program`` lowered with the kernel's rules (its reductions need loops)."""
-        dims = DimEvaluator(self.b, symbols)
+    def _lowered(self, src: DimSource, program: Program, symbols: dict[str, ir.Value]
+                 ) -> ir.Value:
+        """``program`` lowered with the kernel's rules (its reductions and loops need
+        them), in a function of its own, which an error it meets (an index out of range)
+        leaves: ``P_shapes`` then fails with that error's check, its values from the
+        runtime's ``detail``."""
+        from .entry import EQN_RULES  # (which reads the arguments with this class)
+
+        b = self.b
+        dims = DimEvaluator(b, symbols)
         null = ir.Constant(PTR, None)
-        ctx = Lowering(self.b, dims, plan_layout(program), null, null, null,
-                       {**nests.RULES, **reductions.RULES})
-        inputs: list[Value] = [
+        runtime = b.entry_alloca(RUNTIME_STRUCT, name="derived.rt")
+        b.store(ir.Constant(RUNTIME_STRUCT, None), runtime)  # no hooks: details only
+        errors = {key: abi.FIRST_PROGRAM_ERROR + k
+                  for k, key in enumerate(runtime_errors(program))}
+        ctx = Lowering(b, dims, plan_layout(program), null, null, runtime, EQN_RULES, errors)
+        inputs: list[Value] = [  # loaded here, where later code may use them again
             self.scalar(i) if var.type.ndim == 0 else
             self.view(i, var, tuple(dims(d) for d in var.type.shape))
             for i, var in enumerate(self.program.inputs)]
-        (result,) = ctx.run(program, inputs)
-        assert isinstance(result, Scalar)
-        return convert(self.b, result.value, result.dtype, INT64)
+        value = b.entry_alloca(I64, name="derived")
+        region = Outline(ctx, "derived", serial=True)
+        with region:
+            (result,) = ctx.run(program, inputs)
+            assert isinstance(result, Scalar)
+            b.store(convert(b, result.value, result.dtype, INT64), value)
+        code = region.code_of_call()
+        if self.info is not None:
+            self._report(code, runtime, src.errors)
+        return b.select(b.icmp_signed("!=", code, i64(0)), i64(0), b.load(value, typ=I64))
+
+    def _report(self, code: ir.Value, runtime: ir.Value, checks: tuple[int, ...]) -> None:
+        """Fail ``P_shapes`` with the check standing for error ``code`` (if nonzero)."""
+        b, info = self.b, self.info
+        for k, check in enumerate(checks):
+            with b.if_then(b.icmp_signed("==", code, i64(abi.FIRST_PROGRAM_ERROR + k)),
+                           likely=False):
+                for slot in (1, 2):  # the message's {lhs} and {rhs}
+                    detail = b.gep(runtime, [i64(0), ir.Constant(ir.IntType(32), 1),
+                                             ir.Constant(ir.IntType(32), slot - 1)],
+                                   source_etype=RUNTIME_STRUCT)
+                    b.store(b.load(detail, typ=I64),
+                            b.gep(info, [i64(slot)], source_etype=I64), align=8)
+                b.ret(i64(check))
 
     def _integer_symbol(self, index: int) -> ir.Value:
         """An integer argument as an i64 size symbol, clamped to ``±SYMBOL_LIMIT`` (see

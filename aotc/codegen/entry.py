@@ -108,7 +108,7 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
     fn = _declare(module, name, ("argv", "out_dims", "info"))
     argv, out_dims, info = fn.args
     b = _start(fn, ())
-    dims = DimEvaluator(b, Args(b, argv, program).symbols(), checked=True)
+    dims = DimEvaluator(b, Args(b, argv, program, info).symbols(), checked=True)
 
     def put(base: ir.Value, k: int, value: ir.Value) -> None:
         b.store(value, b.gep(base, [i64(k)], source_etype=I64), align=8)

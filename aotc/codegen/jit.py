@@ -37,6 +37,7 @@ from ..argument_order import order_conflicts
 from ..interpret import bind_dims
 from ..ir import Program, returned_arguments, runtime_errors
 from ..messages import fill
+from ..ops.index import KernelError
 from ..shapes import bound_symbols
 from .module import compile_object
 from .target import TargetSpec, jit_target_machine
@@ -266,7 +267,10 @@ class JitKernel:
 
     def _check_shapes(self, values: list[np.ndarray]) -> None:
         """What the wrapper checks before calling: every input's dims match its type."""
-        env = bind_dims(self.program, tuple(values))
+        try:
+            env = bind_dims(self.program, tuple(values))
+        except KernelError:
+            return  # a size computed from the arguments meets an error: P_shapes raises it
         for k, (var, value) in enumerate(zip(self.program.inputs, values, strict=True)):
             for axis, dim in enumerate(var.type.shape):
                 if dim.symbols() <= env.keys() and dim.evaluate(env) != value.shape[axis]:

@@ -193,7 +193,11 @@ class Outline:
 
     def call_once(self) -> None:
         """Run the body here, as one chunk; leave the kernel with its error code, if any."""
-        self._returning_errors(self.ctx.b.call(self.fn, [self._frame(), i64(0), i64(1)]))
+        self._returning_errors(self.code_of_call())
+
+    def code_of_call(self) -> ir.Value:
+        """Run the body here, as one chunk: its error code (0: none)."""
+        return self.ctx.b.call(self.fn, [self._frame(), i64(0), i64(1)])
 
     def call(self, chunks: ir.Value, work: ir.Value) -> None:
         """Run every chunk: through the hook when ``work`` is large and the runtime has
