@@ -37,14 +37,14 @@ def _root(ctx: TraceContext) -> TraceContext:
     return ctx
 
 
-def _scalar(eqn: Eqn, inputs: tuple[Var, ...]) -> bool:
+def _scalar(eqn: Eqn, inputs: tuple[Var, ...], loops: bool) -> bool:
     """An equation the entry points can evaluate before the kernel: on scalars, a whole
     reduction of an input array (``x.max()``), or a loop giving scalars that reads
     arrays only from the inputs (``total += c`` over ``cnts``)."""
     if eqn.prim in _WHOLE and len(eqn.inputs) == 1 and eqn.inputs[0] in inputs:
         return eqn.outs[0].type.ndim == 0
     if eqn.prim in _LOOPS:
-        return all(v.type.ndim == 0 for v in eqn.outs) and not is_stateful(eqn) \
+        return loops and all(v.type.ndim == 0 for v in eqn.outs) and not is_stateful(eqn) \
             and all(a.type.ndim == 0 or a in inputs for a in eqn.inputs)
     return (eqn.prim.has(ELEMENTWISE) or eqn.prim is dim_value_p) \
         and not eqn.prim.has(EFFECT) and not nested_programs(eqn) \
@@ -69,9 +69,10 @@ def _reported(root: TraceContext, program: Program) -> tuple[int, ...]:
     return tuple(found)
 
 
-def derived_size(value: Tracer) -> DimExpr | None:
+def derived_size(value: Tracer, loops: bool = True) -> DimExpr | None:
     """``value`` (an integer scalar) as a size symbol computed from scalar arguments,
-    or None when it depends on anything else."""
+    or None when it depends on anything else (``loops``: on loops over the arguments
+    too, which the entry points then run)."""
     if value.ndim != 0 or value.dtype.kind not in "iu" or not isinstance(value.atom, Var):
         return None
     root = _root(current())
@@ -86,7 +87,7 @@ def derived_size(value: Tracer) -> DimExpr | None:
         if var in root.kernel_inputs:  # a scalar, or an array a whole reduction reads
             continue
         eqn = made.get(var)
-        if eqn is None or not _scalar(eqn, root.kernel_inputs):
+        if eqn is None or not _scalar(eqn, root.kernel_inputs, loops):
             return None
         if id(eqn) not in chosen:
             chosen.add(id(eqn))

@@ -87,3 +87,25 @@ def test_an_array_growing_in_a_for_loop_gets_room_for_one_step_per_iteration():
     (buffer,) = [a for a in loop.inputs if a.type.ndim and a not in program.inputs]
     (room,) = buffer.type.shape
     assert [room.evaluate({"x.0": n}) for n in (0, 1, 7)] == [1, 2, 8]
+
+
+def test_a_branch_that_keeps_a_resized_array_copies_nothing():
+    """``if v > 0.5: out = np.append(out, v)``: the branch that leaves ``out`` hands the
+    loop's buffer back as it is, the other writes a new version of that same buffer
+    (no buffer of the room's size is filled), and after the branch the loop carries
+    the buffer the branch gave."""
+    from aotc.passes import optimize
+
+    program = optimize(trace_kernel(appends, parse_signature_string("f8[:](f8[:])")).program)
+    loops = [e for e in program.eqns if e.prim.name == "for_loop"]
+    loops += [e for c in program.eqns if c.prim.name == "cond"
+              for b in c.params["branches"] for e in b.eqns if e.prim.name == "for_loop"]
+    assert loops
+    for loop in loops:
+        body = loop.params["body"]
+        (branch,) = [e for e in body.eqns if e.prim.name == "cond"]
+        kept, appended = branch.params["branches"]
+        assert kept.eqns == () and kept.outputs[0] is kept.inputs[0]
+        assert not any(e.prim.name == "broadcast_in_dim" and not e.inputs[0].type.ndim
+                       for e in appended.eqns)
+        assert body.outputs[0] is branch.outs[0]  # no copy into the carried buffer

@@ -12,13 +12,14 @@ every array's here). Any array among the values can be joined so, a tuple's too.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
 
 from .. import lax
 from ..control import BranchTypes
-from ..ir import AType
+from ..ir import Atom, AType
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, bound_symbols, relu, size, upper_bound
 from ..tracer import Tracer, bind_dim, current, encloses
@@ -54,6 +55,9 @@ class Join:
     """How one state slot's arrays of different sizes are joined: per-axis upper bounds
     and the buffer's length."""
 
+    #: An array passed through in its own buffer (:meth:`passing`).
+    through: Tracer | None = None
+
     def __init__(self, types: list[AType], inner: dict[str, DimExpr]) -> None:
         known = {**current().uppers(), **inner}
         first = types[0]
@@ -86,12 +90,46 @@ class Join:
 
     def pad(self, value: Any, into: Tracer | None = None) -> Joined:
         """An array at the front of a buffer of :attr:`length`: a new one, or ``into``
-        (a buffer of that length whose front is overwritten)."""
+        (a buffer of that length whose front is overwritten). The array :attr:`through`
+        is laid out in its own buffer as it is: nothing is written."""
+        dims = [lax.dim_value(d) for d in value.aval.shape]
+        if into is None and self.through is not None:
+            into = self.through.base  # a new version of it (its old one is a value)
+            assert into is not None
+            if value is self.through:
+                return Joined(Tracer(into.atom), dims)
         buffer = full_from_dims((self.length,), 0, self.dtype) if into is None \
             else Tracer(into.atom)
         flat = value.reshape(-1)
         buffer[:flat.shape[0]] = flat
-        return Joined(buffer, [lax.dim_value(d) for d in value.aval.shape])
+        return Joined(buffer, dims)
+
+    def passing(self, front: Tracer) -> None:
+        """Lay the branches' arrays out in the buffer ``front`` is the front of (a
+        resized array a loop carries): a branch that passes it through copies nothing,
+        the others write a new version of that buffer rather than fill a new one. The
+        loop's room bounds every size the array takes."""
+        base = front.base
+        assert base is not None
+        self.room(base.aval.shape, self.dtype)
+        self.through = front
+
+
+#: Arrays a conditional laid out (:meth:`Joined.laid_out`), by id while they live, with
+#: their value then and its Joined: a loop carrying one takes its buffer as it is.
+_LAID_OUT: dict[int, tuple[weakref.ref[Tracer], Atom, Joined]] = {}
+
+
+def remember_layout(value: Tracer, joined: Joined) -> None:
+    _LAID_OUT[id(value)] = (weakref.ref(value), value.atom, joined)
+    weakref.finalize(value, _LAID_OUT.pop, id(value), None)
+
+
+def layout(value: Any) -> Joined | None:
+    """The Joined ``value`` was laid out from, if it still holds that value."""
+    ref, atom, joined = _LAID_OUT.get(id(value), (lambda: None, None, None))
+    held = ref()
+    return joined if held is not None and held is value and held.atom is atom else None
 
 
 def outside(leaf: Any, inner: list[Any], outer: list[Any]) -> Any:

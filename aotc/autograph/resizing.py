@@ -13,6 +13,7 @@ before the kernel runs.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ from ..ir import AType
 from ..numpy_api.masks import MaskedValue
 from ..shapes import DimExpr, FloorDiv, Relu, bound_symbols, maximum, relu, upper_bound
 from ..tracer import Tracer, as_tracer, current
-from .joins import Join, Joined
+from .joins import Join, Joined, layout
 
 State = tuple[Any, ...]
 #: The room of an array while its growth is measured is a symbol named so.
@@ -74,6 +75,10 @@ class LoopJoin(Join):
         the array's size, not the buffer's."""
         ctx = current()
         value = _array(value)  # (binds its size: before the bounds are read)
+        made = layout(value)
+        if into is not None and self.measured is None and made is not None \
+                and made.buffer.aval == into.aval:  # a branch's buffer: carried as it is
+            return made
         known = ctx.uppers()
         for axis, (size, upper, common) in enumerate(zip(value.aval.shape, self.uppers,
                                                          self.common, strict=True)):
@@ -115,8 +120,20 @@ class LoopJoin(Join):
             (size,) = joined.dims
             low = np.maximum(size, 0)
             value = joined.buffer[:np.minimum(low, lax.dim_value(self.uppers[0]))]
+            if self.measured is None:  # (measuring, the branches must show the growth)
+                _FRONTS[id(value)] = value
         self.seen = value.aval.shape
         return value
+
+
+#: The vectors :meth:`LoopJoin.shown` made, each the front of its loop's buffer.
+_FRONTS: weakref.WeakValueDictionary[int, Tracer] = weakref.WeakValueDictionary()
+
+
+def carried_front(value: Any) -> Tracer | None:
+    """``value`` if it is a resized vector as its loop shows it (the front of the
+    loop's buffer), else None."""
+    return value if _FRONTS.get(id(value)) is value else None
 
 
 def _array(value: Any) -> Any:

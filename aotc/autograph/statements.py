@@ -358,7 +358,9 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             width = joined[k].width if k in joined else 1
             part = leaves[at:at + width]
             if k in joined:
-                value = fresh(joins.Joined(part[0], part[1:]).laid_out(joined[k]))
+                made = joins.Joined(part[0], part[1:])
+                value = fresh(made.laid_out(joined[k]))
+                joins.remember_layout(value, made)
                 # the last trace of each branch: orelse's, then then's (lax.cond's order)
                 for taken, source in zip((~as_bool(test), as_bool(test)), sources[-2:],
                                          strict=True):
@@ -372,6 +374,10 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
         leaf = _unjoined_leaf(mismatch.index, joined)
         join = joins.joinable(mismatch) if leaf is not None and leaf not in joined else None
         if leaf is not None and join is not None:  # different sizes: joined in one buffer
+            before = flatten(state)[0]
+            front = resizing.carried_front(before[leaf]) if leaf < len(before) else None
+            if front is not None and front.dtype == join.dtype:
+                join.passing(front)
             return _cond(test, then, orelse, state, names, unified, {**joined, leaf: join})
         name = _name_of_leaf(state, names, mismatch.index if leaf is None else leaf)
         if name is None:

@@ -290,8 +290,15 @@ def _trace_back(program: Program, atom: Atom) -> int | None:
 def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     branches: tuple[Program, ...] = eqn.params["branches"]
     operands = eqn.inputs[1:]
+    # A dying operand's buffer may be taken over, also when other operands are views of
+    # it (a resized array a loop carries and its front): the branches see those views
+    # as views of it, so they overwrite it only after their last reads of them.
+    views_of = {j: [i for i, v in enumerate(operands) if i != j and isinstance(v, Var)
+                    and a in planner.roots(v)] for j, a in enumerate(operands)}
     dying = {j for j, a in enumerate(operands) if planner.eligible(scope, a, p)
-             and planner.exclusive(eqn, a)}  # type: ignore[arg-type]
+             and all(not planner.is_version(operands[i]) for i in views_of[j])
+             and len(set(views_of[j]) & {i for k, vs in views_of.items() if k != j
+                                            for i in vs}) == 0}
     claimed: dict[int, int] = {}  # operand -> result
     for k, out in enumerate(eqn.outs):
         if not out.type.ndim:
@@ -325,7 +332,8 @@ def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
             else:
                 inputs.append(Input.reading(known) if known is not None else None)
         before = set(planner.owned)
-        planner.program(branch, inputs)
+        planner.program(branch, inputs,
+                        {i: j for j in dying for i in views_of[j]})
         for k, out in enumerate(eqn.outs):
             if k not in owner and out.type.ndim:
                 build_in_place(planner, branch, k, out, before)

@@ -194,11 +194,19 @@ class Planner:
 
     # -- programs ----------------------------------------------------------------------
 
-    def program(self, program: Program, inputs: Sequence[Input | None]) -> None:
+    def program(self, program: Program, inputs: Sequence[Input | None],
+                views: Mapping[int, int] | None = None) -> None:
+        """Plan ``program``; ``views``: inputs that are views of other inputs (by index),
+        whose bytes they read."""
         scope = Scope(program)
         for var, spec in zip(program.inputs, inputs, strict=True):
             if var.type.ndim:
                 self.bind(scope, var, spec or Input())
+        for view, base in (views or {}).items():
+            var = program.inputs[view]
+            spec = inputs[view] or Input()
+            self.define(scope, var, Value(frozenset({program.inputs[base]}), False,
+                                          spec.contiguous, spec.caller))
         for p, eqn in enumerate(program.eqns):
             self.rules.get(eqn.prim, self.default)(self, scope, p, eqn)
 
