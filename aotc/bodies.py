@@ -26,7 +26,16 @@ from .bind import convert, refine_shape
 from .errors import TraceError
 from .ir import Atom, AType, Program, Var, bound_uppers
 from .shapes import DimExpr, Shape, bound_symbols
-from .tracer import TraceContext, Tracer, as_tracer, current, encloses, tracing, user_loc
+from .tracer import (
+    TraceContext,
+    Tracer,
+    as_tracer,
+    current,
+    encloses,
+    python_number,
+    tracing,
+    user_loc,
+)
 
 Tree = Any
 
@@ -146,6 +155,7 @@ def trace_body(fn: Callable[..., Any], arg_tracers: list[list[Any]], structures:
                 if known is not None:
                     ctx.known[var] = known
                 inner.append(Tracer(var, weak=t.weak))
+                inner[-1].python_number = python_number(t)
             every += inner
             args.append(None if structure is None and not inner else unflatten(structure, inner))
         ctx.defined.update(params)
@@ -224,8 +234,9 @@ class CarryShapes(TraceError):
 def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_structures: list[Tree],
                     init: list[Tracer], structure: Tree, what: str,
                     identity: list[int | None] | None = None
-                    ) -> tuple[Program, list[Atom], list[Tracer], Tree]:
-    """Trace a body taking ``(*lead, state)`` and returning the state.
+                    ) -> tuple[Program, list[Atom], list[Tracer], list[Any]]:
+    """Trace a body taking ``(*lead, state)`` and returning the state; also returns the
+    body's state leaves as it made them.
 
     A weak scalar in the initial state (``0.0``, ``0``) takes the dtype the body gives it,
     as in JAX: the body is traced again with that dtype.
@@ -242,7 +253,28 @@ def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_struc
             break
         init = promoted
     match_carry(init, list(program.outputs), what)
-    return program, consts, init, out_structure
+    return program, consts, init, leaves
+
+
+def carried_numbers(results: list[Any], paths: list[list[Any]]) -> None:
+    """A scalar result of a loop or branch that is a Python number on every path into it
+    (the loop's start and its body's result; each branch's) is one afterwards: weak
+    (NumPy 2 promotes it so: ``c = 0.0``, a loop of ``c += 1.0``, then ``x32 * c`` is
+    float32) and dividing by it by zero raises (``numpy_api.pynumbers``)."""
+    for k, result in enumerate(results):
+        if not isinstance(result, Tracer) or result.ndim:
+            continue
+        values = [path[k] for path in paths]
+        if all(isinstance(v, (bool, int, float, complex)) or isinstance(v, Tracer) and v.weak
+               for v in values):
+            result.weak = True
+        flags = [python_number(v) for v in values]
+        if any(f is False for f in flags):
+            continue
+        joint: Any = True
+        for f in flags:
+            joint = f if joint is True else joint if f is True or f is joint else joint & f
+        result.python_number = joint
 
 
 def _shared_sizes(init: list[Tracer], outs: list[AType]) -> dict[Shape, Shape]:

@@ -27,6 +27,7 @@ from .aliases import (
 from .bind import as_dim, bind, convert, fresh
 from .bodies import (
     SCALAR_I64,
+    carried_numbers,
     flatten,
     keep_identity,
     match_carry,
@@ -104,11 +105,12 @@ def fori_loop(lower: Any, upper: Any, body_fun: Any, init_val: Any) -> Any:
         outer = current()
         outer.known[index] = lambda: loop_index_interval(outer, lo, hi)
         identity: list[int | None] = []
-        body, consts, init, _ = trace_loop_body(_own(arrays, views.loop_body(body_fun)),
-                                                [[counter]], [None], original, structure,
-                                                "fori_loop", identity)
+        body, consts, init, made = trace_loop_body(_own(arrays, views.loop_body(body_fun)),
+                                                   [[counter]], [None], original, structure,
+                                                   "fori_loop", identity)
         outs = bind(for_loop_p, lo.atom, hi.atom, *consts, *(t.atom for t in init),
                     body=body, n_consts=len(consts), step=1)
+        carried_numbers(outs, [original, made])
         val, values = unflatten(structure, keep_identity(original, outs, identity, offset=1))
         cycles = swap_cycles(identity, 1, body, len(consts) + 1)
         if cycles:  # a, b = b, a: which array holds what depends on the trip count
@@ -132,9 +134,9 @@ def while_loop(cond_fun: Any, body_fun: Any, init_val: Any) -> Any:
         cond_fn = (lambda s: cond_fun(s[0])) if counted else cond_fun
         original, structure = _state((views.carried(), arrays))
         identity: list[int | None] = []
-        body, body_consts, init, _ = trace_loop_body(_own(arrays, views.loop_body(body_fn)),
-                                                     [], [], original, structure, "while_loop",
-                                                     identity)
+        body, body_consts, init, made = trace_loop_body(
+            _own(arrays, views.loop_body(body_fn)), [], [], original, structure, "while_loop",
+            identity)
         cycles = swap_cycles(identity, 0, body, len(body_consts))
         if cycles and not counted:
             raise _Uncounted
@@ -149,6 +151,7 @@ def while_loop(cond_fun: Any, body_fun: Any, init_val: Any) -> Any:
         outs = bind(while_loop_p, *cond_consts, *body_consts, *(t.atom for t in init),
                     cond=cond, body=body, n_cond_consts=len(cond_consts),
                     n_body_consts=len(body_consts))
+        carried_numbers(outs, [original, made])
         val, values = unflatten(structure, keep_identity(original, outs, identity))
         val = views.result(val)
         if cycles:  # a, b = b, a: which array holds what depends on the trip count
@@ -210,6 +213,9 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
                 for k, i in enumerate(identities[0])]
         results = branch_results(views, keep_identity(ops, outs, same, loop=False), handed, same)
         branches_alias(idx, len(branches), ops, results, identities, leaves)
+        carried_numbers(results, [[ops[j] if j is not None else leaf
+                                   for j, leaf in zip(ident, branch, strict=True)]
+                                  for ident, branch in zip(identities, leaves, strict=True)])
         result, values = unflatten(traced[0][3], results)
         return result, values
     return with_outer_writes(run)

@@ -21,6 +21,7 @@ import itertools
 from .ir import Check, DimSource, Eqn, Program, Var, is_stateful, nested_programs, runtime_errors
 from .ops.control import for_loop_p, while_loop_p
 from .ops.core import EFFECT, ELEMENTWISE
+from .ops.index import python_number_p
 from .ops.reduce import REDUCTIONS
 from .ops.shape import dim_value_p
 from .shapes import DimExpr
@@ -46,7 +47,7 @@ def _scalar(eqn: Eqn, inputs: tuple[Var, ...], loops: bool) -> bool:
     if eqn.prim in _LOOPS:
         return loops and all(v.type.ndim == 0 for v in eqn.outs) and not is_stateful(eqn) \
             and all(a.type.ndim == 0 or a in inputs for a in eqn.inputs)
-    return (eqn.prim.has(ELEMENTWISE) or eqn.prim is dim_value_p) \
+    return (eqn.prim.has(ELEMENTWISE) or eqn.prim in (dim_value_p, python_number_p)) \
         and not eqn.prim.has(EFFECT) and not nested_programs(eqn) \
         and all(a.type.ndim == 0 for a in (*eqn.inputs, *eqn.outs))
 

@@ -184,6 +184,19 @@ def current() -> TraceContext:
     return ctx
 
 
+def python_number(value: Any) -> Any:
+    """Whether ``value`` is a Python number here (see ``numpy_api.pynumbers``): False,
+    True, or a traced bool (of this trace or one it is nested in)."""
+    if isinstance(value, (bool, int, float, complex)):
+        return not isinstance(value, np.generic)
+    if not isinstance(value, Tracer) or value.ndim:
+        return False
+    flag = value.python_number
+    if flag is False:
+        return value.weak
+    return flag if flag is True or encloses(flag.context, _CURRENT.get()) else False
+
+
 def encloses(outer: TraceContext | None, ctx: TraceContext | None) -> bool:
     """``outer`` is ``ctx`` or a trace ``ctx`` is nested in."""
     while ctx is not None:

@@ -14,7 +14,7 @@ import numpy as np
 from numpy import sqrt, zeros
 
 import aotc
-from aotc import bool_, f64, i64
+from aotc import bool_, f32, f64, i64
 
 TWO_PI = 2 * np.pi
 WEIGHTS = np.array([0.25, 0.5, 0.25])
@@ -1422,3 +1422,33 @@ def rod_cuts(first: i64[:], n: i64) -> tuple:
             sizes.append(float(piece) / 2)
         rem -= piece
     return np.array(cuts, dtype=np.int64), np.array(sizes), len(cuts)
+
+
+@aotc.export
+def python_numbers_through(x: f32[:], flag: i64, n: i64, m: i64) -> tuple:
+    """Python numbers stay Python numbers through a branch and a loop: weak (float32
+    stays float32) and dividing by them by zero raises."""
+    c = 0
+    if flag > 0:
+        c = 1
+    s = 0.0
+    for _ in range(n):
+        s += 1.0
+    return x * s, c % m, 1.0 / s
+
+
+@aotc.export
+def shrink_by_fifths(x: f64[:]) -> f64[:]:
+    cur = x
+    while cur.shape[0] > 5:
+        cur = cur[::5] + 1.0
+    return cur
+
+
+@aotc.export
+def zipped_pairs(x: f64[:], y: f64[:]) -> f64[:]:
+    out = []
+    for a, b in zip(x, y, strict=False):
+        if a * b > 0:
+            out.append(a - b)
+    return np.array(out)

@@ -274,6 +274,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "collatz_path": [(6,), (1,), (27,), (-4,)],
     "path_to": [(np.array([-1, 0, 1, 1, 3]), 4), (np.array([-1]), 0),
                 (np.array([-1, 0, 7]), 2), (np.array([-1, 0]), -1)],
+    "python_numbers_through": [(np.ones(2, np.float32), 1, 3, 2), (np.ones(2, np.float32), 1, 0, 2),
+                               (np.ones(2, np.float32), 0, 2, 0)],
+    "shrink_by_fifths": [(np.arange(37.0),), (np.arange(3.0),), (np.arange(126.0),)],
+    "zipped_pairs": [(X, -X[::-1]), (X, X[:2]), (X[:0], X)],
     "rod_cuts": [(np.array([0, 1, 2, 3, 2, 2, 6, 1, 2]), 8), (np.array([0, 1]), 0),
                  (np.array([0, 1, 1, 3]), 3)],
 }

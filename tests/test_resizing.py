@@ -24,6 +24,8 @@ N = DimExpr.sym("n")
     (N, DimExpr.sym("m") + relu(N - DimExpr.sym("m")), True),
     (N + 1, N, False),
     ((N + 3) // 2, N, False),  # 2 > 1 at n = 1
+    ((N + 4) // 5, N, True),  # a ceiling division
+    ((N + 5) // 5, N, False),  # 1 > 0 at n = 0
 ])
 def test_at_most_proves_what_holds_for_every_size(a, b, holds):
     assert at_most(a, b) is holds

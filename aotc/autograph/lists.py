@@ -24,6 +24,7 @@ from ..errors import TraceError
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, as_dim
 from ..tracer import Tracer, as_tracer, current
+from ..value_bounds import bounded_size
 
 State = tuple[Any, ...]
 
@@ -157,6 +158,8 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
                             hint="append in the outer loop, or fill a preallocated array")
     trips = trip_count.dim if isinstance(trip_count, Tracer) else \
         as_dim(int(trip_count)) if trip_count is not None else None
+    if trips is None and isinstance(trip_count, Tracer):  # zip's min(len(x), len(y))
+        trips = derived_size(trip_count, loops=False) or bounded_size(trip_count)
     if trips is None and counts is None:
         raise ctx.error("appending to a list in a loop whose trip count is computed from "
                         "array values", hint="fill a preallocated array instead")

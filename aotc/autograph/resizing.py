@@ -145,7 +145,8 @@ def at_most(a: DimExpr, b: DimExpr) -> bool:
     """Whether ``a <= b`` for all sizes (False: not proven). A ``relu(e)`` term of ``a``
     is split into its two cases (``e`` and 0), so ``relu(n - 1) <= n``; one of ``b`` is at
     least either case, so ``m <= n + relu(m - n)``; ``e // k`` is at most ``relu(e - 1)``
-    for ``k >= 2``, so ``(n + 1) // 2 <= n``."""
+    for ``k >= 2``, so ``(n + 1) // 2 <= n``, and ``(e + c) // k`` at most ``relu(e)`` for
+    ``0 <= c < k`` (a ceiling division), so ``(n + 4) // 5 <= n``."""
     if (b - a).is_nonneg():
         return True
     for mono, coeff in a.terms:
@@ -156,6 +157,10 @@ def at_most(a: DimExpr, b: DimExpr) -> bool:
         if isinstance(atom, Relu):
             return at_most(rest + atom.expr * coeff, b) and at_most(rest, b)
         if isinstance(atom, FloorDiv) and atom.divisor >= 2:
+            offset = dict(atom.expr.terms).get((), 0)
+            if 0 <= offset < atom.divisor and at_most(  # (e + c) // k <= max(e, 0)
+                    rest + relu(atom.expr - offset) * coeff, b):
+                return True
             return at_most(rest + relu(atom.expr - 1) * coeff, b)
     for mono, coeff in a.terms:  # -relu(e) is at most both -e and 0
         if len(mono) == 1 and isinstance(mono[0], Relu) and coeff < 0:

@@ -12,6 +12,7 @@ from llvmlite import ir
 
 from .. import abi
 from ..ir import Atom, DimSource, Lit, Program, Var, nested_programs, runtime_errors
+from ..ops.index import python_number_p
 from ..ops.shape import dim_value_p
 from ..shapes import SYMBOL_LIMIT
 from .builder import KernelBuilder
@@ -106,6 +107,9 @@ class Args:
             out = eqn.outs[0]
             if eqn.prim is dim_value_p:
                 env[out] = Scalar(dims(eqn.params["expr"]), INT64)
+                continue
+            if eqn.prim is python_number_p:  # sizes are computed as for NumPy scalars
+                env[out] = Scalar(ir.Constant(ir.IntType(1), 0), out.type.dtype)
                 continue
             args = [read(a).value for a in eqn.inputs]
             rule = scalar_rule(eqn.prim)

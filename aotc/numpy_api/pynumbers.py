@@ -10,7 +10,8 @@ same kernel gives NumPy's answer, as the uncompiled function does: the wrapper t
 the kernel which scalar arguments are Python numbers (``aotc_runtime.python_numbers``),
 so whether a value is one is a traced bool (:attr:`Tracer.python_number`). A value
 read from an array or made by a NumPy function is not; a loop's carried values and a
-branch's results are not counted as Python numbers (NumPy's answer there).
+branch's results are Python numbers when they are on every path into them
+(``bodies.carried_numbers``).
 """
 
 from __future__ import annotations
@@ -23,22 +24,13 @@ import numpy as np
 
 from .. import lax
 from ..ops.index import raise_if_p
-from ..tracer import Tracer, as_tracer
+from ..tracer import Tracer, as_tracer, python_number
 
 #: The operators whose divisor Python checks.
 _DIVISIONS: dict[str, Callable[[Any, Any], Any]] = {
     "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
 }
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
-
-
-def python_number(value: Any) -> Any:
-    """Whether ``value`` is a Python number: False, True or a traced bool."""
-    if isinstance(value, (bool, int, float, complex)):
-        return not isinstance(value, np.generic)
-    if not isinstance(value, Tracer) or value.ndim:
-        return False
-    return value.python_number if value.python_number is not False else value.weak
 
 
 def _both(a: Any, b: Any) -> Any:
