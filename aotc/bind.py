@@ -99,11 +99,11 @@ def size_value(value: Any, what: str = "size") -> DimExpr:
     if isinstance(value, Tracer):
         dim = value.dim if value.ndim == 0 else None
         if dim is None:
-            dim = derived_size(value, loops=False)
+            dim = derived_size(value)
         if dim is None and value.ndim == 0 and value.dtype.kind in "iub":
             dim = bounded_size(value)  # (bound in the kernel: no loop run twice)
         if dim is None:
-            dim = derived_size(value)
+            dim = derived_size(value, loops=True)
         if dim is None:
             raise current().error(f"{what} has no bound known before the kernel runs",
                                   hint="aotc plans memory before the kernel runs: a size "

@@ -8,8 +8,10 @@ rounding, other sizes) and whole reductions of array arguments (``int(x.max()) +
 (a :class:`~aotc.ir.DimSource` with a ``program``) that both entry points evaluate next
 to the other size symbols, and the integer becomes a size symbol of its own. So can a
 loop at the top level that gives scalars from the arguments (``total += c`` for ``c``
-in ``cnts``, then ``np.zeros(total)``, or the appends a ``while`` loop makes): the entry
-points run that copy of it too, before the kernel. An error the copy meets (an index
+in ``cnts``, then ``np.zeros(total)``, or the appends a ``while`` loop makes), also
+reading arrays the kernel made from the arguments first (``prev = p.copy(); prev[0] =
+-1``: elementwise, views and writes at sizes known at entry, in a scratch buffer of its
+own): the entry points run that copy of it too, before the kernel. An error the copy meets (an index
 out of range) is raised by ``P_shapes``, as a check (:func:`_reported`). One computed
 inside a loop or branch stays an error: its value is not known before the kernel runs.
 """
@@ -19,12 +21,11 @@ from __future__ import annotations
 import itertools
 
 from .ir import Check, DimSource, Eqn, Program, Var, is_stateful, nested_programs, runtime_errors
-from .ops.control import for_loop_p, while_loop_p
 from .ops.core import EFFECT, ELEMENTWISE
 from .ops.index import python_number_p
 from .ops.reduce import REDUCTIONS
 from .ops.shape import dim_value_p
-from .shapes import DimExpr
+from .shapes import DimExpr, bound_symbols
 from .tracer import TraceContext, Tracer, current
 
 #: Derived size symbols are named ``$0``, ``$1``...
@@ -39,21 +40,31 @@ def _root(ctx: TraceContext) -> TraceContext:
 
 
 def _scalar(eqn: Eqn, inputs: tuple[Var, ...], loops: bool) -> bool:
-    """An equation the entry points can evaluate before the kernel: on scalars, a whole
-    reduction of an input array (``x.max()``), or a loop giving scalars that reads
-    arrays only from the inputs (``total += c`` over ``cnts``)."""
+    """An equation the entry points can evaluate before the kernel: on scalars, or a
+    whole reduction of an input array (``x.max()``); with ``loops``, also loops,
+    branches and array equations (``total += c`` over ``cnts``, a DP table a ``while``
+    loop then reads)."""
     if eqn.prim in _WHOLE and len(eqn.inputs) == 1 and eqn.inputs[0] in inputs:
         return eqn.outs[0].type.ndim == 0
-    if eqn.prim in _LOOPS:
-        return loops and all(v.type.ndim == 0 for v in eqn.outs) and not is_stateful(eqn) \
-            and all(a.type.ndim == 0 or a in inputs for a in eqn.inputs)
+    if loops and (nested_programs(eqn) or any(v.type.ndim for v in (*eqn.inputs, *eqn.outs))):
+        # a loop, a branch, or an array the entry points compute in a buffer of their own:
+        # no random draws, sizes known at entry (errors inside bodies are reported)
+        return not is_stateful(eqn) and not eqn.prim.has(EFFECT) and not _runtime_sized(eqn)
     return (eqn.prim.has(ELEMENTWISE) or eqn.prim in (dim_value_p, python_number_p)) \
         and not eqn.prim.has(EFFECT) and not nested_programs(eqn) \
         and all(a.type.ndim == 0 for a in (*eqn.inputs, *eqn.outs))
 
 
+def _runtime_sized(eqn: Eqn) -> bool:
+    """Sizes or offsets bound while the kernel runs (their checks are not copied)."""
+    dims = [d for v in eqn.outs for d in v.type.shape]
+    dims += [d for _, value in eqn.params for d in (value if isinstance(value, tuple)
+                                                     else (value,))
+             if isinstance(d, DimExpr)]
+    return any(bound_symbols(d) for d in dims)
+
+
 _WHOLE = frozenset(REDUCTIONS.values())
-_LOOPS = frozenset((for_loop_p, while_loop_p))
 
 
 def _reported(root: TraceContext, program: Program) -> tuple[int, ...]:
@@ -70,7 +81,7 @@ def _reported(root: TraceContext, program: Program) -> tuple[int, ...]:
     return tuple(found)
 
 
-def derived_size(value: Tracer, loops: bool = True) -> DimExpr | None:
+def derived_size(value: Tracer, loops: bool = False) -> DimExpr | None:
     """``value`` (an integer scalar) as a size symbol computed from scalar arguments,
     or None when it depends on anything else (``loops``: on loops over the arguments
     too, which the entry points then run)."""

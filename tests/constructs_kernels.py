@@ -1452,3 +1452,47 @@ def zipped_pairs(x: f64[:], y: f64[:]) -> f64[:]:
         if a * b > 0:
             out.append(a - b)
     return np.array(out)
+
+
+@aotc.export
+def lis_path(x: f64[:]) -> i64[:]:
+    """A longest increasing subsequence: a DP over predecessors the kernel computes,
+    then a while loop appending the path back (counted before the kernel runs, on a
+    copy of that DP)."""
+    n = x.shape[0]
+    length = np.ones(n, dtype=np.int64)
+    prev = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        for j in range(i):
+            if x[j] < x[i] and length[j] + 1 > length[i]:
+                length[i] = length[j] + 1
+                prev[i] = j
+    path = []
+    k = int(np.argmax(length)) if n else -1
+    while k != -1:
+        path.append(k)
+        k = prev[k]
+    return np.array(path[::-1], dtype=np.int64)
+
+
+@aotc.export
+def path_back(p: i64[:], s: i64) -> i64[:]:
+    prev = p.copy()
+    prev[0] = -1
+    path = []
+    k = s
+    while k != -1:
+        path.append(k)
+        k = prev[k]
+    return np.array(path, dtype=np.int64)
+
+
+@aotc.export
+def sized_by_contents(x: f64[:]) -> tuple:
+    """Sizes from the data alone, computed before the kernel runs."""
+    i = 0
+    y = x
+    while y[0] > 0.5:
+        i += 1
+        y = y * 0.5
+    return np.zeros(int(x[0] * 3)), np.ones(i)

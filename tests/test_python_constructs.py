@@ -278,6 +278,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                                (np.ones(2, np.float32), 0, 2, 0)],
     "shrink_by_fifths": [(np.arange(37.0),), (np.arange(3.0),), (np.arange(126.0),)],
     "zipped_pairs": [(X, -X[::-1]), (X, X[:2]), (X[:0], X)],
+    "lis_path": [(np.array([3.0, 1, 4, 1, 5, 9, 2, 6]),), (X[:0],), (X[:1],), (-np.arange(4.0),)],
+    "path_back": [(np.array([5, 0, 1]), 2), (np.zeros(0, np.int64), 0), (np.array([5, 0, 1]), 7),
+                  (np.array([3]), 0)],
+    "sized_by_contents": [(np.array([2.5, 1.0]),), (np.array([0.1]),), (np.array([-1.0]),)],
     "rod_cuts": [(np.array([0, 1, 2, 3, 2, 2, 6, 1, 2]), 8), (np.array([0, 1]), 0),
                  (np.array([0, 1, 1, 3]), 3)],
 }

@@ -123,9 +123,25 @@ def from_contents(x):
 
 
 @pytest.mark.parametrize("fn", [unbounded, from_contents])
-def test_a_size_without_a_bound_is_a_located_error_saying_why(fn):
+def test_a_size_only_the_data_gives_is_computed_before_the_kernel(fn):
+    """No bound, but the value comes from the arguments alone: the entry points compute
+    it first (aotc.derived), and the array has exactly that size."""
+    program = traced(fn, "f8[:](f8[:])")
+    (dim,) = program.outputs[0].type.shape
+    derived = {src.symbol for src in program.dim_sources if src.program is not None}
+    assert dim.symbols() & derived
+
+
+def inside_a_loop(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += np.ones(int(x[i] * 3)).sum()  # a size each iteration computes from the data
+    return s
+
+
+def test_a_size_without_a_bound_is_a_located_error_saying_why():
     with pytest.raises(TraceError) as err:
-        traced(fn, "f8[:](f8[:])")
+        traced(inside_a_loop, "f8(f8[:])")
     text = str(err.value)
     assert "has no bound known before the kernel runs" in text
     assert "test_value_bounds.py" in text and "a loop index" in text

@@ -114,7 +114,7 @@ def counted_appends(state: State, grown: list[int],
         return None
     counts: dict[int, DimExpr] = {}
     for i in grown:
-        count = derived_size(as_tracer(final[i].count))
+        count = derived_size(as_tracer(final[i].count), loops=True)
         if count is None:
             return None
         counts[i] = count
@@ -159,7 +159,7 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
     trips = trip_count.dim if isinstance(trip_count, Tracer) else \
         as_dim(int(trip_count)) if trip_count is not None else None
     if trips is None and isinstance(trip_count, Tracer):  # zip's min(len(x), len(y))
-        trips = derived_size(trip_count, loops=False) or bounded_size(trip_count)
+        trips = derived_size(trip_count) or bounded_size(trip_count)
     if trips is None and counts is None:
         raise ctx.error("appending to a list in a loop whose trip count is computed from "
                         "array values", hint="fill a preallocated array instead")

@@ -22,6 +22,7 @@ from .dims import DimEvaluator
 from .dtypes import I64, INT64, PTR, constant, i64
 from .layout import plan_layout
 from .parallel import Outline
+from .parallel_gemm import aligned_buffer, libc_function
 from .runtime import RUNTIME_STRUCT
 from .scalar import rule_params, scalar_rule
 from .values import Scalar, Value, View, load_memory
@@ -90,8 +91,8 @@ class Args:
         whole reductions and loops of array arguments lowered as in the kernel)."""
         program = src.program
         assert program is not None
-        if any(nested_programs(eqn) or eqn.outs[0].type.ndim != eqn.inputs[0].type.ndim
-               for eqn in program.eqns if eqn.inputs):
+        if any(nested_programs(eqn) or any(v.type.ndim for v in (*eqn.inputs, *eqn.outs))
+               for eqn in program.eqns):
             return self._lowered(src, program, symbols)
         env: dict[Var, Scalar] = {}
 
@@ -133,21 +134,45 @@ class Args:
         b.store(ir.Constant(RUNTIME_STRUCT, None), runtime)  # no hooks: details only
         errors = {key: abi.FIRST_PROGRAM_ERROR + k
                   for k, key in enumerate(runtime_errors(program))}
-        ctx = Lowering(b, dims, plan_layout(program), null, null, runtime, EQN_RULES, errors)
+        layout = plan_layout(program)
+        arrays = not layout.scratch_bytes.is_const or bool(layout.scratch_bytes.value)
         inputs: list[Value] = [  # loaded here, where later code may use them again
             self.scalar(i) if var.type.ndim == 0 else
             self.view(i, var, tuple(dims(d) for d in var.type.shape))
             for i, var in enumerate(self.program.inputs)]
-        value = b.entry_alloca(I64, name="derived")
-        region = Outline(ctx, "derived", serial=True)
-        with region:
-            (result,) = ctx.run(program, inputs)
-            assert isinstance(result, Scalar)
-            b.store(convert(b, result.value, result.dtype, INT64), value)
-        code = region.code_of_call()
+        value = b.entry_alloca(I64, name="derived", zero=True)
+        code_slot = b.entry_alloca(I64, name="derived.code", zero=True)
+        # Its arrays' windows hold where the kernel's checks do (``prev[0] = -1`` needs
+        # ``0 < p.0``): run it only then (else ``P_shapes`` fails that check next).
+        with b.if_then(self._checks_hold(symbols) if arrays else ir.Constant(ir.IntType(1), 1)):
+            scratch = aligned_buffer(b, dims(layout.scratch_bytes)) if arrays else null
+            with b.if_then(b.icmp_unsigned("==", scratch, null) if arrays
+                           else ir.Constant(ir.IntType(1), 0), likely=False):
+                b.ret(i64(abi.TOO_BIG if self.info is not None else abi.OUT_OF_MEMORY))
+            ctx = Lowering(b, dims, layout, null, scratch, runtime, EQN_RULES, errors)
+            region = Outline(ctx, "derived", serial=True)
+            with region:
+                (result,) = ctx.run(program, inputs)
+                assert isinstance(result, Scalar)
+                b.store(convert(b, result.value, result.dtype, INT64), value)
+            b.store(region.code_of_call(), code_slot)
+            if arrays:
+                b.call(libc_function(b.module, "free",
+                                     ir.FunctionType(ir.VoidType(), [PTR])), [scratch])
+        code = b.load(code_slot, typ=I64)
         if self.info is not None:
             self._report(code, runtime, src.errors)
         return b.select(b.icmp_signed("!=", code, i64(0)), i64(0), b.load(value, typ=I64))
+
+    def _checks_hold(self, symbols: dict[str, ir.Value]) -> ir.Value:
+        """Whether the kernel's checks on the sizes known so far hold."""
+        b, dims = self.b, DimEvaluator(self.b, symbols)
+        holds: ir.Value = ir.Constant(ir.IntType(1), 1)
+        for check in self.program.checks:
+            if (check.lhs.symbols() | check.rhs.symbols()) <= symbols.keys():
+                holds = b.and_(holds, b.icmp_signed(check.op, dims(check.lhs),
+                                                    dims(check.rhs)))
+        return holds
 
     def _report(self, code: ir.Value, runtime: ir.Value, checks: tuple[int, ...]) -> None:
         """Fail ``P_shapes`` with the check standing for error ``code`` (if nonzero)."""

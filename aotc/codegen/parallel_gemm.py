@@ -39,17 +39,17 @@ SLAB_ROWS = 128
 MAX_GEMM_CHUNKS = 32
 
 
-def _libc(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
+def libc_function(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
     found = module.globals.get(name)
     if isinstance(found, ir.Function):
         return found
     return ir.Function(module, ftype, name)
 
 
-def _buffer(b: ir.IRBuilder, nbytes: ir.Value) -> ir.Value:
+def aligned_buffer(b: ir.IRBuilder, nbytes: ir.Value) -> ir.Value:
     """``aligned_alloc(64, nbytes rounded up to 64)``: packing buffers are read with
     aligned vector loads."""
-    fn = _libc(b.module, "aligned_alloc", ir.FunctionType(PTR, [I64, I64]))
+    fn = libc_function(b.module, "aligned_alloc", ir.FunctionType(PTR, [I64, I64]))
     rounded = b.and_(b.add(nbytes, i64(63)), i64(-64))
     return b.call(fn, [i64(64), b.select(b.icmp_signed(">", rounded, i64(0)), rounded, i64(64))])
 
@@ -102,12 +102,12 @@ def row_slabs(ctx: Lowering, eqn: Eqn, m: ir.Value, work: ir.Value, run: SlabRun
     chunks = b.select(b.icmp_signed("<", chunks, i64(MAX_GEMM_CHUNKS)), chunks,
                       i64(MAX_GEMM_CHUNKS))
     sizes = [b.mul(ctx.dims(size(t.shape)), i64(t.dtype.itemsize)) for t in gemm_workspace(eqn)]
-    free = _libc(b.module, "free", ir.FunctionType(ir.VoidType(), [PTR]))
+    free = libc_function(b.module, "free", ir.FunctionType(ir.VoidType(), [PTR]))
     outline = Outline(ctx, "gemm")
     with outline as (begin, end):
         # One pair of buffers per thread's run of slabs, not per slab: fresh pages of a
         # few MiB per slab cost the kernel's zeroing each time.
-        pa, pb = (_buffer(b, s) for s in sizes)
+        pa, pb = (aligned_buffer(b, s) for s in sizes)
         null = ir.Constant(PTR, None)
         missing = b.or_(b.icmp_unsigned("==", pa, null), b.icmp_unsigned("==", pb, null))
         with b.if_then(missing, likely=False):
