@@ -278,8 +278,8 @@ def _counted_appends(test: Callable[[State], Any], body: Body, state: State,
         name = names[appended[0]]
         raise current().error(
             f"appending to list '{name}' in a while loop whose appends cannot be counted "
-            "before the kernel runs (the loop writes arrays, draws random numbers or is "
-            "inside another loop)",
+            "before the kernel runs (the loop draws random numbers, or is inside another "
+            "loop or a branch: an early return puts what follows it in one)",
             hint=f"loop with 'for ... in range(limit)' and 'break' (the limit bounds "
                  f"'{name}'), or fill a preallocated array")
     return counts
