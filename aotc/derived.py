@@ -6,14 +6,16 @@ kernel computes at its top level from scalar arguments alone (arithmetic, conver
 rounding, other sizes) and whole reductions of array arguments (``int(x.max()) + 1``:
 ``np.bincount``'s length) is known then too: its equations are copied into a small program
 (a :class:`~aotc.ir.DimSource` with a ``program``) that both entry points evaluate next
-to the other size symbols, and the integer becomes a size symbol of its own. So can a
-loop at the top level that gives scalars from the arguments (``total += c`` for ``c``
-in ``cnts``, then ``np.zeros(total)``, or the appends a ``while`` loop makes), also
-reading arrays the kernel made from the arguments first (``prev = p.copy(); prev[0] =
--1``: elementwise, views and writes at sizes known at entry, in a scratch buffer of its
-own): the entry points run that copy of it too, before the kernel. An error the copy meets (an index
-out of range) is raised by ``P_shapes``, as a check (:func:`_reported`). One computed
-inside a loop or branch stays an error: its value is not known before the kernel runs.
+to the other size symbols, and the integer becomes a size symbol of its own.
+
+When nothing else gives a size (``bind.size_value``'s last resort, a ``while`` loop's
+appends), the program may also hold top-level loops, branches and array equations at
+sizes known at entry: ``total += c`` over ``cnts`` then ``np.zeros(total)``, or a DP
+table (``prev``) a ``while`` loop then walks. The entry points run that copy before the
+kernel, its arrays in a scratch buffer of their own, once the kernel's checks on the
+sizes known so far hold; an error the copy meets (an index out of range) is raised by
+``P_shapes`` as a check (:func:`_reported`). A size computed inside a loop or branch
+stays an error: its value is not known before the kernel runs.
 """
 
 from __future__ import annotations
