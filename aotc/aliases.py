@@ -226,6 +226,15 @@ def path_aliased(one: Any, other: Any, on_path: Tracer) -> None:
     other.path_aliases.append((one, on_path))
 
 
+def outer_array(leaf: Any, operand: Any, here: Any) -> Any:
+    """The array from outside a branch (traced in a context inside ``here``) that a value
+    it gives is: ``operand``, the operand it hands back, if any; else ``leaf`` itself when
+    it was made outside (read by closure); None for an array of its own."""
+    if operand is not None:
+        return operand
+    return leaf if isinstance(leaf, Tracer) and encloses(leaf.context, here) else None
+
+
 def branches_alias(index: Tracer, count: int, operands: list[Any], results: list[Any],
                    identities: list[list[int | None]], leaves: list[list[Any]]) -> None:
     """Each result that some branches (not all) hand back as an array from outside
@@ -235,9 +244,8 @@ def branches_alias(index: Tracer, count: int, operands: list[Any], results: list
     for k, result in enumerate(results):
         sources: list[Any] = []
         for ident, branch in zip(identities, leaves, strict=True):
-            leaf, j = branch[k], ident[k]
-            outside = isinstance(leaf, Tracer) and encloses(leaf.context, here)
-            sources.append(operands[j] if j is not None else leaf if outside else None)
+            j = ident[k]
+            sources.append(outer_array(branch[k], None if j is None else operands[j], here))
         for source in {id(s): s for s in sources if s is not None}.values():
             taken = [b for b, s in enumerate(sources) if s is source]
             if len(taken) == count:

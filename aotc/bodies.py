@@ -27,6 +27,7 @@ from .errors import TraceError
 from .ir import Atom, AType, Program, Var, bound_uppers
 from .shapes import DimExpr, Shape, bound_symbols
 from .tracer import (
+    WEAK_TYPES,
     TraceContext,
     Tracer,
     as_tracer,
@@ -265,8 +266,7 @@ def carried_numbers(results: list[Any], paths: list[list[Any]]) -> None:
         if not isinstance(result, Tracer) or result.ndim:
             continue
         values = [path[k] for path in paths]
-        if all(isinstance(v, (bool, int, float, complex)) or isinstance(v, Tracer) and v.weak
-               for v in values):
+        if all(isinstance(v, WEAK_TYPES) or isinstance(v, Tracer) and v.weak for v in values):
             result.weak = True
         flags = [python_number(v) for v in values]
         if any(f is False for f in flags):

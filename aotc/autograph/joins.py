@@ -18,11 +18,12 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..aliases import outer_array
 from ..control import BranchTypes
 from ..ir import Atom, AType
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, bound_symbols, relu, size, upper_bound
-from ..tracer import Tracer, bind_dim, current, encloses
+from ..tracer import Tracer, bind_dim, current
 
 
 class Joined:
@@ -136,12 +137,9 @@ def outside(leaf: Any, inner: list[Any], outer: list[Any]) -> Any:
     """The array from outside a branch that a leaf of its values is (an operand, whose
     inside value is in ``inner``, or an array it read), or None: a write into the joined
     array reaches that one on the branch's path (``aliases.path_aliased``)."""
-    for inside, before in zip(inner, outer, strict=True):
-        if leaf is inside:
-            return before
-    here = current()
-    return leaf if isinstance(leaf, Tracer) and encloses(leaf.context, here.parent) \
-        else None
+    operand = next((before for inside, before in zip(inner, outer, strict=True)
+                    if leaf is inside), None)
+    return outer_array(leaf, operand, current().parent)
 
 
 def joinable(mismatch: BranchTypes) -> Join | None:

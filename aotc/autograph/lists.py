@@ -104,8 +104,8 @@ def counted_appends(state: State, grown: list[int],
     """How many items a ``while`` loop appends to each list in ``grown``: ``loop`` run on
     ``state`` with counters for those lists, a copy of the loop the entry points run
     before the kernel (as a size computed from the arguments, :mod:`aotc.derived`).
-    None when that copy cannot run there (it writes arrays, draws random numbers, or
-    is inside another loop)."""
+    None when that copy cannot run there (it draws random numbers, or is inside another
+    loop or a branch)."""
     counting = tuple(_Counting(as_tracer(np.int64(0))) if i in grown else v
                      for i, v in enumerate(state))
     try:

@@ -340,8 +340,8 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 optional.check_body(out)
             leaves, tree = flatten(out)
             trees.append((tree, len(leaves)))
-            sources.append({k: joins.outside(leaves[k], flatten(values)[0], outer_leaves)
-                            for k in joined})
+            inner = flatten(values)[0]
+            sources.append({k: joins.outside(leaves[k], inner, outer_leaves) for k in joined})
             return unflatten(tree, [joined[k].pad(v) if k in joined else v
                                     for k, v in enumerate(leaves)])
         return run

@@ -145,10 +145,11 @@ class Args:
         # Its arrays' windows hold where the kernel's checks do (``prev[0] = -1`` needs
         # ``0 < p.0``): run it only then (else ``P_shapes`` fails that check next).
         with b.if_then(self._checks_hold(symbols) if arrays else ir.Constant(ir.IntType(1), 1)):
-            scratch = aligned_buffer(b, dims(layout.scratch_bytes)) if arrays else null
-            with b.if_then(b.icmp_unsigned("==", scratch, null) if arrays
-                           else ir.Constant(ir.IntType(1), 0), likely=False):
-                b.ret(i64(abi.TOO_BIG if self.info is not None else abi.OUT_OF_MEMORY))
+            scratch = null
+            if arrays:
+                scratch = aligned_buffer(b, dims(layout.scratch_bytes))
+                with b.if_then(b.icmp_unsigned("==", scratch, null), likely=False):
+                    b.ret(i64(abi.TOO_BIG if self.info is not None else abi.OUT_OF_MEMORY))
             ctx = Lowering(b, dims, layout, null, scratch, runtime, EQN_RULES, errors)
             region = Outline(ctx, "derived", serial=True)
             with region:

@@ -42,6 +42,7 @@ The result is a :class:`BufferPlan`; :mod:`.layout` turns its buffer classes int
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from ..ir import Atom, Eqn, Program, Var, nested_programs
@@ -295,10 +296,10 @@ def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     # as views of it, so they overwrite it only after their last reads of them.
     views_of = {j: [i for i, v in enumerate(operands) if i != j and isinstance(v, Var)
                     and a in planner.roots(v)] for j, a in enumerate(operands)}
+    bases = Counter(i for views in views_of.values() for i in views)  # per view: of how many
     dying = {j for j, a in enumerate(operands) if planner.eligible(scope, a, p)
-             and all(not planner.is_version(operands[i]) for i in views_of[j])
-             and len(set(views_of[j]) & {i for k, vs in views_of.items() if k != j
-                                            for i in vs}) == 0}
+             and all(not planner.is_version(operands[i]) and bases[i] == 1
+                     for i in views_of[j])}
     claimed: dict[int, int] = {}  # operand -> result
     for k, out in enumerate(eqn.outs):
         if not out.type.ndim:

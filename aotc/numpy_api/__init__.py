@@ -89,9 +89,8 @@ def _register() -> None:
     setattr(Tracer, "__mul__", _times(False))  # noqa: B010
     setattr(Tracer, "__rmul__", _times(True))  # noqa: B010
     for name, ufunc in ufuncs.BINARY_OPERATORS.items():  # (a scalar's: Python's, too)
-        operator = ufuncs.OPERATORS.get(f"__{name}__") if name != "pow" else None
-        setattr(Tracer, f"__i{name}__", writes.inplace(ufunc) if operator is None else
-                writes.inplace_with(operator, f"np.{ufunc.__name__}"))
+        setattr(Tracer, f"__i{name}__", writes.inplace(ufunc) if name == "pow" else
+                writes.inplace_with(ufuncs.OPERATORS[f"__{name}__"], f"np.{ufunc.__name__}"))
     current = {name: getattr(Tracer, name) for name in
                ("__add__", "__radd__", "__iadd__", "__mul__", "__rmul__", "__imul__")}
     for dunder, fn in pylists.list_operators(current).items():  # Python lists' + and *
