@@ -3,8 +3,8 @@
 The claims checked here: every sort is stable and returns NumPy's ``kind='stable'``
 result bit for bit (NaN payloads and signs, ``-0.0``/``0.0`` in input order), at every
 dtype, for rows short enough for insertion sort and long enough for the radix passes
-(or, built for an AVX-512 CPU, for the quicksort of 4- and 8-byte values: its paths are
-forced one by one in ``tests/codegen/test_quicksort.py``),
+(or, built for an AVX2 or AVX-512 CPU, for the quicksort of 4- and 8-byte values: its
+paths are forced one by one in ``tests/codegen/test_quicksort.py``),
 with digits that all keys share (skipped passes) and ones that vary; partitions have
 the partition property for every ``kth``; ``searchsorted`` is NumPy's binary search;
 and the work buffers come from the kernel's scratch plan, never from malloc.
@@ -28,7 +28,7 @@ from aotc.types import parse_signature_string
 
 ORDERED = [np.dtype(c) for c in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4",
                                  "f8")]
-#: Insertion-sorted, network-sorted (AVX-512: up to 128 keys of 8 bytes, 256 of 4) and
+#: Insertion-sorted, network-sorted (up to 128 keys; 32 of 8 bytes with AVX2) and
 #: partitioned or radix-sorted rows.
 SIZES = [0, 1, 2, SMALL, SMALL + 1, 129, 257, 3000, 20_000]
 

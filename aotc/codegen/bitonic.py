@@ -1,7 +1,8 @@
-"""Bitonic sorting networks in AVX-512 registers, for :mod:`.quicksort`'s short ranges.
+"""Bitonic sorting networks in AVX-512 or AVX2 registers, for :mod:`.quicksort`'s short
+ranges.
 
-A network sorts a power of two of registers of keys (:mod:`.sortkeys`' unsigned keys)
-with no branch: each compare-exchange is an unsigned ``min`` and ``max`` of whole
+A network sorts a power of two of registers of keys (:mod:`.sortkeys`' keys) with no
+branch: each compare-exchange is a ``min`` and ``max`` of whole
 registers, or of a register and its lanes shuffled, blended by a constant mask. Short
 ranges are padded with the greatest key, which sorts last and is never stored.
 """
@@ -21,8 +22,11 @@ from .sortkeys import Keys
 VECTOR_BYTES = 64
 #: The longest range a bitonic network sorts (16 registers of 8-byte keys measured 5%
 #: faster on 10^6 keys than 8, on a Zen 5; 32 registers of 4-byte keys cost LLVM 0.8 s
-#: more per module than 16).
+#: more per module than 16) ...
 NETWORK_KEYS = 128
+#: ... in half the target's vector registers at most: 8 of AVX2's 16 measured 10%
+#: faster than 16 on 10^6 8-byte keys, on a Zen 3 (16 spill).
+NETWORK_SHARE = 2
 
 
 def prefix_mask(b: ir.IRBuilder, count: ir.Value, lanes: int) -> ir.Value:
@@ -33,14 +37,21 @@ def prefix_mask(b: ir.IRBuilder, count: ir.Value, lanes: int) -> ir.Value:
 
 
 class KeyVectors:
-    """Vector operations on registers of keys (``lanes`` unsigned ``key`` integers)."""
+    """Vector operations on registers of keys (``lanes`` of them: a register of the
+    builder's target)."""
 
-    def __init__(self, b: KernelBuilder, key: ir.IntType) -> None:
-        self.b, self.key = b, key
-        self.lanes = VECTOR_BYTES * 8 // key.width
+    def __init__(self, b: KernelBuilder, keys: Keys) -> None:
+        key = keys.ty
+        self.b, self.key, self.signed = b, key, keys.signed
+        self.lanes = b.vector_bytes * 8 // key.width
+        #: The longest range :func:`network_function` sorts with these registers.
+        #: AVX2 has no min or max of 64-bit lanes: they are a compare and a blend.
+        self.native_min_max = key.width < 64 or b.vector_bytes == VECTOR_BYTES
+        registers = (32 if b.vector_bytes == VECTOR_BYTES else 16) // NETWORK_SHARE
+        self.network_keys = min(NETWORK_KEYS, registers * self.lanes)
         self.ty = ir.VectorType(key, self.lanes)
         self.mask_ty = ir.VectorType(I1, self.lanes)
-        self.top = ir.Constant(key, (1 << key.width) - 1)
+        self.top = keys.greatest
 
     def _call(self, name: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
         module = self.b.module
@@ -49,10 +60,22 @@ class KeyVectors:
         return self.b.call(fn, args)
 
     def minimum(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        return self._call(f"llvm.umin.v{self.lanes}i{self.key.width}", self.ty, [x, y])
+        op = "smin" if self.signed else "umin"
+        return self._call(f"llvm.{op}.v{self.lanes}i{self.key.width}", self.ty, [x, y])
 
     def maximum(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        return self._call(f"llvm.umax.v{self.lanes}i{self.key.width}", self.ty, [x, y])
+        op = "smax" if self.signed else "umax"
+        return self._call(f"llvm.{op}.v{self.lanes}i{self.key.width}", self.ty, [x, y])
+
+    def exchange(self, x: ir.Value, y: ir.Value, take_max: list[bool]) -> ir.Value:
+        """Lane by lane, the greater of ``x`` and ``y`` where ``take_max``, else the
+        lesser: a min, a max and a blend, or, without native min and max, one compare
+        and one blend (the compare flipped in the lanes that take the greater)."""
+        mask = ir.Constant(self.mask_ty, [int(t) for t in take_max])
+        if self.native_min_max:
+            return self.b.select(mask, self.maximum(x, y), self.minimum(x, y))
+        less = (self.b.icmp_signed if self.signed else self.b.icmp_unsigned)("<", x, y)
+        return self.b.select(self.b.xor(less, mask), x, y)
 
     def prefix(self, count: ir.Value) -> ir.Value:
         """The mask of the first ``count`` lanes (``0 <= count <= lanes``)."""
@@ -105,10 +128,9 @@ def bitonic_sort(vec: KeyVectors, registers: list[ir.Value]) -> list[ir.Value]:
                     continue
                 swapped = b.shuffle_vector(reg, reg, ir.Constant(
                     ir.VectorType(I32, lanes), [lane ^ j for lane in range(lanes)]))
-                keep_low = [(lane & j == 0) == ((r * lanes + lane) & k == 0)
+                take_max = [(lane & j == 0) != ((r * lanes + lane) & k == 0)
                             for lane in range(lanes)]
-                out[r] = b.select(ir.Constant(vec.mask_ty, [int(t) for t in keep_low]),
-                                  vec.minimum(reg, swapped), vec.maximum(reg, swapped))
+                out[r] = vec.exchange(reg, swapped, take_max)
             regs = out
             j //= 2
         k *= 2
@@ -116,27 +138,30 @@ def bitonic_sort(vec: KeyVectors, registers: list[ir.Value]) -> list[ir.Value]:
 
 
 def define_once(module: ir.Module, name: str, ret: ir.Type,
-              params: list[tuple[str, ir.Type]],
-              body: Callable[[KernelBuilder, dict[str, ir.Argument]], None]) -> ir.Function:
-    """Define internal ``name`` once per module (``body`` writes it, ending in a ``ret``)."""
+                params: list[tuple[str, ir.Type]],
+                body: Callable[[KernelBuilder, dict[str, ir.Argument]], None],
+                vector_bytes: int = VECTOR_BYTES) -> ir.Function:
+    """Define internal ``name`` once per module (``body`` writes it, ending in a ``ret``;
+    its builder has registers of ``vector_bytes``)."""
     found = existing(module, name)
     if found is not None:
         return found
-    with internal_function(module, name, ret, params, VECTOR_BYTES) as (b, p):
+    with internal_function(module, name, ret, params, vector_bytes) as (b, p):
         body(b, p)
     fn = module.globals[name]
     assert isinstance(fn, ir.Function)
     return fn
 
 
-def network_function(module: ir.Module, keys: Keys) -> ir.Function:
+def network_function(module: ir.Module, keys: Keys, vector_bytes: int) -> ir.Function:
     """``void(x, dest, n)``: ``dest[0:n]`` is the values of ``x[0:n]`` sorted, for ``n``
-    of at most :data:`NETWORK_KEYS` (``dest`` may be ``x``)."""
+    of at most :attr:`KeyVectors.network_keys` (``dest`` may be ``x``), in registers of
+    ``vector_bytes``."""
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
-        vec = KeyVectors(b, keys.ty)
+        vec = KeyVectors(b, keys)
         n = p["n"]
         registers = 1
-        while registers * vec.lanes <= NETWORK_KEYS:
+        while registers * vec.lanes <= vec.network_keys:
             fits = b.icmp_signed("<=", n, i64(registers * vec.lanes))
             with b.if_then(fits):
                 regs = [vec.load_padded(p["x"], i64(r * vec.lanes), n)
@@ -152,5 +177,5 @@ def network_function(module: ir.Module, keys: Keys) -> ir.Function:
             registers *= 2
         b.ret_void()
 
-    return define_once(module, f"aotc.qsort.network.{keys.dtype.name}", VOID,
-                     [("x", PTR), ("dest", PTR), ("n", I64)], body)
+    return define_once(module, f"aotc.qsort.network.{keys.dtype.name}.v{vector_bytes}", VOID,
+                       [("x", PTR), ("dest", PTR), ("n", I64)], body, vector_bytes)

@@ -1,17 +1,19 @@
-"""Sorting 32- and 64-bit keys with AVX-512 registers: a vectorized quicksort.
+"""Sorting 32- and 64-bit keys with AVX-512 or AVX2 registers: a vectorized quicksort.
 
-Why: on AVX-512 hosts NumPy sorts with x86-simd-sort, and the radix sort's eight passes
-over 64-bit keys (:mod:`.radix`) reached only 0.75x of it on 10^6 f64 (0.50x on f32)
-on a Zen 5. This quicksort is built the same way: a partition step is a vector
-comparison with the pivot and one permutation per eight keys, and ranges of at most
-:data:`.bitonic.NETWORK_KEYS` keys are sorted by a bitonic network in registers
-(:mod:`.bitonic`). On random keys it reads and writes the row once per level.
+Why: NumPy sorts with x86-simd-sort on AVX-512 and AVX2 hosts, and the radix sort's
+passes over 64-bit keys (:mod:`.radix`) reached only 0.75x of it on 10^6 f64 (0.50x on
+f32) on a Zen 5, and 0.5-0.8x on a Zen 3 whose L3 other tenants share (each pass streams
+the whole row through memory). This quicksort is built the same way: a partition step
+is a vector comparison with the pivot and one permutation per register of keys (eight,
+or four 64-bit keys in AVX2), and short ranges (:attr:`.bitonic.KeyVectors.network_keys`)
+are sorted by a bitonic network in registers (:mod:`.bitonic`). On random keys it reads
+and writes the row once per level, and ranges below L2's size stay there.
 
 The keys are :mod:`.sortkeys`' unsigned keys, so one sort serves every 4- and 8-byte
 dtype; which order equal values come out in cannot be seen in keys, and
 :mod:`.floatruns` restores NumPy's stable order of zeros and NaNs afterwards.
 
-``void aotc.qsort.<dtype>(x, y, n, depth, to_y)`` sorts the ``n`` keys at ``x`` with
+``void aotc.qsort.<dtype>.v<bytes>(x, y, n, depth, to_y)`` sorts the ``n`` keys at ``x`` with
 ``y`` (``n`` keys) as scratch; they end in ``y`` if ``to_y``, else in ``x``, as values
 (:meth:`.Keys.unkey`): every range is written there once, when it is sorted, and never
 read again, so the last pass over the row is the networks' own stores. A partition goes
@@ -33,7 +35,6 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from .bitonic import (
-    NETWORK_KEYS,
     VECTOR_BYTES,
     KeyVectors,
     bitonic_sort,
@@ -55,30 +56,52 @@ SAMPLE_KEYS = 64
 
 
 def available(vector_bytes: int, width: int) -> bool:
-    """Whether keys of ``width`` bits sort here: the target needs AVX-512 registers (on
-    AVX2 hosts NumPy's own sort is slower, and the radix sort was ahead of it)."""
-    return vector_bytes == VECTOR_BYTES and width in (32, 64)
+    """Whether keys of ``width`` bits sort here: the target needs AVX2 or AVX-512
+    registers (a variable permutation of lanes)."""
+    return vector_bytes in (32, VECTOR_BYTES) and width in (32, 64)
 
 
 #: Keys a partition step takes at once: eight, whatever their width, so that the
-#: permutation putting the keys below the pivot first is one of 256 (:func:`_table`).
+#: permutation putting the keys below the pivot first is one of 256 (:func:`_table`);
+#: four 64-bit keys with AVX2 (one register, permuted as eight 32-bit halves).
 STEP = 8
-#: Steps a partition's loop takes per iteration: their loads and comparisons are
-#: independent, only the stores wait for the previous step's counts.
-UNROLL = 4
 
 
-def _table(module: ir.Module) -> ir.GlobalVariable:
-    """For each mask of eight lanes, the eight source lanes of the permutation that puts
-    the lanes in the mask first and the others after, each in lane order (a byte each)."""
-    name = "aotc.qsort.partition.table"
+def _step(vector_bytes: int, key: ir.IntType) -> int:
+    return STEP if vector_bytes * 8 >= STEP * key.width else vector_bytes * 8 // key.width
+
+
+def keys_for(keys: Keys, vector_bytes: int) -> Keys:
+    """The keys the quicksort sorts in registers of ``vector_bytes``: signed ones for
+    64-bit keys in AVX2, which has signed 64-bit comparisons only (and so min, max and
+    ``<`` are one instruction fewer each), else ``keys``."""
+    return keys.as_signed() if keys.width == 64 and vector_bytes < VECTOR_BYTES else keys
+
+
+def _halves(vector_bytes: int, key: ir.IntType) -> bool:
+    """Whether a step's keys are permuted as 32-bit halves (64-bit keys in AVX2, which
+    permutes only 32-bit lanes across a register)."""
+    return key.width == 64 and vector_bytes < VECTOR_BYTES
+#: Keys a partition's loop takes per iteration, in steps whose loads and comparisons
+#: are independent (only the stores wait for the previous step's counts): four steps
+#: with AVX-512, eight with AVX2 (measured best on a Zen 5 and a Zen 3).
+ITERATION_KEYS = 32
+
+
+def _table(module: ir.Module, step: int, halves: bool) -> ir.GlobalVariable:
+    """For each mask of ``step`` lanes, the source lanes of the permutation that puts
+    the lanes in the mask first and the others after, each in lane order (a byte each;
+    ``halves``: two per lane, its 32-bit halves)."""
+    name = f"aotc.qsort.partition.table{step}{'.halves' if halves else ''}"
     found = module.globals.get(name)
     if isinstance(found, ir.GlobalVariable):
         return found
     entries = []
-    for mask in range(1 << STEP):
-        lanes = [lane for lane in range(STEP) if mask >> lane & 1]
-        entries.extend(lanes + [lane for lane in range(STEP) if not mask >> lane & 1])
+    for mask in range(1 << step):
+        lanes = [lane for lane in range(step) if mask >> lane & 1]
+        order = lanes + [lane for lane in range(step) if not mask >> lane & 1]
+        entries.extend([half for lane in order for half in (2 * lane, 2 * lane + 1)]
+                       if halves else order)
     ty = ir.ArrayType(I8, len(entries))
     table = ir.GlobalVariable(module, ty, name)
     table.initializer = ir.Constant(ty, bytearray(entries))
@@ -87,52 +110,59 @@ def _table(module: ir.Module) -> ir.GlobalVariable:
     return table
 
 
-def _partition_function(module: ir.Module, keys: Keys, from_values: bool = False
-                        ) -> ir.Function:
+def _partition_function(module: ir.Module, keys: Keys, vector_bytes: int,
+                        from_values: bool = False) -> ir.Function:
     """``i64(x, y, n, t)``: the keys of ``x[0:n]`` below ``t`` to ``y[0:k]``, the others
     to ``y[k:n]``; returns ``k``. ``from_values``: ``x`` holds values, made keys as they
     are read (the first partition of a row reads the input itself).
 
-    Each step permutes :data:`STEP` keys so that those below ``t`` come first (a table
+    Each step permutes :func:`_step` keys so that those below ``t`` come first (a table
     lookup and one ``vpermq``/``vpermd``: cheaper than two compresses) and stores the
     register twice, at the front and at the back; the lanes that do not belong there
     land on places later steps overwrite. Only the last steps, where front and back
     come within two registers of each other, store through masks."""
     key = keys.ty
+    per_step, halves = _step(vector_bytes, key), _halves(vector_bytes, key)
 
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
-        ty = ir.VectorType(key, STEP)
+        ty = ir.VectorType(key, per_step)
         x, y, n = p["x"], p["y"], p["n"]
-        threshold = splat(b, p["t"], STEP)
-        table = _table(b.module)
-        permute_name = ("llvm.x86.avx512.permvar.di.512" if key.width == 64
+        threshold = splat(b, p["t"], per_step)
+        table = _table(b.module, per_step, halves)
+        entry = 2 * per_step if halves else per_step
+        lane_ty = ir.VectorType(I32, entry) if halves else ty
+        permute_name = ("llvm.x86.avx512.permvar.di.512" if lane_ty.element.width == 64
                         else "llvm.x86.avx2.permd")
-        permute = existing(b.module, permute_name) or ir.Function(
-            b.module, ir.FunctionType(ty, [ty, ty]), permute_name)
+        permute_fn = existing(b.module, permute_name) or ir.Function(
+            b.module, ir.FunctionType(lane_ty, [lane_ty, lane_ty]), permute_name)
         popcount = b.module.declare_intrinsic("llvm.ctpop", [I8], ir.FunctionType(I8, [I8]))
+
+        def permute(keys: ir.Value, lanes: ir.Value) -> ir.Value:
+            moved = b.call(permute_fn, [b.bitcast(keys, lane_ty), b.zext(lanes, lane_ty)])
+            return b.bitcast(moved, ty)
         left, right = Local(b, I64, i64(0), "left"), Local(b, I64, n, "right")
 
         def at(base: ir.Value, index: ir.Value) -> ir.Value:
             return b.gep(base, [index], source_etype=key)
 
         def prefix(count: ir.Value) -> ir.Value:
-            return prefix_mask(b, count, STEP)
+            return prefix_mask(b, count, per_step)
 
-        def step(keys: ir.Value, valid: ir.Value | None) -> None:
-            below = b.icmp_unsigned("<", keys, threshold)
+        def step(register: ir.Value, valid: ir.Value | None) -> None:
+            below = keys.less(b, register, threshold)
             if valid is not None:
                 below = b.and_(below, prefix(valid))
-            bits = b.bitcast(below, I8)
-            lanes = b.load(b.gep(table, [i64(0), b.mul(b.zext(bits, I64), i64(STEP))],
-                                 source_etype=table.value_type), typ=ir.VectorType(I8, STEP),
+            bits = b.zext(b.bitcast(below, ir.IntType(per_step)), I8)
+            lanes = b.load(b.gep(table, [i64(0), b.mul(b.zext(bits, I64), i64(entry))],
+                                 source_etype=table.value_type), typ=ir.VectorType(I8, entry),
                            align=1)
-            moved = b.call(permute, [keys, b.zext(lanes, ty)])
+            moved = permute(register, lanes)
             low = b.zext(b.call(popcount, [bits]), I64)
-            high = b.sub(valid if valid is not None else i64(STEP), low)
+            high = b.sub(valid if valid is not None else i64(per_step), low)
             front, back = left.get(), b.sub(right.get(), high)
             if valid is None:
                 b.store(moved, at(y, front), align=1)
-                b.store(moved, at(y, b.sub(right.get(), i64(STEP))), align=1)
+                b.store(moved, at(y, b.sub(right.get(), i64(per_step))), align=1)
             else:
                 masked_store(b, moved, at(y, front), prefix(low))
                 masked_store(b, moved, at(y, b.sub(back, low)),
@@ -146,33 +176,36 @@ def _partition_function(module: ir.Module, keys: Keys, from_values: bool = False
         def load(i: ir.Value) -> ir.Value:
             return convert(b.load(at(x, i), typ=ty, align=key.width // 8))
 
-        roomy = b.select(b.icmp_signed(">=", n, i64(2 * STEP)),
-                         b.add(b.udiv(b.sub(n, i64(2 * STEP)), i64(STEP)), i64(1)), i64(0))
-        groups = b.udiv(roomy, i64(UNROLL))
+        roomy = b.select(b.icmp_signed(">=", n, i64(2 * per_step)),
+                         b.add(b.udiv(b.sub(n, i64(2 * per_step)), i64(per_step)), i64(1)), i64(0))
+        unroll = ITERATION_KEYS // per_step
+        groups = b.udiv(roomy, i64(unroll))
         with for_range(b, groups, "part", vectorize=False) as g:
-            first = b.mul(g, i64(UNROLL * STEP))
-            loaded = [load(b.add(first, i64(u * STEP))) for u in range(UNROLL)]
-            for keys_in in loaded:
-                step(keys_in, None)
-        with for_range(b, b.urem(roomy, i64(UNROLL)), "part.rest", vectorize=False) as i:
-            step(load(b.mul(b.add(b.mul(groups, i64(UNROLL)), i), i64(STEP))), None)
-        done = Local(b, I64, b.mul(roomy, i64(STEP)), "done")
-        with b.if_then(b.icmp_signed(">=", b.sub(n, done.get()), i64(STEP))):
-            step(load(done.get()), i64(STEP))
-            done.set(b.add(done.get(), i64(STEP)))
+            first = b.mul(g, i64(ITERATION_KEYS))
+            loaded = [load(b.add(first, i64(u * per_step))) for u in range(unroll)]
+            for register in loaded:
+                step(register, None)
+        with for_range(b, b.urem(roomy, i64(unroll)), "part.rest", vectorize=False) as i:
+            step(load(b.mul(b.add(b.mul(groups, i64(unroll)), i), i64(per_step))), None)
+        done = Local(b, I64, b.mul(roomy, i64(per_step)), "done")
+        with b.if_then(b.icmp_signed(">=", b.sub(n, done.get()), i64(per_step))):
+            step(load(done.get()), i64(per_step))
+            done.set(b.add(done.get(), i64(per_step)))
         rest = b.sub(n, done.get())
         with b.if_then(b.icmp_signed(">", rest, i64(0))):
             step(convert(masked_load(b, at(x, done.get()), ty, prefix(rest))), rest)
         b.ret(left.get())
 
     name = (f"aotc.qsort.partition.{keys.dtype.name}" if from_values
-            else f"aotc.qsort.partition.u{key.width}")
-    return define_once(module, name, I64,
-                     [("x", PTR), ("y", PTR), ("n", I64), ("t", key)], body)
+            else f"aotc.qsort.partition.{'i' if keys.signed else 'u'}{key.width}")
+    return define_once(module, f"{name}.v{vector_bytes}", I64,
+                       [("x", PTR), ("y", PTR), ("n", I64), ("t", key)], body, vector_bytes)
 
 
-def _sift_function(module: ir.Module, key: ir.IntType) -> ir.Function:
+def _sift_function(module: ir.Module, keys: Keys) -> ir.Function:
     """``void(x, root, end)``: sift ``x[root]`` down the max-heap ``x[0:end]``."""
+    key = keys.ty
+
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
         x, end = p["x"], p["end"]
         root = Local(b, I64, p["root"], "root")
@@ -187,13 +220,13 @@ def _sift_function(module: ir.Module, key: ir.IntType) -> ir.Function:
         child_key = b.load(b.gep(x, [child], source_etype=key), typ=key)
         right_key = b.load(b.gep(x, [b.select(b.icmp_signed("<", right, end), right, child)],
                                  source_etype=key), typ=key)
-        bigger = b.icmp_unsigned("<", child_key, right_key)
+        bigger = keys.less(b, child_key, right_key)
         child = b.select(bigger, right, child)
         child_key = b.select(bigger, right_key, child_key)
         top_at = b.gep(x, [root.get()], source_etype=key)
         top = b.load(top_at, typ=key)
         swap = fn.append_basic_block("sift.swap")
-        b.cbranch(b.icmp_unsigned("<", top, child_key), swap, done)
+        b.cbranch(keys.less(b, top, child_key), swap, done)
         b.position_at_end(swap)
         b.store(child_key, top_at)
         b.store(top, b.gep(x, [child], source_etype=key))
@@ -202,13 +235,14 @@ def _sift_function(module: ir.Module, key: ir.IntType) -> ir.Function:
         b.position_at_end(done)
         b.ret_void()
 
-    return define_once(module, f"aotc.qsort.sift.u{key.width}", VOID,
+    return define_once(module, f"aotc.qsort.sift.{'i' if keys.signed else 'u'}{key.width}",
+                       VOID,
                      [("x", PTR), ("root", I64), ("end", I64)], body)
 
 
-def _heapsort(b: KernelBuilder, key: ir.IntType, x: ir.Value, n: ir.Value) -> None:
+def _heapsort(b: KernelBuilder, keys: Keys, x: ir.Value, n: ir.Value) -> None:
     """Sort ``x[0:n]`` in place in ``O(n log n)`` whatever the keys."""
-    sift = _sift_function(b.module, key)
+    key, sift = keys.ty, _sift_function(b.module, keys)
     half = b.udiv(n, i64(2))
     with for_range(b, half, "heapify", vectorize=False) as i:
         b.call(sift, [x, b.sub(b.sub(half, i64(1)), i), n])
@@ -226,14 +260,14 @@ def _fill(b: KernelBuilder, key: ir.IntType, dest: ir.Value, n: ir.Value,
         b.store(value(i), b.gep(dest, [i], source_etype=key))
 
 
-def _pivot_function(module: ir.Module, keys: Keys, from_values: bool = False
-                    ) -> ir.Function:
+def _pivot_function(module: ir.Module, keys: Keys, vector_bytes: int,
+                    from_values: bool = False) -> ir.Function:
     """``key(x, n)``: the median of a sample of ``x[0:n]`` spread evenly over it: one
     register's worth of keys, or for long ranges :data:`SAMPLE_KEYS`. ``from_values``:
     ``x`` holds values, made keys as they are read. (A function of its own: its network
     is the biggest code a sort has after the ranges' networks.)"""
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
-        vec = KeyVectors(b, keys.ty)
+        vec = KeyVectors(b, keys)
         x, n = p["x"], p["n"]
 
         def sample(registers: int) -> None:
@@ -259,27 +293,30 @@ def _pivot_function(module: ir.Module, keys: Keys, from_values: bool = False
         sample(1)
 
     name = f"aotc.qsort.pivot.{keys.dtype.name}{'.values' if from_values else ''}"
-    return define_once(module, name, keys.ty, [("x", PTR), ("n", I64)], body)
+    return define_once(module, f"{name}.v{vector_bytes}", keys.ty, [("x", PTR), ("n", I64)],
+                       body, vector_bytes)
 
 
-def quicksort_function(module: ir.Module, keys: Keys) -> ir.Function:
-    """``void(x, y, n, depth, to_y)``: see the module docstring."""
-    name = f"aotc.qsort.{keys.dtype.name}"
+def quicksort_function(module: ir.Module, keys: Keys, vector_bytes: int) -> ir.Function:
+    """``void(x, y, n, depth, to_y)`` in registers of ``vector_bytes`` (``keys``: of
+    :func:`keys_for`): see the module docstring."""
+    assert keys == keys_for(keys, vector_bytes)
+    name = f"aotc.qsort.{keys.dtype.name}.v{vector_bytes}"
     key = keys.ty
 
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
-        vec = KeyVectors(b, key)
+        vec = KeyVectors(b, keys)
         x, y, n, depth, to_y = p["x"], p["y"], p["n"], p["depth"], p["to_y"]
         dest = b.select(to_y, y, x)
-        with b.if_then(b.icmp_signed("<=", n, i64(NETWORK_KEYS))):
-            b.call(network_function(b.module, keys), [x, dest, n])
+        with b.if_then(b.icmp_signed("<=", n, i64(vec.network_keys))):
+            b.call(network_function(b.module, keys, vector_bytes), [x, dest, n])
             b.ret_void()
         with b.if_then(b.icmp_signed("<=", depth, i64(0)), likely=False):
-            _heapsort(b, key, x, n)
+            _heapsort(b, keys, x, n)
             _fill(b, key, dest, n, lambda i: keys.unkey(b, b.load(vec.at(x, i), typ=key)))
             b.ret_void()
-        pivot = b.call(_pivot_function(b.module, keys), [x, n])
-        partition = _partition_function(b.module, keys)
+        pivot = b.call(_pivot_function(b.module, keys, vector_bytes), [x, n])
+        partition = _partition_function(b.module, keys, vector_bytes)
         below = b.call(partition, [x, y, n, pivot])
         deeper = b.sub(depth, i64(1))
         flipped = b.not_(to_y)
@@ -302,7 +339,7 @@ def quicksort_function(module: ir.Module, keys: Keys) -> ir.Function:
         b.ret_void()
 
     return define_once(module, name, VOID, [("x", PTR), ("y", PTR), ("n", I64),
-                                          ("depth", I64), ("to_y", I1)], body)
+                                            ("depth", I64), ("to_y", I1)], body, vector_bytes)
 
 
 def _levels(b: KernelBuilder, n: ir.Value) -> ir.Value:
@@ -312,32 +349,33 @@ def _levels(b: KernelBuilder, n: ir.Value) -> ir.Value:
 
 
 def sort_keys(b: KernelBuilder, keys: Keys, row: ir.Value, scratch: ir.Value,
-              n: ir.Value) -> None:
+              n: ir.Value, vector_bytes: int) -> None:
     """Sort the ``n`` keys at ``row`` in place, leaving their values there (``scratch``
     holds ``n`` more keys)."""
-    b.call(quicksort_function(b.module, keys),
+    b.call(quicksort_function(b.module, keys, vector_bytes),
            [row, scratch, n, _levels(b, n), ir.Constant(I1, 0)])
 
 
-def _row_function(module: ir.Module, keys: Keys) -> ir.Function:
+def _row_function(module: ir.Module, keys: Keys, vector_bytes: int) -> ir.Function:
     """``void(src, dst, scratch, n)``: see :func:`sort_row`."""
     key = keys.ty
 
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
         src, dst, scratch, n = p["src"], p["dst"], p["scratch"], p["n"]
-        vec = KeyVectors(b, key)
-        sort = quicksort_function(b.module, keys)
+        vec = KeyVectors(b, keys)
+        sort = quicksort_function(b.module, keys, vector_bytes)
         depth = _levels(b, n)
 
         def in_place() -> None:
             _fill(b, key, dst, n, lambda i: keys.key(b, b.load(vec.at(src, i), typ=key)))
             b.call(sort, [dst, scratch, n, depth, ir.Constant(I1, 0)])
 
-        with b.if_then(b.icmp_signed("<=", n, i64(NETWORK_KEYS))):
+        with b.if_then(b.icmp_signed("<=", n, i64(vec.network_keys))):
             in_place()
             b.ret_void()
-        pivot = b.call(_pivot_function(b.module, keys, from_values=True), [src, n])
-        below = b.call(_partition_function(b.module, keys, from_values=True),
+        pivot = b.call(_pivot_function(b.module, keys, vector_bytes, from_values=True),
+                       [src, n])
+        below = b.call(_partition_function(b.module, keys, vector_bytes, from_values=True),
                        [src, scratch, n, pivot])
         deeper, into_dst = b.sub(depth, i64(1)), ir.Constant(I1, 1)
         with b.if_else(b.icmp_signed(">", below, i64(0))) as (split, least):
@@ -349,13 +387,14 @@ def _row_function(module: ir.Module, keys: Keys) -> ir.Function:
                 in_place()
         b.ret_void()
 
-    return define_once(module, f"aotc.qsort.row.{keys.dtype.name}", VOID,
-                     [("src", PTR), ("dst", PTR), ("scratch", PTR), ("n", I64)], body)
+    return define_once(module, f"aotc.qsort.row.{keys.dtype.name}.v{vector_bytes}", VOID,
+                       [("src", PTR), ("dst", PTR), ("scratch", PTR), ("n", I64)], body,
+                       vector_bytes)
 
 
 def sort_row(b: KernelBuilder, keys: Keys, src: ir.Value, dst: ir.Value, scratch: ir.Value,
-             n: ir.Value) -> None:
+             n: ir.Value, vector_bytes: int) -> None:
     """``dst[0:n]`` is the ``n`` values at ``src`` sorted (both contiguous, distinct;
     ``scratch`` holds ``n`` keys). The first partition reads ``src`` itself, so a long
     row costs no pass of its own to become keys."""
-    b.call(_row_function(b.module, keys), [src, dst, scratch, n])
+    b.call(_row_function(b.module, keys, vector_bytes), [src, dst, scratch, n])

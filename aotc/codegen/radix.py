@@ -57,7 +57,7 @@ def sort_values_function(module: ir.Module, dtype: np.dtype, vector_bytes: int
                          ) -> ir.Function:
     """``void(src, src_stride, n, dst, dst_stride, ka, kb, hist)``: ``dst`` is the
     sorted row; ``ka``, ``kb`` hold ``n`` keys (``kb`` may be ``dst`` when that is
-    contiguous); ``hist`` holds :func:`histogram_size` int64. With AVX-512 registers
+    contiguous); ``hist`` holds :func:`histogram_size` int64. With AVX2 or AVX-512 registers
     (``vector_bytes``), 4- and 8-byte keys are sorted by :mod:`.quicksort` instead."""
     keys = keys_of(dtype)
     quick = quicksort.available(vector_bytes, keys.width)
@@ -75,7 +75,10 @@ def sort_values_function(module: ir.Module, dtype: np.dtype, vector_bytes: int
                 copy_row(b, n, src, dst, lambda raw: raw)
                 insertion_sort(b, n, dst, lambda raw: keys.canonical(b, raw), [])
             with large:
-                (_quick_values if quick else _large_values)(b, keys, n, src, dst, p)
+                if quick:
+                    _quick_values(b, keys, n, src, dst, p, vector_bytes)
+                else:
+                    _large_values(b, keys, n, src, dst, p)
     fn = module.globals[name]
     assert isinstance(fn, ir.Function)
     return fn
@@ -137,26 +140,28 @@ def _large_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
 
 
 def _quick_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
-                  p: dict[str, ir.Argument]) -> None:
+                  p: dict[str, ir.Argument], vector_bytes: int) -> None:
     """The quicksort sorts in ``dst`` itself when that is contiguous (``kb`` is then
     ``dst``), else in ``ka``, copied to ``dst``; a contiguous ``src`` is read by the
     first partition itself."""
     ka = packed(b, p["ka"], keys.ty)
     unit = i64(dst.align)
+    values = keys
+    keys = quicksort.keys_for(values, vector_bytes)
     with b.if_else(b.icmp_signed("==", dst.stride, unit)) as (contiguous, strided):
         with contiguous:
             with b.if_else(b.icmp_signed("==", src.stride, unit)) as (packed_src, gathered):
                 with packed_src:
-                    quicksort.sort_row(b, keys, src.data, dst.data, ka.data, n)
+                    quicksort.sort_row(b, keys, src.data, dst.data, ka.data, n, vector_bytes)
                 with gathered:
                     copy_row(b, n, src, dst, lambda raw: keys.key(b, raw))
-                    quicksort.sort_keys(b, keys, dst.data, ka.data, n)
+                    quicksort.sort_keys(b, keys, dst.data, ka.data, n, vector_bytes)
         with strided:
             copy_row(b, n, src, ka, lambda raw: keys.key(b, raw))
-            quicksort.sort_keys(b, keys, ka.data, p["kb"], n)
+            quicksort.sort_keys(b, keys, ka.data, p["kb"], n, vector_bytes)
             copy_row(b, n, ka, dst, lambda raw: raw)
-    if keys.is_float:
-        fix_float_runs(b, keys, n, src, dst, lambda i: keys.key(b, dst.load(b, i)),
+    if values.is_float:
+        fix_float_runs(b, values, n, src, dst, lambda i: values.key(b, dst.load(b, i)),
                        lambda i, raw: raw)
 
 

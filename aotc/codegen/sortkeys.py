@@ -15,10 +15,15 @@ and NaNs with the sign bit set come before ``-inf`` where NumPy puts every NaN l
 row sorted by bit order differs from NumPy's stable sort only in those runs, which
 :mod:`.floatruns` then fixes. :meth:`Keys.canonical` is NumPy's order itself (zeros and
 NaNs made canonical first), for the insertion sort of short rows.
+
+*Signed* keys (:attr:`Keys.signed`) are those keys with the top bit flipped, so that
+their signed order is the values' order: AVX2 compares 64-bit lanes only as signed
+integers (:mod:`.quicksort`), and for signed integers they are the values themselves.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +37,8 @@ class Keys:
     """Keys of ``dtype``: values are handled as raw integers of the value's width."""
 
     dtype: np.dtype
+    #: Whether the keys are ordered as signed integers (see the module docstring).
+    signed: bool = False
 
     @property
     def width(self) -> int:
@@ -57,9 +64,27 @@ class Keys:
     def as_float(self, b: ir.IRBuilder, raw: ir.Value) -> ir.Value:
         return b.bitcast(raw, self._float_type())
 
+    @property
+    def greatest(self) -> ir.Constant:
+        """The greatest key."""
+        top = (1 << (self.width - 1)) - 1 if self.signed else (1 << self.width) - 1
+        return ir.Constant(self.ty, top)
+
+    def less(self, b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+        """Whether key ``x`` orders before ``y`` (lane by lane for vectors)."""
+        return (b.icmp_signed if self.signed else b.icmp_unsigned)("<", x, y)
+
+    def as_signed(self) -> Keys:
+        """These keys in signed order."""
+        return dataclasses.replace(self, signed=True)
+
     def key(self, b: ir.IRBuilder, raw: ir.Value) -> ir.Value:
         """The key of a raw value (or a vector of them): its bit order (see the module
         docstring)."""
+        key = self._unsigned_key(b, raw)
+        return b.xor(key, _like(key, 1 << (self.width - 1))) if self.signed else key
+
+    def _unsigned_key(self, b: ir.IRBuilder, raw: ir.Value) -> ir.Value:
         kind = self.dtype.kind
         if kind == "b":
             return b.zext(b.icmp_unsigned("!=", raw, ir.Constant(I8, 0)), I8)
@@ -84,9 +109,11 @@ class Keys:
     def unkey(self, b: ir.IRBuilder, key: ir.Value) -> ir.Value:
         """The raw value of a key (or a vector of them)."""
         kind = self.dtype.kind
+        sign = _like(key, 1 << (self.width - 1))
+        if self.signed:
+            key = b.xor(key, sign)
         if kind in "bu":
             return key
-        sign = _like(key, 1 << (self.width - 1))
         if kind == "i":
             return b.xor(key, sign)
         flip = b.or_(b.ashr(b.not_(key), _like(key, self.width - 1)), sign)

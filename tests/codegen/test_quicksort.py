@@ -1,4 +1,5 @@
-"""The AVX-512 quicksort of :mod:`aotc.codegen.quicksort`, called directly on keys.
+"""The AVX2 and AVX-512 quicksorts of :mod:`aotc.codegen.quicksort`, called directly on
+keys.
 
 Kernels reach it only on rows long enough and inputs friendly enough for its common path
 (``tests/test_sorting.py`` checks NumPy's stable results through it on this CPU's
@@ -7,8 +8,9 @@ depth limit (``depth=0``), rows of few distinct keys (the least key's copies set
 rows of the greatest key alone, and the sorted result left in either buffer (``to_y``).
 Results are compared with ``np.sort`` of the same unsigned keys, exactly.
 
-It needs AVX-512 to run; on other CPUs the radix sort serves instead (the last test
-checks that choice), and these tests are skipped there.
+Each register size is tested where this CPU runs it: the AVX2 build on every AVX2 CPU
+(AVX-512 ones included), the AVX-512 build on AVX-512 CPUs only. SSE-only builds keep
+the radix sort (the last test checks that choice).
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from aotc.codegen.sortkeys import keys_of
 from aotc.codegen.target import jit_target_machine
 
 NATIVE = TargetSpec.parse("native")
-needs_avx512 = pytest.mark.skipif(NATIVE.vector_bytes != 64,
-                                  reason="the quicksort runs on AVX-512 CPUs only")
+#: Register sizes of the quicksort, each run only where this CPU has them.
+REGISTERS = [pytest.param(v, id=f"{8 * v}-bit", marks=pytest.mark.skipif(
+    NATIVE.vector_bytes < v, reason=f"this CPU has no {8 * v}-bit vectors"))
+    for v in (32, 64)]
 SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                              ctypes.c_int64, ctypes.c_bool)
 #: Lengths around the network sizes (one register to 16), the sample sizes and beyond.
@@ -40,11 +44,13 @@ SIZES = [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 129, 255, 256, 257, 51
 
 
 @functools.cache
-def _sorts() -> dict[str, Any]:
-    """``void sort_uN(x, y, n, depth, to_y)`` for 32- and 64-bit keys, one library."""
+def _sorts(vector_bytes: int) -> dict[str, Any]:
+    """``void sort_uN(x, y, n, depth, to_y)`` for 32- and 64-bit keys in registers of
+    ``vector_bytes``, one library."""
     module = ir.Module()
     for width, dtype in ((32, "u4"), (64, "u8")):
-        inner = quicksort.quicksort_function(module, keys_of(np.dtype(dtype)))
+        keys = quicksort.keys_for(keys_of(np.dtype(dtype)), vector_bytes)
+        inner = quicksort.quicksort_function(module, keys, vector_bytes)
         fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I1]),
                          f"test_sort_u{width}")
         b = ir.IRBuilder(fn.append_basic_block())
@@ -55,16 +61,22 @@ def _sorts() -> dict[str, Any]:
     builder = llvm.JITLibraryBuilder().add_object_img(object_from_text(str(module), NATIVE))
     for width in (32, 64):
         builder.export_symbol(f"test_sort_u{width}")
-    tracker = builder.link(llvm.create_lljit_compiler(tm), "aotc_test_quicksort")
+    tracker = builder.link(llvm.create_lljit_compiler(tm),
+                           f"aotc_test_quicksort{vector_bytes}")
     return {"tracker": tracker, **{f"u{w}": SIGNATURE(tracker[f"test_sort_u{w}"])
                                    for w in (32, 64)}}
 
 
-def _sorted(keys: np.ndarray, depth: int | None = None, to_y: bool = False) -> np.ndarray:
-    """The keys sorted by the compiled quicksort, from the buffer it must leave them in."""
-    x, y = keys.copy(), np.full_like(keys, 0xA5)
+def _sorted(keys: np.ndarray, vector_bytes: int, depth: int | None = None,
+            to_y: bool = False) -> np.ndarray:
+    """The keys sorted by the compiled quicksort, from the buffer it must leave them in
+    (as values: in the quicksort's signed keys when it takes those)."""
+    signed = quicksort.keys_for(keys_of(keys.dtype), vector_bytes).signed
+    x, y = keys ^ keys.dtype.type(1 << (8 * keys.itemsize - 1) if signed else 0), \
+        np.full_like(keys, 0xA5)
     levels = 2 * int(len(keys)).bit_length() if depth is None else depth
-    _sorts()[f"u{8 * keys.itemsize}"](x.ctypes.data, y.ctypes.data, len(keys), levels, to_y)
+    _sorts(vector_bytes)[f"u{8 * keys.itemsize}"](x.ctypes.data, y.ctypes.data, len(keys),
+                                                  levels, to_y)
     return y if to_y else x
 
 
@@ -82,33 +94,34 @@ def _rows(dtype: str, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]
     }
 
 
-@needs_avx512
+@pytest.mark.parametrize("vector_bytes", REGISTERS)
 @pytest.mark.parametrize("dtype", ["u4", "u8"])
 @pytest.mark.parametrize("to_y", [False, True], ids=["in x", "in y"])
-def test_every_length_and_shape_of_row(dtype: str, to_y: bool) -> None:
+def test_every_length_and_shape_of_row(vector_bytes: int, dtype: str, to_y: bool) -> None:
     rng = np.random.default_rng(11)
     for n in SIZES:
         for shape, keys in _rows(dtype, n, rng).items():
-            got = _sorted(keys, to_y=to_y)
+            got = _sorted(keys, vector_bytes, to_y=to_y)
             assert np.array_equal(got, np.sort(keys)), (n, shape)
 
 
-@needs_avx512
+@pytest.mark.parametrize("vector_bytes", REGISTERS)
 @pytest.mark.parametrize("dtype", ["u4", "u8"])
 @pytest.mark.parametrize("depth", [0, 1, 3])
-def test_past_the_depth_limit_a_heapsort_finishes(dtype: str, depth: int) -> None:
+def test_past_the_depth_limit_a_heapsort_finishes(vector_bytes: int, dtype: str,
+                                                  depth: int) -> None:
     """``depth=0`` is all heapsort; small depths hand the ranges left to it part way."""
     rng = np.random.default_rng(depth)
     for n in (129, 1000, 4097, 30_000):
         for shape, keys in _rows(dtype, n, rng).items():
             for to_y in (False, True):
-                got = _sorted(keys, depth=depth, to_y=to_y)
+                got = _sorted(keys, vector_bytes, depth=depth, to_y=to_y)
                 assert np.array_equal(got, np.sort(keys)), (n, shape, to_y)
 
 
-def test_only_avx512_targets_take_the_quicksort() -> None:
-    """The row sort names its algorithm: AVX2 and SSE builds keep the radix sort."""
-    for vector_bytes, quick in ((16, False), (32, False), (64, True)):
+def test_avx2_and_avx512_targets_take_the_quicksort() -> None:
+    """The row sort names its algorithm: SSE builds keep the radix sort."""
+    for vector_bytes, quick in ((16, False), (32, True), (64, True)):
         for dtype, wide in (("f8", True), ("i4", True), ("i2", False), ("u1", False)):
             fn = sort_values_function(ir.Module(), np.dtype(dtype), vector_bytes)
             assert fn.name.endswith(".quick") == (quick and wide), (vector_bytes, dtype)
