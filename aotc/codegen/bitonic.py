@@ -100,8 +100,15 @@ class KeyVectors:
 
     def store_some(self, value: ir.Value, base: ir.Value, start: ir.Value,
                    count: ir.Value) -> None:
-        """Keys ``0:count`` of ``value`` to ``base[start:start + count]``."""
-        masked_store(self.b, value, self.at(base, start), self.prefix(count))
+        """Keys ``0:count`` of ``value`` to ``base[start:start + count]``: a whole
+        register's worth by a plain store (AMD's Zen 3 microcodes masked stores)."""
+        b, at = self.b, self.at(base, start)
+        with b.if_else(b.icmp_signed("==", count, i64(self.lanes)), likely=True) as (
+                whole, part):
+            with whole:
+                b.store(value, at, align=1)
+            with part:
+                masked_store(b, value, at, self.prefix(count))
 
 
 def bitonic_sort(vec: KeyVectors, registers: list[ir.Value]) -> list[ir.Value]:
