@@ -24,9 +24,10 @@ VECTOR_BYTES = 64
 #: faster on 10^6 keys than 8, on a Zen 5; 32 registers of 4-byte keys cost LLVM 0.8 s
 #: more per module than 16) ...
 NETWORK_KEYS = 128
-#: ... in half the target's vector registers at most: 8 of AVX2's 16 measured 10%
-#: faster than 16 on 10^6 8-byte keys, on a Zen 3 (16 spill).
-NETWORK_SHARE = 2
+#: ... in this many registers at most, half as many where min and max are a compare
+#: and blends (64-bit keys in AVX2): on a Zen 3, 8 registers sorted 10^6 8-byte keys
+#: 10% faster than 16, and 16 sorted 4-byte keys 20% faster than 8.
+NETWORK_REGISTERS = 16
 
 
 def prefix_mask(b: ir.IRBuilder, count: ir.Value, lanes: int) -> ir.Value:
@@ -44,10 +45,10 @@ class KeyVectors:
         key = keys.ty
         self.b, self.key, self.signed = b, key, keys.signed
         self.lanes = b.vector_bytes * 8 // key.width
-        #: The longest range :func:`network_function` sorts with these registers.
         #: AVX2 has no min or max of 64-bit lanes: they are a compare and a blend.
         self.native_min_max = key.width < 64 or b.vector_bytes == VECTOR_BYTES
-        registers = (32 if b.vector_bytes == VECTOR_BYTES else 16) // NETWORK_SHARE
+        registers = NETWORK_REGISTERS if self.native_min_max else NETWORK_REGISTERS // 2
+        #: The longest range :func:`network_function` sorts with these registers.
         self.network_keys = min(NETWORK_KEYS, registers * self.lanes)
         self.ty = ir.VectorType(key, self.lanes)
         self.mask_ty = ir.VectorType(I1, self.lanes)
