@@ -43,7 +43,7 @@ class KeyVectors:
 
     def __init__(self, b: KernelBuilder, keys: Keys) -> None:
         key = keys.ty
-        self.b, self.key, self.signed = b, key, keys.signed
+        self.b, self.keys, self.key, self.signed = b, keys, key, keys.signed
         self.lanes = b.vector_bytes * 8 // key.width
         #: AVX2 has no min or max of 64-bit lanes: they are a compare and a blend.
         self.native_min_max = key.width < 64 or b.vector_bytes == VECTOR_BYTES
@@ -75,8 +75,7 @@ class KeyVectors:
         mask = ir.Constant(self.mask_ty, [int(t) for t in take_max])
         if self.native_min_max:
             return self.b.select(mask, self.maximum(x, y), self.minimum(x, y))
-        less = (self.b.icmp_signed if self.signed else self.b.icmp_unsigned)("<", x, y)
-        return self.b.select(self.b.xor(less, mask), x, y)
+        return self.b.select(self.b.xor(self.keys.less(self.b, x, y), mask), x, y)
 
     def prefix(self, count: ir.Value) -> ir.Value:
         """The mask of the first ``count`` lanes (``0 <= count <= lanes``)."""

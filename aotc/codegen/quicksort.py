@@ -9,12 +9,13 @@ or four 64-bit keys in AVX2), and short ranges (:attr:`.bitonic.KeyVectors.netwo
 are sorted by a bitonic network in registers (:mod:`.bitonic`). On random keys it reads
 and writes the row once per level, and ranges below L2's size stay there.
 
-The keys are :mod:`.sortkeys`' unsigned keys, so one sort serves every 4- and 8-byte
-dtype; which order equal values come out in cannot be seen in keys, and
-:mod:`.floatruns` restores NumPy's stable order of zeros and NaNs afterwards.
+The keys are :mod:`.sortkeys`' keys (signed ones for 64-bit keys in AVX2, see
+:func:`keys_for`), so one sort serves every 4- and 8-byte dtype; which order equal
+values come out in cannot be seen in keys, and :mod:`.floatruns` restores NumPy's
+stable order of zeros and NaNs afterwards.
 
-``void aotc.qsort.<dtype>.v<bytes>(x, y, n, depth, to_y)`` sorts the ``n`` keys at ``x`` with
-``y`` (``n`` keys) as scratch; they end in ``y`` if ``to_y``, else in ``x``, as values
+``void aotc.qsort.<dtype>.v<bytes>(x, y, n, depth, to_y)`` sorts the ``n`` keys at
+``x`` with ``y`` (``n`` keys) as scratch; they end in ``y`` if ``to_y``, else in ``x``, as values
 (:meth:`.Keys.unkey`): every range is written there once, when it is sorted, and never
 read again, so the last pass over the row is the networks' own stores. A partition goes
 out of place, ``x`` to ``y``: keys below the pivot from the front, the others from the
@@ -65,9 +66,14 @@ def available(vector_bytes: int, width: int) -> bool:
 #: permutation putting the keys below the pivot first is one of 256 (:func:`_table`);
 #: four 64-bit keys with AVX2 (one register, permuted as eight 32-bit halves).
 STEP = 8
+#: Keys a partition's loop takes per iteration, in steps whose loads and comparisons
+#: are independent (only the stores wait for the previous step's counts): four steps
+#: with AVX-512, eight with AVX2 (measured best on a Zen 5 and a Zen 3).
+ITERATION_KEYS = 32
 
 
 def _step(vector_bytes: int, key: ir.IntType) -> int:
+    """Keys a partition step takes: :data:`STEP`, or a register's worth if fewer."""
     return STEP if vector_bytes * 8 >= STEP * key.width else vector_bytes * 8 // key.width
 
 
@@ -82,10 +88,6 @@ def _halves(vector_bytes: int, key: ir.IntType) -> bool:
     """Whether a step's keys are permuted as 32-bit halves (64-bit keys in AVX2, which
     permutes only 32-bit lanes across a register)."""
     return key.width == 64 and vector_bytes < VECTOR_BYTES
-#: Keys a partition's loop takes per iteration, in steps whose loads and comparisons
-#: are independent (only the stores wait for the previous step's counts): four steps
-#: with AVX-512, eight with AVX2 (measured best on a Zen 5 and a Zen 3).
-ITERATION_KEYS = 32
 
 
 def _table(module: ir.Module, step: int, halves: bool) -> ir.GlobalVariable:
@@ -137,8 +139,8 @@ def _partition_function(module: ir.Module, keys: Keys, vector_bytes: int,
             b.module, ir.FunctionType(lane_ty, [lane_ty, lane_ty]), permute_name)
         popcount = b.module.declare_intrinsic("llvm.ctpop", [I8], ir.FunctionType(I8, [I8]))
 
-        def permute(keys: ir.Value, lanes: ir.Value) -> ir.Value:
-            moved = b.call(permute_fn, [b.bitcast(keys, lane_ty), b.zext(lanes, lane_ty)])
+        def permute(register: ir.Value, lanes: ir.Value) -> ir.Value:
+            moved = b.call(permute_fn, [b.bitcast(register, lane_ty), b.zext(lanes, lane_ty)])
             return b.bitcast(moved, ty)
         left, right = Local(b, I64, i64(0), "left"), Local(b, I64, n, "right")
 
@@ -235,9 +237,8 @@ def _sift_function(module: ir.Module, keys: Keys) -> ir.Function:
         b.position_at_end(done)
         b.ret_void()
 
-    return define_once(module, f"aotc.qsort.sift.{'i' if keys.signed else 'u'}{key.width}",
-                       VOID,
-                     [("x", PTR), ("root", I64), ("end", I64)], body)
+    name = f"aotc.qsort.sift.{'i' if keys.signed else 'u'}{key.width}"
+    return define_once(module, name, VOID, [("x", PTR), ("root", I64), ("end", I64)], body)
 
 
 def _heapsort(b: KernelBuilder, keys: Keys, x: ir.Value, n: ir.Value) -> None:
