@@ -28,7 +28,7 @@ from aotc.types import parse_signature_string
 
 ORDERED = [np.dtype(c) for c in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4",
                                  "f8")]
-#: Insertion-sorted, network-sorted (up to 128 keys; 32 of 8 bytes with AVX2) and
+#: Insertion-sorted, network-sorted (up to 128 keys; 64 of 8 bytes with AVX2) and
 #: partitioned or radix-sorted rows.
 SIZES = [0, 1, 2, SMALL, SMALL + 1, 129, 257, 3000, 20_000]
 

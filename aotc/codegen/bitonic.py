@@ -24,9 +24,10 @@ VECTOR_BYTES = 64
 #: faster on 10^6 keys than 8, on a Zen 5; 32 registers of 4-byte keys cost LLVM 0.8 s
 #: more per module than 16) ...
 NETWORK_KEYS = 128
-#: ... in this many registers at most, half as many where min and max are a compare
-#: and blends (64-bit keys in AVX2): on a Zen 3, 8 registers sorted 10^6 8-byte keys
-#: 10% faster than 16, and 16 sorted 4-byte keys 20% faster than 8.
+#: ... in this many registers at most: on a Zen 3 (AVX2, 16 registers), 16 sorted 10^6
+#: 4-byte keys 20% faster than 8, and 8-byte keys 15% faster (with
+#: :meth:`KeyVectors.exchange`'s one compare and one blend; with a min, a max and a
+#: blend they spilled, and 8 were faster).
 NETWORK_REGISTERS = 16
 
 
@@ -47,9 +48,8 @@ class KeyVectors:
         self.lanes = b.vector_bytes * 8 // key.width
         #: AVX2 has no min or max of 64-bit lanes: they are a compare and a blend.
         self.native_min_max = key.width < 64 or b.vector_bytes == VECTOR_BYTES
-        registers = NETWORK_REGISTERS if self.native_min_max else NETWORK_REGISTERS // 2
         #: The longest range :func:`network_function` sorts with these registers.
-        self.network_keys = min(NETWORK_KEYS, registers * self.lanes)
+        self.network_keys = min(NETWORK_KEYS, NETWORK_REGISTERS * self.lanes)
         self.ty = ir.VectorType(key, self.lanes)
         self.mask_ty = ir.VectorType(I1, self.lanes)
         self.top = keys.greatest
