@@ -7,7 +7,9 @@
 
 Each thread count runs in a process of its own, started with that count in every
 library's thread variables (and pinned to that many cores); every system gets the same
-inputs, and its output is checked against NumPy's in the same run. Times are medians.
+inputs, and its output is checked against NumPy's in the same run. Times are medians;
+on one thread the systems take turns, call by call (a shared host's noise then hits
+them alike).
 
 - ``single`` (1 thread): aotc built for this CPU (``target = "native"``) against NumPy
   (OpenBLAS on one thread), Numba, JAX (its thread pool on one core) and numexpr; GB/s
@@ -258,16 +260,29 @@ SETTLE = 0.3
 
 def timeit(fn: Callable[[], Any], repeats: int, budget: float, warm: bool = True) -> float:
     """Median wall time of ``fn()`` over up to ``repeats`` runs within ``budget`` seconds."""
-    if warm:
-        fn()  # warm up (JIT compilation for the peers)
-    inner = 1
-    while (t := _one(fn, inner)) < 1e-3:  # tiny kernels: time batches of calls
-        inner *= 10
-    times = [t / inner]
-    start = time.perf_counter()
-    while len(times) < repeats and time.perf_counter() - start < budget:
-        times.append(_one(fn, inner) / inner)
-    return float(np.median(times))
+    return interleaved({"": fn}, repeats, budget, warm)[""]
+
+
+def interleaved(calls: dict[str, Callable[[], Any]], repeats: int, budget: float,
+                warm: bool = True) -> dict[str, float]:
+    """Median wall time of each call over up to ``repeats`` rounds within ``budget``
+    seconds per call, a run of every call in each round: on a host shared with other
+    tenants, a noisy stretch then slows every system alike, not the one timed in it
+    (sorts swung 0.77-1.15x NumPy timed one after the other on a Zen 3)."""
+    inner, times = {}, {}
+    for name, fn in calls.items():
+        if warm:
+            fn()  # warm up (JIT compilation for the peers)
+        inner[name] = 1
+        while (t := _one(fn, inner[name])) < 1e-3:  # tiny kernels: time batches of calls
+            inner[name] *= 10
+        times[name] = [t / inner[name]]
+    start, rounds = time.perf_counter(), 1
+    while rounds < repeats and time.perf_counter() - start < budget * len(calls):
+        for name, fn in calls.items():
+            times[name].append(_one(fn, inner[name]) / inner[name])
+        rounds += 1
+    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 def _one(fn: Callable[[], Any], inner: int) -> float:
@@ -307,22 +322,32 @@ class Row:
 
 
 def measure(bench: Bench, systems: dict[str, Callable[..., Any]], numpy: Callable[..., Any],
-            scale: float, repeats: int, budget: float) -> Row:
-    """Each system's time on the same inputs, after checking its output against NumPy's."""
+            scale: float, repeats: int, budget: float, together: bool = False) -> Row:
+    """Each system's time on the same inputs, after checking its output against NumPy's;
+    ``together``: in interleaved rounds (:func:`interleaved`; on one thread, where no
+    library keeps threads spinning after a call), else one system after another."""
     print(f"  {bench.name} ...", file=sys.stderr, flush=True)
     row = Row(bench, bench.make_inputs(scale))
     reference = numpy(*_fresh(row.inputs))
+    calls, right = {}, {}
     for system, fn in systems.items():
         try:  # NumPy's own call was the reference (and the warm-up)
             ok = fn is numpy or _close(fn(*_fresh(row.inputs)), reference, bench.rtol)
         except Exception as err:  # a peer that cannot run this kernel
             row.times[system] = f"n/a: {type(err).__name__}"
             continue
-        call = ((lambda f=fn, a=row.inputs: f(*_fresh(a))) if bench.mutates
-                else (lambda f=fn, a=row.inputs: f(*a)))
-        seconds = timeit(call, repeats, budget, warm=fn is not numpy)
-        row.times[system] = seconds if ok else f"WRONG: {_fmt_time(seconds)}"
-        time.sleep(SETTLE)
+        calls[system] = ((lambda f=fn, a=row.inputs: f(*_fresh(a))) if bench.mutates
+                         else (lambda f=fn, a=row.inputs: f(*a)))
+        right[system] = ok
+        if not together:
+            row.times[system] = timeit(calls[system], repeats, budget, warm=fn is not numpy)
+            time.sleep(SETTLE)
+    if together:  # the checks above were the warm-up
+        row.times.update(interleaved(calls, repeats, budget, warm=False))
+    for system, ok in right.items():
+        seconds = row.times[system]
+        if not ok and isinstance(seconds, float):
+            row.times[system] = f"WRONG: {_fmt_time(seconds)}"
     return row
 
 
@@ -581,13 +606,15 @@ def run_tables(args: argparse.Namespace, count: int) -> int:
                       "x86-64-v3": load(VARIANT_DIR / "x86-64-v3"),
                       "znver3": load(VARIANT_DIR / "znver3")}
             rows = [measure(b, {k: getattr(m, b.name) for k, m in builds.items()}, numpy(b),
-                            scale, repeats, budget) for b in selected if b.portable]
+                            scale, repeats, budget, together=count == 1)
+                    for b in selected if b.portable]
             print_portable_table(rows, {k: Path(str(m.__file__)).stat().st_size
                                         for k, m in builds.items() if k != "portable@v3"},
                                  {k: m.__aotc_target__ for k, m in builds.items()})
             continue
         rows = [measure(b, {"numpy": numpy(b), "aotc": getattr(compiled[b.module], b.name),
-                            **peers[b.name]}, numpy(b), scale, repeats, budget)
+                            **peers[b.name]}, numpy(b), scale, repeats, budget,
+                        together=count == 1)
                 for b in selected if (b.parallel if table == "parallel" else b.table == table)]
         if rows:
             print_peer_table(TITLES[table].format(n=count), rows, limits)
