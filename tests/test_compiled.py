@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -35,10 +36,13 @@ from aotc.types import parse_signature_string
 
 ALL_CASES = CASES + EXTENDED_CASES
 CHUNK = 48
+#: A program that sorts, as :func:`print_program` prints it.
+SORTS = re.compile(r"= (arg)?sort\[")
 
 
 class Kernels:
-    """Compiles the catalog, ``CHUNK`` kernels to a library (in catalog order).
+    """Compiles the catalog, ``CHUNK`` kernels to a library (in catalog order, those that
+    sort apart).
 
     Tracing a chunk is quick; LLVM's optimization and code generation of it take most of
     the time (tens of seconds for some chunks), so on first use every chunk of both
@@ -56,6 +60,7 @@ class Kernels:
         #: Cases whose unfused program is their fused one (most of the core catalog: one
         #: operation, or nothing fusion groups): its unfused test runs the fused kernel.
         self.same: set[str] = set()
+        self.chunks = 0  # libraries submitted so far
 
     def get(self, case: Case, fuse: bool) -> jit.JitKernel:
         if not self.pending and not self.built:
@@ -73,39 +78,49 @@ class Kernels:
         return kernel
 
     def _plan(self) -> None:
-        target = TargetSpec.parse("native")
         for fuse in (True, False):
-            for start in range(0, len(ALL_CASES), CHUNK):
-                chunk = [c for c in ALL_CASES[start:start + CHUNK]
-                         if (c.name, fuse) in self.wanted]
-                if not chunk:
+            # Kernels that sort go to libraries of their own: a library defines its sorting
+            # functions once, which LLVM then compiles once per chunk, not in most chunks.
+            pending: dict[bool, dict[str, Any]] = {False: {}, True: {}}
+            for case in ALL_CASES:
+                if (case.name, fuse) not in self.wanted:
                     continue
-                programs = {}
-                for case in chunk:
-                    try:
-                        traced = trace_kernel(case.fn, parse_signature_string(case.signature),
-                                              name=case.name)
-                        program = optimize(traced.program, fuse=fuse)
-                    except Exception as error:  # reported by the case's own test
-                        self.built[(case.name, fuse)] = error
-                        continue
-                    text = print_program(program)
-                    if not fuse and self.fused_text.get(case.name) == text:
-                        self.same.add(case.name)  # fusion changed nothing: same kernel
-                        continue
-                    if fuse:
-                        self.fused_text[case.name] = text
-                    programs[case.name] = program
-                names = [f"aotc_catalog_{int(fuse)}_{start}_{k}" for k in range(len(programs))]
                 try:
-                    text = str(build_llvm_module(list(zip(names, programs.values(),
-                                                          strict=True)), target))
-                    job = _Chunk(fuse, programs, names, self.pool.submit(object_from_text,
-                                                                         text, target))
-                except Exception:
-                    job = _Chunk(fuse, programs, names, None)
-                for name in programs:
-                    self.pending[(name, fuse)] = job
+                    traced = trace_kernel(case.fn, parse_signature_string(case.signature),
+                                          name=case.name)
+                    program = optimize(traced.program, fuse=fuse)
+                except Exception as error:  # reported by the case's own test
+                    self.built[(case.name, fuse)] = error
+                    continue
+                text = print_program(program)
+                if not fuse and self.fused_text.get(case.name) == text:
+                    self.same.add(case.name)  # fusion changed nothing: same kernel
+                    continue
+                if fuse:
+                    self.fused_text[case.name] = text
+                group = pending[SORTS.search(text) is not None]
+                group[case.name] = program
+                if len(group) == CHUNK:
+                    self._submit(fuse, dict(group))
+                    group.clear()
+            for group in pending.values():
+                if group:
+                    self._submit(fuse, group)
+
+    def _submit(self, fuse: bool, programs: dict[str, Any]) -> None:
+        """Start compiling one library of ``programs`` in the pool."""
+        target = TargetSpec.parse("native")
+        self.chunks += 1
+        names = [f"aotc_catalog_{int(fuse)}_{self.chunks}_{k}" for k in range(len(programs))]
+        try:
+            text = str(build_llvm_module(list(zip(names, programs.values(), strict=True)),
+                                         target))
+            job = _Chunk(fuse, programs, names, self.pool.submit(object_from_text, text,
+                                                                 target))
+        except Exception:
+            job = _Chunk(fuse, programs, names, None)
+        for name in programs:
+            self.pending[(name, fuse)] = job
 
     def _link(self, chunk: _Chunk) -> None:
         try:
