@@ -21,15 +21,25 @@ from .. import cpu
 _CPU_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 #: Targets known to be valid 64-bit x86 CPUs: no need to try them first.
 _KNOWN_GOOD = frozenset({"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"})
-#: Tuning a level gets beyond LLVM's generic one. x86-64-v4 otherwise prefers 256-bit
-#: vectors (a choice made for early AVX-512 CPUs that slowed their clocks): its exp/log
-#: loops then ran at AVX2 speed, 0.55x a native build on a Zen 5 (NumPy's own AVX-512
-#: loops are 512 bits wide too).
+#: Tuning beyond LLVM's own for a CPU. LLVM tunes x86-64-v4 and Intel's AVX-512 CPUs
+#: (skylake-avx512 to sapphirerapids, and rocketlake, which a VM's CPUID may look like)
+#: to prefer 256-bit vectors, a choice made for early AVX-512 CPUs that slowed their
+#: clocks: exp/log loops then ran at AVX2 speed, 0.55x a full-width build on a Zen 5 and
+#: 0.5x on a Sapphire Rapids (selu, softmax), where NumPy's own AVX-512 loops are 512 bits
+#: wide. Every CPU with AVX-512 gets :data:`FULL_WIDTH`.
+FULL_WIDTH = "-prefer-256-bit"
 #: AMD's Zen 4 and Zen 5 run AVX-512 gathers and scatters far slower than the scalar
 #: loads and stores they replace (a stride-3 fill of an (N, N, 3) array ran at 0.53x
 #: NumPy through vscatterqpd on a Zen 5), and LLVM's tuning for them does not say so.
-TUNING = {"x86-64-v4": "-prefer-256-bit",
-          **dict.fromkeys(("znver4", "znver5"), "+prefer-no-gather,+prefer-no-scatter")}
+CPU_TUNING = dict.fromkeys(("znver4", "znver5"), "+prefer-no-gather,+prefer-no-scatter")
+
+
+def tuning(cpu_name: str, features: str = "") -> str:
+    """The tuning features aotc adds for ``cpu_name`` with LLVM ``features``."""
+    wide = "avx512f" in cpu.required(cpu_name, features)
+    return ",".join(filter(None, (FULL_WIDTH if wide else "", CPU_TUNING.get(cpu_name, ""))))
+
+
 _PROBE = r"""
 import sys
 import llvmlite.binding as llvm
@@ -84,7 +94,7 @@ class TargetSpec:
                 "built for it could not check the CPU it runs on; use 'x86-64-v2', "
                 "'x86-64-v3', 'x86-64-v4', 'native', or one of "
                 + ", ".join(sorted(cpu.CPUS)))
-        spec = cls(name, TUNING.get(name, ""), opt_level, fast_math, parallel)
+        spec = cls(name, tuning(name), opt_level, fast_math, parallel)
         check_target(spec)
         return spec
 
@@ -130,7 +140,7 @@ def _probe(cpu: str, features: str) -> str | None:
     """Try the CPU in a child process: LLVM only warns about an unknown CPU name, then
     *aborts the process* when it generates code for it ("64-bit code requested on a
     subtarget that doesn't support it"), and a 32-bit CPU aborts the same way."""
-    if cpu in _KNOWN_GOOD and features in ("", TUNING.get(cpu)):
+    if cpu in _KNOWN_GOOD and features == tuning(cpu):
         return None
     initialize_llvm()
     if cpu == llvm.get_host_cpu_name() and features == _native_features():
@@ -146,10 +156,10 @@ def _probe(cpu: str, features: str) -> str | None:
 
 
 def _native_features() -> str:
-    """This host's features, and the tuning :data:`TUNING` adds for its CPU."""
+    """This host's features, and the :func:`tuning` aotc adds for its CPU."""
     host = llvm.get_host_cpu_features().flatten()
-    tuning = TUNING.get(llvm.get_host_cpu_name())
-    return f"{host},{tuning}" if tuning else host
+    extra = tuning(llvm.get_host_cpu_name(), host)
+    return f"{host},{extra}" if extra else host
 
 
 @functools.cache

@@ -167,3 +167,18 @@ def test_zen_avx512_targets_store_strided_elements_without_scatters():
         asm = emit_asm([("k", program)], spec)
         assert "zmm" in asm or "ymm" in asm
         assert "vscatter" not in asm and "vgather" not in asm
+
+
+def test_avx512_targets_use_full_width_registers():
+    """LLVM tunes x86-64-v4 and Intel's AVX-512 CPUs to prefer 256-bit vectors, which
+    ran exp loops at AVX2 speed (0.5x a full-width build); every AVX-512 target is
+    tuned back to 512 bits, AVX2 targets are left as LLVM tunes them."""
+    pb = ProgramBuilder("exp")
+    program = pb.build(pb.apply("exp", pb.array("f8", "n")))
+    for cpu in ("x86-64-v4", "skylake-avx512", "sapphirerapids", "znver4"):
+        spec = TargetSpec.parse(cpu)
+        assert "-prefer-256-bit" in spec.features.split(","), cpu
+        assert "zmm" in emit_asm([("k", program)], spec), cpu
+    for cpu in ("x86-64-v3", "znver3"):
+        assert "prefer-256-bit" not in TargetSpec.parse(cpu).features
+        assert "zmm" not in emit_asm([("k", program)], TargetSpec.parse(cpu)), cpu
