@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .bitonic import define_once
-from .builder import KernelBuilder
+from .builder import KernelBuilder, define_once
 from .dtypes import F64, I64, PTR, i64
 from .mt19937 import double_function, f64, libm, log
 from .numpy_draws import truncate

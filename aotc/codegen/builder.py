@@ -12,7 +12,7 @@ assume AVX-512's registers, and ``llvm.fma`` without FMA hardware is a libm call
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from llvmlite import ir
@@ -86,3 +86,19 @@ def internal_function(module: ir.Module, name: str, ret: ir.Type,
 def existing(module: ir.Module, name: str) -> ir.Function | None:
     fn = module.globals.get(name)
     return fn if isinstance(fn, ir.Function) else None
+
+
+def define_once(module: ir.Module, name: str, ret: ir.Type,
+                params: list[tuple[str, ir.Type]],
+                body: Callable[[KernelBuilder, dict[str, ir.Argument]], None],
+                vector_bytes: int = 64) -> ir.Function:
+    """Define internal ``name`` once per module (``body`` writes it, ending in a ``ret``;
+    its builder has registers of ``vector_bytes``)."""
+    found = existing(module, name)
+    if found is not None:
+        return found
+    with internal_function(module, name, ret, params, vector_bytes) as (b, p):
+        body(b, p)
+    fn = module.globals[name]
+    assert isinstance(fn, ir.Function)
+    return fn

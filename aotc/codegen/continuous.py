@@ -16,8 +16,7 @@ from collections.abc import Callable
 import numpy as np
 from llvmlite import ir
 
-from .bitonic import define_once
-from .builder import KernelBuilder
+from .builder import KernelBuilder, define_once
 from .dtypes import F64, I64, PTR
 from .gamma import standard_gamma_function
 from .mathlib import libm_function

@@ -13,8 +13,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from .bitonic import define_once
-from .builder import KernelBuilder
+from .builder import KernelBuilder, define_once
 from .dtypes import F64, PTR
 from .mt19937 import double_function, f64, libm, log
 from .numpy_draws import exponential_function, gauss_function

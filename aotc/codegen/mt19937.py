@@ -22,8 +22,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ..ops.random import GENERATORS
-from .bitonic import define_once
-from .builder import KernelBuilder
+from .builder import KernelBuilder, define_once
 from .dtypes import F64, I64, PTR, i64
 from .loops import for_range
 from .runtime import RANDOM_FIELD, RUNTIME_STRUCT

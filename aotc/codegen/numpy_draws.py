@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .bitonic import define_once
-from .builder import KernelBuilder
+from .builder import KernelBuilder, define_once
 from .dtypes import F64, I64, PTR, i64
 from .loops import for_range
 from .mt19937 import GAUSS, HAS_GAUSS, I32, double_function, f64, field, i32, libm, log, word32

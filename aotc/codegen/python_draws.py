@@ -12,8 +12,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from .bitonic import define_once
-from .builder import KernelBuilder
+from .builder import KernelBuilder, define_once
 from .dtypes import F64, I64, PTR, i64
 from .loops import for_range
 from .mt19937 import (

@@ -141,9 +141,8 @@ def _large_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
 
 def _quick_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
                   p: dict[str, ir.Argument], vector_bytes: int) -> None:
-    """The quicksort sorts in ``dst`` itself when that is contiguous (``kb`` is then
-    ``dst``), else in ``ka``, copied to ``dst``; a contiguous ``src`` is read by the
-    first partition itself."""
+    """The quicksort sorts in ``dst`` itself when that is contiguous, else in ``ka``,
+    copied to ``dst``; a contiguous ``src`` is read by the first partition itself."""
     ka = packed(b, p["ka"], keys.ty)
     unit = i64(dst.align)
     values = keys
@@ -152,13 +151,13 @@ def _quick_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
         with contiguous:
             with b.if_else(b.icmp_signed("==", src.stride, unit)) as (packed_src, gathered):
                 with packed_src:
-                    quicksort.sort_row(b, keys, src.data, dst.data, ka.data, n, vector_bytes)
+                    quicksort.sort_row(b, keys, src.data, dst.data, n, vector_bytes)
                 with gathered:
                     copy_row(b, n, src, dst, lambda raw: keys.key(b, raw))
-                    quicksort.sort_keys(b, keys, dst.data, ka.data, n, vector_bytes)
+                    quicksort.sort_keys(b, keys, dst.data, n, vector_bytes)
         with strided:
             copy_row(b, n, src, ka, lambda raw: keys.key(b, raw))
-            quicksort.sort_keys(b, keys, ka.data, p["kb"], n, vector_bytes)
+            quicksort.sort_keys(b, keys, ka.data, n, vector_bytes)
             copy_row(b, n, ka, dst, lambda raw: raw)
     if values.is_float:
         fix_float_runs(b, values, n, src, dst, lambda i: values.key(b, dst.load(b, i)),

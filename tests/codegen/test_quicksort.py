@@ -4,8 +4,8 @@ keys.
 Kernels reach it only on rows long enough and inputs friendly enough for its common path
 (``tests/test_sorting.py`` checks NumPy's stable results through it on this CPU's
 native build); here each path is forced: the heapsort that finishes a range past the
-depth limit (``depth=0``), rows of few distinct keys (the least key's copies set apart),
-rows of the greatest key alone, and the sorted result left in either buffer (``to_y``).
+depth limit (``depth=0``), rows of few distinct keys (the least key's copies set apart)
+and rows of the greatest key alone.
 Results are compared with ``np.sort`` of the same unsigned keys, exactly.
 
 Each register size is tested where this CPU runs it: the AVX2 build on every AVX2 CPU
@@ -25,7 +25,7 @@ import pytest
 from llvmlite import ir
 
 from aotc.codegen import TargetSpec, quicksort
-from aotc.codegen.dtypes import I1, I64, PTR
+from aotc.codegen.dtypes import I64, PTR
 from aotc.codegen.module import object_from_text
 from aotc.codegen.radix import sort_values_function
 from aotc.codegen.sortkeys import keys_of
@@ -36,8 +36,7 @@ NATIVE = TargetSpec.parse("native")
 REGISTERS = [pytest.param(v, id=f"{8 * v}-bit", marks=pytest.mark.skipif(
     NATIVE.vector_bytes < v, reason=f"this CPU has no {8 * v}-bit vectors"))
     for v in (32, 64)]
-SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
-                             ctypes.c_int64, ctypes.c_bool)
+SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 #: Lengths around the network sizes (one register to 16), the sample sizes and beyond.
 SIZES = [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512,
          513, 1000, 1023, 1024, 1025, 4095, 4097, 10_000, 70_001]
@@ -45,13 +44,13 @@ SIZES = [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 127, 128, 129, 255, 256, 257, 51
 
 @functools.cache
 def _sorts(vector_bytes: int) -> dict[str, Any]:
-    """``void sort_uN(x, y, n, depth, to_y)`` for 32- and 64-bit keys in registers of
+    """``void sort_uN(x, n, depth)`` for 32- and 64-bit keys in registers of
     ``vector_bytes``, one library."""
     module = ir.Module()
     for width, dtype in ((32, "u4"), (64, "u8")):
         keys = quicksort.keys_for(keys_of(np.dtype(dtype)), vector_bytes)
         inner = quicksort.quicksort_function(module, keys, vector_bytes)
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I1]),
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
                          f"test_sort_u{width}")
         b = ir.IRBuilder(fn.append_basic_block())
         b.call(inner, list(fn.args))
@@ -67,17 +66,14 @@ def _sorts(vector_bytes: int) -> dict[str, Any]:
                                    for w in (32, 64)}}
 
 
-def _sorted(keys: np.ndarray, vector_bytes: int, depth: int | None = None,
-            to_y: bool = False) -> np.ndarray:
-    """The keys sorted by the compiled quicksort, from the buffer it must leave them in
-    (as values: in the quicksort's signed keys when it takes those)."""
+def _sorted(keys: np.ndarray, vector_bytes: int, depth: int | None = None) -> np.ndarray:
+    """The keys sorted in place by the compiled quicksort (as values: in the quicksort's
+    signed keys when it takes those)."""
     signed = quicksort.keys_for(keys_of(keys.dtype), vector_bytes).signed
-    x, y = keys ^ keys.dtype.type(1 << (8 * keys.itemsize - 1) if signed else 0), \
-        np.full_like(keys, 0xA5)
+    x = keys ^ keys.dtype.type(1 << (8 * keys.itemsize - 1) if signed else 0)
     levels = 2 * int(len(keys)).bit_length() if depth is None else depth
-    _sorts(vector_bytes)[f"u{8 * keys.itemsize}"](x.ctypes.data, y.ctypes.data, len(keys),
-                                                  levels, to_y)
-    return y if to_y else x
+    _sorts(vector_bytes)[f"u{8 * keys.itemsize}"](x.ctypes.data, len(keys), levels)
+    return x
 
 
 def _rows(dtype: str, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -96,12 +92,11 @@ def _rows(dtype: str, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]
 
 @pytest.mark.parametrize("vector_bytes", REGISTERS)
 @pytest.mark.parametrize("dtype", ["u4", "u8"])
-@pytest.mark.parametrize("to_y", [False, True], ids=["in x", "in y"])
-def test_every_length_and_shape_of_row(vector_bytes: int, dtype: str, to_y: bool) -> None:
+def test_every_length_and_shape_of_row(vector_bytes: int, dtype: str) -> None:
     rng = np.random.default_rng(11)
     for n in SIZES:
         for shape, keys in _rows(dtype, n, rng).items():
-            got = _sorted(keys, vector_bytes, to_y=to_y)
+            got = _sorted(keys, vector_bytes)
             assert np.array_equal(got, np.sort(keys)), (n, shape)
 
 
@@ -114,9 +109,8 @@ def test_past_the_depth_limit_a_heapsort_finishes(vector_bytes: int, dtype: str,
     rng = np.random.default_rng(depth)
     for n in (129, 1000, 4097, 30_000):
         for shape, keys in _rows(dtype, n, rng).items():
-            for to_y in (False, True):
-                got = _sorted(keys, vector_bytes, depth=depth, to_y=to_y)
-                assert np.array_equal(got, np.sort(keys)), (n, shape, to_y)
+            got = _sorted(keys, vector_bytes, depth=depth)
+            assert np.array_equal(got, np.sort(keys)), (n, shape)
 
 
 def test_avx2_and_avx512_targets_take_the_quicksort() -> None:

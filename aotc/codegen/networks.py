@@ -1,33 +1,32 @@
-"""Bitonic sorting networks in AVX-512 or AVX2 registers, for :mod:`.quicksort`'s short
-ranges.
+"""Sorting networks in AVX-512 or AVX2 registers, for :mod:`.quicksort`'s short ranges
+and its pivots.
 
 A network sorts a power of two of registers of keys (:mod:`.sortkeys`' keys) with no
-branch: each compare-exchange is a ``min`` and ``max`` of whole
-registers, or of a register and its lanes shuffled, blended by a constant mask. Short
-ranges are padded with the greatest key, which sorts last and is never stored.
+branch, as :func:`.sortnet.merge_plan` schedules it: each step is a lane-wise ``min`` and
+``max`` of two registers, gathered by at most one shuffle each. Short ranges are padded
+with the greatest key, which sorts last and is never stored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 
 from llvmlite import ir
 
-from .builder import KernelBuilder, existing, internal_function
+from .builder import KernelBuilder, define_once, existing
 from .dtypes import I1, I64, PTR, i64
 from .gemm_kernel import I32, masked_load, masked_store, splat
 from .rows import VOID
 from .sortkeys import Keys
+from .sortnet import RegisterOps, Slot, merge_plan, run_plan
 
 VECTOR_BYTES = 64
-#: The longest range a bitonic network sorts (16 registers of 8-byte keys measured 5%
-#: faster on 10^6 keys than 8, on a Zen 5; 32 registers of 4-byte keys cost LLVM 0.8 s
-#: more per module than 16) ...
+#: The longest range a network sorts (16 AVX-512 registers of 8-byte keys sorted 10^6
+#: keys faster than 32, on an Intel Sapphire Rapids, and than 8, on a Zen 5; 32
+#: registers of 4-byte keys cost LLVM 0.8 s more per module than 16) ...
 NETWORK_KEYS = 128
 #: ... in this many registers at most: on a Zen 3 (AVX2, 16 registers), 16 sorted 10^6
-#: 4-byte keys 20% faster than 8, and 8-byte keys 15% faster (with
-#: :meth:`KeyVectors.exchange`'s one compare and one blend; with a min, a max and a
-#: blend they spilled, and 8 were faster).
+#: 4-byte keys 20% faster than 8, and 8-byte keys 15% faster.
 NETWORK_REGISTERS = 16
 
 
@@ -68,14 +67,32 @@ class KeyVectors:
         op = "smax" if self.signed else "umax"
         return self._call(f"llvm.{op}.v{self.lanes}i{self.key.width}", self.ty, [x, y])
 
-    def exchange(self, x: ir.Value, y: ir.Value, take_max: list[bool]) -> ir.Value:
-        """Lane by lane, the greater of ``x`` and ``y`` where ``take_max``, else the
-        lesser: a min, a max and a blend, or, without native min and max, one compare
-        and one blend (the compare flipped in the lanes that take the greater)."""
-        mask = ir.Constant(self.mask_ty, [int(t) for t in take_max])
+    def gather(self, registers: Sequence[ir.Value], slots: Sequence[Slot]) -> ir.Value:
+        """The register of the keys at ``slots`` (of at most two of ``registers``): one
+        shuffle, or none when they are one register in order."""
+        sources = list(dict.fromkeys(r for r, _ in slots))
+        assert 1 <= len(sources) <= 2
+        if list(slots) == [(sources[0], lane) for lane in range(self.lanes)]:
+            return registers[sources[0]]
+        first, second = registers[sources[0]], registers[sources[-1]]
+        mask = [lane + (self.lanes if r != sources[0] else 0) for r, lane in slots]
+        return self.b.shuffle_vector(first, second,
+                                     ir.Constant(ir.VectorType(I32, self.lanes), mask))
+
+    def blend(self, mask: Sequence[bool], x: ir.Value, y: ir.Value) -> ir.Value:
+        """``x`` in the lanes of ``mask``, else ``y``."""
+        return self.b.select(ir.Constant(self.mask_ty, [int(m) for m in mask]), x, y)
+
+    def lesser(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        """Lane by lane, the lesser key (a compare and a blend without native min)."""
         if self.native_min_max:
-            return self.b.select(mask, self.maximum(x, y), self.minimum(x, y))
-        return self.b.select(self.b.xor(self.keys.less(self.b, x, y), mask), x, y)
+            return self.minimum(x, y)
+        return self.b.select(self.keys.less(self.b, x, y), x, y)
+
+    def greater(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        if self.native_min_max:
+            return self.maximum(x, y)
+        return self.b.select(self.keys.less(self.b, x, y), y, x)
 
     def prefix(self, count: ir.Value) -> ir.Value:
         """The mask of the first ``count`` lanes (``0 <= count <= lanes``)."""
@@ -111,53 +128,11 @@ class KeyVectors:
                 masked_store(b, value, at, self.prefix(count))
 
 
-def bitonic_sort(vec: KeyVectors, registers: list[ir.Value]) -> list[ir.Value]:
-    """The keys of ``registers`` (a power of two of them) in ascending order, register
-    by register: Batcher's bitonic network, stage by stage. A stage compares key ``i``
-    with key ``i ^ j``, keeping the lesser first where ``i & k`` is clear; ``j`` of a
-    register or more pairs whole registers, below that lanes within one register."""
-    b, lanes = vec.b, vec.lanes
-    regs = list(registers)
-    total = lanes * len(regs)
-    k = 2
-    while k <= total:
-        j = k // 2
-        while j >= 1:
-            out = list(regs)
-            for r, reg in enumerate(regs):
-                if j >= lanes:
-                    partner = r ^ (j // lanes)
-                    if partner > r:
-                        low, high = vec.minimum(reg, regs[partner]), vec.maximum(
-                            reg, regs[partner])
-                        ascending = (r * lanes) & k == 0
-                        out[r], out[partner] = (low, high) if ascending else (high, low)
-                    continue
-                swapped = b.shuffle_vector(reg, reg, ir.Constant(
-                    ir.VectorType(I32, lanes), [lane ^ j for lane in range(lanes)]))
-                take_max = [(lane & j == 0) != ((r * lanes + lane) & k == 0)
-                            for lane in range(lanes)]
-                out[r] = vec.exchange(reg, swapped, take_max)
-            regs = out
-            j //= 2
-        k *= 2
-    return regs
-
-
-def define_once(module: ir.Module, name: str, ret: ir.Type,
-                params: list[tuple[str, ir.Type]],
-                body: Callable[[KernelBuilder, dict[str, ir.Argument]], None],
-                vector_bytes: int = VECTOR_BYTES) -> ir.Function:
-    """Define internal ``name`` once per module (``body`` writes it, ending in a ``ret``;
-    its builder has registers of ``vector_bytes``)."""
-    found = existing(module, name)
-    if found is not None:
-        return found
-    with internal_function(module, name, ret, params, vector_bytes) as (b, p):
-        body(b, p)
-    fn = module.globals[name]
-    assert isinstance(fn, ir.Function)
-    return fn
+def sort_registers(vec: KeyVectors, registers: list[ir.Value]) -> list[ir.Value]:
+    """The keys of ``registers`` (a power of two of them) in ascending order, register by
+    register: :func:`.sortnet.merge_plan`'s network."""
+    ops = RegisterOps(vec.gather, vec.lesser, vec.greater, vec.blend)
+    return run_plan(merge_plan(len(registers), vec.lanes), registers, ops)
 
 
 def network_function(module: ir.Module, keys: Keys, vector_bytes: int) -> ir.Function:
@@ -173,7 +148,7 @@ def network_function(module: ir.Module, keys: Keys, vector_bytes: int) -> ir.Fun
             with b.if_then(fits):
                 regs = [vec.load_padded(p["x"], i64(r * vec.lanes), n)
                         for r in range(registers)]
-                for r, reg in enumerate(bitonic_sort(vec, regs)):
+                for r, reg in enumerate(sort_registers(vec, regs)):
                     start = i64(r * vec.lanes)
                     left = b.sub(n, start)
                     count = b.select(b.icmp_signed(">", left, i64(vec.lanes)),
