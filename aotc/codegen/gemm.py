@@ -24,6 +24,10 @@ of 16 or 32 bytes (SSE, AVX2) hold a 6 x 2V block, AVX-512's 32 registers of 64 
 ``KC x NC`` B panel within a few MiB of L3: sizes that suit any x86-64 of the last
 decade, so one object runs well everywhere.
 
+A product whose ``A`` and ``B`` are small enough to stay in cache as they are runs
+unpacked instead (:mod:`.gemm_small`): the two innermost loops only, the micro-kernel
+reading both operands in place.
+
 The packing buffers are work buffers of the equation (:mod:`.workspace`), planned in
 scratch like any temporary; their sizes depend only on the block sizes and on ``m``,
 ``n``, ``k`` when those are smaller (so a small product gets small buffers).
@@ -53,6 +57,7 @@ from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64, mem_type
 from .gemm_kernel import edge_blocks, micro_kernel
 from .gemm_pack import pack_a_function, pack_b_function
+from .gemm_small import fits_unpacked, unpacked_kernels
 from .loops import for_range
 from .runtime import poll
 
@@ -161,6 +166,9 @@ def gemm_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bo
             lanes = vector_bytes // dtype.itemsize
             with b.if_then(b.icmp_signed("<=", p["n"], i64(lanes)), likely=False):
                 b.ret(b.call(slim, [p[name] for name, _ in GEMM_PARAMS]))
+        with b.if_then(fits_unpacked(b, p, dtype)):
+            _two_loops(b, p, dtype, blk)
+            b.ret(i64(0))
         upper = _symmetric(b, p)
         _five_loops(b, p, dtype, blk, kernel, pack_a, pack_b, upper=upper)
         with b.if_then(upper, likely=False):
@@ -297,6 +305,22 @@ def _five_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, bl
                 poll(b, p["rt"])
 
 
+def _two_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, blk: Blocking,
+               tile: TileHook | None = None) -> None:
+    """The product by :mod:`.gemm_small`'s unpacked kernels: column slivers of ``B``,
+    row blocks of ``A`` inside, each tile of ``C`` final after one call."""
+    kernels = unpacked_kernels(b.module, dtype, blk.mr, blk.nr, b.vector_bytes, b.fma)
+    with _blocks(b, p["n"], blk.nr, "ujr") as (_, jr, cols):
+        sliver = _at(b, p["b"], (jr, p["b_cs"]))
+        with _blocks(b, p["m"], blk.mr, "uir") as (_, ir_, rows):
+            c = _at(b, p["c"], (ir_, p["c_rs"]), (jr, p["c_cs"]))
+            _call_kernel(b, kernels, [p["k"], _at(b, p["a"], (ir_, p["a_rs"])), p["a_rs"],
+                                      p["a_cs"], sliver, p["b_rs"], c, p["c_rs"], p["c_cs"],
+                                      rows, cols, i64(0)], rows, cols)
+            if tile is not None:
+                tile(ir_, jr, rows, cols)
+
+
 def tiled_gemm(b: KernelBuilder, dtype: np.dtype, args: list[ir.Value], tile: TileHook
                ) -> None:
     """The GEMM (``args`` as :func:`gemm_function`'s, ``k > 0``) inline, calling ``tile``
@@ -308,10 +332,14 @@ def tiled_gemm(b: KernelBuilder, dtype: np.dtype, args: list[ir.Value], tile: Ti
         for narrow, branch in ((True, slim), (False, wide)):
             with branch:
                 blk = blocking(dtype, b.vector_bytes, narrow)
-                kernel = micro_kernels(b.module, dtype, blk, b.vector_bytes, b.fma)
-                pack_a = pack_a_function(b.module, dtype, blk.mr, b.vector_bytes)
-                pack_b = pack_b_function(b.module, dtype, blk.nr, b.vector_bytes)
-                _five_loops(b, p, dtype, blk, kernel, pack_a, pack_b, tile)
+                with b.if_else(fits_unpacked(b, p, dtype)) as (small, large):
+                    with small:
+                        _two_loops(b, p, dtype, blk, tile)
+                    with large:
+                        kernel = micro_kernels(b.module, dtype, blk, b.vector_bytes, b.fma)
+                        pack_a = pack_a_function(b.module, dtype, blk.mr, b.vector_bytes)
+                        pack_b = pack_b_function(b.module, dtype, blk.nr, b.vector_bytes)
+                        _five_loops(b, p, dtype, blk, kernel, pack_a, pack_b, tile)
 
 
 def call_gemm(b: KernelBuilder, dtype: np.dtype, args: list[ir.Value]) -> None:

@@ -95,10 +95,15 @@ def _scalar_name(ty: ir.Type) -> str:
 
 PARAMS = [("kc", I64), ("pa", PTR), ("pb", PTR), ("c", PTR), ("c_rs", I64),
           ("c_cs", I64), ("rows", I64), ("cols", I64), ("accumulate", I64)]
+#: The parameters of an unpacked kernel: ``A`` and ``B`` in place, by byte strides.
+UNPACKED_PARAMS = [("kc", I64), ("a", PTR), ("a_rs", I64), ("a_cs", I64), ("b", PTR),
+                   ("b_rs", I64), ("c", PTR), ("c_rs", I64), ("c_cs", I64), ("rows", I64),
+                   ("cols", I64), ("accumulate", I64)]
 
 
 def micro_kernel(module: ir.Module, dtype: np.dtype, mr: int, nr: int, vector_bytes: int,
-                 fma: bool, block: tuple[int, int] | None = None) -> ir.Function:
+                 fma: bool, block: tuple[int, int] | None = None,
+                 unpacked: bool = False, edge: bool = False) -> ir.Function:
     """``void(kc, pa, pb, c, c_rs, c_cs, rows, cols, accumulate)``: ``C[:rows, :cols]``
     (byte strides ``c_rs``, ``c_cs``) gets, or gets added, the product of the packed
     ``MR x kc`` sliver ``pa`` (column-major: ``pa[p * MR + i]``) and the packed
@@ -107,11 +112,18 @@ def micro_kernel(module: ir.Module, dtype: np.dtype, mr: int, nr: int, vector_by
 
     ``block`` (rows, columns), at most ``MR x NR``, is the part of the slivers an edge
     kernel computes (:func:`edge_blocks`): the last 4 rows of a 64-row product need
-    not pay for 12."""
+    not pay for 12.
+
+    ``unpacked`` reads ``A`` and ``B`` where they are (:data:`UNPACKED_PARAMS`: any
+    strides for ``A``, unit-stride rows of ``B``), for products small enough that
+    packing would cost more than it saves (:mod:`.gemm_small`): rows past ``rows``
+    read the last row again, and an ``edge`` kernel loads ``B`` through masks (no column
+    past ``cols`` is read: it may be past the array's end)."""
     br, bc = block or (mr, nr)
     name = (f"aotc.gemm.kernel.{dtype.name}.{mr}x{nr}"
             f"{'' if (br, bc) == (mr, nr) else f'.{br}x{bc}'}.{vector_bytes}"
-            f"{'.fma' if fma else ''}")
+            f"{'.fma' if fma else ''}{'.unpacked' if unpacked else ''}"
+            f"{'.edge' if edge else ''}")
     fn = existing(module, name)
     if fn is not None:
         return fn
@@ -120,17 +132,20 @@ def micro_kernel(module: ir.Module, dtype: np.dtype, mr: int, nr: int, vector_by
     lanes = vector_bytes // size
     nv = bc // lanes
     vty = ir.VectorType(ty, lanes)
-    with internal_function(module, name, ir.VoidType(), PARAMS, vector_bytes, fma) as (b, a):
-        for arg in ("pa", "pb", "c"):
+    params = UNPACKED_PARAMS if unpacked else PARAMS
+    with internal_function(module, name, ir.VoidType(), params, vector_bytes, fma) as (b, a):
+        for arg in ("a", "b", "c") if unpacked else ("pa", "pb", "c"):
             a[arg].add_attribute("noalias")
         tile = b.entry_alloca(ir.ArrayType(ty, br * bc), name="tile")
         _prefetch_block(b, a, br)
-        operands = _packed_operands(b, a, mr, nr, vty, vector_bytes)
-        # The k loop, unrolled UNROLL times, then the steps left over.
+        operands = (_unpacked_operands(b, a, br, nv, vty, edge) if unpacked
+                    else _packed_operands(b, a, mr, nr, vty, vector_bytes))
+        # The k loop, unrolled, then the steps left over.
+        unroll = UNPACKED_UNROLL if unpacked else UNROLL
         initial = [[zeros(vty)] * nv for _ in range(br)]
-        steps = b.sdiv(a["kc"], i64(UNROLL))
-        accs = _k_loop(b, i64(0), steps, UNROLL, initial, operands)
-        accs = _k_loop(b, b.mul(steps, i64(UNROLL)), b.srem(a["kc"], i64(UNROLL)), 1, accs,
+        steps = b.sdiv(a["kc"], i64(unroll))
+        accs = _k_loop(b, i64(0), steps, unroll, initial, operands)
+        accs = _k_loop(b, b.mul(steps, i64(unroll)), b.srem(a["kc"], i64(unroll)), 1, accs,
                        operands)
         _write_block(b, a, accs, ty, vty, size, br, bc, tile)
         b.ret_void()
@@ -159,6 +174,31 @@ def _packed_operands(b: KernelBuilder, a: dict[str, ir.Argument], mr: int, nr: i
     return a_element, b_vector
 
 
+def _unpacked_operands(b: KernelBuilder, a: dict[str, ir.Argument], rows: int, vectors: int,
+                       vty: ir.VectorType, edge: bool) -> Operands:
+    """``A[i, p]`` and ``B[p, v V:(v + 1) V]`` in place; row ``i`` past ``rows`` reads
+    the last row (its result is not stored), and an ``edge`` block's ``B`` vectors load
+    only the columns before ``cols``."""
+    ty, lanes = vty.element, vty.count
+    last = b.sub(a["rows"], i64(1))
+    offsets = [b.mul(b.select(b.icmp_signed("<", i64(i), last), i64(i), last), a["a_rs"])
+               for i in range(rows)]
+    lane = ir.Constant(ir.VectorType(I64, lanes), list(range(lanes)))
+    masks = [b.icmp_signed("<", b.add(lane, splat(b, i64(v * lanes), lanes)),
+                           splat(b, a["cols"], lanes)) if edge else None
+             for v in range(vectors)]
+
+    def a_element(p: ir.Value, i: int) -> ir.Value:
+        at = b.gep(a["a"], [b.add(offsets[i], b.mul(p, a["a_cs"]))], source_etype=I8)
+        return b.load(at, typ=ty, align=1)
+
+    def b_vector(p: ir.Value, v: int) -> ir.Value:
+        row = b.gep(a["b"], [b.mul(p, a["b_rs"])], source_etype=I8)
+        return masked_load(b, b.gep(row, [i64(v * lanes)], source_etype=ty), vty, masks[v])
+
+    return a_element, b_vector
+
+
 def _prefetch_block(b: KernelBuilder, a: dict[str, ir.Argument], mr: int) -> None:
     """Ask for the lines of the block of ``C`` (its first and last element of each row)
     before the multiply-adds, which take thousands of cycles: a large ``C`` is not in
@@ -177,6 +217,9 @@ def _prefetch_block(b: KernelBuilder, a: dict[str, ir.Argument], mr: int) -> Non
 
 #: Steps of the contracted axis per iteration of the micro-kernel's loop.
 UNROLL = 4
+#: ... and of an unpacked kernel's: LLVM hoists every step's loads of ``B`` to the top of
+#: an unrolled iteration, which with 24 accumulators spilled them.
+UNPACKED_UNROLL = 1
 
 
 def edge_blocks(mr: int, nr: int, lanes: int) -> list[tuple[int, int]]:
