@@ -1,34 +1,41 @@
-"""Loop versioning: an innermost loop whose index checks hold over its whole range runs
+"""Loop versioning: a loop nest whose index checks hold over its whole range runs
 without them.
 
 An explicit index loop checks each index on every iteration, as NumPy would: a compare
 and a branch to the error exit, a select for negative indices, a clamp of the bound
 size. Those exits keep LLVM's vectorizer away (``out[i, j] = a[i, j] + a[i, j + 1]``
-ran 65x slower than Numba, which checks nothing). An index that is affine in the loop
-index (``j + 1``, ``w * j + c`` with ``w``, ``c`` invariant) takes its extreme values at
-the first and the last iteration, so two evaluations before the loop decide every
-check at once::
+ran 65x slower than Numba, which checks nothing), and in a nest they cost every
+iteration of every level. An index that is affine in the nest's loop indices (``j + 1``,
+``i + di``, ``w * j + c`` with ``w``, ``c`` invariant) takes its extreme values at the
+corners of the box the indices range over, so evaluating it there before the nest
+decides every check at once::
 
     for_loop[body](lo, hi, *consts, *carry)
 
 becomes::
 
-    ok = checks hold (index >= 0 too) at lo and at hi - 1, and no term can wrap
+    ok = every check holds (index >= 0 too) at every corner, and no term can wrap
     cond[branches=(for_loop[body], for_loop[body without them])](ok, lo, hi, …)
 
-The checked loop runs otherwise, so an index out of range raises where it did, after
-the same writes, and a negative index still counts from the end. Only innermost loops
-are versioned: code grows by one copy of each innermost body.
+An inner loop's index ranges over its bounds' extremes (a box around a triangular
+nest). The checked nest runs otherwise, so an index out of range raises where it did,
+after the same writes, and a negative index still counts from the end.
+
+A loop is versioned as a whole nest when every index check in it can be proven so;
+otherwise the loops inside it are tried, down to the innermost, which is versioned on the
+checks it can prove (the others stay in its unchecked copy). Code grows by one copy of
+each versioned nest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from ..ir import Atom, Eqn, Lit, Params, Program, Var, bound_uppers, runs_loops
+from ..ir import Atom, Eqn, Lit, Params, Program, Var, bound_uppers, nested_programs, runs_loops
 from ..ops.control import cond_p, for_loop_p
 from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive, type_rules
 from ..ops.index import raise_if_p
@@ -48,8 +55,8 @@ VALUE_LIMIT = 2**63
 
 _P = ALL_PRIMITIVES
 ADD, SUB, MUL, NEG = _P["add"], _P["sub"], _P["mul"], _P["neg"]
-GE, LT, AND, OR = _P["ge"], _P["lt"], _P["logical_and"], _P["logical_or"]
-SELECT, CONVERT = _P["select"], _P["convert"]
+GE, GT, LT, AND, OR = _P["ge"], _P["gt"], _P["lt"], _P["logical_and"], _P["logical_or"]
+SELECT, CONVERT, NOT = _P["select"], _P["convert"], _P["logical_not"]
 #: Invariant work that may run before the loop even where the body would not reach it:
 #: pure, cannot fail, scalars or views (integer pow of a negative exponent fails).
 SPECULATABLE = frozenset(
@@ -59,36 +66,36 @@ ZERO = Lit(0, I64)
 
 
 def version_loops(program: Program) -> Program:
-    """Version every innermost ``for_loop`` that has index checks it can prove."""
+    """Version every loop nest (else the loops inside it) whose checks it can prove."""
     defs = {v: e for e in program.eqns for v in e.outs}
     eqns: list[Eqn] = []
     for eqn in program.eqns:
-        eqn = map_nested(eqn, version_loops)
-        if eqn.prim is for_loop_p and eqn.params["step"] == 1 \
-                and not runs_loops(eqn.params["body"]):
-            eqns += _versioned(eqn, defs) or [eqn]
-        else:
-            eqns.append(eqn)
+        versioned = _versioned(eqn, defs) if eqn.prim is for_loop_p \
+            and eqn.params["step"] == 1 else None
+        eqns += versioned or [map_nested(eqn, version_loops)]
     return program.replace(eqns=tuple(eqns))
 
 
-# -- what the body's values are ----------------------------------------------------------
+# -- what the nest's values are ----------------------------------------------------------
 
 @dataclass
 class Facts:
-    """A loop body's values: invariant ones, and affine ones with a bound on ``|value|``
-    when every term (the index, each invariant operand) lies within ``TERM_LIMIT``."""
+    """A loop nest's values: invariant ones, and affine ones in the nest's indices with
+    a bound on ``|value|`` when every term (each index, each invariant operand) lies
+    within ``TERM_LIMIT``."""
 
-    body: Program
-    consts: dict[Var, Atom]  # body parameter -> the loop's operand
-    outer: dict[Var, Eqn]  # definitions in the program holding the loop
-    index: Var
+    outer: dict[Var, Eqn]  # definitions in the program holding the nest
+    #: A nested program's parameter -> the operand it is, one level up (the outermost
+    #: body's constants: atoms of the program holding the nest).
+    origin: dict[Var, Atom] = field(default_factory=dict)
+    #: Each loop index of the nest -> its loop's bounds, atoms one level up.
+    ranges: dict[Var, tuple[Atom, Atom]] = field(default_factory=dict)
     defs: dict[Var, Eqn] = field(default_factory=dict)
     invariant: set[Var] = field(default_factory=set)
     bound: dict[Var, int] = field(default_factory=dict)
-    #: A branch's parameter -> the operand it is, in the program holding the ``cond``.
-    alias: dict[Var, Atom] = field(default_factory=dict)
-    eqns: list[Eqn] = field(default_factory=list)  # the body's and its branches'
+    #: An affine value -> the indices it depends on.
+    deps: dict[Var, frozenset[Var]] = field(default_factory=dict)
+    eqns: list[Eqn] = field(default_factory=list)  # the nest's, nested programs' too
 
     def is_invariant(self, atom: Atom) -> bool:
         return isinstance(atom, Lit) or atom in self.invariant
@@ -101,17 +108,33 @@ class Facts:
             return TERM_LIMIT if atom.type.dtype == I64 else None
         return self.bound.get(atom)
 
+    def indices_of(self, atom: Atom) -> frozenset[Var]:
+        return self.deps.get(atom, frozenset()) if isinstance(atom, Var) else frozenset()
+
     def size_expr(self, atom: Atom) -> DimExpr | None:
         """The size expression an invariant ``dim_value`` scalar holds."""
-        while isinstance(atom, Var) and atom in self.alias:
-            atom = self.alias[atom]
+        while isinstance(atom, Var) and atom in self.origin:
+            atom = self.origin[atom]
         if not isinstance(atom, Var):
             return None
-        eqn = self.defs.get(atom)
-        outer = self.consts.get(atom)
-        if eqn is None and isinstance(outer, Var):
-            eqn = self.outer.get(outer)
+        eqn = self.defs.get(atom) or self.outer.get(atom)
         return eqn.params["expr"] if eqn is not None and eqn.prim is dim_value_p else None
+
+    def relate(self, param: Var, operand: Atom) -> None:
+        """``param`` of a nested program is ``operand`` one level up."""
+        self.origin[param] = operand
+        if self.is_invariant(operand):
+            self.invariant.add(param)
+        elif (b := self.term_bound(operand)) is not None:
+            self.bound[param] = b
+            self.deps[param] = self.indices_of(operand)
+
+    def add_index(self, index: Var, lower: Atom, upper: Atom) -> None:
+        """A loop's index, when its bounds are invariant or affine."""
+        if self.term_bound(lower) is not None and self.term_bound(upper) is not None:
+            self.ranges[index] = (lower, upper)
+            self.bound[index] = TERM_LIMIT
+            self.deps[index] = frozenset({index})
 
 
 def _param_symbols(eqn: Eqn) -> set[str]:
@@ -127,7 +150,7 @@ def _param_symbols(eqn: Eqn) -> set[str]:
 
 
 def _affine_bound(eqn: Eqn, facts: Facts) -> int | None:
-    """``|out|``'s bound if ``eqn`` keeps its output affine in the index, else None."""
+    """``|out|``'s bound if ``eqn`` keeps its output affine in the indices, else None."""
     if eqn.outs[0].type.dtype != I64 or eqn.outs[0].type.shape != ():
         return None
     bounds = [facts.term_bound(a) for a in eqn.inputs]
@@ -144,8 +167,8 @@ def _affine_bound(eqn: Eqn, facts: Facts) -> int | None:
 
 
 def _speculatable(eqn: Eqn, facts: Facts, local: set[str]) -> bool:
-    """Whether ``eqn`` is invariant work that can run before the loop: a scalar or a
-    view, of invariant inputs, with no size the body binds."""
+    """Whether ``eqn`` is invariant work that can run before the nest: a scalar or a
+    view, of invariant inputs, with no size the nest binds."""
     if eqn.prim not in SPECULATABLE or _param_symbols(eqn) & local:
         return False
     if eqn.prim.has(ELEMENTWISE) and eqn.outs[0].type.shape != ():
@@ -153,18 +176,24 @@ def _speculatable(eqn: Eqn, facts: Facts, local: set[str]) -> bool:
     return all(facts.is_invariant(a) for a in eqn.inputs)
 
 
-def analyze(body: Program, consts: dict[Var, Atom], outer: dict[Var, Eqn]) -> Facts:
-    n = len(consts)
-    facts = Facts(body, consts, outer, body.inputs[n])
-    facts.invariant.update(body.inputs[:n])
-    facts.bound[facts.index] = TERM_LIMIT
-    _classify(body, facts, set(bound_uppers(body)))  # sizes that change with the index
+def analyze(loop: Eqn, outer: dict[Var, Eqn]) -> Facts:
+    """The facts of the nest ``loop`` runs (a ``for_loop`` of step 1)."""
+    body, n = loop.params["body"], loop.params["n_consts"]
+    facts = Facts(outer)
+    for param, operand in zip(body.inputs[:n], loop.inputs[2:2 + n], strict=True):
+        facts.origin[param] = operand
+        facts.invariant.add(param)
+    facts.ranges[body.inputs[n]] = (loop.inputs[0], loop.inputs[1])
+    facts.bound[body.inputs[n]] = TERM_LIMIT
+    facts.deps[body.inputs[n]] = frozenset({body.inputs[n]})
+    _classify(body, facts, set(bound_uppers(body)))  # sizes that change with the indices
     return facts
 
 
 def _classify(program: Program, facts: Facts, local: set[str]) -> None:
-    """Sort ``program``'s values into ``facts``; a branch's parameters are what its
-    operands are, and its values are sorted the same way."""
+    """Sort ``program``'s values into ``facts``, and those of the programs nested in it:
+    a branch's parameters are what its operands are, an inner loop's constants too, and
+    its index ranges over its bounds."""
     for eqn in program.eqns:
         facts.eqns.append(eqn)
         facts.defs.update((v, eqn) for v in eqn.outs)
@@ -172,26 +201,43 @@ def _classify(program: Program, facts: Facts, local: set[str]) -> None:
             facts.invariant.update(eqn.outs)
         elif len(eqn.outs) == 1 and (b := _affine_bound(eqn, facts)) is not None:
             facts.bound[eqn.outs[0]] = b
+            facts.deps[eqn.outs[0]] = frozenset().union(
+                *(facts.indices_of(a) for a in eqn.inputs))
         if eqn.prim is cond_p:
             for branch in eqn.params["branches"]:
                 for param, operand in zip(branch.inputs, eqn.inputs[1:], strict=True):
-                    facts.alias[param] = operand
-                    if facts.is_invariant(operand):
-                        facts.invariant.add(param)
-                    elif (b := facts.term_bound(operand)) is not None:
-                        facts.bound[param] = b
+                    facts.relate(param, operand)
                 _classify(branch, facts, local)
+        elif eqn.prim is for_loop_p and eqn.params["step"] == 1:
+            body, n = eqn.params["body"], eqn.params["n_consts"]
+            for param, operand in zip(body.inputs[:n], eqn.inputs[2:2 + n], strict=True):
+                facts.relate(param, operand)
+            facts.add_index(body.inputs[n], eqn.inputs[0], eqn.inputs[1])
+            _classify(body, facts, local)
+        else:
+            for nested in nested_programs(eqn):
+                _classify(nested, facts, local)
 
 
 # -- the checks it can prove -------------------------------------------------------------
 
 @dataclass(frozen=True)
 class IndexCheck:
-    """``raise_if (i >= size or i < -size)``, as indexing emits it."""
+    """A ``raise_if`` the nest's test can decide once: ``raise_if (i >= size or
+    i < -size)`` as indexing emits it (``index``: proven with ``i >= 0``, so negative
+    indices need no wrap), ``raise_if (v < low or v > high)`` as range bounds emit it,
+    both over an invariant or affine value, or any ``raise_if`` of an invariant
+    condition (``value`` None)."""
 
     eqn: Eqn
-    index: Atom
-    size: Atom
+    value: Atom | None
+    low: Atom = ZERO
+    high: Atom = ZERO  # exclusive, or inclusive for a range check
+    index: bool = False
+
+    @property
+    def size(self) -> Atom:
+        return self.high
 
 
 def _defined_as(facts: Facts, atom: Atom, prim: Primitive) -> Eqn | None:
@@ -200,34 +246,50 @@ def _defined_as(facts: Facts, atom: Atom, prim: Primitive) -> Eqn | None:
 
 
 def _index_check(eqn: Eqn, facts: Facts) -> IndexCheck | None:
-    if eqn.prim is not raise_if_p or eqn.params["error"] != "IndexError":
+    if eqn.prim is not raise_if_p:
         return None
+    if facts.is_invariant(eqn.inputs[0]):
+        return IndexCheck(eqn, None)
     either = _defined_as(facts, eqn.inputs[0], OR)
     if either is None:
         return None
-    for high, low in (either.inputs, either.inputs[::-1]):
-        above, below = _defined_as(facts, high, GE), _defined_as(facts, low, LT)
-        if above is None or below is None:
-            continue
-        i, size = above.inputs
-        negated = _defined_as(facts, below.inputs[1], NEG)
-        if below.inputs[0] is i and negated is not None and negated.inputs[0] is size \
-                and facts.is_invariant(size) and facts.term_bound(i) is not None:
-            return IndexCheck(eqn, i, size)
+    for first, second in (either.inputs, either.inputs[::-1]):
+        if eqn.params["error"] == "IndexError":
+            above, below = _defined_as(facts, first, GE), _defined_as(facts, second, LT)
+            if above is None or below is None:
+                continue
+            i, size = above.inputs
+            negated = _defined_as(facts, below.inputs[1], NEG)
+            if below.inputs[0] is i and negated is not None and negated.inputs[0] is size \
+                    and facts.is_invariant(size) and facts.term_bound(i) is not None:
+                return IndexCheck(eqn, i, ZERO, size, index=True)
+        else:
+            below, above = _defined_as(facts, first, LT), _defined_as(facts, second, GT)
+            if below is None or above is None or below.inputs[0] is not above.inputs[0]:
+                continue
+            v, low, high = below.inputs[0], below.inputs[1], above.inputs[1]
+            if facts.is_invariant(low) and facts.is_invariant(high) \
+                    and facts.term_bound(v) is not None:
+                return IndexCheck(eqn, v, low, high)
     return None
 
 
 # -- emitting the test before the loop ---------------------------------------------------
 
+#: A corner of the nest's box: each index that matters -> its value there (outer atoms).
+Corner = dict[Var, Atom]
+
+
 class Hoisted:
-    """Equations for the program holding the loop: invariants and index values, cloned
-    from the body with the index replaced by a value of the enclosing program."""
+    """Equations for the program holding the nest: invariants and index values, cloned
+    from the nest with its indices replaced by values of the enclosing program."""
 
     def __init__(self, facts: Facts, loc: Any) -> None:
         self.facts, self.loc = facts, loc
         self.eqns: list[Eqn] = []
-        self.memo: dict[tuple[Var, Atom | None], Atom] = {}
+        self.memo: dict[tuple[Var, frozenset[tuple[Var, Atom]]], Atom] = {}
         self.leaves: dict[Var, None] = {}  # invariant terms of affine expressions
+        self.extremes: dict[Var, tuple[Atom, Atom]] = {}
 
     def emit(self, prim: Primitive, *inputs: Atom, **params: Any) -> Var:
         (out_type,) = type_rules[prim](*(a.type for a in inputs), **params)
@@ -235,30 +297,56 @@ class Hoisted:
         self.eqns.append(Eqn(prim, inputs, Params.of(params), (out,), self.loc))
         return out
 
-    def value(self, atom: Atom, at: Atom | None) -> Atom:
-        """``atom`` outside the loop; for an affine one, at index ``at``."""
+    def value(self, atom: Atom, corner: Corner) -> Atom:
+        """``atom`` outside the nest; an affine one at ``corner``."""
         facts = self.facts
         if isinstance(atom, Lit):
             return atom
-        if atom in facts.alias:
-            return self.value(facts.alias[atom], at)
-        if atom in facts.consts:
-            return facts.consts[atom]
-        if atom is facts.index:
-            assert at is not None
-            return at
+        if atom in facts.ranges:
+            return corner[atom]
+        if atom in facts.origin:
+            return self.value(facts.origin[atom], corner)
+        if atom not in facts.defs:
+            return atom  # a value of the program holding the nest
         invariant = atom in facts.invariant
-        key = (atom, None if invariant else at)
-        if key not in self.memo:
+        at = frozenset() if invariant else frozenset(
+            (i, corner[i]) for i in facts.indices_of(atom))
+        if (atom, at) not in self.memo:
             eqn = facts.defs[atom]
             if not invariant:
                 self.leaves.update((a, None) for a in eqn.inputs
                                    if isinstance(a, Var) and a in facts.invariant)
-            inputs = tuple(self.value(a, at) for a in eqn.inputs)
+            inputs = tuple(self.value(a, corner) for a in eqn.inputs)
             outs = tuple(Var(v.type) for v in eqn.outs)
             self.eqns.append(replace(eqn, inputs=inputs, outs=outs))
-            self.memo.update(((v, key[1]), o) for v, o in zip(eqn.outs, outs, strict=True))
-        return self.memo[key]
+            self.memo.update(((v, at), o) for v, o in zip(eqn.outs, outs, strict=True))
+        return self.memo[(atom, at)]
+
+    def corners(self, indices: frozenset[Var]) -> list[Corner]:
+        """Every corner of the box ``indices`` range over (outermost first)."""
+        found: list[Corner] = [{}]
+        for index in sorted(indices, key=lambda v: v.id):
+            low, high = self.extreme(index)
+            found = [{**c, index: v} for c in found for v in dict.fromkeys((low, high))]
+        return found
+
+    def extreme(self, index: Var) -> tuple[Atom, Atom]:
+        """The least and the greatest value ``index`` takes: its first and its last, over
+        every corner of the indices its bounds depend on."""
+        if index not in self.extremes:
+            lower, upper = self.facts.ranges[index]
+            lows = [self.value(lower, c) for c in self.corners(self.facts.indices_of(lower))]
+            highs = [self.emit(SUB, self.value(upper, c), Lit(1, I64))
+                     for c in self.corners(self.facts.indices_of(upper))]
+            self.extremes[index] = (self.fold(LT, lows), self.fold(GT, highs))
+        return self.extremes[index]
+
+    def fold(self, better: Primitive, values: Sequence[Atom]) -> Atom:
+        """The least (``better`` is LT) or the greatest (GT) of ``values``."""
+        found = values[0]
+        for value in values[1:]:
+            found = self.emit(SELECT, self.emit(better, value, found), value, found)
+        return found
 
     def within(self, value: Atom, low: Atom, high: Atom) -> Var:
         """``low <= value < high``."""
@@ -271,43 +359,51 @@ class Hoisted:
         return found
 
 
-def _proof(checks: list[IndexCheck], facts: Facts, lower: Atom, upper: Atom,
-           loc: Any) -> tuple[Hoisted, Atom]:
-    """The test that every check holds, with a non-negative index, on the whole range
-    (when the range is empty the test may fail: either loop then does nothing)."""
+def _proof(checks: list[IndexCheck], facts: Facts, loc: Any) -> tuple[Hoisted, Atom]:
+    """The test that every check holds, with a non-negative index, at every corner of
+    the box (when a range is empty the test may fail: either nest then does nothing)."""
     hoisted = Hoisted(facts, loc)
-    last = hoisted.emit(SUB, upper, Lit(1, I64))
     low, high = Lit(-TERM_LIMIT, I64), Lit(TERM_LIMIT + 1, I64)
-    ranges: dict[tuple[Atom, Atom, Atom], None] = {(lower, low, high): None,
-                                                   (last, low, high): None}
+    ranges: dict[tuple[Atom, Atom, Atom], None] = {}
+    decided: list[Var] = []
     for check in checks:
-        size = hoisted.value(check.size, None)
-        for at in (lower, last):
-            ranges[(hoisted.value(check.index, at), ZERO, size)] = None
+        if check.value is None:
+            decided.append(hoisted.emit(NOT, hoisted.value(check.eqn.inputs[0], {})))
+            continue
+        first, last = hoisted.value(check.low, {}), hoisted.value(check.high, {})
+        if not check.index:  # low <= v <= high
+            last = hoisted.emit(ADD, last, Lit(1, I64))
+        for corner in hoisted.corners(facts.indices_of(check.value)):
+            ranges[(hoisted.value(check.value, corner), first, last)] = None
+    for extremes in list(hoisted.extremes.values()):
+        ranges.update(((e, low, high), None) for e in extremes)
     for leaf in list(hoisted.leaves):
-        ranges[(hoisted.value(leaf, None), low, high)] = None
-    return hoisted, hoisted.all_of([hoisted.within(*r) for r in ranges])
+        ranges[(hoisted.value(leaf, {}), low, high)] = None
+    return hoisted, hoisted.all_of(decided + [hoisted.within(*r) for r in ranges])
 
 
 # -- the unchecked body ------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Proven:
-    """What holds on every iteration of the unchecked loop."""
+    """What holds on every iteration of the unchecked nest."""
 
     checks: frozenset[Eqn]
     nonneg: frozenset[Atom]  # these indices are >= 0
     below: frozenset[tuple[Atom, DimExpr | None]]  # (index, size): index < size
 
 
-def _unchecked(facts: Facts, checks: list[IndexCheck]) -> Program:
-    proven = Proven(frozenset(c.eqn for c in checks), frozenset(c.index for c in checks),
-                    frozenset((c.index, facts.size_expr(c.size)) for c in checks))
-    return fresh_copy(dce(_without_checks(facts.body, proven)))
+def _unchecked(body: Program, facts: Facts, checks: list[IndexCheck]) -> Program:
+    indices = [c.value for c in checks if c.index and c.value is not None]
+    sizes = [c.size for c in checks if c.index]
+    proven = Proven(frozenset(c.eqn for c in checks), frozenset(indices),
+                    frozenset((i, facts.size_expr(size)) for i, size in zip(indices, sizes,
+                                                                           strict=True)))
+    return fresh_copy(dce(_without_checks(body, proven)))
 
 
 def _without_checks(program: Program, proven: Proven) -> Program:
-    """``program`` without the proven checks (in branches too); indices known
+    """``program`` without the proven checks (in nested programs too); indices known
     non-negative are not wrapped, sizes bound from indices known below them not
     clamped."""
     rename = Renamer()
@@ -315,9 +411,7 @@ def _without_checks(program: Program, proven: Proven) -> Program:
     for eqn in program.eqns:
         if eqn in proven.checks:
             continue
-        eqn = rename.eqn(eqn)
-        if eqn.prim is cond_p:
-            eqn = map_nested(eqn, lambda branch: _without_checks(branch, proven))
+        eqn = map_nested(rename.eqn(eqn), lambda nested: _without_checks(nested, proven))
         first = eqn.inputs[0] if eqn.inputs else None
         if eqn.prim is LT and first in proven.nonneg and eqn.inputs[1] == ZERO:
             rename.env[eqn.outs[0]] = Lit(False, BOOL)
@@ -355,15 +449,19 @@ def _branch(loop: Eqn, body: Program) -> Program:
 
 
 def _versioned(loop: Eqn, outer: dict[Var, Eqn]) -> list[Eqn] | None:
-    body, n = loop.params["body"], loop.params["n_consts"]
-    consts = dict(zip(body.inputs[:n], loop.inputs[2:2 + n], strict=True))
-    facts = analyze(body, consts, outer)
-    checks = [c for c in (_index_check(e, facts) for e in facts.eqns) if c is not None]
-    if not checks:
+    """The nest ``loop`` runs, versioned: when it has inner loops, only if every index
+    check in it is proven (else its inner loops are tried on their own)."""
+    body = loop.params["body"]
+    facts = analyze(loop, outer)
+    found = [(e, _index_check(e, facts)) for e in facts.eqns]
+    checks = [c for _, c in found if c is not None]
+    unproven = any(c is None and e.prim is raise_if_p and e.params["error"] == "IndexError"
+                   for e, c in found)
+    if not any(c.index for c in checks) or (unproven and runs_loops(body)):
         return None
-    hoisted, proven = _proof(checks, facts, loop.inputs[0], loop.inputs[1], loop.loc)
+    hoisted, proven = _proof(checks, facts, loop.loc)
     choice = hoisted.emit(CONVERT, proven, dtype=I64)
-    branches = (_branch(loop, body), _branch(loop, _unchecked(facts, checks)))
+    branches = (_branch(loop, version_loops(body)), _branch(loop, _unchecked(body, facts, checks)))
     return [*hoisted.eqns, Eqn(cond_p, (choice, *loop.inputs), Params.of({"branches": branches}),
                                loop.outs, loop.loc)]
 

@@ -14,6 +14,7 @@ from aotc.codegen.jit import JitLibrary
 from aotc.codegen.layout import OutputHome, plan_layout
 from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
+from aotc.ir import runs_loops
 from aotc.ops.control import cond_p, for_loop_p
 from aotc.ops.shape import broadcast_in_dim_p, update_slice_p
 from aotc.passes import optimize
@@ -243,16 +244,19 @@ def test_branch_result_takes_over_the_dying_operand(programs):
 
 
 def test_branches_build_their_fresh_results_in_the_conds_buffer(programs):
-    """The loop versioning ``cond`` around ``heat_steps``' inner loop: each version's
-    loop carries ``new`` in the ``cond``'s own result buffer, so neither copies it out;
-    and the time loop's back edge trades ``u``'s buffer for ``new``'s (the inner loop
-    reads ``u`` while it writes ``new``, so they are two buffers, but no copy)."""
+    """The loop versioning ``cond`` s of ``heat_steps`` (around the whole nest, and
+    around the inner loop of its checked copy): each version's loop carries its result
+    in the ``cond``'s own buffer, so none copies it out; and each copy of the time loop
+    trades ``u``'s buffer for ``new``'s on its back edge (the inner loop reads ``u``
+    while it writes ``new``, so they are two buffers, but no copy)."""
     program = programs["heat_steps"]
     plan = plan_buffers(program)
-    (versioned,) = _eqns(program, cond_p)
-    assert plan.moves[(versioned, 0)] == plan.moves[(versioned, 1)] == (Move.SKIP,)
-    outer = next(e for e in program.eqns if e.prim is for_loop_p)
-    assert plan.moves[(outer,)] == (Move.SWAP,)
+    versioned = _eqns(program, cond_p)
+    assert len(versioned) == 2
+    for cond in versioned:
+        assert plan.moves[(cond, 0)] == plan.moves[(cond, 1)] == (Move.SKIP,)
+    times = [e for e in _eqns(program, for_loop_p) if runs_loops(e.params["body"])]
+    assert len(times) == 2 and all(plan.moves[(e,)] == (Move.SWAP,) for e in times)
     (branch,) = _eqns(programs["fresh_branches"], cond_p)
     moves = plan_buffers(programs["fresh_branches"]).moves
     assert moves[(branch, 1)] == (Move.SKIP, Move.SKIP)  # branches: (false, true)

@@ -67,12 +67,64 @@ def test_either_loop_gives_pythons_answer(k):
     np.testing.assert_array_equal(eval_program(program, x, np.int64(k))[0], want)
 
 
-def test_only_the_innermost_loop_is_versioned():
+def test_a_nest_whose_checks_all_hold_is_versioned_whole():
+    """The row loop's copy has no check at any depth; the checked copy's inner loop is
+    versioned on its own (its row index invariant), for when the nest's test fails."""
     program = optimized(rows_then_columns, "f8[:,:](f8[:,:])")
-    ((checked, unchecked),) = versions(program)
-    assert eqns_named(unchecked, "raise_if") == []  # the row index is invariant: proven too
+    (nest, inner) = versions(program)
+    assert eqns_named(nest[1], "raise_if") == []
+    assert len(eqns_named(nest[0], "for_loop")) == 2  # its columns, checked and unchecked
+    assert eqns_named(inner[1], "raise_if") == []
     a = np.arange(12.0).reshape(3, 4) ** 2
     np.testing.assert_array_equal(eval_program(program, a)[0], rows_then_columns(a))
+
+
+def blur(img, r):
+    h, w = img.shape
+    out = np.zeros_like(img)
+    for i in range(r, h - r):
+        for j in range(r, w - r):
+            s = 0.0
+            for di in range(-r, r + 1):
+                for dj in range(-r, r + 1):
+                    s += img[i + di, j + dj]
+            out[i, j] = s
+    return out
+
+
+def upper_pairs(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(i + 1, x.shape[0]):
+            s += x[i] * x[j]
+    return s
+
+
+@pytest.mark.parametrize("r", [0, 1, 2, 3, -1])
+def test_a_stencil_nest_is_proven_at_the_corners_of_its_box(r):
+    """``img[i + di, j + dj]`` over four loops: one test before the nest. Where it fails
+    the checked nest runs (``r = -1`` writes ``out[-1, 6]``: Python's IndexError)."""
+    program = optimized(blur, "f8[:,:](f8[:,:], i8)")
+    nest = versions(program)[0]
+    assert eqns_named(nest[1], "raise_if") == []
+    img = np.arange(30.0).reshape(5, 6) ** 1.5
+    try:
+        want = blur(img, r)
+    except IndexError as err:
+        with pytest.raises(KernelError) as raised:
+            eval_program(program, img, np.int64(r))
+        assert str(raised.value) == str(err)
+        return
+    np.testing.assert_array_equal(eval_program(program, img, np.int64(r))[0], want)
+
+
+def test_a_triangular_nest_is_proven_over_the_box_around_it():
+    program = optimized(upper_pairs, "f8(f8[:])")
+    nest = versions(program)[0]
+    assert eqns_named(nest[1], "raise_if") == []
+    for n in (0, 1, 2, 7):
+        x = np.arange(1.0, n + 1)
+        assert eval_program(program, x)[0] == upper_pairs(x)
 
 
 def test_an_index_read_from_data_keeps_its_checks():
