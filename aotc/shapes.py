@@ -408,6 +408,30 @@ def bound_symbols(expr: DimExpr) -> set[str]:
     return {name for name in expr.symbols() if is_bound_symbol(name)}
 
 
+def rename_symbols(expr: DimExpr, names: Mapping[str, str]) -> DimExpr:
+    """``expr`` with each symbol in ``names`` renamed (a copy of code that binds sizes of
+    its own binds them under new names)."""
+    if not expr.symbols() & names.keys():
+        return expr
+    total = DimExpr.const(0)
+    for mono, coeff in expr.terms:
+        term = DimExpr.const(coeff)
+        for atom in mono:
+            term = term * _renamed_atom(atom, names)
+        total = total + term
+    return total
+
+
+def _renamed_atom(atom: Atom, names: Mapping[str, str]) -> DimExpr:
+    if isinstance(atom, Sym):
+        return DimExpr.sym(names.get(atom.name, atom.name), atom.signed)
+    if isinstance(atom, Relu):
+        return relu(rename_symbols(atom.expr, names))
+    if isinstance(atom, FloorDiv):
+        return rename_symbols(atom.expr, names) // atom.divisor
+    return if_neg(*(rename_symbols(e, names) for e in (atom.cond, atom.neg, atom.nonneg)))
+
+
 Interval = tuple[DimExpr | None, DimExpr | None]  # (low, high); None: unbounded
 
 

@@ -19,6 +19,7 @@ from .dce import dce
 from .epilogue import dot_epilogue
 from .fusion import fusion
 from .interleave import interleave
+from .jam import jam
 from .loop_versioning import version_loops
 from .snapshots import snapshots
 
@@ -34,6 +35,7 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("dot_epilogue", dot_epilogue),
     ("dce_after_fusion", dce),
     ("loop_versioning", version_loops),
+    ("jam", jam),
     ("snapshots", snapshots),
 ]
 #: Passes that only reorganize loops; without them every equation is its own loop.
@@ -59,5 +61,5 @@ def optimize(program: Program, *, verify_each: bool = False, fuse: bool = True,
     return program
 
 
-__all__ = ["PIPELINE", "constant_fold", "cse", "dce", "dot_epilogue", "fusion", "optimize",
-           "snapshots", "version_loops"]
+__all__ = ["PIPELINE", "constant_fold", "cse", "dce", "dot_epilogue", "fusion", "jam",
+           "optimize", "snapshots", "version_loops"]

@@ -1,0 +1,278 @@
+"""Unroll and jam: a loop around a reduction loop runs several of its iterations at once.
+
+Why: ``acc += x[i + j] * k[j]`` is one chain of dependent adds per output. Python's
+order (and NumPy's, and Numba's without ``fastmath``) forbids reassociating it, so each
+add waits for the one before, and an explicit convolution, stencil or distance loop runs
+at the adder's latency, not its throughput. Running :data:`UNROLL` outputs' chains in the
+same inner loop keeps each chain's order (every result is bit for bit the uncompiled
+one) while the CPU overlaps them: an ``np.correlate`` of two loops ran 3.6x faster, a
+5x5 box blur of four 7x (eight chains measured faster than four: 22 against 38 us).
+
+::
+
+    out = for_loop[body](lo, hi, *consts, *carry)
+
+becomes, with ``q = max(hi - lo, 0) // UNROLL``::
+
+    part = for_loop[jammed](0, q, *consts, lo, *carry)
+    out = for_loop[body](lo + UNROLL * q, hi, *consts, *part)    # the rest, unchanged
+
+``jammed`` runs iterations ``i = lo + UNROLL * t + u`` (``u < UNROLL``): every copy's
+equations before its inner loop, then the inner loops as one loop (their bounds are the
+same in every copy) whose body is the copies' bodies in turn, fused the same way down the
+nest, then every copy's equations after it, in order.
+
+That order is the original one except between copies, so the copies must not talk to
+each other but through the outer loop's carries, which only the equations after the
+inner loop may read (``out[i] = acc``, in order): the body has no effects (no
+``raise_if``: loop versioning removed the checks of a nest it proved; a size binding is
+fine, each copy binds sizes of its own) and its inner loop carries scalars only (each
+copy's accumulators).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ..avals import AType
+from ..ir import Atom, Eqn, Lit, Params, Program, Var, bound_uppers, nested_programs
+from ..ops.control import for_loop_p
+from ..ops.core import ALL_PRIMITIVES, EFFECT, STATEFUL, Primitive, type_rules
+from ..ops.shape import bind_dim_p
+from ..shapes import DimExpr, rename_symbols
+from .rewrite import map_nested
+
+#: Iterations of the outer loop per iteration of the jammed loop.
+UNROLL = 8
+#: Equations (nested ones included) of a body this pass copies, at most.
+MAX_BODY = 300
+
+I64 = np.dtype(np.int64)
+_P = ALL_PRIMITIVES
+ADD, SUB, MUL, MAX, FLOOR_DIVIDE = (_P[n] for n in ("add", "sub", "mul", "max",
+                                                     "floor_divide"))
+
+
+def jam(program: Program) -> Program:
+    """Jam every loop that :func:`_inner_loop` accepts (the outermost of a nest)."""
+    eqns: list[Eqn] = []
+    for eqn in program.eqns:
+        if eqn.prim is for_loop_p and _inner_loop(eqn) is not None:
+            eqns += _jammed(eqn)
+        else:
+            eqns.append(map_nested(eqn, jam))
+    return program.replace(eqns=tuple(eqns))
+
+
+# -- which loops ---------------------------------------------------------------------------
+
+def _count(program: Program) -> int:
+    return sum(1 + sum(_count(p) for p in nested_programs(e)) for e in program.eqns)
+
+
+def _pure(program: Program) -> bool:
+    """No equation (nested ones included) has an effect but binding a size."""
+    return all((e.prim is bind_dim_p or not (e.prim.has(EFFECT) or e.prim.has(STATEFUL)))
+               and all(_pure(p) for p in nested_programs(e)) for e in program.eqns)
+
+
+def _inner_loop(loop: Eqn) -> int | None:
+    """The position of the inner loop in the body of ``loop`` when ``loop`` can be jammed:
+    a pure body of one inner ``for_loop``, whose bounds are the same in every copy, whose
+    carries are scalars, and before which nothing reads the outer loop's carries."""
+    body, n = loop.params["body"], loop.params["n_consts"]
+    if loop.params["step"] != 1 or _count(body) > MAX_BODY or not _pure(body):
+        return None
+    nests = [k for k, e in enumerate(body.eqns) if nested_programs(e)]
+    if len(nests) != 1 or body.eqns[nests[0]].prim is not for_loop_p:
+        return None
+    p = nests[0]
+    inner = body.eqns[p]
+    same = _shared(body, n)
+    carries = set(body.inputs[n + 1:])
+    if inner.params["step"] != 1 or any(v.type.shape for v in inner.outs) \
+            or not all(isinstance(a, Lit) or a in same for a in inner.inputs[:2]) \
+            or any(a in carries for e in body.eqns[:p + 1] for a in e.inputs):
+        return None
+    return p
+
+
+def _shared(program: Program, n: int) -> set[Var]:
+    """The values of ``program`` (and of the programs nested in it) that every copy has
+    alike: those computed from its first ``n`` inputs (the loop's constants) alone,
+    through loops whose bounds are such values too (their indices are alike)."""
+    same = set(program.inputs[:n])
+
+    def visit(body: Program) -> None:
+        for eqn in body.eqns:
+            alike = [isinstance(a, Lit) or a in same for a in eqn.inputs]
+            if eqn.prim is for_loop_p:
+                inner, m = eqn.params["body"], eqn.params["n_consts"]
+                same.update(v for v, a in zip(inner.inputs[:m], alike[2:2 + m], strict=True)
+                            if a)
+                if alike[0] and alike[1] and eqn.params["step"] == 1:
+                    same.add(inner.inputs[m])
+                visit(inner)
+            elif not nested_programs(eqn) and all(alike):
+                same.update(eqn.outs)
+    visit(program)
+    return same
+
+
+# -- copies of a body ----------------------------------------------------------------------
+
+@dataclass
+class Copier:
+    """Copies equations with fresh variables, renaming the sizes the copied code binds."""
+
+    symbols: dict[str, str]
+    env: dict[Var, Atom] = field(default_factory=dict)
+
+    def __call__(self, atom: Atom) -> Atom:
+        return self.env.get(atom, atom) if isinstance(atom, Var) else atom
+
+    def type(self, t: AType) -> AType:
+        return AType(t.dtype, tuple(self.dim(d) for d in t.shape))
+
+    def dim(self, d: Any) -> Any:
+        return rename_symbols(d, self.symbols) if isinstance(d, DimExpr) else d
+
+    def fresh(self, v: Var) -> Var:
+        new = Var(self.type(v.type))
+        self.env[v] = new
+        return new
+
+    def param(self, key: str, value: Any) -> Any:
+        if isinstance(value, Program):
+            return self.program(value)
+        if isinstance(value, tuple):
+            return tuple(self.param(key, v) for v in value)
+        if key == "symbol" and isinstance(value, str):
+            return self.symbols.get(value, value)
+        return self.dim(value)
+
+    def eqn(self, eqn: Eqn) -> Eqn:
+        inputs = tuple(self(a) for a in eqn.inputs)
+        params = Params((k, self.param(k, v)) for k, v in eqn.params)
+        return replace(eqn, inputs=inputs, params=params,
+                       outs=tuple(self.fresh(v) for v in eqn.outs))
+
+    def program(self, program: Program) -> Program:
+        inner = Copier(self.symbols, dict(self.env))
+        inputs = tuple(inner.fresh(v) for v in program.inputs)
+        eqns = tuple(inner.eqn(e) for e in program.eqns)
+        return program.replace(inputs=inputs, eqns=eqns,
+                               outputs=tuple(inner(a) for a in program.outputs))
+
+
+def _copiers(body: Program) -> list[Copier]:
+    """One copier per copy; copy 0 keeps the size names (its code replaces the body's)."""
+    bound = bound_uppers(body)
+    return [Copier({s: f"{s}~{u}" for s in bound} if u else {}) for u in range(UNROLL)]
+
+
+def _segments(program: Program, same: set[Var]) -> list[list[Eqn] | Eqn]:
+    """``program``'s equations as runs of plain ones and the loops the copies share."""
+    found: list[list[Eqn] | Eqn] = [[]]
+    for eqn in program.eqns:
+        if eqn.prim is for_loop_p and eqn.params["step"] == 1 \
+                and all(isinstance(a, Lit) or a in same for a in eqn.inputs[:2]):
+            found += [eqn, []]
+        else:
+            run = found[-1]
+            assert isinstance(run, list)
+            run.append(eqn)
+    return found
+
+
+def _interleaved(program: Program, copiers: list[Copier], same: set[Var]) -> list[Eqn]:
+    """Every copy of ``program``'s equations: each run of plain equations copy by copy,
+    each loop the copies share as one loop."""
+    eqns: list[Eqn] = []
+    for part in _segments(program, same):
+        if isinstance(part, list):
+            eqns += [c.eqn(e) for c in copiers for e in part]
+        else:
+            eqns.append(_fused(part, copiers, same))
+    return eqns
+
+
+def _fused(loop: Eqn, copiers: list[Copier], same: set[Var]) -> Eqn:
+    """The copies of ``loop`` as one loop: every copy's constants and carries, one index."""
+    body, m = loop.params["body"], loop.params["n_consts"]
+    index = Var(body.inputs[m].type)
+    inner = [Copier(c.symbols, dict(c.env)) for c in copiers]
+    consts = [c.fresh(v) for c in inner for v in body.inputs[:m]]
+    for c in inner:
+        c.env[body.inputs[m]] = index
+    carries = [c.fresh(v) for c in inner for v in body.inputs[m + 1:]]
+    eqns = _interleaved(body, inner, same)
+    fused = body.replace(inputs=(*consts, index, *carries), eqns=tuple(eqns),
+                         outputs=tuple(c(a) for c in inner for a in body.outputs))
+    first = copiers[0]
+    inputs = (first(loop.inputs[0]), first(loop.inputs[1]),
+              *(c(a) for c in copiers for a in loop.inputs[2:2 + m]),
+              *(c(a) for c in copiers for a in loop.inputs[2 + m:]))
+    outs = tuple(c.fresh(v) for c in copiers for v in loop.outs)
+    params = Params.of({**dict(loop.params), "body": fused, "n_consts": m * len(copiers)})
+    return Eqn(for_loop_p, inputs, params, outs, loop.loc)
+
+
+# -- the jammed loop -----------------------------------------------------------------------
+
+class _Emitter:
+    def __init__(self, loc: Any) -> None:
+        self.loc, self.eqns = loc, []  # type: ignore[var-annotated]
+
+    def __call__(self, prim: Primitive, *inputs: Atom) -> Var:
+        (out_type,) = type_rules[prim](*(a.type for a in inputs))
+        out = Var(out_type)
+        self.eqns.append(Eqn(prim, inputs, Params(), (out,), self.loc))
+        return out
+
+
+def _jammed(loop: Eqn) -> list[Eqn]:
+    body, n = loop.params["body"], loop.params["n_consts"]
+    lo, hi = loop.inputs[:2]
+    consts, inits = loop.inputs[2:2 + n], loop.inputs[2 + n:]
+    emit = _Emitter(loop.loc)
+    count = emit(FLOOR_DIVIDE, emit(MAX, emit(SUB, hi, lo), Lit(0, I64)), Lit(UNROLL, I64))
+    rest = emit(ADD, lo, emit(MUL, count, Lit(UNROLL, I64)))
+    part = tuple(Var(v.type) for v in loop.outs)
+    jammed = Eqn(for_loop_p, (Lit(0, I64), count, *consts, lo, *inits),
+                 Params.of({**dict(loop.params), "body": _jammed_body(body, n),
+                            "n_consts": n + 1}), part, loop.loc)
+    remainder = Eqn(for_loop_p, (rest, hi, *consts, *part), loop.params, loop.outs, loop.loc)
+    return [*emit.eqns, jammed, remainder]
+
+
+def _jammed_body(body: Program, n: int) -> Program:
+    """``lambda *consts, lo, t, *carry``: :data:`UNROLL` iterations of ``body``."""
+    consts = tuple(Var(v.type) for v in body.inputs[:n])
+    lo, t = Var(AType(I64, ())), Var(AType(I64, ()))
+    carries = tuple(Var(v.type) for v in body.inputs[n + 1:])
+    emit = _Emitter(None)
+    first = emit(ADD, lo, emit(MUL, t, Lit(UNROLL, I64)))
+    copiers = _copiers(body)
+    for u, c in enumerate(copiers):
+        c.env.update(zip(body.inputs[:n], consts, strict=True))
+        c.env[body.inputs[n]] = first if u == 0 else emit(ADD, first, Lit(u, I64))
+    same = _shared(body, n)
+    segments = _segments(body, same)
+    eqns: list[Eqn] = list(emit.eqns)
+    *before, last = segments
+    for part in before:
+        eqns += [c.eqn(e) for c in copiers for e in part] if isinstance(part, list) \
+            else [_fused(part, copiers, same)]
+    assert isinstance(last, list)
+    threaded: Iterable[Atom] = carries
+    for c in copiers:  # the carries pass from copy to copy, in order
+        c.env.update(zip(body.inputs[n + 1:], threaded, strict=True))
+        eqns += [c.eqn(e) for e in last]
+        threaded = [c(a) for a in body.outputs]
+    return body.replace(inputs=(*consts, lo, t, *carries), eqns=tuple(eqns),
+                        outputs=tuple(threaded))
