@@ -63,6 +63,8 @@ SPECULATABLE = frozenset(
     {p for p in _P.values() if p.has(ELEMENTWISE) and p is not _P["pow"]}
     | {dim_value_p, slice_p, reshape_p})
 ZERO = Lit(0, I64)
+#: Views: an element of an array is one of them with no axes left.
+VIEWS = frozenset({slice_p, reshape_p})
 
 
 def version_loops(program: Program) -> Program:
@@ -168,10 +170,14 @@ def _affine_bound(eqn: Eqn, facts: Facts) -> int | None:
 
 def _speculatable(eqn: Eqn, facts: Facts, local: set[str]) -> bool:
     """Whether ``eqn`` is invariant work that can run before the nest: a scalar or a
-    view, of invariant inputs, with no size the nest binds."""
+    view, of invariant inputs, with no size the nest binds. An array's element is not:
+    reading it before the nest would read it where the nest may not (``x[i - off[100]]``
+    in a loop that runs no time, with ``off`` of one element, read past ``off``'s end)."""
     if eqn.prim not in SPECULATABLE or _param_symbols(eqn) & local:
         return False
     if eqn.prim.has(ELEMENTWISE) and eqn.outs[0].type.shape != ():
+        return False
+    if eqn.prim in VIEWS and not eqn.outs[0].type.shape and eqn.inputs[0].type.shape:
         return False
     return all(facts.is_invariant(a) for a in eqn.inputs)
 

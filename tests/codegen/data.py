@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ctypes
+import mmap
 from typing import Any
 
 import numpy as np
@@ -138,3 +139,20 @@ def check_call(kernel: Any, *args: Any, rtol: float = 0.0) -> list[np.ndarray]:
             assert_same(np.asarray(mine[index]), theirs[index], rtol=rtol,
                         what=f"{name} argument {index} after the call")
     return got
+
+
+def before_a_guard_page(values: np.ndarray, keep: list) -> np.ndarray:
+    """A copy of ``values`` (C order) whose last byte is the last before a page that no
+    access may touch: a read past it kills the process."""
+    page = mmap.PAGESIZE
+    pages = -(-values.nbytes // page) + 1
+    area = mmap.mmap(-1, pages * page)
+    start = ctypes.addressof(ctypes.c_char.from_buffer(area))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    assert libc.mprotect(start + (pages - 1) * page, page, 0) == 0  # PROT_NONE
+    keep.append(area)
+    out = np.frombuffer(area, values.dtype, values.size,
+                        (pages - 1) * page - values.nbytes).reshape(values.shape)
+    out[...] = values
+    return out

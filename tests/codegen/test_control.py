@@ -19,7 +19,7 @@ from aotc.passes.loop_versioning import versioned_loops
 from aotc.shapes import DimExpr
 from aotc.types import signature_from_annotations
 
-from .data import assert_same, check_call, copy_layout, layouts
+from .data import assert_same, before_a_guard_page, check_call, copy_layout, layouts
 from .test_inplace import ema
 
 
@@ -507,3 +507,34 @@ def test_a_nested_loop_writing_in_place_is_not_the_work_of_its_size():
         work = body_work(rows.params["body"], plan=plan_buffers(program))
         assert work.is_const and work.value < 1000, work
         assert not body_work(rows.params["body"]).is_const  # unplanned: all of out
+
+
+def offset_read(x: f64[:], off: i64[:]) -> f64:
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i - off[100]]
+    return s
+
+
+def guarded_offset_read(x: f64[:], off: i64[:], t: i64) -> f64:
+    s = 0.0
+    for i in range(x.shape[0]):
+        if i > t:
+            s += x[i - off[100]]
+    return s
+
+
+def test_versioning_reads_no_element_the_loop_would_not():
+    """An invariant element read (``off[100]``) stays in the loop: read before it to
+    prove its checks, it was read where Python never reads it (a loop that runs no
+    time, a branch never taken), past ``off``'s end: with ``off`` just before an
+    inaccessible page, the kernel crashed."""
+    library = JitLibrary([_program(offset_read), _program(guarded_offset_read)])
+    plain, branch = library.kernels
+    keep: list = []
+    off = before_a_guard_page(np.zeros(1, np.int64), keep)
+    assert plain(np.zeros(0), off)[0] == offset_read(np.zeros(0), off) == 0.0
+    x = np.arange(5.0)
+    assert branch(x, off, np.int64(10))[0] == guarded_offset_read(x, off, 10) == 0.0
+    wide = np.arange(200, dtype=np.int64)
+    assert plain(np.arange(300.0), wide)[0] == offset_read(np.arange(300.0), wide)

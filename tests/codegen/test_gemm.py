@@ -21,9 +21,7 @@ columns) and the cache blocks (``KC = 256``, ``MC`` 120/240, ``NC`` 1536/3072).
 
 from __future__ import annotations
 
-import ctypes
 import functools
-import mmap
 
 import numpy as np
 import pytest
@@ -33,6 +31,7 @@ from aotc.codegen.gemm import blocking
 from aotc.codegen.jit import JitLibrary
 from aotc.shapes import DimExpr
 
+from .data import before_a_guard_page
 from .programs import ProgramBuilder
 
 TARGETS = ["x86-64-v2", "x86-64-v3", "native"]
@@ -162,23 +161,6 @@ def test_any_layout(kernels, dtype):
         check(mm(x, y)[0], x, y, "ik,kj->ij")
 
 
-def _before_a_guard_page(values: np.ndarray, keep: list) -> np.ndarray:
-    """A copy of ``values`` (C order) whose last byte is the last before a page that no
-    access may touch: a read past it kills the process."""
-    page = mmap.PAGESIZE
-    pages = -(-values.nbytes // page) + 1
-    area = mmap.mmap(-1, pages * page)
-    start = ctypes.addressof(ctypes.c_char.from_buffer(area))
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    assert libc.mprotect(start + (pages - 1) * page, page, 0) == 0  # PROT_NONE
-    keep.append(area)
-    out = np.frombuffer(area, values.dtype, values.size,
-                        (pages - 1) * page - values.nbytes).reshape(values.shape)
-    out[...] = values
-    return out
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_small_products_read_nothing_past_their_operands(kernels, dtype):
     """Small products run unpacked (:mod:`aotc.codegen.gemm_small`): the kernels read
@@ -188,12 +170,12 @@ def test_small_products_read_nothing_past_their_operands(kernels, dtype):
     keep: list = []
     for m, k, n in [(5, 3, 24), (13, 7, 17), (64, 64, 60), (1, 9, 33), (25, 40, 8),
                     (12, 16, 32), (7, 1, 5)]:
-        a = _before_a_guard_page(_rand(rng, (m, k), dtype), keep)
-        b = _before_a_guard_page(_rand(rng, (k, n), dtype), keep)
+        a = before_a_guard_page(_rand(rng, (m, k), dtype), keep)
+        b = before_a_guard_page(_rand(rng, (k, n), dtype), keep)
         check(kernels[dtype, "mm"](a, b)[0], a, b, "ik,kj->ij")
-        at = _before_a_guard_page(_rand(rng, (k, m), dtype), keep).T
+        at = before_a_guard_page(_rand(rng, (k, m), dtype), keep).T
         check(kernels[dtype, "mm"](at, b)[0], at, b, "ik,kj->ij")
-        wide = _before_a_guard_page(_rand(rng, (k, 2 * n), dtype), keep)[:, n:]
+        wide = before_a_guard_page(_rand(rng, (k, 2 * n), dtype), keep)[:, n:]
         check(kernels[dtype, "mm"](a, wide)[0], a, wide, "ik,kj->ij")
 
 
