@@ -92,6 +92,9 @@ def _inner_loop(loop: Eqn) -> int | None:
         return None
     p = nests[0]
     inner = body.eqns[p]
+    bound = bound_uppers(body).keys()
+    if any(d.symbols() & bound for v in (*body.inputs, *body.outputs) for d in v.type.shape):
+        return None  # a carry sized while the loop runs: each copy would size it anew
     same = _shared(body, n)
     carries = set(body.inputs[n + 1:])
     if inner.params["step"] != 1 or any(v.type.shape for v in inner.outs) \
