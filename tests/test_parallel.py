@@ -82,6 +82,8 @@ b, c, z = rng.random(n), rng.random(n), rng.random(n)
 x = rng.standard_normal((2048, 515)).astype(np.float32)
 a, m = rng.random((300, 200)), rng.random((200, 250))
 w, bias = rng.standard_normal((200, 250)), rng.standard_normal(250)
+# several panels of B along both the contracted axis (KC = 256) and the columns
+a2, m2 = rng.random((300, 600)), rng.random((600, 1700))
 """
 
 #: Run in a child: every kernel on fixed inputs, results saved to argv[2].
@@ -94,6 +96,7 @@ import par.kernels as k
 out = dict(triad=k.triad(b, c, 3.0), big_sum=k.big_sum(b, c, z), plain_sum=k.plain_sum(b),
            softmax=k.softmax(x), matmul=k.matmul(a, m), steps=k.steps(b, 3),
            dense=k.dense(a - 0.5, w, bias), ramp=k.ramps(b, x)[0], ramp2d=k.ramps(b, x)[1],
+           matmul_panels=k.matmul(a2, m2), dense_panels=k.dense(a2, m2, m2[0]),
            serial_triad=k.serial_triad(b, c, 3.0), small=k.triad(b[:100], c[:100], 3.0))
 np.savez(sys.argv[2], **out)
 '''
@@ -132,6 +135,8 @@ def _expected() -> dict[str, np.ndarray]:
     return dict(triad=b + 3.0 * c, big_sum=np.sum(b + c * z), plain_sum=np.sum(b),
                 softmax=e / e.sum(axis=1, keepdims=True), matmul=i["a"] @ i["m"], steps=y,
                 dense=np.maximum((i["a"] - 0.5) @ i["w"] + i["bias"], 0.0),
+                matmul_panels=i["a2"] @ i["m2"],
+                dense_panels=np.maximum(i["a2"] @ i["m2"] + i["m2"][0], 0.0),
                 serial_triad=b + 3.0 * c, small=b[:100] + 3.0 * c[:100],
                 ramp=b + np.arange(len(b))[::-1],
                 ramp2d=x * np.arange(x.shape[1], dtype=np.float32)

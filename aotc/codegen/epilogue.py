@@ -27,14 +27,14 @@ from ..ops.fusion import fusion_p
 from ..ops.linalg import dot_general_p
 from .builder import KernelBuilder
 from .context import Lowering
-from .dtypes import PTR, i64
+from .dtypes import i64
 from .fusion import Nest, lower_fusion
 from .fusion_plan import plan_fusion
 from .gemm import tiled_gemm
 from .gemm import workspace as gemm_workspace
 from .linalg import FEW_ROWS, matrix_product, narrow_product
 from .nests import EqnRule
-from .parallel_gemm import large_product, row_slabs, rows_from
+from .parallel_gemm import large_product, shared_panel_gemm
 from .values import Value, View
 
 
@@ -65,20 +65,15 @@ def lower_dot_epilogue(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[V
     tiled = b.and_(b.icmp_signed(">", m, i64(FEW_ROWS)),
                    b.and_(b.icmp_signed(">", n, i64(1)), b.icmp_signed(">", k, i64(0))))
     tiled = b.and_(tiled, b.not_(narrow_product(b, dest.dtype, n, k)))
-    def slab(lo: ir.Value, hi: ir.Value, pa: ir.Value, pb: ir.Value) -> None:
-        """Rows ``lo..hi-1``, each tile finished by the body at its place in the result."""
-        tiled_gemm(b, dest.dtype, [b.sub(hi, lo), n, k, rows_from(b, a[0], lo, a[1]), *a[1:],
-                                   *bm, rows_from(b, c[0], lo, c[1]), *c[1:], pa, pb,
-                                   ir.Constant(PTR, None)],
-                   lambda i, j, rows, cols: rest_over({0: b.add(lo, i), 1: j}, (rows, cols)))
-
     with b.if_else(tiled, likely=True) as (then, other):
         with then, ctx.region():
             if ctx.parallel:  # slabs of rows over threads when large, as a plain product
                 split = large_product(b, dest.dtype, m, n, k)
                 with b.if_else(split, likely=True) as (slabs, serial):
                     with slabs, ctx.region():
-                        row_slabs(ctx, head, m, b.mul(b.mul(m, n), k), slab)
+                        shared_panel_gemm(
+                            ctx, dest.dtype, [m, n, k, *a, *bm, *c, *work, ctx.runtime],
+                            lambda i, j, rows, cols: rest_over({0: i, 1: j}, (rows, cols)))
                     with serial, ctx.region():
                         _serial(b, dest.dtype, m, n, k, a, bm, c, work, ctx.runtime, rest_over)
             else:

@@ -125,7 +125,7 @@ def workspace(eqn: Eqn) -> list[AType]:
 
 
 @contextmanager
-def _blocks(b: ir.IRBuilder, total: ir.Value, step: int, name: str
+def block_range(b: ir.IRBuilder, total: ir.Value, step: int, name: str
             ) -> Iterator[tuple[ir.Value, ir.Value, ir.Value]]:
     """``for start in range(0, total, step)``: yields (index, start, length)."""
     count = b.sdiv(b.add(total, i64(step - 1)), i64(step))
@@ -179,7 +179,7 @@ def gemm_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bo
     return fn
 
 
-def _at(b: ir.IRBuilder, base: ir.Value, *terms: tuple[ir.Value, ir.Value]) -> ir.Value:
+def address(b: ir.IRBuilder, base: ir.Value, *terms: tuple[ir.Value, ir.Value]) -> ir.Value:
     """``base + sum(index * stride)`` in bytes."""
     offset: ir.Value = i64(0)
     for index, stride in terms:
@@ -192,7 +192,7 @@ def _zero(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> None:
     zero = ir.Constant(mem_type(dtype), 0.0)
     with for_range(b, p["m"], "zi") as i:
         with for_range(b, p["n"], "zj") as j:
-            b.store(zero, _at(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
+            b.store(zero, address(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
 
 
 def _symmetric(b: KernelBuilder, p: Mapping[str, ir.Value]) -> ir.Value:
@@ -214,9 +214,9 @@ def _mirror(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> Non
     symmetric)."""
     with for_range(b, p["m"], "mi") as i:
         with for_range(b, i, "mj") as j:
-            value = b.load(_at(b, p["c"], (j, p["c_rs"]), (i, p["c_cs"])), typ=mem_type(dtype),
+            value = b.load(address(b, p["c"], (j, p["c_rs"]), (i, p["c_cs"])), typ=mem_type(dtype),
                            align=1)
-            b.store(value, _at(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
+            b.store(value, address(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
 
 
 #: The micro-kernel variants of a blocking, (rows, columns) each, the full block last.
@@ -233,7 +233,7 @@ def micro_kernels(module: ir.Module, dtype: np.dtype, blk: Blocking, vector_byte
             for rc in blocks]
 
 
-def _call_kernel(b: KernelBuilder, kernels: Kernels, args: list[ir.Value], rows: ir.Value,
+def call_kernel(b: KernelBuilder, kernels: Kernels, args: list[ir.Value], rows: ir.Value,
                  cols: ir.Value) -> None:
     """Call the smallest variant that covers a ``rows x cols`` tile: the full block for
     a full tile (the common case, tested first), else the first edge block that fits."""
@@ -279,25 +279,25 @@ def _five_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, bl
             return false
         return b.and_(upper, b.icmp_signed("<=", b.add(first_column, columns), first_row))
 
-    with _blocks(b, p["n"], blk.nc, "jc") as (_, jc, nc):
-        with _blocks(b, p["k"], blk.kc, "pc") as (pci, pc, kc):
-            b.call(pack_b, [kc, nc, _at(b, p["b"], (pc, p["b_rs"]), (jc, p["b_cs"])),
+    with block_range(b, p["n"], blk.nc, "jc") as (_, jc, nc):
+        with block_range(b, p["k"], blk.kc, "pc") as (pci, pc, kc):
+            b.call(pack_b, [kc, nc, address(b, p["b"], (pc, p["b_rs"]), (jc, p["b_cs"])),
                             p["b_rs"], p["b_cs"], p["pb"]])
-            with _blocks(b, p["m"], blk.mc, "ic") as (_, ic, mc), \
+            with block_range(b, p["m"], blk.mc, "ic") as (_, ic, mc), \
                     b.if_then(b.not_(below(ic, jc, nc))):
-                b.call(pack_a, [mc, kc, _at(b, p["a"], (ic, p["a_rs"]), (pc, p["a_cs"])),
+                b.call(pack_a, [mc, kc, address(b, p["a"], (ic, p["a_rs"]), (pc, p["a_cs"])),
                                 p["a_rs"], p["a_cs"], p["pa"]])
-                c_block = _at(b, p["c"], (ic, p["c_rs"]), (jc, p["c_cs"]))
-                with _blocks(b, nc, blk.nr, "jr") as (jri, jr, cols):
+                c_block = address(b, p["c"], (ic, p["c_rs"]), (jc, p["c_cs"]))
+                with block_range(b, nc, blk.nr, "jr") as (jri, jr, cols):
                     pb = b.gep(p["pb"], [b.mul(jri, b.mul(kc, i64(blk.nr * size)))],
                                source_etype=I8)
-                    with _blocks(b, mc, blk.mr, "ir") as (iri, ir_, rows):
+                    with block_range(b, mc, blk.mr, "ir") as (iri, ir_, rows):
                         pa = b.gep(p["pa"], [b.mul(iri, b.mul(kc, i64(blk.mr * size)))],
                                    source_etype=I8)
-                        c = _at(b, c_block, (ir_, p["c_rs"]), (jr, p["c_cs"]))
+                        c = address(b, c_block, (ir_, p["c_rs"]), (jr, p["c_cs"]))
                         skip = below(b.add(ic, ir_), b.add(jc, jr), cols)
                         with b.if_then(b.not_(skip)):
-                            _call_kernel(b, kernel, [kc, pa, pb, c, p["c_rs"], p["c_cs"],
+                            call_kernel(b, kernel, [kc, pa, pb, c, p["c_rs"], p["c_cs"],
                                                      rows, cols, pci], rows, cols)
                         if tile is not None:  # after the last slice of the contracted axis
                             with b.if_then(b.icmp_signed("==", b.add(pc, kc), p["k"])):
@@ -310,11 +310,11 @@ def _two_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, blk
     """The product by :mod:`.gemm_small`'s unpacked kernels: column slivers of ``B``,
     row blocks of ``A`` inside, each tile of ``C`` final after one call."""
     kernels = unpacked_kernels(b.module, dtype, blk.mr, blk.nr, b.vector_bytes, b.fma)
-    with _blocks(b, p["n"], blk.nr, "ujr") as (_, jr, cols):
-        sliver = _at(b, p["b"], (jr, p["b_cs"]))
-        with _blocks(b, p["m"], blk.mr, "uir") as (_, ir_, rows):
-            c = _at(b, p["c"], (ir_, p["c_rs"]), (jr, p["c_cs"]))
-            _call_kernel(b, kernels, [p["k"], _at(b, p["a"], (ir_, p["a_rs"])), p["a_rs"],
+    with block_range(b, p["n"], blk.nr, "ujr") as (_, jr, cols):
+        sliver = address(b, p["b"], (jr, p["b_cs"]))
+        with block_range(b, p["m"], blk.mr, "uir") as (_, ir_, rows):
+            c = address(b, p["c"], (ir_, p["c_rs"]), (jr, p["c_cs"]))
+            call_kernel(b, kernels, [p["k"], address(b, p["a"], (ir_, p["a_rs"])), p["a_rs"],
                                       p["a_cs"], sliver, p["b_rs"], c, p["c_rs"], p["c_cs"],
                                       rows, cols, i64(0)], rows, cols)
             if tile is not None:
