@@ -12,6 +12,7 @@ For each compiled overload with symbol prefix ``P`` the object file defines::
                                 int64_t chunks);
         struct aotc_random *(*random)(struct aotc_runtime *, int64_t generator);
         uint64_t python_numbers;  /* bit i: scalar argument i is a Python number */
+        int64_t threads;          /* threads parallel_for runs chunks on (0 or 1: one) */
     } aotc_runtime;
     typedef struct aotc_random {  /* an MT19937 state with its cached normal */
         uint32_t key[624]; int32_t pos, has_gauss; double gauss; int64_t ready;

@@ -82,8 +82,9 @@ b, c, z = rng.random(n), rng.random(n), rng.random(n)
 x = rng.standard_normal((2048, 515)).astype(np.float32)
 a, m = rng.random((300, 200)), rng.random((200, 250))
 w, bias = rng.standard_normal((200, 250)), rng.standard_normal(250)
-# several panels of B along both the contracted axis (KC = 256) and the columns
-a2, m2 = rng.random((300, 600)), rng.random((600, 1700))
+# several panels of B along both the contracted axis (KC = 256) and the columns, and
+# more row slabs (SLAB_ROWS = 128) than two or three threads: slabs share the panels
+a2, m2 = rng.random((520, 600)), rng.random((600, 1700))
 """
 
 #: Run in a child: every kernel on fixed inputs, results saved to argv[2].

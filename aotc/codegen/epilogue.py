@@ -34,7 +34,7 @@ from .gemm import tiled_gemm
 from .gemm import workspace as gemm_workspace
 from .linalg import FEW_ROWS, matrix_product, narrow_product
 from .nests import EqnRule
-from .parallel_gemm import large_product, shared_panel_gemm
+from .parallel_gemm import large_product, parallel_gemm
 from .values import Value, View
 
 
@@ -71,7 +71,7 @@ def lower_dot_epilogue(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[V
                 split = large_product(b, dest.dtype, m, n, k)
                 with b.if_else(split, likely=True) as (slabs, serial):
                     with slabs, ctx.region():
-                        shared_panel_gemm(
+                        parallel_gemm(
                             ctx, dest.dtype, [m, n, k, *a, *bm, *c, *work, ctx.runtime],
                             lambda i, j, rows, cols: rest_over({0: i, 1: j}, (rows, cols)))
                     with serial, ctx.region():

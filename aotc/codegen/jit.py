@@ -54,11 +54,11 @@ _RANDOM = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 
 class Runtime(ctypes.Structure):
     """``typedef struct aotc_runtime { poll; int64_t detail[4]; parallel_for; random;
-    uint64_t python_numbers; }``"""
+    uint64_t python_numbers; int64_t threads; }``"""
 
     _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * DETAILS),
                 ("parallel_for", _PARALLEL_FOR), ("random", _RANDOM),
-                ("python_numbers", ctypes.c_uint64)]
+                ("python_numbers", ctypes.c_uint64), ("threads", ctypes.c_int64)]
 
 
 class _ThreadStates(threading.local):
@@ -226,6 +226,7 @@ class JitKernel:
         runtime = Runtime(poll)
         if self.threads:
             runtime.parallel_for = _parallel_for(self.threads)
+            runtime.threads = self.threads
         runtime.random = _RANDOM_HOOK
         runtime.python_numbers = python_numbers
         code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv),

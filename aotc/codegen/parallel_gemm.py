@@ -1,18 +1,22 @@
-"""A large matrix product split over threads, sharing each packed panel of ``B``.
+"""A large matrix product split over threads: slabs of rows of ``C``.
 
-The five loops of :mod:`.gemm` run as they do on one thread, except that for each panel
-of ``B`` (the ``jc`` and ``pc`` loops) two jobs go to the runtime's threads: packing the
-panel's slivers into the one packing buffer of ``B`` (chunks of slivers), then the row
-slabs of ``C``, each packing its own blocks of ``A`` (a buffer per chunk, from
-``aligned_alloc``) and running the micro-kernel over the shared panel. When a job
-returns, every chunk of it is done: the packed panel is complete before any slab reads
-it, and no slab still reads it when the next one is packed. Slabs start at multiples of
-the micro-kernel's rows and every element of ``C`` is summed over ``k`` in the same
-order as with one thread: results are bit-identical. Products with an epilogue
-(:mod:`.epilogue`) finish their tiles in the slabs, after the last panel.
+With no more slabs than the runtime has threads, each slab runs the module's whole GEMM
+(:func:`~.gemm.gemm_function`) with packing buffers of its own (from ``aligned_alloc``):
+one job, each thread packing ``B`` once. With more slabs than threads, a thread running
+several slabs would pack all of ``B`` for each (a 1024^3 product spent 8% of its
+two-thread time re-packing ``B``: 0.91x OpenBLAS), so the slabs share the packing: the
+five loops run as on one thread, and for each panel of ``B`` (the ``jc`` and ``pc``
+loops) two jobs go to the threads, packing the panel's slivers into the kernel's one
+``B`` buffer, then the row slabs, each packing its blocks of ``A`` into a buffer of its
+own and running the micro-kernel over the shared panel. A job returns when all its
+chunks are done: the panel is whole before any slab reads it, and no slab reads it any
+more when the next one is packed. (Two jobs per panel cost a 256-row MLP layer a fifth
+of its time: hence one job for few slabs.)
 
-Each slab packed all of ``B`` again before (per-slab GEMMs): a 1024^3 product spent 8%
-of its two-thread time re-packing ``B`` (f32: 0.91x OpenBLAS; 0.99x with one packing).
+Slabs start at multiples of the micro-kernel's rows and every element of ``C`` is summed
+over ``k`` in the same order as with one thread: results are bit-identical. Products
+with an epilogue (:mod:`.epilogue`) finish their tiles in the slabs, after the last
+panel.
 """
 
 from __future__ import annotations
@@ -36,13 +40,16 @@ from .gemm import (
     block_range,
     blocking,
     call_kernel,
+    gemm_function,
     is_gemm,
     micro_kernels,
+    tiled_gemm,
 )
 from .gemm import workspace as gemm_workspace
 from .gemm_pack import pack_a_function, pack_b_function
 from .loops import for_range
 from .parallel import Outline, chunk_bounds
+from .runtime import threads
 from .values import Value, View
 
 #: Multiply-adds from which a product is split (about a millisecond on one core).
@@ -84,7 +91,7 @@ def parallel_dot(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value] 
             for i, atype in enumerate(gemm_workspace(eqn))]
     with b.if_else(large_product(b, lhs.dtype, m, n, k), likely=True) as (split, serial):
         with split, ctx.region():
-            shared_panel_gemm(ctx, lhs.dtype, [
+            parallel_gemm(ctx, lhs.dtype, [
                 m, n, k, lhs.data, lhs.strides[m_axis], lhs.strides[lc[0]], rhs.data,
                 rhs.strides[rc[0]], rhs.strides[n_axis], dest.data, dest.strides[0],
                 dest.strides[1], *work, ctx.runtime])
@@ -109,21 +116,79 @@ def large_product(b: KernelBuilder, dtype: np.dtype, m: ir.Value, n: ir.Value,
                          b.icmp_signed(">=", work, i64(GEMM_PARALLEL_WORK))))
 
 
-def shared_panel_gemm(ctx: Lowering, dtype: np.dtype, args: Sequence[ir.Value],
-                      tile: TileHook | None = None) -> None:
+def parallel_gemm(ctx: Lowering, dtype: np.dtype, args: Sequence[ir.Value],
+                  tile: TileHook | None = None) -> None:
     """``C = A @ B`` over the runtime's threads (``args`` as :func:`~.gemm.gemm_function`
-    takes them, ``k > 0``; its ``pb`` the panel every slab reads), calling ``tile`` on
-    each tile of ``C`` once it is final (see the module docstring)."""
+    takes them, ``k > 0``), calling ``tile`` on each tile of ``C`` once it is final: with
+    no more slabs than threads, each slab its own GEMM (one job); else the slabs share
+    each packed panel of ``B`` (see the module docstring)."""
     b = ctx.b
     p = dict(zip((name for name, _ in GEMM_PARAMS), args, strict=True))
+    chunks = _clamp(b, b.sdiv(p["m"], i64(SLAB_ROWS)), MAX_GEMM_CHUNKS)
+    with b.if_else(b.icmp_signed("<=", chunks, threads(b, ctx.runtime))) as (few, many):
+        with few, ctx.region():
+            _gemm_per_slab(ctx, dtype, p, chunks, tile)
+        with many, ctx.region():
+            _shared_panels(ctx, dtype, p, chunks, tile)
+
+
+def _slab_rows(b: ir.IRBuilder, m: ir.Value, mr: int, chunks: ir.Value, k: ir.Value
+               ) -> tuple[ir.Value, ir.Value]:
+    """Rows ``[lo, hi)`` of slab ``k``: slabs start at multiples of ``mr`` rows."""
+    units = b.sdiv(b.add(m, i64(mr - 1)), i64(mr))
+    lo, hi = chunk_bounds(b, units, chunks, k)
+    lo, hi = b.mul(lo, i64(mr)), b.mul(hi, i64(mr))
+    return lo, b.select(b.icmp_signed("<", hi, m), hi, m)
+
+
+def _gemm_per_slab(ctx: Lowering, dtype: np.dtype, p: dict[str, ir.Value],
+                   chunks: ir.Value, tile: TileHook | None) -> None:
+    """Each slab of rows the whole GEMM, with packing buffers of its own."""
+    b = ctx.b
+    blk = blocking(dtype, b.vector_bytes)
+    sizes = [(blk.mc + blk.mr) * dtype.itemsize, (blk.nc + blk.nr) * dtype.itemsize]
+    free = libc_function(b.module, "free", ir.FunctionType(ir.VoidType(), [PTR]))
+    outline = Outline(ctx, "gemm")
+    with outline as (begin, end):
+        depth = b.select(b.icmp_signed("<", p["k"], i64(blk.kc)), p["k"], i64(blk.kc))
+        pa, pb = (aligned_buffer(b, b.mul(i64(s), depth)) for s in sizes)
+        null = ir.Constant(PTR, None)
+        with b.if_then(b.or_(b.icmp_unsigned("==", pa, null), b.icmp_unsigned("==", pb, null)),
+                       likely=False):
+            b.call(free, [pa])
+            b.call(free, [pb])
+            b.ret(i64(abi.OUT_OF_MEMORY))
+        with for_range(b, b.sub(end, begin), "slab") as t:
+            lo, hi = _slab_rows(b, p["m"], blk.mr, chunks, b.add(begin, t))
+            rows = [b.sub(hi, lo), p["n"], p["k"], address(b, p["a"], (lo, p["a_rs"])),
+                    p["a_rs"], p["a_cs"], p["b"], p["b_rs"], p["b_cs"],
+                    address(b, p["c"], (lo, p["c_rs"])), p["c_rs"], p["c_cs"], pa, pb, null]
+            if tile is None:
+                b.call(gemm_function(b.module, dtype, b.vector_bytes, b.fma), rows)
+            else:
+                tiled_gemm(b, dtype, rows, _shifted(b, tile, lo))
+        b.call(free, [pa])
+        b.call(free, [pb])
+    outline.call(chunks, b.mul(b.mul(p["m"], p["n"]), p["k"]))
+
+
+def _shifted(b: ir.IRBuilder, tile: TileHook, first: ir.Value) -> TileHook:
+    """``tile`` for a slab whose row 0 is row ``first`` of ``C``."""
+    def hook(i: ir.Value, j: ir.Value, rows: ir.Value, cols: ir.Value) -> None:
+        tile(b.add(first, i), j, rows, cols)
+    return hook
+
+
+def _shared_panels(ctx: Lowering, dtype: np.dtype, p: dict[str, ir.Value],
+                   chunks: ir.Value, tile: TileHook | None) -> None:
+    """The slabs share each packed panel of ``B``, in ``p["pb"]``."""
+    b = ctx.b
     blk = blocking(dtype, b.vector_bytes)
     kernels = micro_kernels(b.module, dtype, blk, b.vector_bytes, b.fma)
     pack_a = pack_a_function(b.module, dtype, blk.mr, b.vector_bytes)
     pack_b = pack_b_function(b.module, dtype, blk.nr, b.vector_bytes)
     size, mr, nr = dtype.itemsize, blk.mr, blk.nr
     m, n, k = p["m"], p["n"], p["k"]
-    units = b.sdiv(b.add(m, i64(mr - 1)), i64(mr))  # slabs start at multiples of mr rows
-    chunks = _clamp(b, b.sdiv(m, i64(SLAB_ROWS)), MAX_GEMM_CHUNKS)
     free = libc_function(b.module, "free", ir.FunctionType(ir.VoidType(), [PTR]))
     with block_range(b, n, blk.nc, "pjc") as (_, jc, nc), \
             block_range(b, k, blk.kc, "ppc") as (pci, pc, kc):
@@ -146,9 +211,7 @@ def shared_panel_gemm(ctx: Lowering, dtype: np.dtype, args: Sequence[ir.Value],
             with b.if_then(b.icmp_unsigned("==", pa, ir.Constant(PTR, None)), likely=False):
                 b.ret(i64(abi.OUT_OF_MEMORY))
             with for_range(b, b.sub(end, begin), "slab") as t:
-                lo, hi = chunk_bounds(b, units, chunks, b.add(begin, t))
-                lo, hi = b.mul(lo, i64(mr)), b.mul(hi, i64(mr))
-                hi = b.select(b.icmp_signed("<", hi, m), hi, m)
+                lo, hi = _slab_rows(b, m, mr, chunks, b.add(begin, t))
                 with block_range(b, b.sub(hi, lo), blk.mc, "pic") as (_, start, mc):
                     ic = b.add(lo, start)
                     b.call(pack_a, [mc, kc, address(b, p["a"], (ic, p["a_rs"]), (pc, p["a_cs"])),

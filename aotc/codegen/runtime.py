@@ -37,11 +37,12 @@ POLL_WORK = 1 << 20
 
 POLL_TYPE = ir.FunctionType(I64, [PTR])
 #: ``aotc_runtime {poll; int64_t detail[DETAILS]; parallel_for; random;
-#: python_numbers}``, see :mod:`aotc.abi`.
-RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR, PTR, I64])
-#: The fields of ``parallel_for``, ``random`` and ``python_numbers`` in
+#: python_numbers; threads}``, see :mod:`aotc.abi`.
+RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR, PTR, I64,
+                                        I64])
+#: The fields of ``parallel_for``, ``random``, ``python_numbers`` and ``threads`` in
 #: :data:`RUNTIME_STRUCT`.
-PARALLEL_FOR_FIELD, RANDOM_FIELD, PYTHON_NUMBERS_FIELD = 2, 3, 4
+PARALLEL_FOR_FIELD, RANDOM_FIELD, PYTHON_NUMBERS_FIELD, THREADS_FIELD = 2, 3, 4, 5
 
 
 def body_work(*bodies: Program, plan: BufferPlan | None = None) -> DimExpr:
@@ -107,6 +108,18 @@ def python_number(b: KernelBuilder, runtime: ir.Value, argument: int) -> ir.Valu
         b.store(b.load(slot, typ=I64), mask)
     bit = b.and_(b.lshr(b.load(mask, typ=I64), i64(argument)), i64(1))
     return b.icmp_unsigned("!=", bit, i64(0))
+
+
+def threads(b: KernelBuilder, runtime: ir.Value) -> ir.Value:
+    """``runtime->threads``, at least 1 (1 without a runtime)."""
+    count = b.entry_alloca(I64, name="threads")
+    b.store(i64(1), count)
+    with b.if_then(b.icmp_unsigned("!=", runtime, ir.Constant(PTR, None))):
+        slot = b.gep(runtime, [i64(0), ir.Constant(ir.IntType(32), THREADS_FIELD)],
+                     source_etype=RUNTIME_STRUCT)
+        value = b.load(slot, typ=I64)
+        b.store(b.select(b.icmp_signed(">", value, i64(1)), value, i64(1)), count)
+    return b.load(count, typ=I64)
 
 
 def chunk_length(b: KernelBuilder, work: ir.Value) -> ir.Value:
