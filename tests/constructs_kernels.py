@@ -14,7 +14,7 @@ import numpy as np
 from numpy import sqrt, zeros
 
 import aotc
-from aotc import bool_, f32, f64, i64
+from aotc import bool_, f32, f64, i64, u8
 
 TWO_PI = 2 * np.pi
 WEIGHTS = np.array([0.25, 0.5, 0.25])
@@ -1496,3 +1496,19 @@ def sized_by_contents(x: f64[:]) -> tuple:
         i += 1
         y = y * 0.5
     return np.zeros(int(x[0] * 3)), np.ones(i)
+
+
+@aotc.export
+def range_items_are_python_ints(x: f32[:], small: u8[:], c: u8) -> tuple:
+    """A range item is a Python int, weak in NumPy's promotion: ``x[i] * i`` stays
+    float32, ``i * np.float32(0.5)`` accumulates in float32, and ``i + c`` with a uint8
+    ``c`` wraps as uint8."""
+    out = np.empty_like(x)
+    s = np.float32(0)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * i + 0.1
+        s = s + i * np.float32(0.5)
+    moved = np.zeros_like(small)
+    for i in range(small.shape[0]):
+        moved[i] = small[(i + c) % small.shape[0]]
+    return out, s, moved

@@ -284,6 +284,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "sized_by_contents": [(np.array([2.5, 1.0]),), (np.array([0.1]),), (np.array([-1.0]),)],
     "rod_cuts": [(np.array([0, 1, 2, 3, 2, 2, 6, 1, 2]), 8), (np.array([0, 1]), 0),
                  (np.array([0, 1, 1, 3]), 3)],
+    "range_items_are_python_ints": [
+        ((np.arange(70, dtype=np.float32) * 1.1).astype(np.float32),
+         np.arange(3, dtype=np.uint8), np.uint8(255)),
+        (np.zeros(0, np.float32), np.arange(200, 203, dtype=np.uint8), np.uint8(3))],
 }
 
 

@@ -101,8 +101,9 @@ def range_(*args: Any) -> Any:
     if isinstance(step, Tracer):
         raise current().error("a range step that is a runtime value cannot be compiled",
                               hint="use a build-time integer step")
-    def item(k: Any) -> Any:
-        return marked(np.add(start, np.multiply(k, step)))  # a Python int
+    def item(k: Any) -> Any:  # a Python int: weak in NumPy's promotion, as uncompiled
+        value = as_tracer(np.add(start, np.multiply(k, step)))
+        return marked(Tracer(value.atom, value.dim, weak=True))
 
     return RuntimeSeq(_sized_trip_count(start, stop, step), item)
 
