@@ -1512,3 +1512,16 @@ def range_items_are_python_ints(x: f32[:], small: u8[:], c: u8) -> tuple:
     for i in range(small.shape[0]):
         moved[i] = small[(i + c) % small.shape[0]]
     return out, s, moved
+
+
+@aotc.export
+def runtime_steps(x: f64[:], a: i64, b: i64, k: i64) -> tuple:
+    """``range`` with a step known at run time only, either sign (and Python's ValueError
+    for 0), and blocks of ``k`` items."""
+    s = 0.0
+    for i in range(a, b, k):
+        s += x[i % x.shape[0]] * i
+    blocks = np.zeros(x.shape[0])
+    for start in range(0, x.shape[0], abs(k) + 1):
+        blocks[start] = x[start:start + abs(k) + 1].sum()
+    return s, blocks

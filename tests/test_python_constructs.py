@@ -284,6 +284,9 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "sized_by_contents": [(np.array([2.5, 1.0]),), (np.array([0.1]),), (np.array([-1.0]),)],
     "rod_cuts": [(np.array([0, 1, 2, 3, 2, 2, 6, 1, 2]), 8), (np.array([0, 1]), 0),
                  (np.array([0, 1, 1, 3]), 3)],
+    "runtime_steps": [(np.arange(10.0), a, b, np.int64(k)) for a, b, k in [
+        (0, 10, 3), (10, 0, -3), (0, 10, -1), (5, 5, 2), (-7, 20, 4), (20, -7, -4), (0, 10, 0),
+        (0, 10, 2**63 - 2), (3, 2, -2**63 + 1)]],
     "range_items_are_python_ints": [
         ((np.arange(70, dtype=np.float32) * 1.1).astype(np.float32),
          np.arange(3, dtype=np.uint8), np.uint8(255)),

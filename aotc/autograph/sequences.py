@@ -98,14 +98,28 @@ def range_(*args: Any) -> Any:
     if not _runtime(args):
         return builtins.range(*args)
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-    if isinstance(step, Tracer):
-        raise current().error("a range step that is a runtime value cannot be compiled",
-                              hint="use a build-time integer step")
+
     def item(k: Any) -> Any:  # a Python int: weak in NumPy's promotion, as uncompiled
         value = as_tracer(np.add(start, np.multiply(k, step)))
         return marked(Tracer(value.atom, value.dim, weak=True))
 
+    if isinstance(step, Tracer) or step == 0:
+        return RuntimeSeq(_stepped_trip_count(start, stop, step), item)
     return RuntimeSeq(_sized_trip_count(start, stop, step), item)
+
+
+def _stepped_trip_count(start: Any, stop: Any, step: Any) -> Any:
+    """``len(range(start, stop, step))`` with a step known at run time only (or 0):
+    Python's ValueError when it is 0, and no product or sum that can overflow."""
+    step = as_tracer(step)
+    lax.bind(raise_if_p, as_tracer(np.equal(step, 0)).atom, error="ValueError",
+             message="range() arg 3 must not be zero")
+    up = np.greater(step, 0)
+    span = np.where(up, np.subtract(stop, start), np.subtract(start, stop))
+    lowest = np.iinfo(np.int64).min
+    magnitude = np.where(np.equal(step, lowest), -(lowest + 1), np.maximum(np.abs(step), 1))
+    steps = np.add(np.floor_divide(np.subtract(span, 1), magnitude), 1)
+    return np.where(np.greater(span, 0), steps, 0)
 
 
 def range_length(start: Any, stop: Any, step: int) -> Any:
