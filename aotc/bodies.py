@@ -300,7 +300,7 @@ def _settled(start: Tracer, made: AType, sizes: dict[Shape, Shape]) -> Tracer:
     """The loop state ``start`` as the body makes it: a weak scalar takes the body's
     dtype; an array the body swaps with one of other symbolic sizes (``In, Out = Out,
     In``) is checked, before the loop, to have its group's sizes, and takes them."""
-    if _weak_takes(start, made.dtype):
+    if _weak_takes(start, made.dtype) or _widened(start, made):
         return convert(start, made.dtype)
     want = sizes.get(start.aval.shape)
     if want is None or want == start.aval.shape:
@@ -321,6 +321,14 @@ def _weak_takes(value: Tracer, dtype: np.dtype) -> bool:
     is of their kind or a higher one (0 -> 0.0, as NumPy would compute; never 5 -> True)."""
     return (value.weak and value.ndim == 0 or value.list_like) and value.dtype != dtype \
         and _KINDS.index(value.dtype.kind) <= _KINDS.index(dtype.kind)
+
+
+def _widened(start: Tracer, made: AType) -> bool:
+    """A scalar the body makes of a wider dtype (``acc = np.float32(0)`` then ``acc +=
+    x32 * k64``): carried in that dtype from the start, as Numba unifies it (Python's
+    value has the wider dtype after one iteration; after none it keeps its own)."""
+    return start.ndim == 0 and made.shape == () and start.dtype != made.dtype \
+        and np.promote_types(start.dtype, made.dtype) == made.dtype
 
 
 def keep_identity(before: list[Any], after: list[Tracer], identity: list[int | None],

@@ -1525,3 +1525,15 @@ def runtime_steps(x: f64[:], a: i64, b: i64, k: i64) -> tuple:
     for start in range(0, x.shape[0], abs(k) + 1):
         blocks[start] = x[start:start + abs(k) + 1].sum()
     return s, blocks
+
+
+@aotc.export
+def widened_accumulators(x: f32[:], k: f64[:]) -> tuple:
+    """Scalars the loop body widens (float32 by float64 terms, int64 by floats): the
+    wider dtype from the start, as Numba unifies them."""
+    acc = np.float32(0)
+    total = np.int64(0)
+    for j in range(x.shape[0]):
+        acc += x[j] * k[j]
+        total = total + k[j]
+    return acc, total

@@ -287,6 +287,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "runtime_steps": [(np.arange(10.0), a, b, np.int64(k)) for a, b, k in [
         (0, 10, 3), (10, 0, -3), (0, 10, -1), (5, 5, 2), (-7, 20, 4), (20, -7, -4), (0, 10, 0),
         (0, 10, 2**63 - 2), (3, 2, -2**63 + 1)]],
+    "widened_accumulators": [(np.arange(5, dtype=np.float32) * 1.1, np.arange(5.0) * 0.3)],
     "range_items_are_python_ints": [
         ((np.arange(70, dtype=np.float32) * 1.1).astype(np.float32),
          np.arange(3, dtype=np.uint8), np.uint8(255)),
@@ -418,3 +419,15 @@ def test_results_that_may_be_none(modules: Any) -> None:
     stub = Path(compiled.__file__).with_name("kernels.pyi").read_text()
     assert "def first_index_above(x: NDArray[np.float64], t: float) -> int | None" in stub \
         or "-> np.int64 | None" in stub, stub
+
+
+def test_a_widened_accumulator_keeps_its_wider_dtype_when_the_loop_runs_no_time(
+        modules: Any) -> None:
+    """Python's accumulator has the wider dtype only once the loop ran: the kernel's one
+    dtype is the wider one (Numba's too), with the same value."""
+    compiled, source = modules
+    empty = (np.zeros(0, np.float32), np.zeros(0))
+    got, want = compiled.widened_accumulators(*empty), source.widened_accumulators(*empty)
+    assert [np.asarray(g).dtype for g in got] == [np.dtype("f8"), np.dtype("f8")]
+    assert [np.asarray(w).dtype for w in want] == [np.dtype("f4"), np.dtype("i8")]
+    assert got == want
