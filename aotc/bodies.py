@@ -257,11 +257,14 @@ def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_struc
     return program, consts, init, leaves
 
 
-def carried_numbers(results: list[Any], paths: list[list[Any]]) -> None:
+def carried_numbers(results: list[Any], paths: list[list[Any]], ran: Any = None) -> None:
     """A scalar result of a loop or branch that is a Python number on every path into it
     (the loop's start and its body's result; each branch's) is one afterwards: weak
     (NumPy 2 promotes it so: ``c = 0.0``, a loop of ``c += 1.0``, then ``x32 * c`` is
-    float32) and dividing by it by zero raises (``numpy_api.pynumbers``)."""
+    float32) and dividing by it by zero raises (``numpy_api.pynumbers``). A loop's
+    result that starts as one and is a NumPy number after an iteration is one where the
+    loop ran no time (``ran``, a traced bool, false): ``s = 0.0``, ``s += x[d]`` over an
+    empty range, then ``s / 0`` raises as in Python."""
     for k, result in enumerate(results):
         if not isinstance(result, Tracer) or result.ndim:
             continue
@@ -269,6 +272,10 @@ def carried_numbers(results: list[Any], paths: list[list[Any]]) -> None:
         if all(isinstance(v, WEAK_TYPES) or isinstance(v, Tracer) and v.weak for v in values):
             result.weak = True
         flags = [python_number(v) for v in values]
+        if ran is not None and flags[0] is not False and flags[1] is False:
+            start = as_tracer(True) if flags[0] is True else flags[0]
+            result.python_number = np.logical_and(start, np.logical_not(ran))
+            continue
         if any(f is False for f in flags):
             continue
         joint: Any = True

@@ -110,7 +110,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Any, init_val: Any) -> Any:
                                                    "fori_loop", identity)
         outs = bind(for_loop_p, lo.atom, hi.atom, *consts, *(t.atom for t in init),
                     body=body, n_consts=len(consts), step=1)
-        carried_numbers(outs, [original, made])
+        carried_numbers(outs, [original, made], np.less(lo, hi))
         val, values = unflatten(structure, keep_identity(original, outs, identity, offset=1))
         cycles = swap_cycles(identity, 1, body, len(consts) + 1)
         if cycles:  # a, b = b, a: which array holds what depends on the trip count

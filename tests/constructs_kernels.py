@@ -1537,3 +1537,15 @@ def widened_accumulators(x: f32[:], k: f64[:]) -> tuple:
         acc += x[j] * k[j]
         total = total + k[j]
     return acc, total
+
+
+@aotc.export
+def mean_of_first(x: f64[:], r: i64) -> f64:
+    """A Python float that an empty loop leaves one: ``s / c`` raises ZeroDivisionError
+    as in Python where the loop ran no time (NumPy's nan where it ran)."""
+    s = 0.0
+    c = 0
+    for d in range(r):
+        s += x[d]
+        c += 1
+    return s / c
