@@ -69,12 +69,13 @@ VIEWS = frozenset({slice_p, reshape_p})
 
 def version_loops(program: Program) -> Program:
     """Version every loop nest (else the loops inside it) whose checks it can prove."""
-    defs = {v: e for e in program.eqns for v in e.outs}
+    before: list[Eqn] = []  # the program's equations before the loop at hand
     eqns: list[Eqn] = []
     for eqn in program.eqns:
-        versioned = _versioned(eqn, defs) if eqn.prim is for_loop_p \
+        versioned = _versioned(eqn, before) if eqn.prim is for_loop_p \
             and eqn.params["step"] == 1 else None
         eqns += versioned or [map_nested(eqn, version_loops)]
+        before.append(eqn)
     return program.replace(eqns=tuple(eqns))
 
 
@@ -86,7 +87,9 @@ class Facts:
     a bound on ``|value|`` when every term (each index, each invariant operand) lies
     within ``TERM_LIMIT``."""
 
-    outer: dict[Var, Eqn]  # definitions in the program holding the nest
+    outer: dict[Var, Eqn]  # definitions before the nest in the program holding it
+    #: The same, by what they compute: ``(prim, params, inputs) -> outs``.
+    computed: dict[tuple[Primitive, Params, tuple[Atom, ...]], tuple[Var, ...]]
     #: A nested program's parameter -> the operand it is, one level up (the outermost
     #: body's constants: atoms of the program holding the nest).
     origin: dict[Var, Atom] = field(default_factory=dict)
@@ -121,6 +124,22 @@ class Facts:
             return None
         eqn = self.defs.get(atom) or self.outer.get(atom)
         return eqn.params["expr"] if eqn is not None and eqn.prim is dim_value_p else None
+
+    def outside(self, atom: Atom) -> Atom | None:
+        """``atom`` as a value the program holding the nest has before it: a parameter
+        through its operands, a view computed there too as that one (None otherwise)."""
+        while isinstance(atom, Var) and atom in self.origin:
+            atom = self.origin[atom]
+        eqn = self.defs.get(atom) if isinstance(atom, Var) else None
+        if eqn is None:
+            return atom
+        if eqn.prim not in VIEWS:
+            return None
+        inputs = tuple(self.outside(a) for a in eqn.inputs)
+        if any(a is None for a in inputs):
+            return None
+        outs = self.computed.get((eqn.prim, eqn.params, inputs))  # type: ignore[arg-type]
+        return outs[eqn.outs.index(atom)] if outs else None
 
     def relate(self, param: Var, operand: Atom) -> None:
         """``param`` of a nested program is ``operand`` one level up."""
@@ -170,22 +189,26 @@ def _affine_bound(eqn: Eqn, facts: Facts) -> int | None:
 
 def _speculatable(eqn: Eqn, facts: Facts, local: set[str]) -> bool:
     """Whether ``eqn`` is invariant work that can run before the nest: a scalar or a
-    view, of invariant inputs, with no size the nest binds. An array's element is not:
-    reading it before the nest would read it where the nest may not (``x[i - off[100]]``
-    in a loop that runs no time, with ``off`` of one element, read past ``off``'s end)."""
+    view, of invariant inputs, with no size the nest binds. An array's element only when
+    the program read it before the nest (``w[i]`` in ``range(cap, w[i] - 1, -1)``):
+    reading it anew there could read where the nest does not (``x[i - off[100]]`` in a
+    loop that runs no time, with ``off`` of one element, read past ``off``'s end)."""
     if eqn.prim not in SPECULATABLE or _param_symbols(eqn) & local:
         return False
     if eqn.prim.has(ELEMENTWISE) and eqn.outs[0].type.shape != ():
         return False
-    if eqn.prim in VIEWS and not eqn.outs[0].type.shape and eqn.inputs[0].type.shape:
+    if not all(facts.is_invariant(a) for a in eqn.inputs):
         return False
-    return all(facts.is_invariant(a) for a in eqn.inputs)
+    element = eqn.prim in VIEWS and not eqn.outs[0].type.shape and eqn.inputs[0].type.shape
+    return not element or facts.outside(eqn.outs[0]) is not None
 
 
-def analyze(loop: Eqn, outer: dict[Var, Eqn]) -> Facts:
-    """The facts of the nest ``loop`` runs (a ``for_loop`` of step 1)."""
+def analyze(loop: Eqn, before: Sequence[Eqn]) -> Facts:
+    """The facts of the nest ``loop`` runs (a ``for_loop`` of step 1), after the
+    equations ``before`` it."""
     body, n = loop.params["body"], loop.params["n_consts"]
-    facts = Facts(outer)
+    facts = Facts({v: e for e in before for v in e.outs},
+                  {(e.prim, e.params, e.inputs): e.outs for e in before})
     for param, operand in zip(body.inputs[:n], loop.inputs[2:2 + n], strict=True):
         facts.origin[param] = operand
         facts.invariant.add(param)
@@ -317,6 +340,8 @@ class Hoisted:
         invariant = atom in facts.invariant
         at = frozenset() if invariant else frozenset(
             (i, corner[i]) for i in facts.indices_of(atom))
+        if invariant and (computed := facts.outside(atom)) is not None:
+            return computed  # a view the program holding the nest has already
         if (atom, at) not in self.memo:
             eqn = facts.defs[atom]
             if not invariant:
@@ -454,11 +479,11 @@ def _branch(loop: Eqn, body: Program) -> Program:
     return Program(inputs, (Eqn(for_loop_p, inputs, params, outs, loop.loc),), outs)
 
 
-def _versioned(loop: Eqn, outer: dict[Var, Eqn]) -> list[Eqn] | None:
+def _versioned(loop: Eqn, before: Sequence[Eqn]) -> list[Eqn] | None:
     """The nest ``loop`` runs, versioned: when it has inner loops, only if every index
     check in it is proven (else its inner loops are tried on their own)."""
     body = loop.params["body"]
-    facts = analyze(loop, outer)
+    facts = analyze(loop, before)
     found = [(e, _index_check(e, facts)) for e in facts.eqns]
     checks = [c for _, c in found if c is not None]
     unproven = any(c is None and e.prim is raise_if_p and e.params["error"] == "IndexError"

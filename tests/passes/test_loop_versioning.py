@@ -127,6 +127,28 @@ def test_a_triangular_nest_is_proven_over_the_box_around_it():
         assert eval_program(program, x)[0] == upper_pairs(x)
 
 
+def knapsack(w, v, cap):
+    dp = np.zeros(cap + 1, dtype=np.int64)
+    for i in range(w.shape[0]):
+        for c in range(cap, w[i] - 1, -1):
+            if dp[c - w[i]] + v[i] > dp[c]:
+                dp[c] = dp[c - w[i]] + v[i]
+    return dp[cap]
+
+
+def test_an_element_read_before_the_nest_proves_its_checks():
+    """``w[i]``, read for the inner range, is the same read in ``dp[c - w[i]]``: the
+    inner loop's proof uses the value read before it, so its checks go."""
+    program = optimized(knapsack, "i8(i8[:], i8[:], i8)")
+    inner = [u for _, u in versions(program) if not eqns_named(u, "for_loop")]
+    assert inner and eqns_named(inner[0], "raise_if") == []
+    w, v = np.array([3, 4, 5, 9, 4]), np.array([3, 4, 4, 10, 4])
+    for cap in (0, 1, 8, 11, 20):
+        assert eval_program(program, w, v, cap)[0] == knapsack(w, v, cap)
+    with pytest.raises(KernelError, match="index 1 is out of bounds for axis 0 with size 1"):
+        eval_program(program, np.array([-1]), np.array([1]), 0)  # dp[0 - w[0]], as NumPy
+
+
 def test_an_index_read_from_data_keeps_its_checks():
     program = optimized(gathered, "f8[:](f8[:], i8[:])")
     ((checked, unchecked),) = versions(program)  # idx[i] and out[i] are proven
