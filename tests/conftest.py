@@ -79,6 +79,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    terminalreporter.write_line(f"host: {_host()}")
     counts = _property_counts() + _WORKER_COUNTS
     if not counts:
         return
@@ -86,3 +87,16 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     details = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
     terminalreporter.write_line(f"property tests: {tried} generated kernels checked "
                                 f"against NumPy ({details})")
+
+
+def _host() -> str:
+    """The CPU the JIT-compiled tests ran for, as LLVM names it, and its vector features
+    (a report read on another machine says which code paths it took)."""
+    import llvmlite.binding as llvm
+
+    from aotc.codegen.target import initialize_llvm
+
+    initialize_llvm()
+    features = llvm.get_host_cpu_features()
+    vector = sorted(f for f, on in features.items() if on and f.startswith(("avx", "fma")))
+    return f"{llvm.get_host_cpu_name()} ({' '.join(vector)})"

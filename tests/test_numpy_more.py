@@ -86,6 +86,17 @@ def _normwise(got: np.ndarray, expected: np.ndarray, a: np.ndarray) -> None:
     assert np.all(diff <= bound), f"difference {diff} over the bound {bound}"
 
 
+def _why_not_finite(built: Built, name: str, run: Any, *args: np.ndarray) -> str:
+    """What a result of NaN (seen once on another machine, never here) comes with: which
+    runner, whether calling again, or a kernel compiled on its own, gives it too."""
+    kind = "compiled" if run is built.compiled[name] else "interpreted"
+    again = np.isfinite(run(*args)[0]).all()
+    alone = np.isfinite(jit.JitKernel(built.programs[name])(*args)[0]).all()
+    return (f"{name} ({kind}) gave a non-finite result for finite input; called again: "
+            f"{'finite' if again else 'not finite'}; compiled alone: "
+            f"{'finite' if alone else 'not finite'}; inputs {[x.tolist() for x in args]}")
+
+
 def _layouts(a: np.ndarray) -> list[np.ndarray]:
     """Contiguous, transposed (Fortran order) and strided views of the same matrix."""
     wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
@@ -120,7 +131,10 @@ def test_solve_matches_lapack(built, n):
             _normwise(run(a, bm[:, :0])[0], np.linalg.solve(a, bm[:, :0]), a)
         a32, b32 = a.astype(np.float32), bm.astype(np.float32)
         for run in built.runners("solve_f32"):
-            _normwise(run(a32, b32)[0], np.linalg.solve(a32, b32), a)
+            got = run(a32, b32)[0]
+            if not np.isfinite(got).all():
+                pytest.fail(_why_not_finite(built, "solve_f32", run, a32, b32))
+            _normwise(got, np.linalg.solve(a32, b32), a)
 
 
 def test_solve_stacks_and_empty(built):
