@@ -122,10 +122,17 @@ class AotcArray(ctypes.Structure):
 
 
 def _session(target: TargetSpec) -> Any:
-    """One LLJIT per target for the whole process (it owns its target machine)."""
+    """One LLJIT per target for the whole process (it owns its target machine).
+
+    It links with JITLink, which places an object's sections in one block and fails on
+    a fixup out of range. RuntimeDyld, llvmlite's default, maps each section on its
+    own: in a long process whose address space has holes (large arrays come and go), a
+    small constant section can land over 2 GiB from the code that reads it through
+    32-bit PC-relative fixups, which a release build of RuntimeDyld truncates silently.
+    That is our reading of a float32 solve that returned NaN twice in CI, never here."""
     if target not in _sessions:
         tm = jit_target_machine(target)
-        _sessions[target] = (llvm.create_lljit_compiler(tm), tm)
+        _sessions[target] = (llvm.create_lljit_compiler(tm, use_jit_link=True), tm)
     return _sessions[target][0]
 
 
