@@ -8,6 +8,7 @@ import pytest
 from builder import eqns_named, optimized
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tour_loops import knapsack
 
 from aotc.interpret import eval_program
 from aotc.ir import Program
@@ -127,19 +128,10 @@ def test_a_triangular_nest_is_proven_over_the_box_around_it():
         assert eval_program(program, x)[0] == upper_pairs(x)
 
 
-def knapsack(w, v, cap):
-    dp = np.zeros(cap + 1, dtype=np.int64)
-    for i in range(w.shape[0]):
-        for c in range(cap, w[i] - 1, -1):
-            if dp[c - w[i]] + v[i] > dp[c]:
-                dp[c] = dp[c - w[i]] + v[i]
-    return dp[cap]
-
-
 def test_an_element_read_before_the_nest_proves_its_checks():
     """``w[i]``, read for the inner range, is the same read in ``dp[c - w[i]]``: the
     inner loop's proof uses the value read before it, so its checks go."""
-    program = optimized(knapsack, "i8(i8[:], i8[:], i8)")
+    program = optimized(knapsack, "i8(i8[:], i8[:], i8)")  # the numpy_tour example's
     inner = [u for _, u in versions(program) if not eqns_named(u, "for_loop")]
     assert inner and eqns_named(inner[0], "raise_if") == []
     w, v = np.array([3, 4, 5, 9, 4]), np.array([3, 4, 4, 10, 4])
