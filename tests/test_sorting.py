@@ -102,6 +102,26 @@ def test_rows_of_every_length_along_either_axis() -> None:
             np.testing.assert_array_equal(_bits(g), _bits(w))
 
 
+@pytest.mark.parametrize("dtype", [np.dtype("f8"), np.dtype("f4")], ids=str)
+def test_the_avx2_build_sorts_floats_as_numpy(dtype: np.dtype) -> None:
+    """Built for x86-64-v3 (every CPU that runs this suite has AVX2), where ranges with
+    no NaN sort as doubles (``vminpd``/``vmaxpd``): zeros of both signs, infinities and
+    NaN-free rows of every network size, then rows with NaNs, bit for bit."""
+    program = _program(lambda x: (np.sort(x), np.argsort(x)), f"({CODE[dtype]}[:])")
+    k = jit.JitKernel(program, TargetSpec.parse("x86-64-v3"))
+    rng = np.random.default_rng(11)
+    for n in [*range(0, 70), 127, 128, 129, 257, 3000, 20_000]:
+        for numbers in (True, False):
+            x = _data(dtype, n, rng, "random")
+            if numbers:
+                x[np.isnan(x)] = rng.choice(np.array([0.0, -0.0, np.inf, 1.5], dtype),
+                                            np.isnan(x).sum())
+            got = k(x)
+            want = (np.sort(x, kind="stable"), np.argsort(x, kind="stable"))
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_array_equal(_bits(g), _bits(w), err_msg=f"n={n}")
+
+
 def _before(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """NumPy's order: a < b, NaN after every number."""
     if a.dtype.kind == "f":

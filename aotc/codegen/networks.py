@@ -9,8 +9,9 @@ with the greatest key, which sorts last and is never stored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import numpy as np
 from llvmlite import ir
 
 from .builder import KernelBuilder, define_once, existing
@@ -138,7 +139,13 @@ def sort_registers(vec: KeyVectors, registers: list[ir.Value]) -> list[ir.Value]
 def network_function(module: ir.Module, keys: Keys, vector_bytes: int) -> ir.Function:
     """``void(x, dest, n)``: ``dest[0:n]`` is the values of ``x[0:n]`` sorted, for ``n``
     of at most :attr:`KeyVectors.network_keys` (``dest`` may be ``x``), in registers of
-    ``vector_bytes``."""
+    ``vector_bytes``.
+
+    Where the target has no min or max of 64-bit integers (AVX2), a range of doubles
+    with no NaN is sorted as doubles: ``vminpd``/``vmaxpd`` are one instruction each,
+    where keys take a compare and two blends, as NumPy's AVX2 sort has it. Two zeros are
+    equal as doubles, so a min and a max of ``-0.0`` and ``0.0`` may give either sign
+    twice; :mod:`.floatruns` rewrites the run of zeros from the input afterwards anyway."""
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
         vec = KeyVectors(b, keys)
         n = p["n"]
@@ -146,18 +153,73 @@ def network_function(module: ir.Module, keys: Keys, vector_bytes: int) -> ir.Fun
         while registers * vec.lanes <= vec.network_keys:
             fits = b.icmp_signed("<=", n, i64(registers * vec.lanes))
             with b.if_then(fits):
-                regs = [vec.load_padded(p["x"], i64(r * vec.lanes), n)
-                        for r in range(registers)]
-                for r, reg in enumerate(sort_registers(vec, regs)):
-                    start = i64(r * vec.lanes)
-                    left = b.sub(n, start)
-                    count = b.select(b.icmp_signed(">", left, i64(vec.lanes)),
-                                     i64(vec.lanes), left)
-                    with b.if_then(b.icmp_signed(">", count, i64(0))):
-                        vec.store_some(keys.unkey(b, reg), p["dest"], start, count)
+                starts = [i64(r * vec.lanes) for r in range(registers)]
+                regs = [vec.load_padded(p["x"], start, n) for start in starts]
+                if vec.native_min_max or not keys.is_float:
+                    _store(vec, sort_registers(vec, regs), p["dest"], n, keys.unkey)
+                else:
+                    with b.if_else(_numbers_only(vec, regs, starts, n)) as (doubles, other):
+                        with doubles:
+                            ordered = _sorted_doubles(vec, regs, starts, n)
+                            _store(vec, ordered, p["dest"], n, lambda _, raw: raw)
+                        with other:
+                            _store(vec, sort_registers(vec, regs), p["dest"], n, keys.unkey)
                 b.ret_void()
             registers *= 2
         b.ret_void()
 
     return define_once(module, f"aotc.qsort.network.{keys.dtype.name}.v{vector_bytes}", VOID,
                        [("x", PTR), ("dest", PTR), ("n", I64)], body, vector_bytes)
+
+
+def _store(vec: KeyVectors, ordered: list[ir.Value], dest: ir.Value, n: ir.Value,
+           raw: Callable[[ir.IRBuilder, ir.Value], ir.Value]) -> None:
+    """The first ``n`` lanes of ``ordered``, made raw values by ``raw``, to ``dest``."""
+    b = vec.b
+    for r, reg in enumerate(ordered):
+        start = i64(r * vec.lanes)
+        left = b.sub(n, start)
+        count = b.select(b.icmp_signed(">", left, i64(vec.lanes)), i64(vec.lanes), left)
+        with b.if_then(b.icmp_signed(">", count, i64(0))):
+            vec.store_some(raw(b, reg), dest, start, count)
+
+
+def _valid(vec: KeyVectors, start: ir.Value, n: ir.Value) -> ir.Value:
+    """The lanes of the register at ``start`` that hold one of the ``n`` keys."""
+    b = vec.b
+    lane = ir.Constant(ir.VectorType(I64, vec.lanes), list(range(vec.lanes)))
+    return b.icmp_signed("<", b.add(lane, vec.splat(start)), vec.splat(n))
+
+
+def _numbers_only(vec: KeyVectors, regs: list[ir.Value], starts: list[ir.Value],
+                  n: ir.Value) -> ir.Value:
+    """i1: no key of the range is a NaN's (keys above ``inf``'s or below ``-inf``'s)."""
+    b, keys = vec.b, vec.keys
+    high, low = (vec.splat(keys.key(b, keys.raw(v))) for v in (np.inf, -np.inf))
+    found = None
+    for reg, start in zip(regs, starts, strict=True):
+        nan = b.or_(keys.less(b, high, reg), keys.less(b, reg, low))
+        nan = b.and_(nan, _valid(vec, start, n))
+        found = nan if found is None else b.or_(found, nan)
+    bits = b.bitcast(found, ir.IntType(vec.lanes))
+    return b.icmp_unsigned("==", bits, ir.Constant(ir.IntType(vec.lanes), 0))
+
+
+def _sorted_doubles(vec: KeyVectors, regs: list[ir.Value], starts: list[ir.Value],
+                    n: ir.Value) -> list[ir.Value]:
+    """The keys' values sorted as doubles (padding lanes ``inf``), as raw bits."""
+    b, keys = vec.b, vec.keys
+    doubles = ir.VectorType(ir.DoubleType(), vec.lanes)
+    inf = ir.Constant(doubles, [float("inf")] * vec.lanes)
+    values = [b.select(_valid(vec, start, n), b.bitcast(keys.unkey(b, reg), doubles), inf)
+              for reg, start in zip(regs, starts, strict=True)]
+
+    def lesser(x: ir.Value, y: ir.Value) -> ir.Value:  # vminpd
+        return b.select(b.fcmp_ordered("<", x, y), x, y)
+
+    def greater(x: ir.Value, y: ir.Value) -> ir.Value:  # vmaxpd
+        return b.select(b.fcmp_ordered(">", x, y), x, y)
+
+    ops = RegisterOps(vec.gather, lesser, greater, vec.blend)
+    ordered = run_plan(merge_plan(len(values), vec.lanes), values, ops)
+    return [b.bitcast(v, vec.ty) for v in ordered]
