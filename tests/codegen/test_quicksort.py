@@ -60,7 +60,7 @@ def _sorts(vector_bytes: int) -> dict[str, Any]:
     builder = llvm.JITLibraryBuilder().add_object_img(object_from_text(str(module), NATIVE))
     for width in (32, 64):
         builder.export_symbol(f"test_sort_u{width}")
-    tracker = builder.link(llvm.create_lljit_compiler(tm),
+    tracker = builder.link(llvm.create_lljit_compiler(tm, use_jit_link=True),
                            f"aotc_test_quicksort{vector_bytes}")
     return {"tracker": tracker, **{f"u{w}": SIGNATURE(tracker[f"test_sort_u{w}"])
                                    for w in (32, 64)}}
