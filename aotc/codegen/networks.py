@@ -207,9 +207,11 @@ def _numbers_only(vec: KeyVectors, regs: list[ir.Value], starts: list[ir.Value],
 
 def _sorted_doubles(vec: KeyVectors, regs: list[ir.Value], starts: list[ir.Value],
                     n: ir.Value) -> list[ir.Value]:
-    """The keys' values sorted as doubles (padding lanes ``inf``), as raw bits."""
+    """The keys' values sorted as floats of their width (padding lanes ``inf``), as raw
+    bits."""
     b, keys = vec.b, vec.keys
-    doubles = ir.VectorType(ir.DoubleType(), vec.lanes)
+    scalar = ir.DoubleType() if keys.dtype.itemsize == 8 else ir.FloatType()
+    doubles = ir.VectorType(scalar, vec.lanes)
     inf = ir.Constant(doubles, [float("inf")] * vec.lanes)
     values = [b.select(_valid(vec, start, n), b.bitcast(keys.unkey(b, reg), doubles), inf)
               for reg, start in zip(regs, starts, strict=True)]
