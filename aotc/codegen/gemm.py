@@ -55,9 +55,9 @@ from ..ir import AType, Eqn
 from ..shapes import minimum, size
 from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64, mem_type
-from .gemm_kernel import edge_blocks, micro_kernel
+from .gemm_kernel import Kernels, kernel_variants
 from .gemm_pack import pack_a_function, pack_b_function
-from .gemm_small import fits_unpacked, unpacked_kernels
+from .gemm_small import fits_unpacked
 from .loops import for_range
 from .runtime import poll
 
@@ -219,18 +219,11 @@ def _mirror(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> Non
             b.store(value, address(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
 
 
-#: The micro-kernel variants of a blocking, (rows, columns) each, the full block last.
-Kernels = list[tuple[tuple[int, int], ir.Function]]
-
-
 def micro_kernels(module: ir.Module, dtype: np.dtype, blk: Blocking, vector_bytes: int,
                   fma: bool) -> Kernels:
     """The full ``MR x NR`` micro-kernel and its edge variants (:func:`.edge_blocks`),
     smallest first."""
-    blocks = sorted(edge_blocks(blk.mr, blk.nr, vector_bytes // dtype.itemsize),
-                    key=lambda rc: (rc[0] * rc[1], rc))
-    return [(rc, micro_kernel(module, dtype, blk.mr, blk.nr, vector_bytes, fma, rc))
-            for rc in blocks]
+    return kernel_variants(module, dtype, blk.mr, blk.nr, vector_bytes, fma)
 
 
 def call_kernel(b: KernelBuilder, kernels: Kernels, args: list[ir.Value], rows: ir.Value,
@@ -309,7 +302,8 @@ def _two_loops(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype, blk
                tile: TileHook | None = None) -> None:
     """The product by :mod:`.gemm_small`'s unpacked kernels: column slivers of ``B``,
     row blocks of ``A`` inside, each tile of ``C`` final after one call."""
-    kernels = unpacked_kernels(b.module, dtype, blk.mr, blk.nr, b.vector_bytes, b.fma)
+    kernels = kernel_variants(b.module, dtype, blk.mr, blk.nr, b.vector_bytes, b.fma,
+                              unpacked=True)
     with block_range(b, p["n"], blk.nr, "ujr") as (_, jr, cols):
         sliver = address(b, p["b"], (jr, p["b_cs"]))
         with block_range(b, p["m"], blk.mr, "uir") as (_, ir_, rows):

@@ -232,6 +232,25 @@ def edge_blocks(mr: int, nr: int, lanes: int) -> list[tuple[int, int]]:
     return [(r, c) for c in columns for r in rows]
 
 
+#: The micro-kernel variants of a blocking, (rows, columns) each, the full block last.
+Kernels = list[tuple[tuple[int, int], ir.Function]]
+
+
+def kernel_variants(module: ir.Module, dtype: np.dtype, mr: int, nr: int, vector_bytes: int,
+                    fma: bool, unpacked: bool = False) -> Kernels:
+    """The ``MR x NR`` micro-kernel's variants for the blocks of :func:`edge_blocks`,
+    smallest first, the full block last. Unpacked edge variants load ``B`` through masks
+    (the ``MR x NR`` one too), so a whole tile gets one more, the full kernel without."""
+    blocks = sorted(edge_blocks(mr, nr, vector_bytes // dtype.itemsize),
+                    key=lambda rc: (rc[0] * rc[1], rc))
+    variants = [(rc, micro_kernel(module, dtype, mr, nr, vector_bytes, fma, rc,
+                                  unpacked=unpacked, edge=unpacked)) for rc in blocks]
+    if unpacked:
+        variants.append(((mr, nr), micro_kernel(module, dtype, mr, nr, vector_bytes, fma,
+                                                unpacked=True)))
+    return variants
+
+
 def _k_loop(b: KernelBuilder, first: ir.Value, count: ir.Value, unroll: int,
             initial: list[list[ir.Value]], operands: Operands) -> list[list[ir.Value]]:
     """``count`` iterations of ``unroll`` steps from step ``first``; the accumulators are

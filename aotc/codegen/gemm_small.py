@@ -4,7 +4,7 @@ Packing (:mod:`.gemm_pack`) copies ``A`` and ``B`` into the micro-kernel's layou
 each element, reused hundreds of times, is read from cache in order. A product whose
 operands already fit in the caches reuses each element too few times for that copy to
 pay: at 64 x 64 x 64 packing took a quarter of the GEMM's time (NumPy's OpenBLAS was
-1.06x faster). Here the unpacked micro-kernels (``micro_kernel(unpacked=True)``)
+1.06x faster). Here the unpacked micro-kernels (``kernel_variants(unpacked=True)``)
 broadcast ``A[i, p]`` from ``A`` itself (any strides) and load ``B``'s rows in place
 (unit-stride rows); the loops are the GEMM's two innermost, a column sliver of ``B``
 outside (it stays in L1 while the row blocks of ``A`` pass it), with no blocking of the
@@ -22,14 +22,10 @@ import numpy as np
 from llvmlite import ir
 
 from .dtypes import i64
-from .gemm_kernel import edge_blocks, micro_kernel
 
 #: Bytes of ``A`` and of ``B``, each, up to which a product is not packed (L2 holds both,
 #: and a ``B`` sliver of ``k`` rows stays in L1).
 UNPACKED_BYTES = 64 * 1024
-
-#: The micro-kernel variants, (rows, columns) each, smallest first, the full block last.
-Kernels = list[tuple[tuple[int, int], ir.Function]]
 
 
 def fits_unpacked(b: ir.IRBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> ir.Value:
@@ -46,16 +42,3 @@ def fits_unpacked(b: ir.IRBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -
 
     unit = b.icmp_signed("==", p["b_cs"], i64(size))
     return b.and_(unit, b.and_(small(p["k"], p["n"]), small(p["m"], p["k"])))
-
-
-def unpacked_kernels(module: ir.Module, dtype: np.dtype, mr: int, nr: int, vector_bytes: int,
-                     fma: bool) -> Kernels:
-    """The unpacked edge kernels, smallest first (the ``mr x nr`` one among them), then
-    the full ``mr x nr`` kernel, whose loads of ``B`` take no masks."""
-    blocks = sorted(edge_blocks(mr, nr, vector_bytes // dtype.itemsize),
-                    key=lambda rc: (rc[0] * rc[1], rc))
-    edges = [(rc, micro_kernel(module, dtype, mr, nr, vector_bytes, fma, rc, unpacked=True,
-                               edge=True)) for rc in blocks]
-    return [*edges, ((mr, nr), micro_kernel(module, dtype, mr, nr, vector_bytes, fma,
-                                            unpacked=True))]
-
