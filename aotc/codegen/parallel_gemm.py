@@ -134,7 +134,8 @@ def parallel_gemm(ctx: Lowering, dtype: np.dtype, args: Sequence[ir.Value],
 
 def _slab_rows(b: ir.IRBuilder, m: ir.Value, mr: int, chunks: ir.Value, k: ir.Value
                ) -> tuple[ir.Value, ir.Value]:
-    """Rows ``[lo, hi)`` of slab ``k``: slabs start at multiples of ``mr`` rows."""
+    """Rows ``[lo, hi)`` of slab ``k`` of ``m``: slabs start at multiples of ``mr`` rows
+    (the packing of a panel splits its columns by slivers the same way)."""
     units = b.sdiv(b.add(m, i64(mr - 1)), i64(mr))
     lo, hi = chunk_bounds(b, units, chunks, k)
     lo, hi = b.mul(lo, i64(mr)), b.mul(hi, i64(mr))
@@ -197,10 +198,8 @@ def _shared_panels(ctx: Lowering, dtype: np.dtype, p: dict[str, ir.Value],
         panel = address(b, p["b"], (pc, p["b_rs"]), (jc, p["b_cs"]))
         packing = Outline(ctx, "pack")
         with packing as (begin, end), for_range(b, b.sub(end, begin), "packs") as t:
-            lo, hi = chunk_bounds(b, slivers, packers, b.add(begin, t))
-            first = b.mul(lo, i64(nr))
-            last = b.mul(hi, i64(nr))
-            cols = b.sub(b.select(b.icmp_signed("<", last, nc), last, nc), first)
+            first, last = _slab_rows(b, nc, nr, packers, b.add(begin, t))
+            cols = b.sub(last, first)
             b.call(pack_b, [kc, cols, address(b, panel, (first, p["b_cs"])), p["b_rs"],
                             p["b_cs"], b.gep(p["pb"], [b.mul(first, b.mul(kc, i64(size)))],
                                              source_etype=I8)])
