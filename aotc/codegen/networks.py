@@ -105,16 +105,21 @@ class KeyVectors:
     def at(self, base: ir.Value, index: ir.Value) -> ir.Value:
         return self.b.gep(base, [index], source_etype=self.key)
 
+    def valid(self, start: ir.Value, n: ir.Value) -> ir.Value:
+        """The mask of the lanes of the register at ``start`` that hold one of keys
+        ``0:n``."""
+        b = self.b
+        left = b.sub(n, start)
+        return self.prefix(b.select(b.icmp_signed(">", left, i64(self.lanes)),
+                                    i64(self.lanes),
+                                    b.select(b.icmp_signed("<", left, i64(0)), i64(0), left)))
+
     def load_padded(self, base: ir.Value, start: ir.Value, n: ir.Value) -> ir.Value:
         """The register of keys ``start:start + lanes`` of ``base[0:n]``, lanes past
         ``n`` the greatest key (which sorts them last)."""
-        b = self.b
-        left = b.sub(n, start)
-        valid = self.prefix(b.select(b.icmp_signed(">", left, i64(self.lanes)),
-                                     i64(self.lanes),
-                                     b.select(b.icmp_signed("<", left, i64(0)), i64(0), left)))
-        keys = masked_load(b, self.at(base, start), self.ty, valid)
-        return b.select(valid, keys, self.splat(self.top))
+        valid = self.valid(start, n)
+        keys = masked_load(self.b, self.at(base, start), self.ty, valid)
+        return self.b.select(valid, keys, self.splat(self.top))
 
     def store_some(self, value: ir.Value, base: ir.Value, start: ir.Value,
                    count: ir.Value) -> None:
@@ -184,13 +189,6 @@ def _store(vec: KeyVectors, ordered: list[ir.Value], dest: ir.Value, n: ir.Value
             vec.store_some(raw(b, reg), dest, start, count)
 
 
-def _valid(vec: KeyVectors, start: ir.Value, n: ir.Value) -> ir.Value:
-    """The lanes of the register at ``start`` that hold one of the ``n`` keys."""
-    b = vec.b
-    lane = ir.Constant(ir.VectorType(I64, vec.lanes), list(range(vec.lanes)))
-    return b.icmp_signed("<", b.add(lane, vec.splat(start)), vec.splat(n))
-
-
 def _numbers_only(vec: KeyVectors, regs: list[ir.Value], starts: list[ir.Value],
                   n: ir.Value) -> ir.Value:
     """i1: no key of the range is a NaN's (keys above ``inf``'s or below ``-inf``'s)."""
@@ -199,7 +197,7 @@ def _numbers_only(vec: KeyVectors, regs: list[ir.Value], starts: list[ir.Value],
     found = None
     for reg, start in zip(regs, starts, strict=True):
         nan = b.or_(keys.less(b, high, reg), keys.less(b, reg, low))
-        nan = b.and_(nan, _valid(vec, start, n))
+        nan = b.and_(nan, vec.valid(start, n))
         found = nan if found is None else b.or_(found, nan)
     bits = b.bitcast(found, ir.IntType(vec.lanes))
     return b.icmp_unsigned("==", bits, ir.Constant(ir.IntType(vec.lanes), 0))
@@ -213,7 +211,7 @@ def _sorted_doubles(vec: KeyVectors, regs: list[ir.Value], starts: list[ir.Value
     scalar = ir.DoubleType() if keys.dtype.itemsize == 8 else ir.FloatType()
     doubles = ir.VectorType(scalar, vec.lanes)
     inf = ir.Constant(doubles, [float("inf")] * vec.lanes)
-    values = [b.select(_valid(vec, start, n), b.bitcast(keys.unkey(b, reg), doubles), inf)
+    values = [b.select(vec.valid(start, n), b.bitcast(keys.unkey(b, reg), doubles), inf)
               for reg, start in zip(regs, starts, strict=True)]
 
     def lesser(x: ir.Value, y: ir.Value) -> ir.Value:  # vminpd
