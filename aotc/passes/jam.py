@@ -41,10 +41,10 @@ import numpy as np
 from ..avals import AType
 from ..ir import Atom, Eqn, Lit, Params, Program, Var, bound_uppers, nested_programs
 from ..ops.control import for_loop_p
-from ..ops.core import ALL_PRIMITIVES, EFFECT, STATEFUL, Primitive, type_rules
+from ..ops.core import ALL_PRIMITIVES, EFFECT, STATEFUL
 from ..ops.shape import bind_dim_p
 from ..shapes import DimExpr, rename_symbols
-from .rewrite import map_nested
+from .rewrite import Emitter, map_nested
 
 #: Iterations of the outer loop per iteration of the jammed loop.
 UNROLL = 8
@@ -195,8 +195,14 @@ def _segments(program: Program, same: set[Var]) -> list[list[Eqn] | Eqn]:
 def _interleaved(program: Program, copiers: list[Copier], same: set[Var]) -> list[Eqn]:
     """Every copy of ``program``'s equations: each run of plain equations copy by copy,
     each loop the copies share as one loop."""
+    return _interleaved_parts(_segments(program, same), copiers, same)
+
+
+def _interleaved_parts(parts: Iterable[list[Eqn] | Eqn], copiers: list[Copier],
+                       same: set[Var]) -> list[Eqn]:
+    """:func:`_interleaved` of the segments ``parts``."""
     eqns: list[Eqn] = []
-    for part in _segments(program, same):
+    for part in parts:
         if isinstance(part, list):
             eqns += [c.eqn(e) for c in copiers for e in part]
         else:
@@ -227,22 +233,12 @@ def _fused(loop: Eqn, copiers: list[Copier], same: set[Var]) -> Eqn:
 
 # -- the jammed loop -----------------------------------------------------------------------
 
-class _Emitter:
-    def __init__(self, loc: Any) -> None:
-        self.loc, self.eqns = loc, []  # type: ignore[var-annotated]
-
-    def __call__(self, prim: Primitive, *inputs: Atom) -> Var:
-        (out_type,) = type_rules[prim](*(a.type for a in inputs))
-        out = Var(out_type)
-        self.eqns.append(Eqn(prim, inputs, Params(), (out,), self.loc))
-        return out
-
-
 def _jammed(loop: Eqn) -> list[Eqn]:
     body, n = loop.params["body"], loop.params["n_consts"]
     lo, hi = loop.inputs[:2]
     consts, inits = loop.inputs[2:2 + n], loop.inputs[2 + n:]
-    emit = _Emitter(loop.loc)
+    emitter = Emitter(loop.loc)
+    emit = emitter.emit
     count = emit(FLOOR_DIVIDE, emit(MAX, emit(SUB, hi, lo), Lit(0, I64)), Lit(UNROLL, I64))
     rest = emit(ADD, lo, emit(MUL, count, Lit(UNROLL, I64)))
     part = tuple(Var(v.type) for v in loop.outs)
@@ -250,7 +246,7 @@ def _jammed(loop: Eqn) -> list[Eqn]:
                  Params.of({**dict(loop.params), "body": _jammed_body(body, n),
                             "n_consts": n + 1}), part, loop.loc)
     remainder = Eqn(for_loop_p, (rest, hi, *consts, *part), loop.params, loop.outs, loop.loc)
-    return [*emit.eqns, jammed, remainder]
+    return [*emitter.eqns, jammed, remainder]
 
 
 def _jammed_body(body: Program, n: int) -> Program:
@@ -258,7 +254,8 @@ def _jammed_body(body: Program, n: int) -> Program:
     consts = tuple(Var(v.type) for v in body.inputs[:n])
     lo, t = Var(AType(I64, ())), Var(AType(I64, ()))
     carries = tuple(Var(v.type) for v in body.inputs[n + 1:])
-    emit = _Emitter(None)
+    emitter = Emitter(None)
+    emit = emitter.emit
     first = emit(ADD, lo, emit(MUL, t, Lit(UNROLL, I64)))
     copiers = _copiers(body)
     for u, c in enumerate(copiers):
@@ -266,11 +263,8 @@ def _jammed_body(body: Program, n: int) -> Program:
         c.env[body.inputs[n]] = first if u == 0 else emit(ADD, first, Lit(u, I64))
     same = _shared(body, n)
     segments = _segments(body, same)
-    eqns: list[Eqn] = list(emit.eqns)
     *before, last = segments
-    for part in before:
-        eqns += [c.eqn(e) for c in copiers for e in part] if isinstance(part, list) \
-            else [_fused(part, copiers, same)]
+    eqns = [*emitter.eqns, *_interleaved_parts(before, copiers, same)]
     assert isinstance(last, list)
     threaded: Iterable[Atom] = carries
     for c in copiers:  # the carries pass from copy to copy, in order

@@ -37,12 +37,12 @@ import numpy as np
 
 from ..ir import Atom, Eqn, Lit, Params, Program, Var, bound_uppers, nested_programs, runs_loops
 from ..ops.control import cond_p, for_loop_p
-from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive, type_rules
+from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ..ops.index import raise_if_p
 from ..ops.shape import bind_dim_p, dim_value_p, reshape_p, slice_p
 from ..shapes import DimExpr
 from .dce import dce
-from .rewrite import Renamer, map_nested
+from .rewrite import Emitter, Renamer, map_nested
 
 I64 = np.dtype(np.int64)
 BOOL = np.dtype(bool)
@@ -309,22 +309,16 @@ def _index_check(eqn: Eqn, facts: Facts) -> IndexCheck | None:
 Corner = dict[Var, Atom]
 
 
-class Hoisted:
+class Hoisted(Emitter):
     """Equations for the program holding the nest: invariants and index values, cloned
     from the nest with its indices replaced by values of the enclosing program."""
 
     def __init__(self, facts: Facts, loc: Any) -> None:
-        self.facts, self.loc = facts, loc
-        self.eqns: list[Eqn] = []
+        super().__init__(loc)
+        self.facts = facts
         self.memo: dict[tuple[Var, frozenset[tuple[Var, Atom]]], Atom] = {}
         self.leaves: dict[Var, None] = {}  # invariant terms of affine expressions
         self.extremes: dict[Var, tuple[Atom, Atom]] = {}
-
-    def emit(self, prim: Primitive, *inputs: Atom, **params: Any) -> Var:
-        (out_type,) = type_rules[prim](*(a.type for a in inputs), **params)
-        out = Var(out_type)
-        self.eqns.append(Eqn(prim, inputs, Params.of(params), (out,), self.loc))
-        return out
 
     def value(self, atom: Atom, corner: Corner) -> Atom:
         """``atom`` outside the nest; an affine one at ``corner``."""

@@ -1,11 +1,14 @@
-"""Shared plumbing for passes: renaming atoms while rebuilding a program."""
+"""Shared plumbing for passes: renaming atoms while rebuilding a program, and new
+equations typed by their primitives' rules."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from ..ir import Atom, Eqn, Params, Program, Var
+from ..ops.core import Primitive, type_rules
 
 
 class Renamer:
@@ -37,3 +40,18 @@ def map_nested(eqn: Eqn, run: Callable[[Program], Program]) -> Eqn:
             value, changed = tuple(run(v) for v in value), True
         params.append((key, value))
     return replace(eqn, params=Params(params)) if changed else eqn
+
+
+class Emitter:
+    """Equations a pass adds (index arithmetic, tests), at ``loc``, in order."""
+
+    def __init__(self, loc: Any) -> None:
+        self.loc = loc
+        self.eqns: list[Eqn] = []
+
+    def emit(self, prim: Primitive, *inputs: Atom, **params: Any) -> Var:
+        """``prim(*inputs, **params)``'s one output, typed by its rule."""
+        (out_type,) = type_rules[prim](*(a.type for a in inputs), **params)
+        out = Var(out_type)
+        self.eqns.append(Eqn(prim, inputs, Params.of(params), (out,), self.loc))
+        return out
