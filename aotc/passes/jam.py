@@ -33,8 +33,6 @@ copy's accumulators).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 
@@ -43,8 +41,7 @@ from ..ir import Atom, Eqn, Lit, Params, Program, Var, bound_uppers, nested_prog
 from ..ops.control import for_loop_p
 from ..ops.core import ALL_PRIMITIVES, EFFECT, STATEFUL
 from ..ops.shape import bind_dim_p
-from ..shapes import DimExpr, rename_symbols
-from .rewrite import Emitter, map_nested
+from .rewrite import Copier, Emitter, map_nested
 
 #: Iterations of the outer loop per iteration of the jammed loop.
 UNROLL = 8
@@ -127,50 +124,6 @@ def _shared(program: Program, n: int) -> set[Var]:
 
 
 # -- copies of a body ----------------------------------------------------------------------
-
-@dataclass
-class Copier:
-    """Copies equations with fresh variables, renaming the sizes the copied code binds."""
-
-    symbols: dict[str, str]
-    env: dict[Var, Atom] = field(default_factory=dict)
-
-    def __call__(self, atom: Atom) -> Atom:
-        return self.env.get(atom, atom) if isinstance(atom, Var) else atom
-
-    def type(self, t: AType) -> AType:
-        return AType(t.dtype, tuple(self.dim(d) for d in t.shape))
-
-    def dim(self, d: Any) -> Any:
-        return rename_symbols(d, self.symbols) if isinstance(d, DimExpr) else d
-
-    def fresh(self, v: Var) -> Var:
-        new = Var(self.type(v.type))
-        self.env[v] = new
-        return new
-
-    def param(self, key: str, value: Any) -> Any:
-        if isinstance(value, Program):
-            return self.program(value)
-        if isinstance(value, tuple):
-            return tuple(self.param(key, v) for v in value)
-        if key == "symbol" and isinstance(value, str):
-            return self.symbols.get(value, value)
-        return self.dim(value)
-
-    def eqn(self, eqn: Eqn) -> Eqn:
-        inputs = tuple(self(a) for a in eqn.inputs)
-        params = Params((k, self.param(k, v)) for k, v in eqn.params)
-        return replace(eqn, inputs=inputs, params=params,
-                       outs=tuple(self.fresh(v) for v in eqn.outs))
-
-    def program(self, program: Program) -> Program:
-        inner = Copier(self.symbols, dict(self.env))
-        inputs = tuple(inner.fresh(v) for v in program.inputs)
-        eqns = tuple(inner.eqn(e) for e in program.eqns)
-        return program.replace(inputs=inputs, eqns=eqns,
-                               outputs=tuple(inner(a) for a in program.outputs))
-
 
 def _copiers(body: Program) -> list[Copier]:
     """One copier per copy; copy 0 keeps the size names (its code replaces the body's)."""

@@ -42,7 +42,7 @@ from ..ops.index import raise_if_p
 from ..ops.shape import bind_dim_p, dim_value_p, reshape_p, slice_p
 from ..shapes import DimExpr
 from .dce import dce
-from .rewrite import Emitter, Renamer, map_nested
+from .rewrite import Copier, Emitter, Renamer, map_nested
 
 I64 = np.dtype(np.int64)
 BOOL = np.dtype(bool)
@@ -424,7 +424,7 @@ def _unchecked(body: Program, facts: Facts, checks: list[IndexCheck]) -> Program
     proven = Proven(frozenset(c.eqn for c in checks), frozenset(indices),
                     frozenset((i, facts.size_expr(size)) for i, size in zip(indices, sizes,
                                                                            strict=True)))
-    return fresh_copy(dce(_without_checks(body, proven)))
+    return Copier({}).program(dce(_without_checks(body, proven)))  # fresh variables
 
 
 def _without_checks(program: Program, proven: Proven) -> Program:
@@ -449,20 +449,6 @@ def _without_checks(program: Program, proven: Proven) -> Program:
         else:
             eqns.append(eqn)
     return rename.finish(program, eqns)
-
-
-def fresh_copy(program: Program) -> Program:
-    """The same program with new variables (nested programs are closed: each its own)."""
-    rename = Renamer()
-    rename.env.update((v, Var(v.type)) for v in program.inputs)
-    eqns = []
-    for eqn in program.eqns:
-        eqn = map_nested(rename.eqn(eqn), fresh_copy)
-        outs = tuple(Var(v.type) for v in eqn.outs)
-        rename.env.update(zip(eqn.outs, outs, strict=True))
-        eqns.append(replace(eqn, outs=outs))
-    inputs = tuple(rename(v) for v in program.inputs)
-    return rename.finish(program, eqns).replace(inputs=inputs)  # type: ignore[arg-type]
 
 
 def _branch(loop: Eqn, body: Program) -> Program:

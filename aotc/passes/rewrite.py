@@ -1,14 +1,16 @@
-"""Shared plumbing for passes: renaming atoms while rebuilding a program, and new
-equations typed by their primitives' rules."""
+"""Shared plumbing for passes: renaming atoms while rebuilding a program, copying
+programs with fresh variables, and new equations typed by their primitives' rules."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..avals import AType
 from ..ir import Atom, Eqn, Params, Program, Var
 from ..ops.core import Primitive, type_rules
+from ..shapes import DimExpr, rename_symbols
 
 
 class Renamer:
@@ -55,3 +57,47 @@ class Emitter:
         out = Var(out_type)
         self.eqns.append(Eqn(prim, inputs, Params.of(params), (out,), self.loc))
         return out
+
+
+@dataclass
+class Copier:
+    """Copies equations with fresh variables, renaming the sizes the copied code binds."""
+
+    symbols: dict[str, str]
+    env: dict[Var, Atom] = field(default_factory=dict)
+
+    def __call__(self, atom: Atom) -> Atom:
+        return self.env.get(atom, atom) if isinstance(atom, Var) else atom
+
+    def type(self, t: AType) -> AType:
+        return AType(t.dtype, tuple(self.dim(d) for d in t.shape))
+
+    def dim(self, d: Any) -> Any:
+        return rename_symbols(d, self.symbols) if isinstance(d, DimExpr) else d
+
+    def fresh(self, v: Var) -> Var:
+        new = Var(self.type(v.type))
+        self.env[v] = new
+        return new
+
+    def param(self, key: str, value: Any) -> Any:
+        if isinstance(value, Program):
+            return self.program(value)
+        if isinstance(value, tuple):
+            return tuple(self.param(key, v) for v in value)
+        if key == "symbol" and isinstance(value, str):
+            return self.symbols.get(value, value)
+        return self.dim(value)
+
+    def eqn(self, eqn: Eqn) -> Eqn:
+        inputs = tuple(self(a) for a in eqn.inputs)
+        params = Params((k, self.param(k, v)) for k, v in eqn.params)
+        return replace(eqn, inputs=inputs, params=params,
+                       outs=tuple(self.fresh(v) for v in eqn.outs))
+
+    def program(self, program: Program) -> Program:
+        inner = Copier(self.symbols, dict(self.env))
+        inputs = tuple(inner.fresh(v) for v in program.inputs)
+        eqns = tuple(inner.eqn(e) for e in program.eqns)
+        return program.replace(inputs=inputs, eqns=eqns,
+                               outputs=tuple(inner(a) for a in program.outputs))
