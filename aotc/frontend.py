@@ -254,6 +254,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
         with tracing(ctx):
             inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
             ctx.kernel_inputs = tuple(inputs)
+            ctx.argument_ids = frozenset(id(t) for t in tracers.values())
             for var, t in zip(inputs, tracers.values(), strict=True):
                 if t.dim is not None:  # an integer argument is its size symbol
                     ctx.known[var] = exact_interval(t.dim)

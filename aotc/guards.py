@@ -11,7 +11,9 @@ is an equation of the kernel, so for ``x`` of size 2 the index check fired first
 call raised ``IndexError`` instead of the user's ``ValueError``. When a check is about
 to be recorded, the raises before it that test sizes only (a comparison of ``x.shape``
 values and constants, under an ``if`` or an ``assert``) become checks first, in order.
-A raise that tests anything else stops this: guards after it stay where they are.
+A raise that tests anything else stops this: guards after it stay where they are, and
+so do the checks after it (``TraceContext.check`` records them in place). A write into
+an argument stops it too: the caller sees the writes made before a raise, as in Python.
 """
 
 from __future__ import annotations
@@ -56,6 +58,12 @@ class Guards:
             elif check not in checks:
                 checks.append(check)
         self.seen = len(eqns)
+
+    def written(self, eqns: Sequence[Eqn], checks: list[Check]) -> None:
+        """An argument was just written: the guards before the write still become checks,
+        nothing after it does."""
+        self.before_check(eqns, checks)
+        self.blocked = True
 
     def _as_check(self, eqn: Eqn) -> Check | None:
         """The check a size guard is: ``raise_if(c)``, or a ``cond`` on ``c`` of which

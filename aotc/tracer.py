@@ -91,6 +91,8 @@ class TraceContext:
     #: The kernel's inputs, and sizes computed from its scalar arguments (aotc.derived;
     #: the kernel's own context only).
     kernel_inputs: tuple[Var, ...] = ()
+    #: ``id()`` of the argument tracers: a write into one is seen by the caller.
+    argument_ids: frozenset[int] = frozenset()
     derived: list[Any] = field(default_factory=list)
     derived_for: dict[Var, DimExpr] = field(default_factory=dict)
     #: Raises on sizes, which run before the checks after them (aotc.guards).
@@ -162,10 +164,18 @@ class TraceContext:
                                  kernel=self.kernel)
         elif op == ">=" and diff.is_nonneg() or op == "<=" and (-diff).is_nonneg():
             return
-        if self.parent is not None or bound_symbols(diff):  # holds where the code runs
+        if self.parent is None and not bound_symbols(diff):
+            self.guards.before_check(self.eqns, self.checks)
+        # In a body, on a size bound while the kernel runs, or after a raise that is no
+        # size check (its test reads values, or its message does), the check must hold
+        # only where the code runs: hoisted, it would pre-empt that raise. A size's
+        # ``e >= 0`` stays first all the same: ``P_shapes`` refuses a negative size
+        # before the kernel runs anyway, and the check's message is the better one.
+        sign_check = op == ">=" and rhs.is_const and rhs.value == 0
+        if self.parent is not None or bound_symbols(diff) \
+                or self.guards.blocked and not sign_check:
             self.emit(check_p, [], op=op, lhs=lhs, rhs=rhs, error=error, message=message)
             return
-        self.guards.before_check(self.eqns, self.checks)
         new = Check(op, lhs, rhs, error, message)
         if new not in self.checks:
             self.checks.append(new)
@@ -368,6 +378,8 @@ class Tracer:
                 or len(values) >= len(SLOTS):
             return None
         values.append(self)
+        # A Python int or float reprs as it prints; a NumPy scalar as ``np.int64(3)``.
+        as_repr = as_repr and python_number(self) is not True
         return token(len(values) - 1, self.dtype, spec, as_repr)
 
     def __str__(self) -> str:

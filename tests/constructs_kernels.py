@@ -804,6 +804,77 @@ def checked_window(x: f64[:], n: i64, limit: f64) -> f64:
     return m
 
 
+# -- Python scalars in signature strings are weak, as their annotations are ----------------
+
+@aotc.export("f4[:](f4[:], float, int)", "f8[:](f8[:], float, int)")
+def weak_string_scalars(x, a, k):
+    return (x - k) * a  # float32 stays float32, as in NumPy
+
+
+# -- guards: a raise, assert or return runs before the checks of the code after it ----------
+# (every position: first, after a raise on values, in a loop, after a write, as a return;
+# every kind of message: none, constant, f-string, %-format, str.format)
+
+@aotc.export
+def guard_fstring(x: f64[:]) -> f64:
+    if x.shape[0] == 0:
+        raise ValueError(f"empty: {x.shape[0]}")
+    return x[0]
+
+
+@aotc.export
+def guard_assert_fstring(x: f64[:]) -> f64:
+    assert x.shape[0] > 1, f"need two, got {x.shape[0]!r}"
+    return x[1]
+
+
+@aotc.export
+def guard_percent(x: f64[:], k: i64) -> f64:
+    if x.shape[0] < k:
+        raise ValueError("need %d points, got %-3d|%05.1f%%" % (k, x.shape[0],  # noqa: UP031
+                                                               100.0 * x.shape[0] / k))
+    return x[k - 1]
+
+
+@aotc.export
+def guard_after_values(x: f64[:]) -> f64:
+    if x[0] < 0:
+        raise ValueError("negative first: %r" % x[0])  # noqa: UP031
+    if x.shape[0] < 3:
+        raise ValueError("need three")
+    return x[2]
+
+
+@aotc.export
+def guard_in_loop(x: f64[:], n: i64) -> f64:
+    for i in range(n):
+        if i > 1:
+            raise ValueError(f"stopped at {i}")
+    return x[3]
+
+
+@aotc.export
+def guard_str_format(x: f64[:, :]) -> f64:
+    if x.shape[1] != 3:
+        raise IndexError("expected 3 columns, got {}".format(x.shape[1]))  # noqa: UP032
+    return x[0, 2]
+
+
+@aotc.export
+def guard_after_write(x: f64[:]) -> f64:
+    x[0] = 1.0
+    if x.shape[0] < 4:
+        raise ValueError
+    return x[3]
+
+
+@aotc.export
+def guard_early_return(x: f64[:]) -> f64:
+    if x.shape[0] == 0:
+        return -1.0
+    return x[0] + x[x.shape[0] - 1]
+
+
 @aotc.export
 def search_else(x: f64[:]) -> tuple:
     for i in range(x.shape[0]):

@@ -35,9 +35,33 @@ def test_size_guards_become_checks_in_order():
         ("<", "0", "y.0", "IndexError")]  # y[0]
 
 
-def test_a_raise_on_values_keeps_the_guards_after_it_in_place():
-    checks = checks_of(data_first, "f8(f8[:])")
-    assert [c[3] for c in checks] == ["IndexError", "IndexError"]  # x[0], x[2]
+def inline_checks(fn, signature: str) -> list[tuple[str, str, str, str]]:
+    program = trace_kernel(fn, parse_signature_string(signature)).program
+    return [(e.params["op"], str(e.params["lhs"]), str(e.params["rhs"]), e.params["error"])
+            for e in program.eqns if e.prim.name == "check"]
+
+
+def test_a_raise_on_values_keeps_the_checks_after_it_in_place():
+    # x[0] runs before the raise; the size guard and x[2] stay after it, where they run
+    assert checks_of(data_first, "f8(f8[:])") == [("<", "0", "x.0", "IndexError")]
+    assert inline_checks(data_first, "f8(f8[:])") == [("<", "2", "x.0", "IndexError")]
+
+
+def message_shows_size(x):
+    if x.shape[0] == 0:
+        raise ValueError(f"empty: {x.shape[0]}")
+    return x[0]
+
+
+def percent_message(x):
+    assert x.shape[0] > 1, "need two, got %d" % x.shape[0]  # noqa: UP031
+    return x[1]
+
+
+def test_a_guard_whose_message_shows_runtime_values_runs_before_the_check_after_it():
+    for fn in (message_shows_size, percent_message):
+        assert checks_of(fn, "f8(f8[:])") == []
+        assert [c[3] for c in inline_checks(fn, "f8(f8[:])")] == ["IndexError"]
 
 
 def empty_refused(x):

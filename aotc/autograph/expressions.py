@@ -13,6 +13,7 @@ its calls, with the operands Python might not evaluate passed as thunks::
     lst.append(v)      ->  lst = __aotc__.append(lst, v)
     table[i]           ->  __aotc__.getitem(table, i)     (a runtime index into a list)
     assert c, msg      ->  __aotc__.assert_(lambda: c, lambda: msg)
+    "n=%d" % n         ->  __aotc__.percent("n=%d", n)
 
 On build-time values the runtime does exactly what Python does.
 """
@@ -47,6 +48,14 @@ class Expressions(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.op, ast.Not):
             return ast.copy_location(runtime_call("not_", node.operand), node)
+        return node
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        """``"..." % args`` on a literal string: ``str.__mod__`` needs concrete values."""
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
+                and isinstance(node.left.value, str):
+            return ast.copy_location(runtime_call("percent", node.left, node.right), node)
         return node
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:

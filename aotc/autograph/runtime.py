@@ -38,6 +38,7 @@ from . import optional
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
 )
+from .percent import percent  # noqa: F401 - converted code calls __aotc__.percent
 from .pybuiltins import BUILTINS
 from .sequences import SEQUENCES, RuntimeSeq, range_length, sequence  # noqa: F401
 from .statements import (  # noqa: F401 - converted code calls __aotc__.for_range etc.
