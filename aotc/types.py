@@ -44,7 +44,7 @@ class ArrayType:
     def __str__(self) -> str:
         name = SHORT_NAMES[self.dtype]
         if self.is_scalar:
-            return name
+            return _PYTHON_NAMES[self.dtype.kind] if self.weak else name
         return f"{name}[{', '.join(_dim_text(d) for d in self.dims)}]"
 
 
@@ -123,6 +123,9 @@ _STRING_DTYPES: dict[str, np.dtype] = {
         "c8": "c8", "c16": "c16", "intp": "i8", "float": "f8", "int": "i8",
         "double": "f8", "single": "f4", "complex": "c16"}.items()},
 }
+#: Names that mean a Python scalar in a signature string (and how a weak one prints).
+_PYTHON_NAMES = {"f": "float", "i": "int", "c": "complex", "b": "bool"}
+_PYTHON_SCALARS = frozenset(_PYTHON_NAMES.values())
 _OUR_NAMES = {a.name: a.dtype for a in (bool_, i8, i16, i32, i64, u8, u16, u32, u64,
                                          f32, f64, c64, c128)}
 
@@ -254,7 +257,9 @@ def _parse_type(tokens: _Tokens) -> ArrayType:
             "c16 or the long names float64, int32, …"
         )
     if tokens.peek() != "[":
-        return ArrayType(np.dtype(dtype))
+        # ``float``, ``int``, ``complex``, ``bool``: a Python scalar, weak as its
+        # annotation is (Pythran's meaning); ``f8``, ``float64``, ``double``: NumPy's.
+        return ArrayType(np.dtype(dtype), weak=name in _PYTHON_SCALARS)
     tokens.take("[")
     dims: list[DimSpec] = []
     while True:
@@ -332,4 +337,6 @@ def parse_signature_string(text: str) -> Signature:
         params = _parse_type_list(tokens)
     if tokens.peek() is not None:
         raise SignatureError(f"signature {text!r}: unexpected {tokens.peek()!r} at the end")
+    if results is not None:  # a result is what it is: weak describes how an argument mixes
+        results = tuple(ArrayType(r.dtype, r.dims) for r in results)
     return Signature(tuple(params), results, returns_tuple)

@@ -123,8 +123,12 @@ def test_annotation_errors(source, message):
     ("void(f8[:])", (f64[:],), (), False),
     ("(f8, i8)(f8[:])", (f64[:],), (ArrayType(F8), ArrayType(I8)), True),
     ("(f8[:])", (f64[:],), None, False),
-    ("b1(boolean, bool, bool_)", (ArrayType(B1),) * 3, (ArrayType(B1),), False),
-    ("f8(double, float, single)", (ArrayType(F8), ArrayType(F8), ArrayType(F4)),
+    ("b1(boolean, bool_)", (ArrayType(B1),) * 2, (ArrayType(B1),), False),
+    ("f8(double, f8, single)", (ArrayType(F8), ArrayType(F8), ArrayType(F4)),
+     (ArrayType(F8),), False),
+    # Python's scalar types are weak in NumPy 2's promotion, as their annotations are
+    ("float(float, int, complex, bool)",
+     tuple(ArrayType(np.dtype(c), weak=True) for c in ("f8", "i8", "c16", "?")),
      (ArrayType(F8),), False),
     ("c16[:](c8[:], complex128)", (c64[:], ArrayType(np.dtype("c16"))), (c128[:],), False),
     ("u1[:](uint8[:], u8)", (u8[:], ArrayType(np.dtype("u8"))), (u8[:],), False),
@@ -160,7 +164,8 @@ def test_signature_string_errors(text, message):
 
 
 def test_signature_text_round_trips():
-    for text in ["f64[:](f64[:], f64)", "(f64, i64)(f64[:])", "void(f64[:])", "(f64[:])",
+    for text in ["f64[:](f64[:], f64)", "(f64, i64)(f64[:])", "f32[:](f32[:], float, int)",
+                 "void(f64[:])", "(f64[:])",
                  "f64['n', 'm'](f64['n'], f64['m'])"]:
         sig = parse_signature_string(text.replace("'", ""))
         assert parse_signature_string(str(sig).replace("'", "")) == sig
