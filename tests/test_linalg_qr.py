@@ -56,6 +56,20 @@ def test_qr_matches_lapack(jitted, shape) -> None:
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
 
 
+@pytest.mark.parametrize("magnitude", [1e-300, 1e-170, 1e-100, 1e100, 1e154, 1e200, 1e300])
+def test_qr_of_tiny_and_huge_matrices_matches_lapack(jitted, magnitude) -> None:
+    # The column norms of these square to 0 or inf unless scaled (LAPACK's dnrm2 does):
+    # unscaled, 1e-170 gave Q = I and 1e154 an all-NaN R. Same bound as above, on the
+    # factors scaled back to 1 (rounding is relative; no step here under- or overflows).
+    rng = np.random.default_rng(7)
+    for shape in ((5, 5), (7, 3), (3, 6)):
+        a = rng.standard_normal(shape) * magnitude
+        for got, want in zip(jitted[0](a), factor(a), strict=True):  # Q ~ 1, R ~ |A|
+            scale = np.abs(want).max()
+            assert np.isfinite(got).all()
+            np.testing.assert_allclose(got / scale, want / scale, rtol=0, atol=1e-12)
+
+
 def test_polyfit_matches_numpy(jitted) -> None:
     rng = np.random.default_rng(3)
     for n in (3, 8, 50):

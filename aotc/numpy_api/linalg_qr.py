@@ -2,7 +2,8 @@
 
 ``qr`` is LAPACK's ``geqr2`` then ``org2r``, unblocked: at step ``k`` the column below the
 diagonal is reflected onto the diagonal by ``H = I - tau v v^T`` (``dlarfg``: ``beta =
--sign(alpha) * hypot(alpha, |x|)``, ``v = x / (alpha - beta)`` with ``v[k] = 1``, ``tau =
+-sign(alpha) * hypot(alpha, |x|)``, ``|x|`` scaled as ``dnrm2`` scales it,
+``v = x / (alpha - beta)`` with ``v[k] = 1``, ``tau =
 (beta - alpha) / beta``, and no reflection when the column is already zero below the
 diagonal), applied to the rest of ``R`` and accumulated into ``Q``. As in
 :mod:`.linalg_solve`, every step works on the whole matrix under ``iota`` masks, so the
@@ -44,6 +45,16 @@ I64 = np.dtype(np.int64)
 ONE = DimExpr.const(1)
 
 
+def scaled_norm(v: Tracer) -> Tracer:
+    """``sqrt(sum(v * v))`` without the squares' overflow or underflow: computed on ``v``
+    divided by its largest magnitude, as LAPACK's ``dnrm2`` does (entries near 1e-170 or
+    1e154 square to 0 or inf)."""
+    largest = max_(apply_ufunc(np.absolute, v))
+    scale = where(largest > 0, largest, 1)
+    scaled = v / scale
+    return apply_ufunc(np.sqrt, sum_(scaled * scaled)) * scale
+
+
 def _householder(a: Tracer) -> tuple[Tracer, Tracer]:
     """``(Q, R)`` of an ``m x n`` matrix, ``Q`` the full ``m x m``."""
     m, n = a.aval.shape
@@ -55,7 +66,7 @@ def _householder(a: Tracer) -> tuple[Tracer, Tracer]:
         column = r[:, k]
         alpha = column[k]
         tail = where(index > k, column, 0)
-        rest = apply_ufunc(np.sqrt, sum_(tail * tail))
+        rest = scaled_norm(tail)
         reflect = rest != 0
         beta = -apply_ufunc(np.copysign, apply_ufunc(np.hypot, alpha, rest), alpha)
         safe_beta = where(reflect, beta, 1)
