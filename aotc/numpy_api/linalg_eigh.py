@@ -24,13 +24,14 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..ops.reduce import REDUCTIONS
 from ..tracer import Tracer, current
 from .creation import eye, iota
 from .functions_base import where
 from .histograms import raise_if
 from .linalg_solve import LINALG_ERROR, _result_dtype, per_matrix, square
 from .linalg_svd import each_pair, rotate_rows
-from .reductions import all_, max_, sum_
+from .reductions import all_, sum_
 from .sorting import argsort
 from .ufuncs import apply_ufunc
 
@@ -97,7 +98,9 @@ def _eigh_one(a: Tracer, vectors: bool, lower: bool) -> tuple[Tracer, ...]:
     kept = rows >= cols if lower else rows <= cols
     symmetric = where(kept, a, lax.transpose(a, (1, 0)))
     finite = all_(_u(np.isfinite, symmetric))
-    big = max_(_u(np.absolute, where(finite, symmetric, 0)))
+    # (a reduction with -inf for 0x0, which NumPy answers with empty results)
+    big = lax.reduce(REDUCTIONS["reduce_max"], _u(np.absolute, where(finite, symmetric, 0)),
+                     (0, 1))
     scale = where(big > 0, big, 1)
     values, vt = _jacobi(where(finite, symmetric, 0) / scale)
     order = argsort(values, kind="stable")

@@ -36,7 +36,7 @@ from .histograms import raise_if
 from .joining import concatenate
 from .linalg import matmul
 from .linalg_solve import LINALG_ERROR, _result_dtype, inv, per_matrix
-from .reductions import max_, min_, sum_
+from .reductions import any_, max_, min_, sum_
 from .sorting import argsort
 from .statistics import argmin, count_nonzero
 from .ufuncs import apply_ufunc
@@ -303,12 +303,20 @@ def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *,
 
 def cond(x: Any, p: Any = None) -> Tracer:
     a = _matrix(x, "np.linalg.cond")
+    m, n = a.aval.shape
+    raise_if(lax.dim_value(m * n) == 0, "LinAlgError: cond is not defined on empty arrays",
+             LINALG_ERROR)
     if p is None or p in (2, -2):
         s = singular_values(a)
         large, small = max_(s), min_(s)
-        with np.errstate(divide="ignore"):
-            return large / small if p != -2 else small / large
-    return matrix_norm(a, p) * matrix_norm(inv(a), p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = large / small if p != -2 else small / large
+    else:
+        ratio = matrix_norm(a, p) * matrix_norm(inv(a), p)
+    # NumPy's: a NaN from a matrix without NaNs (0 / 0 of a zero matrix) is infinite
+    unbounded = apply_ufunc(np.logical_and, apply_ufunc(np.isnan, ratio),
+                            apply_ufunc(np.logical_not, any_(apply_ufunc(np.isnan, a))))
+    return where(unbounded, np.inf, ratio)
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Tracer:

@@ -22,7 +22,7 @@ from .. import lax
 from ..ops.core import Primitive
 from ..ops.index import raise_if_p
 from ..ops.sorting import argsort_p, sort_p
-from ..shapes import DimExpr
+from ..shapes import DimExpr, size
 from ..tracer import Tracer, as_tracer, current
 from .functions_base import where
 from .reductions import max_, min_
@@ -97,16 +97,19 @@ def sort_method(self: Tracer, axis: Any = -1, kind: Any = None, order: Any = Non
     write(self, Ellipsis, lax.bind1(sort_p, x.atom, axis=ax))
 
 
-def _kth(kth: Any, length: DimExpr) -> None:
+def _kth(kth: Any, length: DimExpr, total: DimExpr) -> None:
     """NumPy's check that every ``kth`` is an index of the axis (negative ones count
-    from the end). A sort puts every element in place, so only the check depends on
-    ``kth``: at build time when everything is known, else while the kernel runs."""
+    from the end), made only when the array (of ``total`` elements) is not empty. A sort
+    puts every element in place, so only the check depends on ``kth``: at build time
+    when everything is known, else while the kernel runs."""
     ctx = current()
     values = list(kth) if isinstance(kth, (list, tuple)) else \
         list(kth.ravel()) if isinstance(kth, np.ndarray) else [kth]
+    may_be_empty = not (total - 1).is_nonneg()
     for k in values:
-        if isinstance(k, Tracer):
-            _traced_kth(k, length)
+        if isinstance(k, Tracer) or may_be_empty and isinstance(k, (int, np.integer)) \
+                and not isinstance(k, (bool, np.bool_)):
+            _traced_kth(as_tracer(k), length, total)
             continue
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
             raise ctx.error(f"kth must be integers (got {k!r})")
@@ -120,7 +123,7 @@ def _kth(kth: Any, length: DimExpr) -> None:
                       f"kth(={shown}) out of bounds ({{rhs}})")
 
 
-def _traced_kth(kth: Tracer, length: DimExpr) -> None:
+def _traced_kth(kth: Tracer, length: DimExpr, total: DimExpr) -> None:
     """The bounds check of ``kth`` known only while the kernel runs (any shape: the
     message names the largest one past the end, else the smallest before the start)."""
     if kth.dtype.kind not in "iu":
@@ -133,6 +136,7 @@ def _traced_kth(kth: Tracer, length: DimExpr) -> None:
         shown = where(apply_ufunc(np.greater_equal, high, n), high, low)
     bad = apply_ufunc(np.logical_or, apply_ufunc(np.less, shown, 0),
                       apply_ufunc(np.greater_equal, shown, n))
+    bad = apply_ufunc(np.logical_and, bad, apply_ufunc(np.greater, lax.dim_value(total), 0))
     lax.bind(raise_if_p, bad.atom, shown.atom, n.atom, error="ValueError",
              message="kth(={lhs}) out of bounds ({rhs})")
 
@@ -144,7 +148,7 @@ def _partitioned(prim: Primitive, name: str) -> Callable[..., Tracer]:
                     order: Any = None) -> Tracer:
         _partition_kind(kind, order)
         x, ax = _axis(sortable(a, name), axis)
-        _kth(kth, x.aval.shape[ax])
+        _kth(kth, x.aval.shape[ax], size(x.aval.shape))
         return lax.bind1(prim, x.atom, axis=ax)
     return partitioned
 
@@ -157,7 +161,7 @@ def partition_method(self: Tracer, kth: Any, axis: Any = -1, kind: str = "intros
                      order: Any = None) -> None:
     _partition_kind(kind, order)
     x, ax = _axis(sortable(self, "ndarray.partition"), axis)
-    _kth(kth, x.aval.shape[ax])
+    _kth(kth, x.aval.shape[ax], size(x.aval.shape))
     write(self, Ellipsis, lax.bind1(sort_p, x.atom, axis=ax))
 
 
