@@ -2,6 +2,7 @@
 
     python -m aotc build [PROJECT]          compile [tool.aotc] modules next to their sources
     python -m aotc inspect MOD:FN [--ir] [--passes] [--llvm] [--asm]
+    python -m aotc cache info|clear         aotc.jit's object cache (aotc.object_cache)
 
 ``inspect`` takes ``package.module:function`` (importable from the current directory or
 its ``src/``) or ``path/to/file.py:function``. Every error is printed as
@@ -18,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import build, config, uptodate
+from . import build, config, object_cache, uptodate
 from .errors import AotcError, ConfigError, InternalError, diagnostic, render
 
 EXIT_ERROR = 2
@@ -161,6 +162,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    if args.action == "clear":
+        removed = object_cache.clear()
+        print(f"{object_cache.cache_dir()}: removed {removed} objects")
+    else:
+        print(object_cache.info())
+    return 0
+
+
 # -- main ----------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
@@ -178,6 +188,10 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--llvm", action="store_true", help="optimized LLVM IR")
     i.add_argument("--asm", action="store_true", help="assembly")
     i.set_defaults(run=cmd_inspect)
+
+    c = sub.add_parser("cache", help="show or empty aotc.jit's object cache")
+    c.add_argument("action", choices=("info", "clear"))
+    c.set_defaults(run=cmd_cache)
 
     for p in (b, i):
         p.add_argument("--target", help="CPU to compile for (default: [tool.aotc] target)")

@@ -81,9 +81,17 @@ def _compile(text: str, spec: Any) -> bytes:
     return object_from_text(text, spec)
 
 
+def _stamp(job: Job, data: bytes) -> str:
+    """What ``.key`` beside an object holds: its cache key and its bytes' digest (an
+    object cut short or overwritten since is compiled again)."""
+    return f"{job.key}\n{hashlib.sha256(data).hexdigest()}"
+
+
 def _cached(job: Job) -> bool:
-    stamp = job.obj.with_suffix(".key")
-    return job.obj.is_file() and stamp.is_file() and stamp.read_text() == job.key
+    try:
+        return job.obj.with_suffix(".key").read_text() == _stamp(job, job.obj.read_bytes())
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def _serially(jobs: list[Job], locate: Locate) -> list[bytes]:
@@ -114,7 +122,7 @@ def _run(jobs: list[Job], locate: Locate) -> None:
         objects = _serially(jobs, locate)
     for job, data in zip(jobs, objects, strict=True):
         job.obj.write_bytes(data)
-        job.obj.with_suffix(".key").write_text(job.key)
+        job.obj.with_suffix(".key").write_text(_stamp(job, data))
 
 
 def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target],

@@ -4,8 +4,9 @@
 in-process linker (no C compiler, no Cython) and calls it through the same C ABI the
 extension uses, for the instruction-set level a default wheel would run on this CPU, so
 notebooks and tests run the machine code a wheel ships. Object code is cached on disk by
-the hash of its LLVM IR (``AOTC_CACHE_DIR``, else ``~/.cache/aotc``), so a new process
-compiles nothing it compiled before.
+the hash of its LLVM IR (:mod:`aotc.object_cache`: ``AOTC_CACHE_DIR``, else
+``~/.cache/aotc``; verified on load, bounded), so a new process compiles nothing it
+compiled before.
 
 The staged form mirrors ``jax.jit(f).lower(x).compile()``, one object per stage::
 
@@ -22,10 +23,9 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import config, cpu
+from . import config, cpu, object_cache
 from .checks import Matcher
 from .types import Signature, parse_signature_string
 
@@ -50,17 +50,9 @@ def best_target() -> str:
     return usable[-1] if usable else "x86-64"
 
 
-def cache_dir() -> Path:
-    """Where compiled objects are kept between processes."""
-    given = os.environ.get("AOTC_CACHE_DIR")
-    if given:
-        return Path(given)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "aotc"
-
-
 def _cached_object(entries: list[tuple[str, Program]], target: Any) -> bytes:
-    """``compile_object``, answered from the disk cache when the LLVM IR is the same."""
+    """``compile_object``, answered from the disk cache (:mod:`aotc.object_cache`) when
+    the LLVM IR is the same."""
     import llvmlite.binding as llvm
 
     from .codegen import build_llvm_module
@@ -68,17 +60,10 @@ def _cached_object(entries: list[tuple[str, Program]], target: Any) -> bytes:
 
     text = str(build_llvm_module(entries, target))
     key = hashlib.sha256(f"{target!r}\n{llvm.llvm_version_info}\n{text}".encode()).hexdigest()
-    path = cache_dir() / f"{key}.o"
-    if path.is_file():
-        return path.read_bytes()
-    data = object_from_text(text, target)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(data)
-        partial.replace(path)  # atomic: a concurrent reader sees all of it or nothing
-    except OSError:
-        pass  # a read-only home: compile again next time
+    data = object_cache.load(key)
+    if data is None:
+        data = object_from_text(text, target)
+        object_cache.store(key, data)
     return data
 
 

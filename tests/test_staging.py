@@ -131,6 +131,43 @@ def test_jit_caches_object_code_on_disk(_cache: Path, monkeypatch: pytest.Monkey
     assert aotc.jit(stats)(x)[0] == 1.5  # a fresh jit object: the object comes from disk
 
 
+@pytest.mark.parametrize("damage", [b"", b"\x7fELF\x02\x01", b"random bytes" * 40, None])
+def test_a_damaged_cached_object_is_compiled_again(_cache: Path, damage: bytes | None) -> None:
+    # Truncated, empty, random, or half of a real object: each used to fail every later
+    # process in LLVM's loader ("section header table goes past the end of the file").
+    x = np.arange(4.0)
+    assert aotc.jit(stats)(x)[0] == 1.5
+    (stored,) = _cache.glob("*.o")
+    good = stored.read_bytes()
+    stored.write_bytes(good[:len(good) // 2] if damage is None else damage)
+    assert aotc.jit(stats)(x)[0] == 1.5  # a fresh jit: the damage is found and compiled anew
+    assert stored.read_bytes() == good
+    stored.with_suffix(".sha256").unlink()  # no digest (a writer killed between the two)
+    assert aotc.jit(stats)(x)[0] == 1.5
+    assert stored.with_suffix(".sha256").is_file()
+
+
+def test_the_cache_is_bounded_and_clears(_cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    from aotc import cli, object_cache
+
+    for k in range(5):  # five old objects of 1 MiB, the first used most recently
+        object_cache.store(f"old{k}", bytes(1 << 20))
+        os.utime(_cache / f"old{k}.o", (1000 + k, 1000 + k))
+    assert object_cache.load("old0") is not None  # a load refreshes its time
+    monkeypatch.setenv("AOTC_CACHE_MAX_MB", "3.5")
+    aotc.jit(stats)(np.arange(3.0))  # a store prunes the least recently used
+    assert sorted(p.stem for p in _cache.glob("*.o") if p.stem.startswith("old")) == \
+        ["old0", "old3", "old4"]
+    assert cli.main(["cache", "info"]) == 0
+    assert "4 objects" in capsys.readouterr().out
+    assert cli.main(["cache", "clear"]) == 0
+    assert "removed 4 objects" in capsys.readouterr().out
+    assert list(_cache.iterdir()) == []
+
+
 def test_the_target_is_the_default_wheels_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     assert aotc.jit(scale).target in ("x86-64-v2", "x86-64-v3", "x86-64-v4")
     monkeypatch.setenv("AOTC_CPU", "x86-64-v2")

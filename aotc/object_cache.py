@@ -1,0 +1,145 @@
+"""The on-disk cache of compiled objects that ``aotc.jit`` shares between processes.
+
+An object is stored as ``KEY.o`` beside ``KEY.sha256``, the SHA-256 of its bytes, each
+written to a temporary file and renamed into place (a reader sees all of a file or
+none of it), the object first. A load trusts an object only when its bytes hash to the
+digest beside it: a truncated, empty or overwritten file (a full disk, a killed process,
+a stray write) is deleted and compiled again, where it used to break every later process
+in LLVM's object loader. The cache is bounded: after a store, the least recently used
+objects (by modification time, which a load refreshes) go until the total is under
+``AOTC_CACHE_MAX_MB`` (default 1024). ``python -m aotc cache info|clear`` shows and
+empties it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_MAX_MB = 1024
+OBJECT, DIGEST = ".o", ".sha256"
+
+
+def cache_dir() -> Path:
+    """``AOTC_CACHE_DIR``, else ``$XDG_CACHE_HOME/aotc`` or ``~/.cache/aotc``."""
+    given = os.environ.get("AOTC_CACHE_DIR")
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "aotc"
+
+
+def max_bytes() -> int:
+    """The cache's bound, from ``AOTC_CACHE_MAX_MB`` (a bad value is an error, not 0)."""
+    text = os.environ.get("AOTC_CACHE_MAX_MB", "").strip()
+    if not text:
+        return DEFAULT_MAX_MB << 20
+    try:
+        megabytes = float(text)
+    except ValueError:
+        raise ValueError(f"AOTC_CACHE_MAX_MB={text!r}: expected a number of megabytes") \
+            from None
+    return max(int(megabytes * (1 << 20)), 0)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    partial.write_bytes(data)
+    partial.replace(path)
+
+
+def load(key: str, directory: Path | None = None) -> bytes | None:
+    """The object stored under ``key``, or None (missing or damaged: then deleted)."""
+    root = directory or cache_dir()
+    path, stamp = root / f"{key}{OBJECT}", root / f"{key}{DIGEST}"
+    try:
+        data, digest = path.read_bytes(), stamp.read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if _digest(data) != digest:
+        for damaged in (path, stamp):
+            damaged.unlink(missing_ok=True)
+        return None
+    try:
+        os.utime(path)  # recently used: pruned last
+    except OSError:
+        pass
+    return data
+
+
+def store(key: str, data: bytes, directory: Path | None = None) -> None:
+    """Keep ``data`` under ``key``, then prune to the bound (a read-only or full disk
+    only means compiling again next time)."""
+    root = directory or cache_dir()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        _write_atomically(root / f"{key}{OBJECT}", data)
+        _write_atomically(root / f"{key}{DIGEST}", _digest(data).encode())
+        prune(max_bytes(), root)
+    except OSError:
+        pass
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    directory: Path
+    objects: int
+    total_bytes: int
+    limit_bytes: int
+
+    def __str__(self) -> str:
+        return (f"{self.directory}: {self.objects} objects, "
+                f"{self.total_bytes / (1 << 20):.1f} MB of {self.limit_bytes >> 20} MB")
+
+
+def _objects(root: Path) -> list[tuple[float, int, Path]]:
+    """(last use, size, path) of each stored object, oldest first."""
+    found = []
+    for path in root.glob(f"*{OBJECT}"):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        found.append((stat.st_mtime, stat.st_size, path))
+    return sorted(found)
+
+
+def prune(limit: int, directory: Path | None = None) -> int:
+    """Delete the least recently used objects until at most ``limit`` bytes remain;
+    returns how many went."""
+    root = directory or cache_dir()
+    objects = _objects(root)
+    total = sum(size for _, size, _ in objects)
+    removed = 0
+    for _, size, path in objects:
+        if total <= limit:
+            break
+        path.unlink(missing_ok=True)
+        path.with_suffix(DIGEST).unlink(missing_ok=True)
+        total -= size
+        removed += 1
+    return removed
+
+
+def info(directory: Path | None = None) -> CacheInfo:
+    root = directory or cache_dir()
+    objects = _objects(root) if root.is_dir() else []
+    return CacheInfo(root, len(objects), sum(size for _, size, _ in objects), max_bytes())
+
+
+def clear(directory: Path | None = None) -> int:
+    """Empty the cache (objects, digests, temporaries left by killed writers)."""
+    root = directory or cache_dir()
+    removed = 0
+    if root.is_dir():
+        for path in root.iterdir():
+            if path.suffix in (OBJECT, DIGEST, ".tmp") and path.is_file():
+                path.unlink(missing_ok=True)
+                removed += path.suffix == OBJECT
+    return removed
