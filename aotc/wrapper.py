@@ -23,9 +23,10 @@ from string import Template
 
 import numpy as np
 
-from . import abi, call_tables, cpu
+from . import abi, call_tables, cpu, numpy_loops
 from .errors import BuildError
-from .ir import runtime_errors
+from .ir import Program, runtime_errors
+from .loop_calls import numpy_loops_called
 from .objects import Target
 from .types import SHORT_NAMES, ArrayType
 from .ufunc_loops import loop_code, signature_literal
@@ -237,7 +238,15 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
         scratch_align=abi.SCRATCH_ALIGN, runtime=_runtime_source(),
         functions=_ufunc_runtime(functions) + _render_functions(functions),
         all=repr([fn.name for fn in functions]),
+        numpy_loops=repr(_loop_spec([ov.program for fn in functions for ov in fn.overloads])),
     )
+
+
+def _loop_spec(programs: Sequence[Program]) -> list[tuple[str, str, str] | None]:
+    """The NumPy loops the module resolves at import: those its kernels call (none: the
+    module imports no more of NumPy than before)."""
+    used = set().union(*map(numpy_loops_called, programs))
+    return numpy_loops.table_spec(used) if used else []
 
 
 # -- the C header ------------------------------------------------------------------------

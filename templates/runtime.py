@@ -178,3 +178,46 @@ def _no_match(name: str, accepted: tuple[str, ...], names: tuple[str, ...],
     lines += [f"    {sig}" for sig in accepted]
     lines.append(f"got:\n    {name}({got})")
     raise TypeError("\n".join(lines))
+
+
+def _numpy_loop_table(spec: "list[tuple[str, str, str] | None]") -> "tuple[object, int]":
+    """The table of NumPy gufunc loops the kernels call (``aotc.numpy_loops``): for each
+    ``(module, ufunc, types)``, the loop's function and data pointers, read from the
+    ufunc object's public loop lists (NULL for a None slot, which no kernel calls).
+    Returns the table (keep it alive) and its address. A loop this NumPy lacks is an
+    ImportError naming it, never a call through NULL."""
+    import ctypes
+    import importlib
+
+    class _UFunc(ctypes.Structure):  # the head of PyUFuncObject (NumPy's ufuncobject.h)
+        _fields_ = [("ob_refcnt", ctypes.c_ssize_t), ("ob_type", ctypes.c_void_p),
+                    ("nin", ctypes.c_int), ("nout", ctypes.c_int), ("nargs", ctypes.c_int),
+                    ("identity", ctypes.c_int), ("functions", ctypes.c_void_p),
+                    ("data", ctypes.c_void_p), ("ntypes", ctypes.c_int),
+                    ("reserved1", ctypes.c_int), ("name", ctypes.c_char_p),
+                    ("types", ctypes.c_void_p)]
+
+    table = (ctypes.c_void_p * (2 * len(spec)))()
+    pointers = ctypes.POINTER(ctypes.c_void_p)
+    for slot, wanted_loop in enumerate(spec):
+        if wanted_loop is None:
+            continue
+        module, name, types = wanted_loop
+        ufunc = getattr(importlib.import_module(module), name, None)
+        wanted = [_np.dtype(c).num for c in types.replace("->", "")]
+        head = _UFunc.from_address(id(ufunc)) if isinstance(ufunc, _np.ufunc) else None
+        if head is None or head.nargs != len(wanted):
+            raise ImportError(f"{__name__} needs NumPy's {module}.{name} loop {types}; "
+                              f"this NumPy ({_np.__version__}) has no such gufunc")
+        codes = ctypes.cast(head.types, ctypes.POINTER(ctypes.c_char))
+        for k in range(head.ntypes):
+            row = [codes[k * head.nargs + j][0] for j in range(head.nargs)]
+            if row == wanted:
+                table[2 * slot] = ctypes.cast(head.functions, pointers)[k]
+                table[2 * slot + 1] = ctypes.cast(head.data, pointers)[k] if head.data \
+                    else None  # (a ufunc made with no data at all)
+                break
+        else:
+            raise ImportError(f"{__name__} needs NumPy's {module}.{name} loop {types}, "
+                              f"which this NumPy ({_np.__version__}) lacks")
+    return table, ctypes.addressof(table)

@@ -26,7 +26,17 @@ from ..ir import (
 )
 from ..ops.core import Primitive
 from ..shapes import DimExpr, bound_symbols, size, upper_bound
-from . import control, epilogue, indexing, linalg, nests, random_draws, reductions, sorting
+from . import (
+    control,
+    epilogue,
+    external,
+    indexing,
+    linalg,
+    nests,
+    random_draws,
+    reductions,
+    sorting,
+)
 from .args import Args
 from .builder import KernelBuilder
 from .context import Lowering
@@ -55,7 +65,7 @@ def _eqn_rules() -> dict[Primitive, EqnRule]:
     for prim, view_rule in VIEW_RULES.items():
         rules[prim] = _view_eqn_rule(view_rule)
     for table in (nests.RULES, reductions.RULES, indexing.RULES, linalg.RULES, control.RULES,
-                  epilogue.RULES, sorting.RULES, random_draws.RULES):
+                  epilogue.RULES, sorting.RULES, random_draws.RULES, external.RULES):
         rules.update(table)
     return rules
 

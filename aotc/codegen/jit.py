@@ -23,6 +23,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 
+from .. import numpy_loops
 from ..abi import (
     DETAILS,
     FIRST_PROGRAM_ERROR,
@@ -36,6 +37,7 @@ from ..abi import (
 from ..argument_order import order_conflicts
 from ..interpret import bind_dims
 from ..ir import Program, returned_arguments, runtime_errors
+from ..loop_calls import numpy_loops_called
 from ..messages import fill
 from ..ops.index import KernelError
 from ..shapes import bound_symbols
@@ -150,6 +152,7 @@ class JitLibrary:
         names = list(names or [f"aotc_jit{lib}_{k}" for k in range(len(programs))])
         obj = make_object(list(zip(names, programs, strict=True)), target)
         builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
+        builder.import_symbol(numpy_loops.TABLE_SYMBOL, _numpy_loop_table(programs))
         for name in names:
             builder.export_symbol(name).export_symbol(f"{name}_shapes")
         self._tracker = builder.link(_session(target), f"aotc_jit_library_{lib}")
@@ -296,6 +299,27 @@ def _wrapper_runtime() -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "aotc_jit_runtime"}
     exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
     return namespace
+
+
+def _numpy_loop_table(programs: Sequence[Program]) -> int:
+    """The address of the pointer to this process's table of NumPy loops
+    (:mod:`aotc.numpy_loops`), with the loops ``programs`` call resolved (once each), as
+    a generated module resolves its own at import."""
+    used = set().union(*map(numpy_loops_called, programs)) - _RESOLVED
+    if used:
+        resolve = _wrapper_runtime()["_numpy_loop_table"]
+        table, _ = resolve(numpy_loops.table_spec(used))
+        for k, pointer in enumerate(table):
+            if pointer:
+                _LOOP_TABLE[k] = pointer
+        _RESOLVED.update(used)
+    return ctypes.addressof(_LOOP_TABLE_ADDRESS)
+
+
+#: This process's table of NumPy loops, the pointer to it, and the loops it holds.
+_LOOP_TABLE = (ctypes.c_void_p * (2 * len(numpy_loops.LOOPS)))()
+_LOOP_TABLE_ADDRESS = ctypes.c_void_p(ctypes.addressof(_LOOP_TABLE))
+_RESOLVED: set[str] = set()
 
 
 def _exception(name: str, message: str) -> Exception:

@@ -3,6 +3,7 @@
 from . import (  # noqa: F401
     control,
     elementwise,
+    external,
     fusion,
     index,
     linalg,

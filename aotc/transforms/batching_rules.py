@@ -15,6 +15,7 @@ import numpy as np
 from ..ir import Atom, Lit
 from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ..ops.elementwise import convert_p
+from ..ops.external import BY_NAME, numpy_loop_p
 from ..ops.index import python_number_p, raise_if_p, take_p
 from ..ops.linalg import dot_general_p
 from ..ops.reduce import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
@@ -202,6 +203,31 @@ def _python_number(ctx: BatchCtx, args: list[Atom], batched: list[bool], *,
     return [Lit(False, BOOL)], [False]
 
 
+def _numpy_loop(ctx: BatchCtx, args: list[Atom], batched: list[bool], *, loop: str,
+                shapes: tuple[tuple[DimExpr, ...], ...], flag: bool) -> Out:
+    """The batch axis becomes the loop's first batch axis: every operand with batch
+    axes (or batched) gets all of them; an unbatched scalar stays shared. A failure
+    flag stays one flag: any lane's failure."""
+    cores = BY_NAME[loop].operands
+    lead: tuple[DimExpr, ...] = (ctx.size,)
+    for a, b, core in zip(args, batched, cores, strict=False):
+        if a.type.ndim - b > len(core):
+            lead = (ctx.size, *a.type.shape[b:a.type.ndim - len(core)])
+    ins = []
+    for a, b, core in zip(args, batched, cores, strict=False):
+        if not b and a.type.ndim == len(core) == 0 or b and tuple(a.type.shape[:len(lead)]) == lead:
+            ins.append(a)
+            continue
+        shape = (*lead, *a.type.shape[a.type.ndim - len(core):])
+        kept = range(a.type.ndim - len(core) - b)  # the operand's own batch axes
+        dims = ((0,) if b else ()) + tuple(len(lead) - len(kept) + k for k in kept) \
+            + tuple(range(len(lead), len(shape)))
+        ins.append(ctx.em.one(broadcast_in_dim_p, a, shape=shape, broadcast_dimensions=dims))
+    shapes = tuple((*lead, *s[len(lead) - 1:]) for s in shapes)
+    outs = ctx.em.emit(numpy_loop_p, *ins, loop=loop, shapes=shapes, flag=flag)
+    return list(outs), [True] * len(shapes) + [False] * flag
+
+
 for _p in ALL_PRIMITIVES.values():
     if _p.has(ELEMENTWISE):
         batch_rules[_p] = _elementwise(_p)
@@ -214,4 +240,5 @@ batch_rules.update({
     slice_p: _slice, refine_shape_p: _refine_shape, concatenate_p: _concatenate,
     update_slice_p: _update_slice, dot_general_p: _dot_general, take_p: _take,
     searchsorted_p: _searchsorted, raise_if_p: _raise_if, python_number_p: _python_number,
+    numpy_loop_p: _numpy_loop,
 })

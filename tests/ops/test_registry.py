@@ -25,6 +25,7 @@ from aotc.codegen import TargetSpec, emit_llvm
 from aotc.errors import AotcError, UnsupportedError
 from aotc.frontend import trace_kernel
 from aotc.ir import Program
+from aotc.numpy_loops import LOOPS
 from aotc.ops import ALL_PRIMITIVES, impl_rules, type_rules
 from aotc.ops.elementwise import NO_COMPLEX_KERNEL, UFUNC_OF
 from aotc.ops.random import DISTRIBUTIONS, GENERATORS
@@ -154,6 +155,28 @@ def _sorting(dtype: np.dtype) -> Program | None:
                       for side in ("left", "right") for keys in (v, s)))
 
 
+def _numpy_loops(dtype: np.dtype) -> Program | None:
+    """Every registered NumPy gufunc loop whose first input is ``dtype``, over a batch
+    axis (an output dimension no input has takes an input's)."""
+    loops = [entry for entry in LOOPS if np.dtype(entry.types[0]) == dtype]
+    if not loops:
+        return None
+    pb = ProgramBuilder()
+    outputs = []
+    for entry in loops:
+        ins, outs = entry.types.split("->")
+        cores = entry.operands
+        named = [name for core in cores[:entry.nin] for name in core]
+        atoms = [pb.array(code, "b", *core) if core else pb.scalar(code)
+                 for code, core in zip(ins, cores, strict=False)]
+        shapes = tuple((DimExpr.sym("b"), *(DimExpr.sym(n if n in named else named[0])
+                                            for n in core)) for core in cores[entry.nin:])
+        outputs.append(pb.apply("numpy_loop", *atoms, loop=str(entry), shapes=shapes,
+                                flag=entry.module.endswith("linalg"))
+                       )
+    return pb.build(*outputs)
+
+
 def _misc(dtype: np.dtype) -> Program:  # these take no dtype of their own
     pb = ProgramBuilder()
     x, k = pb.array(dtype, "n"), pb.scalar("i8")
@@ -224,6 +247,7 @@ BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     "random": (("random_seed", "random_draw"), _random),
     "control": (("for_loop", "while_loop", "cond", "scan"), _control),
     "fusion": (("fusion",), _fusion),
+    "numpy_loops": (("numpy_loop",), _numpy_loops),
 }
 
 
