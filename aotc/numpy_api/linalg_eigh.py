@@ -1,6 +1,8 @@
-"""``np.linalg.eigh`` and ``eigvalsh``: the cyclic Jacobi eigenvalue algorithm.
+"""``np.linalg.eigh`` and ``eigvalsh``: the cyclic Jacobi eigenvalue algorithm for small
+matrices, NumPy's own LAPACK above (:mod:`.lapack`).
 
-NumPy calls LAPACK's ``syevd`` (tridiagonalization, then divide and conquer). Jacobi
+NumPy calls LAPACK's ``syevd`` (tridiagonalization, then divide and conquer); so do
+kernels on real matrices of order above :data:`.lapack.SMALL`. Jacobi
 reaches the same eigenvalues through plane rotations alone, each zeroing one
 off-diagonal pair ``(p, q)`` of the symmetric matrix and accumulated into the
 eigenvectors, sweeping over every pair until the off-diagonal part is zero. It is a short
@@ -29,6 +31,7 @@ from ..tracer import Tracer, current
 from .creation import eye, iota
 from .functions_base import where
 from .histograms import raise_if
+from .lapack import by_order, call
 from .linalg_solve import LINALG_ERROR, _result_dtype, per_matrix, square
 from .linalg_svd import each_pair, rotate_rows
 from .reductions import all_, sum_
@@ -119,7 +122,18 @@ def _eigh(a: Any, UPLO: str, vectors: bool) -> Any:
     n = x.aval.shape[-1]
     lower = UPLO == "L"
     cores = [((n,), x.dtype), ((n, n), x.dtype)][:2 if vectors else 1]
-    results = per_matrix(x, [], lambda m: _eigh_one(m, vectors, lower), cores)
+    batch = x.aval.shape[:-2]
+
+    def small() -> tuple[Tracer, ...]:
+        return tuple(per_matrix(x, [], lambda m: _eigh_one(m, vectors, lower), cores))
+
+    def lapack() -> tuple[Tracer, ...]:
+        name = ("eigh_" if vectors else "eigvalsh_") + ("lo" if lower else "up")
+        outs = call(name, "d->dd" if vectors else "d->d", [x],
+                    [batch + core for core, _ in cores], "Eigenvalues did not converge")
+        return tuple(lax.convert(v, x.dtype) for v in outs)
+
+    results = small() if x.dtype.kind == "c" else by_order(n, small, lapack)
     return tuple(results) if vectors else results[0]
 
 

@@ -1,7 +1,9 @@
-"""``np.linalg.solve``, ``inv``, ``det`` and ``cholesky``: LAPACK's algorithms as loops.
+"""``np.linalg.solve``, ``inv``, ``det`` and ``cholesky``: LAPACK's algorithms as loops
+for small matrices, NumPy's own LAPACK above (:mod:`.lapack`).
 
-NumPy calls LAPACK (``gesv``, ``getrf``, ``potrf``); a kernel has no LAPACK, so these are
-the unblocked forms of the same algorithms, written as ``lax.fori_loop`` over the matrix
+NumPy calls LAPACK (``gesv``, ``getrf``, ``potrf``). For matrices of order up to
+:data:`.lapack.SMALL` (and complex ones) a kernel runs its own code instead: the
+unblocked forms of the same algorithms, written as ``lax.fori_loop`` over the matrix
 order ``n`` (a runtime size): LU with partial pivoting (``getf2``: pick the largest
 ``|a[i, k]|`` at or below the diagonal, swap rows, scale the column, rank-1 update of the
 trailing block ``lu[k+1:, k+1:]``, all in place), then forward and back substitution
@@ -21,7 +23,6 @@ Stacks ``(..., n, n)`` loop over the matrices of the stack.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,6 +35,7 @@ from ..types import real_dtype
 from .creation import full_from_dims, iota
 from .functions_base import where
 from .histograms import raise_if
+from .lapack import LINALG_ERROR, by_order, call
 from .linalg import dot_general
 from .reductions import prod, sum_
 from .statistics import argmax
@@ -41,10 +43,6 @@ from .ufuncs import apply_ufunc
 
 I64 = np.dtype(np.int64)
 F64 = np.dtype(np.float64)
-#: The builtin exception a kernel raises for NumPy's ``LinAlgError`` (its nearest
-#: builtin base, as :func:`aotc.autograph.runtime._builtin_exception` picks it).
-LINALG_ERROR = next(c.__name__ for c in np.linalg.LinAlgError.__mro__
-                    if getattr(builtins, c.__name__, None) is c)
 
 
 def _fail_if(cond: Tracer, message: str) -> None:
@@ -120,7 +118,8 @@ def _lu(a: Tracer, masks: _Masks) -> tuple[Tracer, Tracer, Tracer, Tracer]:
                                 _u(np.multiply, lu[below:, k][:, None], lu[k, below:][None, :]))
         return lu, perm, swaps, singular
 
-    start = (a, masks.index, np.int64(0), np.bool_(False))
+    # (a copy made here: ``a`` may come from outside the branch running this)
+    start = (lax.fresh(a), masks.index, np.int64(0), np.bool_(False))
     lu, perm, swaps, singular = lax.fori_loop(0, lax.dim_value(masks.n), step, start)
     return lu, perm, swaps, singular
 
@@ -203,8 +202,22 @@ def solve(a: Any, b: Any) -> Tracer:
         batch = _broadcast_batch(x.aval.shape[:-2], rhs.aval.shape[:-2])
         x = lax.broadcast_to(x, batch + x.aval.shape[-2:])
     k = rhs.aval.shape[-1]
-    result = _per_matrix(x, [rhs], _solve_one, (n, k), dtype)
+
+    def lapack() -> Tracer:
+        batch = x.aval.shape[:-2]
+        b = lax.broadcast_to(rhs, batch + (n, k)) if rhs.ndim > 2 else rhs
+        return call("solve", "dd->d", [x, b], [batch + (n, k)], "Singular matrix")[0]
+    result = _by_order(x, lambda: _per_matrix(x, [rhs], _solve_one, (n, k), dtype), lapack)
     return result[..., 0] if vector else result
+
+
+def _by_order(x: Tracer, small: Callable[[], Tracer], lapack: Callable[[], Tracer]
+              ) -> Tracer:
+    """``small()`` for small or complex matrices, else ``lapack()`` cast to ``x``'s
+    dtype (NumPy computes in double precision and casts: :mod:`.lapack`)."""
+    if x.dtype.kind == "c":  # (LAPACK's complex loops are not called yet)
+        return small()
+    return by_order(x.aval.shape[-1], small, lambda: lax.convert(lapack(), x.dtype))
 
 
 def _broadcast_batch(p: tuple[DimExpr, ...], q: tuple[DimExpr, ...]) -> tuple[DimExpr, ...]:
@@ -231,7 +244,8 @@ def inv(a: Any) -> Tracer:
     x = lax.convert(x, dtype)
     n = x.aval.shape[-1]
     eye = lax.convert(_u(np.equal, iota(I64, (n, n), 0), iota(I64, (n, n), 1)), dtype)
-    return _per_matrix(x, [eye], _solve_one, (n, n), dtype)
+    return _by_order(x, lambda: _per_matrix(x, [eye], _solve_one, (n, n), dtype),
+                     lambda: call("inv", "d->d", [x], [x.aval.shape], "Singular matrix")[0])
 
 
 def _sign_and_log(a: Tracer) -> tuple[Tracer, Tracer]:
@@ -262,15 +276,27 @@ def det(a: Any) -> Tracer:
     x = square(a)
     dtype = _result_dtype(x, complex_ok=True)
     x = lax.convert(x, dtype)
-    return _per_matrix(x, [], _det_one, (), dtype)
+    return _by_order(x, lambda: _per_matrix(x, [], _det_one, (), dtype),
+                     lambda: call("det", "d->d", [x], [x.aval.shape[:-2]])[0])
 
 
 def slogdet(a: Any) -> tuple[Tracer, Tracer]:
     x = square(a)
     dtype = _result_dtype(x, complex_ok=True)
     x = lax.convert(x, dtype)
-    sign, logdet = per_matrix(x, [], _sign_and_log, [((), dtype), ((), real_dtype(dtype))])
-    return sign, logdet
+
+    def small() -> tuple[Tracer, Tracer]:
+        sign, logdet = per_matrix(x, [], _sign_and_log, [((), dtype), ((), real_dtype(dtype))])
+        return sign, logdet
+
+    def lapack() -> tuple[Tracer, Tracer]:
+        sign, logdet = call("slogdet", "d->dd", [x], [x.aval.shape[:-2]] * 2)
+        return lax.convert(sign, dtype), lax.convert(logdet, dtype)
+
+    if dtype.kind == "c":
+        return small()
+    result: tuple[Tracer, Tracer] = by_order(x.aval.shape[-1], small, lapack)
+    return result
 
 
 def _cholesky_one(a: Tracer) -> Tracer:
@@ -301,10 +327,14 @@ def cholesky(a: Any, upper: bool = False) -> Tracer:
     dtype = _result_dtype(x)
     x = lax.convert(x, dtype)
     n = x.aval.shape[-1]
-    low = _per_matrix(x, [], _cholesky_one, (n, n), dtype)
-    if upper:
-        return apply_ufunc(np.conjugate, _swap_last(low))
-    return low
+
+    def small() -> Tracer:
+        low = _per_matrix(x, [], _cholesky_one, (n, n), dtype)
+        return apply_ufunc(np.conjugate, _swap_last(low)) if upper else low
+
+    return _by_order(x, small, lambda: call(
+        "cholesky_up" if upper else "cholesky_lo", "d->d", [x], [x.aval.shape],
+        "Matrix is not positive definite")[0])
 
 
 def _swap_last(x: Tracer) -> Tracer:

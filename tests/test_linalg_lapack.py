@@ -1,0 +1,109 @@
+"""np.linalg on matrices above aotc.numpy_api.lapack.SMALL runs NumPy's own LAPACK loops,
+as numpy.linalg calls them: results equal NumPy's bit for bit, and LinAlgError comes
+exactly where NumPy raises it, with its message (a singular matrix holding NaN, a
+matrix that is not positive definite, eigenvalues that do not converge). The order is
+a runtime size, so one kernel takes aotc's own loops for small matrices and LAPACK for
+the others. Compiled in-process with ``aotc.jit``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import aotc
+from aotc import f32, f64
+from aotc.numpy_api.lapack import SMALL
+
+
+@aotc.export
+def factor(a: f64[:, :], b: f64[:, :], v: f64[:]) -> tuple:
+    sign, logdet = np.linalg.slogdet(a)
+    w, u = np.linalg.eigh(a, UPLO="U")
+    return (np.linalg.solve(a, b), np.linalg.solve(a, v), np.linalg.inv(a),
+            np.linalg.det(a), sign, logdet, np.linalg.eigvalsh(a), w, u)
+
+
+@aotc.export
+def positive(a: f64[:, :]) -> tuple:
+    return np.linalg.cholesky(a), np.linalg.cholesky(a, upper=True)
+
+
+@aotc.export
+def stacked(a: f32[:, :, :], b: f32[:, :, :]) -> tuple:
+    return np.linalg.solve(a, b), np.linalg.inv(a), np.linalg.det(a), np.linalg.eigvalsh(a)
+
+
+JITTED = {fn: aotc.jit(fn) for fn in (factor, positive, stacked)}
+
+
+def _outcome(fn: Any, *args: Any) -> Any:
+    try:
+        with np.errstate(all="ignore"):
+            result = fn(*args)
+    except np.linalg.LinAlgError as err:
+        return "LinAlgError", str(err)
+    return [np.asarray(r) for r in result]
+
+
+def _same(got: Any, want: Any) -> None:
+    if isinstance(want, tuple):
+        assert got == want
+        return
+    assert not isinstance(got, tuple), got
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert g.dtype == w.dtype and g.shape == w.shape, k
+        np.testing.assert_array_equal(g, w, err_msg=str(k))
+
+
+@pytest.mark.parametrize("n", [SMALL + 1, 40, 130])
+@pytest.mark.parametrize("magnitude", [1e-300, 1.0, 1e300])
+def test_large_matrices_match_lapack_bit_for_bit(n: int, magnitude: float) -> None:
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)) * magnitude
+    a = a + a.T  # symmetric: eigh reads one triangle, the others the whole
+    b, v = rng.standard_normal((n, 3)), rng.standard_normal(n)
+    _same(_outcome(JITTED[factor], a, b, v), _outcome(factor, a, b, v))
+    spd = rng.standard_normal((n, n))
+    spd = spd @ spd.T + n * np.eye(n)
+    _same(_outcome(JITTED[positive], spd), _outcome(positive, spd))
+
+
+def test_small_and_large_orders_in_one_kernel() -> None:
+    # small matrices keep aotc's loops (rounding may differ from LAPACK's: 1e-12 of the
+    # result's scale, measured below 1e-14), large ones match exactly
+    rng = np.random.default_rng(2)
+    for n in (1, 4, SMALL, SMALL + 1, 50):
+        a = rng.standard_normal((n, n)) + n * np.eye(n)
+        a = a + a.T
+        b, v = rng.standard_normal((n, 2)), rng.standard_normal(n)
+        got, want = JITTED[factor](a, b, v), factor(a, b, v)
+        for k, (g, w) in enumerate(zip(got, want, strict=True)):
+            g, w = np.asarray(g), np.asarray(w)
+            if n > SMALL:
+                np.testing.assert_array_equal(g, w, err_msg=f"{n} {k}")
+            elif k < 8:  # (eigenvectors agree up to sign)
+                np.testing.assert_allclose(g, w, rtol=0, atol=1e-12 * max(np.abs(w).max(), 1))
+
+
+def test_stacks_of_float32_matrices() -> None:
+    # NumPy computes in double precision and casts: so do the loops called here
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((3, 20, 20)).astype(np.float32)
+    b = rng.standard_normal((3, 20, 2)).astype(np.float32)
+    for x, y in ((a, b), (a[:, ::-1, :], b[::-1]), (a[:0], b[:0])):
+        _same(_outcome(JITTED[stacked], x, y), _outcome(stacked, x, y))
+
+
+@pytest.mark.parametrize("case", ["zero", "nan_singular", "nan", "inf_diagonal", "rank_one"])
+def test_failures_raise_where_numpy_raises(case: str) -> None:
+    n = 20
+    a = {"zero": np.zeros((n, n)),
+         "nan_singular": np.diag([np.nan] + [0.0] * (n - 1)),
+         "nan": np.full((n, n), np.nan),
+         "inf_diagonal": np.diag([np.inf] + [1.0] * (n - 1)),
+         "rank_one": np.outer(np.arange(1.0, n + 1), np.arange(1.0, n + 1))}[case]
+    b, v = np.ones((n, 1)), np.ones(n)
+    _same(_outcome(JITTED[factor], a, b, v), _outcome(factor, a, b, v))
+    _same(_outcome(JITTED[positive], a), _outcome(positive, a))
