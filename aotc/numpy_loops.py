@@ -80,6 +80,10 @@ _FAMILIES: dict[tuple[str, str, str], tuple[str, ...]] = {
     (_LINALG, "eigh_up", "(m,m)->(m),(m,m)"): ("d->dd",),
     (_LINALG, "cholesky_lo", "(m,m)->(m,m)"): ("d->d",),
     (_LINALG, "cholesky_up", "(m,m)->(m,m)"): ("d->d",),
+    (_LINALG, "svd", "(m,n)->(p)"): ("d->d",),
+    (_LINALG, "svd_s", "(m,n)->(m,p),(p),(p,n)"): ("d->ddd",),
+    (_LINALG, "svd_f", "(m,n)->(m,m),(p),(n,n)"): ("d->ddd",),
+    (_LINALG, "lstsq", "(m,n),(m,nrhs),()->(n,nrhs),(nrhs),(),(p)"): ("ddd->ddid",),
 }
 #: Every loop a kernel may call; a loop's index is its slot in the table.
 LOOPS: tuple[NumpyLoop, ...] = tuple(

@@ -35,15 +35,27 @@ def stacked(a: f32[:, :, :], b: f32[:, :, :]) -> tuple:
     return np.linalg.solve(a, b), np.linalg.inv(a), np.linalg.det(a), np.linalg.eigvalsh(a)
 
 
-JITTED = {fn: aotc.jit(fn) for fn in (factor, positive, stacked)}
+@aotc.export
+def decomposed(a: f64[:, :], b: f64[:, :], v: f64[:]) -> tuple:
+    """The SVD and what NumPy builds on it (through the same LAPACK calls)."""
+    u, s, vh = np.linalg.svd(a)
+    u2, s2, vh2 = np.linalg.svd(a, full_matrices=False)
+    x, residuals, rank, sv = np.linalg.lstsq(a, b, rcond=None)
+    x1, residuals1, _, _ = np.linalg.lstsq(a, v, rcond=1e-3)
+    return (u, s, vh, u2, s2, vh2, np.linalg.svd(a, compute_uv=False), x, residuals, rank,
+            sv, x1, residuals1, np.linalg.pinv(a), np.linalg.matrix_rank(a),
+            np.linalg.norm(a, 2), np.linalg.cond(a))
+
+
+JITTED = {fn: aotc.jit(fn) for fn in (factor, positive, stacked, decomposed)}
 
 
 def _outcome(fn: Any, *args: Any) -> Any:
     try:
         with np.errstate(all="ignore"):
             result = fn(*args)
-    except np.linalg.LinAlgError as err:
-        return "LinAlgError", str(err)
+    except ValueError as err:  # LinAlgError among them
+        return type(err).__name__, str(err)
     return [np.asarray(r) for r in result]
 
 
@@ -68,6 +80,19 @@ def test_large_matrices_match_lapack_bit_for_bit(n: int, magnitude: float) -> No
     spd = rng.standard_normal((n, n))
     spd = spd @ spd.T + n * np.eye(n)
     _same(_outcome(JITTED[positive], spd), _outcome(positive, spd))
+
+
+@pytest.mark.parametrize("shape", [(30, 20), (20, 30), (200, 8), (8, 200), (0, 20), (40, 40)])
+def test_svd_and_least_squares_match_lapack_bit_for_bit(shape: tuple[int, int]) -> None:
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape)
+    b, v = rng.standard_normal((shape[0], 2)), rng.standard_normal(shape[0])
+    _same(_outcome(JITTED[decomposed], a, b, v), _outcome(decomposed, a, b, v))
+    a[:, 0] = a[:, 1]  # rank-deficient: no residuals, rank one less
+    _same(_outcome(JITTED[decomposed], a, b, v), _outcome(decomposed, a, b, v))
+    if a.size:
+        a[0, 0] = np.nan  # LinAlgError("SVD did not converge")
+    _same(_outcome(JITTED[decomposed], a, b, v), _outcome(decomposed, a, b, v))
 
 
 def test_small_and_large_orders_in_one_kernel() -> None:

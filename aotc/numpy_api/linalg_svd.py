@@ -1,9 +1,12 @@
 """``np.linalg.svd`` and what NumPy builds on it: ``pinv``, ``lstsq``, ``matrix_rank``,
 ``cond`` and the 2-norm and nuclear norm of a matrix.
 
-The SVD is one-sided Jacobi (Hestenes; LAPACK's ``dgesvj``): the columns of ``A`` are
-rotated in pairs until every pair is orthogonal (``|a_p . a_q| <= m * eps * |a_p||a_q|``),
-the same rotations accumulated into ``V``. Then ``A V`` has orthogonal columns, their
+A real matrix with a side longer than :data:`.lapack.SMALL` goes to NumPy's own LAPACK
+loops (``svd``, ``svd_s``, ``svd_f``; ``lstsq``'s ``gelsd``), as ``numpy.linalg`` calls
+them. Below that, and for complex matrices, the SVD is one-sided Jacobi (Hestenes;
+LAPACK's ``dgesvj``): the columns of ``A`` are rotated in pairs until every pair is
+orthogonal (``|a_p . a_q| <= m * eps * |a_p||a_q|``), the same rotations accumulated into
+``V``. Then ``A V`` has orthogonal columns, their
 norms are the singular values and the columns scaled to unit length are ``U``. It needs
 no bidiagonalization, is accurate to high relative precision, and each rotation is a
 loop over two rows (the columns are kept as rows of ``A^T``), so it is a short program of
@@ -34,6 +37,7 @@ from .creation import eye, full_from_dims, iota
 from .functions_base import where
 from .histograms import raise_if
 from .joining import concatenate
+from .lapack import SMALL, by_order, call
 from .linalg import matmul
 from .linalg_solve import LINALG_ERROR, _result_dtype, inv, per_matrix
 from .reductions import any_, max_, min_, sum_
@@ -44,6 +48,8 @@ from .ufuncs import apply_ufunc
 I64 = np.dtype(np.int64)
 #: Sweeps over every pair of columns before the SVD is declared not converged (dgesvj's).
 MAX_SWEEPS = 30
+NO_SVD = "SVD did not converge"
+NO_LSTSQ = "SVD did not converge in Linear Least Squares"
 
 
 def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
@@ -150,6 +156,27 @@ def _tall(a: Tracer, full: bool, vectors: bool) -> tuple[Tracer | None, Tracer, 
 
 
 def _svd2(a: Tracer, full: bool, vectors: bool) -> tuple[Any, Tracer, Any]:
+    """``(U, s, V^T)`` of a matrix (``U`` and ``V^T`` None without ``vectors``): Jacobi's
+    for a small or complex one, NumPy's LAPACK loop otherwise (:mod:`.lapack`)."""
+    m, n = a.aval.shape
+    if a.dtype.kind == "c":
+        return _jacobi_svd(a, full, vectors)
+    k = minimum(m, n)
+    if not vectors:
+        s = by_order(maximum(m, n), lambda: _jacobi_svd(a, full, False)[1], lambda: lax.convert(
+            call("svd", "d->d", [a], [(k,)], NO_SVD)[0], a.dtype))
+        return None, s, None
+    shapes = [(m, m), (k,), (n, n)] if full else [(m, k), (k,), (k, n)]
+
+    def lapack() -> tuple[Tracer, ...]:
+        outs = call("svd_f" if full else "svd_s", "d->ddd", [a], shapes, NO_SVD)
+        return tuple(lax.convert(v, a.dtype) for v in outs)
+
+    u, s, vh = by_order(maximum(m, n), lambda: _jacobi_svd(a, full, True), lapack)
+    return u, s, vh
+
+
+def _jacobi_svd(a: Tracer, full: bool, vectors: bool) -> tuple[Any, Tracer, Any]:
     """``(U, s, V^T)`` of a matrix, tall or wide: a wide one is factored as its transpose,
     chosen at run time when the shape leaves it open (only the transposes are in the
     branches, so the factorization is emitted once)."""
@@ -275,18 +302,37 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Tracer, Tracer, Tracer, Tr
                   "LinAlgError: Incompatible dimensions")
         rhs = lax.refine_shape(rhs, (m,) + rhs.aval.shape[1:])
     cut = _default_rtol(x) if rcond is None else as_tracer(rcond)
-    u, s, vh = _svd2(x, False, True)
-    inverse = _inverted(s, cut * _largest(s))
-    solution = matmul(_transpose(vh),
-                      inverse[:, None] * matmul(_transpose(u), rhs))
-    rank = count_nonzero(inverse != 0)
-    error = rhs - matmul(x, solution)
-    squares = sum_(error * error, axis=0)
+    k = rhs.aval.shape[1]
+
+    def small() -> tuple[Tracer, Tracer, Tracer, Tracer]:
+        u, s, vh = _jacobi_svd(x, False, True)
+        inverse = _inverted(s, cut * _largest(s))
+        solution = matmul(_transpose(vh), inverse[:, None] * matmul(_transpose(u), rhs))
+        rank = lax.convert(count_nonzero(inverse != 0), np.dtype(np.int32))
+        error = rhs - matmul(x, solution)
+        return solution, sum_(error * error, axis=0), rank, s
+
+    def lapack() -> tuple[Tracer, Tracer, Tracer, Tracer]:  # gelsd, as NumPy's lstsq
+        solution, squares, rank, s = call("lstsq", "ddd->ddid", [x, rhs, cut],
+                                          [(n, k), (k,), (), (minimum(m, n),)], NO_LSTSQ)
+        solution = where(lax.dim_value(m) == 0, 0, solution)  # NumPy's, for m == 0
+        return (lax.convert(solution, dtype), lax.convert(squares, dtype), rank,
+                lax.convert(s, dtype))
+
+    big = maximum(m, n)
+    if dtype.kind == "c" or k.is_const and k.value == 0 or big.is_const and big.value <= SMALL:
+        solution, squares, rank, s = small()
+    elif k.is_const and big.is_const:
+        solution, squares, rank, s = lapack()
+    else:  # (LAPACK takes no empty right-hand side)
+        solution, squares, rank, s = lax.cond(
+            _u(np.logical_and, lax.dim_value(big) > SMALL, lax.dim_value(k) > 0),
+            lapack, small)
     full_rank = _u(np.logical_and, rank == lax.dim_value(n),
                    lax.dim_value(m) > lax.dim_value(n))
     residuals = squares[lax.broadcast_to(full_rank, squares.aval.shape)]
     result = solution[:, 0] if vector else solution
-    return result, residuals, lax.convert(rank, np.dtype(np.int32)), s
+    return result, residuals, rank, s
 
 
 def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *,
@@ -340,11 +386,11 @@ def matrix_norm(a: Tracer, ord: Any, keepdims: bool = False) -> Tracer:
         a = lax.convert(a, np.dtype(np.float64))
     if ord in (2, -2, "nuc"):
         s = singular_values(_matrix(a, "np.linalg.norm"))
-        value = {2: max_, -2: min_, "nuc": sum_}[ord](s)
-    elif ord in (1, -1, np.inf, -np.inf):
+        value = {2: _largest, -2: min_, "nuc": sum_}[ord](s)  # (NumPy's: 0 when empty
+    elif ord in (1, -1, np.inf, -np.inf):                   # but for the minima)
         axis = 0 if ord in (1, -1) else 1
         sums = sum_(_u(np.absolute, a), axis=axis)
-        value = (max_ if ord > 0 else min_)(sums)
+        value = (_largest if ord > 0 else min_)(sums)
     elif ord in (None, "fro"):
         value = linalg.norm(a)
     else:
