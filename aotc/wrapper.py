@@ -15,6 +15,7 @@ computes the values that fill them. ``render_module`` is the entry point.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -181,14 +182,27 @@ TEMPLATE_NAMES = CYTHON_RESERVED | {
 }
 
 
+@cache
+def _private_template_names() -> frozenset[str]:
+    """Every ``_name`` the generated module's own code uses (templates and runtime): a
+    kernel of that name would replace it. Other private names (SciPy's ``_lombscargle``)
+    are exported as they are."""
+    names: set[str] = {"_arguments"}  # (the argument array of each function)
+    for template in template_dir().iterdir():
+        if template.suffix in (".in", ".py"):
+            names.update(re.findall(r"\b_\w+", template.read_text(encoding="utf-8")))
+    return frozenset(names)
+
+
 def _check(functions: Sequence[Function]) -> None:
     for fn in functions:
         if not fn.overloads:
             raise BuildError(f"kernel '{fn.name}' has no signature")
-        if fn.name in TEMPLATE_NAMES or fn.name.startswith("_"):
-            raise BuildError(f"'{fn.name}' cannot be the name of an exported kernel",
-                             kernel=fn.name, hint="rename the function; names starting with "
-                             "'_' are private and are not exported")
+        if fn.name in TEMPLATE_NAMES or fn.name in _private_template_names() \
+                or fn.name.startswith("__") and fn.name.endswith("__"):
+            raise BuildError(f"'{fn.name}' cannot be the name of an exported kernel: the "
+                             "generated module uses it itself", kernel=fn.name,
+                             hint="rename the function")
         reserved = [n for n in fn.param_names if n in CYTHON_RESERVED]
         if reserved:
             raise BuildError(f"parameter '{reserved[0]}' cannot be a parameter name of a "

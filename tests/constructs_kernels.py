@@ -804,6 +804,23 @@ def checked_window(x: f64[:], n: i64, limit: f64) -> f64:
     return m
 
 
+# -- private names, as SciPy's Pythran kernels have them ----------------------------------------
+
+@aotc.export("f8(f8[:, :], i8, i8)")
+def _Aij(A, i, j):
+    """The sum of A over the blocks above-left and below-right of (i, j)."""
+    return A[:i, :j].sum() + A[i + 1:, j + 1:].sum()
+
+
+@aotc.export
+def _private_scale(x: f64[:], a: f64) -> f64[:]:
+    return _helper(x) * a
+
+
+def _helper(x):
+    return x + 1.0
+
+
 # -- Python scalars in signature strings are weak, as their annotations are ----------------
 
 @aotc.export("f4[:](f4[:], float, int)", "f8[:](f8[:], float, int)")

@@ -92,6 +92,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "one_sided": [(X, True), (X, False), (X[:1], True)],
     "read_unbound": [(X, 2.0), (X[:2], 1.0)],
     "search_else": [(X,), (np.abs(X),), (X[:0],), (-X,)],
+    "_Aij": [(M, 1, 1), (M, 0, 2), (M[:0], 0, 0)],
+    "_private_scale": [(X, 2.0)],
     "weak_string_scalars": [(X.astype(np.float32), 0.1, 3), (X, 0.1, -2)],
     "guard_fstring": [(X,), (X[:0],)],
     "guard_assert_fstring": [(X,), (X[:1],), (X[:0],)],
