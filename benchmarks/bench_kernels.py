@@ -270,7 +270,7 @@ def repeat_each(a: f64[:], k: i64) -> f64[:]:
     return np.repeat(a, k)
 
 
-# -- linear algebra and FFTs: textbook algorithms against LAPACK and pocketfft ---------------
+# -- linear algebra and FFTs: aotc's loops (small matrices), NumPy's LAPACK and pocketfft ----
 
 @aotc.export
 def solve_f64(a: f64[:, :], b: f64[:]) -> f64[:]:
@@ -301,6 +301,31 @@ def svd_values_f64(a: f64[:, :]) -> f64[:]:
 @aotc.export
 def eigvalsh_f64(a: f64[:, :]) -> f64[:]:
     return np.linalg.eigvalsh(a)
+
+
+@aotc.export
+def solve_400_f64(a: f64[:, :], b: f64[:]) -> f64[:]:
+    """Above order 16: NumPy's own LAPACK loop, called from the kernel."""
+    return np.linalg.solve(a, b)
+
+
+@aotc.export
+def eigvalsh_400_f64(a: f64[:, :]) -> f64[:]:
+    return np.linalg.eigvalsh(a)
+
+
+@aotc.export
+def small_solves_f64(a: f64[:, 4, 4], b: f64[:, 4]) -> f64[:, :]:
+    """10,000 4x4 systems one by one: aotc's in-register LU (NumPy runs the loop)."""
+    out = np.empty_like(b)
+    for i in range(a.shape[0]):
+        out[i] = np.linalg.solve(a[i], b[i])
+    return out
+
+
+@aotc.export
+def fft2_c128(x: c128[:, :]) -> c128[:, :]:
+    return np.fft.fft2(x)
 
 
 @aotc.export

@@ -232,6 +232,14 @@ def benches() -> list[Bench]:
         Bench("fft_c128", lambda s: (normal(_size(s, 1 << 16)) + 1j * normal(_size(s, 1 << 16)),),
               rtol=1e-9, table="linalg"),
         Bench("rfft_f64", lambda s: (normal(_size(s, 10_000)),), rtol=1e-9, table="linalg"),
+        Bench("solve_400_f64", lambda s: (normal((400, 400)) + 8 * np.eye(400), normal(400)),
+              rtol=1e-9, table="linalg"),
+        Bench("eigvalsh_400_f64", lambda s: (symmetric(400),), rtol=1e-9, table="linalg"),
+        Bench("small_solves_f64", lambda s: (normal((_size(s, 10_000), 4, 4)) + 4 * np.eye(4),
+                                             normal((_size(s, 10_000), 4))),
+              rtol=1e-9, table="linalg"),
+        Bench("fft2_c128", lambda s: (normal((512, 512)) + 1j * normal((512, 512)),),
+              rtol=1e-9, table="linalg"),
         # -- explicit index loops (NumPy runs them as Python) --------------------------------
         Bench("neighbour_sums", lambda s: (rng.integers(0, 256, (_size(s, 500), 500), np.uint8),),
               table="loops", module="tour.loops"),
@@ -560,8 +568,8 @@ def _thread_env(count: int) -> dict[str, str]:
 TITLES = {
     "single": "issue 13: every system on one thread",
     "issue10": "issue 10: value-dependent sizes, sorting, complex numbers; 1 thread",
-    "linalg": "np.linalg and np.fft (Jacobi SVD/eigenvalues, mixed-radix and Bluestein FFTs) "
-              "against LAPACK and pocketfft; 1 thread",
+    "linalg": "np.linalg and np.fft (aotc's loops up to order 16 and for SVD/lstsq, NumPy's "
+              "LAPACK and pocketfft loops otherwise) against NumPy; 1 thread",
     "loops": "explicit index loops (checks proven once per loop); NumPy runs them as Python; "
              "1 thread",
     "parallel": "issue 13 with {n} threads: aotc parallel = true, Numba parallel=True, JAX's "
