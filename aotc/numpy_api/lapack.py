@@ -9,10 +9,12 @@ same LAPACK, same results bit for bit, same errors where NumPy raises them (a si
 matrix holding NaN included), and LAPACK's speed, blocked and multi-threaded as NumPy's
 BLAS is, with nothing but NumPy at run time.
 
-Small matrices keep aotc's own loops (:mod:`.linalg_solve`, :mod:`.linalg_eigh`): a
-LAPACK call allocates and copies per matrix, which costs more than factoring a 4x4 whole
-(10,000 4x4 solves in a Python loop: 2.3 ms in-register, 88 ms through NumPy). The
-order picks the path at build time when it is known, else when the kernel runs.
+Small matrices in a loop or a stack keep aotc's own loops (:mod:`.linalg_solve`,
+:mod:`.linalg_eigh`, :mod:`.linalg_svd`): a LAPACK call allocates and copies per matrix,
+which costs more than factoring a 4x4 whole (10,000 4x4 solves in a Python loop: about
+1.2 ms in-register, 50 ms through NumPy). The order picks the path at build time when it
+is known, else when the kernel runs. One matrix at the kernel's top level always goes to
+LAPACK: NumPy's exact results and errors for a few microseconds.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from .. import lax
 from ..numpy_loops import loop
 from ..ops.external import numpy_loop_p
 from ..shapes import DimExpr
-from ..tracer import Tracer
+from ..tracer import Tracer, current
 from .histograms import raise_if
 
 #: Matrices of at most this order keep aotc's own loops.
@@ -39,8 +41,13 @@ LINALG_ERROR = next(c.__name__ for c in np.linalg.LinAlgError.__mro__
                     if getattr(builtins, c.__name__, None) is c)
 
 
-def by_order(n: DimExpr, small: Callable[[], Any], large: Callable[[], Any]) -> Any:
-    """``small()`` for matrices of order ``n`` up to :data:`SMALL`, else ``large()``."""
+def by_order(n: DimExpr, small: Callable[[], Any], large: Callable[[], Any],
+             stacked: bool = False) -> Any:
+    """``small()`` for matrices of order ``n`` up to :data:`SMALL` in a loop or a stack,
+    else ``large()``. One matrix at the kernel's top level goes to LAPACK whatever its
+    order: a call there costs a few microseconds once, and gives NumPy's own result."""
+    if current().parent is None and not stacked:
+        return large()
     if n.is_const:
         return small() if n.value <= SMALL else large()
     return lax.cond(lax.dim_value(n) <= SMALL, small, large)

@@ -2,7 +2,8 @@
 matrices, NumPy's own LAPACK above (:mod:`.lapack`).
 
 NumPy calls LAPACK's ``syevd`` (tridiagonalization, then divide and conquer); so do
-kernels on real matrices of order above :data:`.lapack.SMALL`. Jacobi
+kernels on real matrices, but those of order up to :data:`.lapack.SMALL` in a loop or a
+stack (:mod:`.lapack`). Jacobi
 reaches the same eigenvalues through plane rotations alone, each zeroing one
 off-diagonal pair ``(p, q)`` of the symmetric matrix and accumulated into the
 eigenvectors, sweeping over every pair until the off-diagonal part is zero. It is a short
@@ -133,7 +134,7 @@ def _eigh(a: Any, UPLO: str, vectors: bool) -> Any:
                     [batch + core for core, _ in cores], "Eigenvalues did not converge")
         return tuple(lax.convert(v, x.dtype) for v in outs)
 
-    results = small() if x.dtype.kind == "c" else by_order(n, small, lapack)
+    results = small() if x.dtype.kind == "c" else by_order(n, small, lapack, x.ndim > 2)
     return tuple(results) if vectors else results[0]
 
 

@@ -1,9 +1,10 @@
 """``np.linalg.solve``, ``inv``, ``det`` and ``cholesky``: LAPACK's algorithms as loops
 for small matrices, NumPy's own LAPACK above (:mod:`.lapack`).
 
-NumPy calls LAPACK (``gesv``, ``getrf``, ``potrf``). For matrices of order up to
-:data:`.lapack.SMALL` (and complex ones) a kernel runs its own code instead: the
-unblocked forms of the same algorithms, written as ``lax.fori_loop`` over the matrix
+NumPy calls LAPACK (``gesv``, ``getrf``, ``potrf``), and so does a kernel (see
+:mod:`.lapack`), but for complex matrices and matrices of order up to
+:data:`.lapack.SMALL` in a loop or a stack: those run the unblocked forms of the same
+algorithms, written as ``lax.fori_loop`` over the matrix
 order ``n`` (a runtime size): LU with partial pivoting (``getf2``: pick the largest
 ``|a[i, k]|`` at or below the diagonal, swap rows, scale the column, rank-1 update of the
 trailing block ``lu[k+1:, k+1:]``, all in place), then forward and back substitution
@@ -217,7 +218,8 @@ def _by_order(x: Tracer, small: Callable[[], Tracer], lapack: Callable[[], Trace
     dtype (NumPy computes in double precision and casts: :mod:`.lapack`)."""
     if x.dtype.kind == "c":  # (LAPACK's complex loops are not called yet)
         return small()
-    return by_order(x.aval.shape[-1], small, lambda: lax.convert(lapack(), x.dtype))
+    return by_order(x.aval.shape[-1], small, lambda: lax.convert(lapack(), x.dtype),
+                    stacked=x.ndim > 2)
 
 
 def _broadcast_batch(p: tuple[DimExpr, ...], q: tuple[DimExpr, ...]) -> tuple[DimExpr, ...]:
@@ -295,7 +297,8 @@ def slogdet(a: Any) -> tuple[Tracer, Tracer]:
 
     if dtype.kind == "c":
         return small()
-    result: tuple[Tracer, Tracer] = by_order(x.aval.shape[-1], small, lapack)
+    result: tuple[Tracer, Tracer] = by_order(x.aval.shape[-1], small, lapack,
+                                             stacked=x.ndim > 2)
     return result
 
 

@@ -1,9 +1,9 @@
 """``np.linalg.svd`` and what NumPy builds on it: ``pinv``, ``lstsq``, ``matrix_rank``,
 ``cond`` and the 2-norm and nuclear norm of a matrix.
 
-A real matrix with a side longer than :data:`.lapack.SMALL` goes to NumPy's own LAPACK
-loops (``svd``, ``svd_s``, ``svd_f``; ``lstsq``'s ``gelsd``), as ``numpy.linalg`` calls
-them. Below that, and for complex matrices, the SVD is one-sided Jacobi (Hestenes;
+A real matrix goes to NumPy's own LAPACK loops (``svd``, ``svd_s``, ``svd_f``;
+``lstsq``'s ``gelsd``), as ``numpy.linalg`` calls them, but a small one in a loop or a
+stack (:mod:`.lapack`). That one, and a complex one, takes one-sided Jacobi (Hestenes;
 LAPACK's ``dgesvj``): the columns of ``A`` are rotated in pairs until every pair is
 orthogonal (``|a_p . a_q| <= m * eps * |a_p||a_q|``), the same rotations accumulated into
 ``V``. Then ``A V`` has orthogonal columns, their
@@ -319,12 +319,14 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Tracer, Tracer, Tracer, Tr
         return (lax.convert(solution, dtype), lax.convert(squares, dtype), rank,
                 lax.convert(s, dtype))
 
-    big = maximum(m, n)
+    # LAPACK for large matrices, or any at the top level (.lapack.by_order), but never
+    # for a right-hand side with no columns (LAPACK takes none)
+    big = maximum(m, n) if current().parent is not None else DimExpr.const(SMALL + 1)
     if dtype.kind == "c" or k.is_const and k.value == 0 or big.is_const and big.value <= SMALL:
         solution, squares, rank, s = small()
     elif k.is_const and big.is_const:
         solution, squares, rank, s = lapack()
-    else:  # (LAPACK takes no empty right-hand side)
+    else:
         solution, squares, rank, s = lax.cond(
             _u(np.logical_and, lax.dim_value(big) > SMALL, lax.dim_value(k) > 0),
             lapack, small)
