@@ -141,6 +141,24 @@ def _parse_targets(key: str, value: Any) -> tuple[str, ...]:
     return names
 
 
+#: The TOML types a field takes in ``[tool.aotc]``: there a string is not a bool or a
+#: number (``fusion = "yes"``), and ``modules`` is a list. (``-C`` and the environment
+#: give strings, which the parsers read.)
+TOML_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "modules": ((list,), "a non-empty list of module names"),
+    "targets": ((str, list), "a target name or a non-empty list of them"),
+    "opt_level": ((int,), "an integer from 0 to 3"),
+    "build_dir": ((str,), "a non-empty string"),
+    **dict.fromkeys(("fast_math", "parallel", "verbose", "fusion"), ((bool,), "true or false")),
+}
+
+
+def _check_toml_type(key: str, name: str, value: Any) -> None:
+    types, expected = TOML_TYPES[name]
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+        raise _fail(key, expected, value)
+
+
 #: How to read and validate each field, whatever the source of the value.
 PARSERS: dict[str, Callable[[str, Any], Any]] = {
     "modules": _parse_modules,
@@ -181,13 +199,27 @@ def read_pyproject(project_root: str | os.PathLike[str]) -> dict[str, Any] | Non
     return table
 
 
+#: The environment variables aotc reads besides the settings' ``AOTC_<KEY>``.
+RUNTIME_VARIABLES = frozenset({"AOTC_CPU", "AOTC_NUM_THREADS", "AOTC_CACHE_DIR",
+                               "AOTC_CACHE_MAX_MB", "AOTC_VENV"})
+
+
+def _variable(key: str) -> str:
+    return "AOTC_" + key.upper().replace("-", "_")
+
+
 def env_settings(environ: Mapping[str, str]) -> dict[str, str]:
-    """``AOTC_<KEY>`` variables as settings (``AOTC_OPT_LEVEL`` -> ``opt-level``)."""
-    return {
-        key: environ[var]
-        for key in KEYS
-        if (var := "AOTC_" + key.upper().replace("-", "_")) in environ
-    }
+    """``AOTC_<KEY>`` variables as settings (``AOTC_OPT_LEVEL`` -> ``opt-level``). An
+    ``AOTC_`` variable aotc does not read but one it does is close to (``AOTC_FUSOIN``)
+    is an error with a did-you-mean: a typo must not build with the defaults."""
+    known = {_variable(key) for key in KEYS} | RUNTIME_VARIABLES
+    for var in environ:
+        if var.startswith("AOTC_") and var not in known:
+            close = difflib.get_close_matches(var, known, n=1, cutoff=0.8)
+            if close:
+                raise ConfigError(f"unknown environment variable {var}",
+                                  hint=f"did you mean {close[0]}?")
+    return {key: environ[var] for key in KEYS if (var := _variable(key)) in environ}
 
 
 #: PEP 517 config settings of the running build hook; set only by config_settings_scope.
@@ -211,8 +243,8 @@ def split_config_settings(
     """Split ``-C`` settings into aotc's keys and the rest (setuptools reads those).
 
     A key spelled ``aotc.<key>`` is always aotc's. A key that is neither aotc's nor one
-    setuptools knows, but close to one of aotc's (``opt_levle``), is an error rather than
-    a silently ignored setting.
+    setuptools knows (``-C arch=native``, ``opt_levle``) is an error, with a did-you-mean,
+    rather than a silently ignored setting; options (``--build-option``) pass through.
     """
     ours: dict[str, Any] = {}
     rest: dict[str, Any] = {}
@@ -220,11 +252,9 @@ def split_config_settings(
         bare = key.removeprefix("aotc.")
         if bare.replace("_", "-") in KEYS:
             ours[bare] = value
-        elif key.startswith("aotc.") or (
-            key not in SETUPTOOLS_SETTINGS and not key.startswith("-")
-            and difflib.get_close_matches(key.replace("_", "-"), KEYS, n=1)
-        ):
-            _field_name(bare, "config setting")  # raises with a did-you-mean
+        elif key.startswith("aotc.") or (key not in SETUPTOOLS_SETTINGS
+                                         and not key.startswith("-")):
+            _field_name(bare, "config setting")  # raises, with a did-you-mean
         else:
             rest[key] = value
     return ours, rest
@@ -255,6 +285,8 @@ def parse(
     for source, label, layer in layers:
         for key, value in layer.items():
             name = _field_name(key, source)
+            if source == "[tool.aotc]":
+                _check_toml_type(label.format(key), name, value)
             spelled = key.replace("_", "-")
             shown = spelled.upper().replace("-", "_") if label.startswith("AOTC_") else spelled
             values[name] = PARSERS[name](label.format(shown), value)

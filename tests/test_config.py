@@ -48,7 +48,11 @@ def test_all_keys():
 @pytest.mark.parametrize("table, message", [
     ({}, "needs 'modules'"),
     ({"modules": []}, "non-empty list"),
-    ({"modules": "pkg.kernels"}, None),  # a string is accepted (comma-separated)
+    ({"modules": "pkg.kernels"}, r"\[tool.aotc\] modules must be a non-empty list of module "
+                                 "names, got 'pkg.kernels'"),
+    ({"modules": ["m"], "fusion": "yes"}, "fusion must be true or false, got 'yes'"),
+    ({"modules": ["m"], "fast-math": "yes"}, "fast-math must be true or false"),
+    ({"modules": ["m"], "opt-level": "2"}, "opt-level must be an integer from 0 to 3, got '2'"),
     ({"modules": ["pkg.kernels", "pkg.kernels"]}, "without duplicates"),
     ({"modules": ["pkg/kernels.py"]}, "dotted module names"),
     ({"modules": [3]}, "dotted module names"),
@@ -137,6 +141,18 @@ def test_split_config_settings():
         config.split_config_settings({"opt-levl": "0"})
     with pytest.raises(ConfigError, match="unknown config setting key 'nonsense'"):
         config.split_config_settings({"aotc.nonsense": "0"})
+    with pytest.raises(ConfigError, match="unknown config setting key 'arch'"):
+        config.split_config_settings({"arch": "native"})  # no silent setuptools pass-through
+
+
+def test_misspelled_environment_variables_are_errors():
+    with pytest.raises(ConfigError, match="unknown environment variable AOTC_FUSOIN") as err:
+        _parse({"modules": ["m"]}, {"AOTC_FUSOIN": "0"})
+    assert "did you mean AOTC_FUSION?" in str(err.value)
+    with pytest.raises(ConfigError, match="did you mean AOTC_CPU?"):
+        _parse({"modules": ["m"]}, {"AOTC_CPUS": "x86-64-v3"})
+    # variables that are no near miss are someone else's
+    assert _parse({"modules": ["m"]}, {"AOTC_UNRELATED": "x", "AOTC_CPU": "v3"}).fusion
 
 
 def test_load_reads_pyproject(tmp_path):
