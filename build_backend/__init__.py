@@ -1,7 +1,8 @@
 """aotc's PEP 517/660 build backend: ``build-backend = "build_backend"``.
 
 Every hook is a one-line delegation to ``setuptools.build_meta``; aotc joins the build
-through setuptools' ``finalize_distribution_options`` entry point (``aotc.build``), which
+through setuptools' ``finalize_distribution_options`` entry point (``entry``, which
+loads ``aotc.build`` only for projects with ``[tool.aotc]``), which
 adds one extension per ``[tool.aotc]`` module and compiles the kernels in ``build_ext``.
 
 What this module adds is the hand-over of ``-C key=value`` config settings: each hook

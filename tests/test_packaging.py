@@ -35,3 +35,22 @@ def test_templates_ship_as_package_data():
     assert templates
     for path in templates:
         assert any(path.match(g) for g in globs), f"{path.name} is not in package-data"
+
+
+def test_the_setuptools_entry_point_costs_nothing_without_tool_aotc(tmp_path: Path) -> None:
+    """setuptools runs aotc's entry point in every project's build: one without
+    [tool.aotc] imports neither aotc nor NumPy (it imported 167 modules before)."""
+    import subprocess
+
+    entry = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]
+    target = entry["setuptools.finalize_distribution_options"]["aotc"]
+    assert target == "build_backend.entry:finalize_distribution_options"
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'plain'\n[tool.black]\n")
+    probe = ("import sys; from build_backend.entry import finalize_distribution_options as f\n"
+             "class Dist: ext_modules = None\n"
+             "d = Dist(); f(d)\n"
+             "print(sorted(m for m in ('aotc', 'numpy', 'setuptools') if m in sys.modules),"
+             " d.ext_modules)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(ROOT)}, check=True)
+    assert done.stdout.split() == ["[]", "None"]
