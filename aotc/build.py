@@ -125,7 +125,11 @@ def _chdir(directory: Path) -> Iterator[None]:
 
 
 def _user_loc(exc: BaseException, file: Path) -> Loc | None:
-    """The innermost traceback frame in the user's file: where their code failed."""
+    """The innermost traceback frame in the user's file: where their code failed; for a
+    SyntaxError, the place Python's parser points at (with its caret)."""
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        end = (exc.end_offset or 0) - 1 if exc.end_lineno == exc.lineno else -1
+        return Loc(exc.filename, exc.lineno, (exc.offset or 0) - 1, end)
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if f.filename and Path(f.filename).resolve() == file.resolve()]
     return Loc(str(file), frames[-1].lineno or 0) if frames else None
@@ -148,7 +152,8 @@ def load_module(module_name: str, project_root: Path) -> ModuleType:
         except AotcError:
             raise
         except Exception as exc:
-            raise BuildError(f"importing '{module_name}' failed: {type(exc).__name__}: {exc}",
+            text = exc.msg if isinstance(exc, SyntaxError) else exc
+            raise BuildError(f"importing '{module_name}' failed: {type(exc).__name__}: {text}",
                              loc=_user_loc(exc, path)) from exc
         finally:
             if previous is None:

@@ -15,6 +15,7 @@ the same way and said to be a bug, with the Python traceback only in verbose mod
 
 from __future__ import annotations
 
+import difflib
 import linecache
 import os
 import sysconfig
@@ -181,7 +182,22 @@ def tracing_failure(error: Exception, kernel: str) -> AotcError:
                   -1 if end is None else end)
     if mine and _in_aotc(mine[-1].filename):
         return InternalError(error, phase="tracing", loc=loc, kernel=kernel)
-    return TraceError(f"{type(error).__name__}: {error}", loc=loc, kernel=kernel)
+    return TraceError(f"{type(error).__name__}: {error}", loc=loc, kernel=kernel,
+                      hint=_attribute_hint(error))
+
+
+def _attribute_hint(error: Exception) -> str | None:
+    """``did you mean np.cumsum?`` for ``np.cumsun`` (Python 3.11 puts no suggestion in
+    an AttributeError's text; its traceback printer makes its own)."""
+    if not isinstance(error, AttributeError) or error.name is None or error.obj is None:
+        return None
+    close = difflib.get_close_matches(error.name, [n for n in dir(error.obj)
+                                                   if not n.startswith("_")], n=1)
+    if not close:
+        return None
+    owner = getattr(error.obj, "__name__", None)
+    prefix = "np." if owner == "numpy" else f"{owner}." if isinstance(owner, str) else "."
+    return f"did you mean {prefix}{close[0]}?"
 
 
 def render(error: AotcError) -> str:

@@ -124,6 +124,15 @@ def test_build_error_is_located(tmp_path):
     assert "    return 0.0" in done.stderr and "^" in done.stderr
 
 
+def test_syntax_error_in_a_kernel_module_is_located(tmp_path):
+    _project(tmp_path, "import aotc\n\n\ndef f(x):\n    return x +* 2\n")
+    done = _aotc("build", ".", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "kernels.py:5: importing 'cli_pkg.kernels' failed: SyntaxError: invalid syntax" \
+        in done.stderr
+    assert "    return x +* 2\n              ^" in done.stderr  # the caret at the '*'
+
+
 def test_failed_build_removes_the_stale_extension(tmp_path):
     """After a failed in-place build, the edited source runs, not an old extension."""
     _project(tmp_path, BAD)

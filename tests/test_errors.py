@@ -550,3 +550,16 @@ def test_clocks_and_entropy_are_located_errors():
             _trace(fn)
         assert "would run once, while the kernel is built" in str(info.value)
         assert f"test_errors.py:{_line_of(fn, 'return')}" in str(info.value)
+
+
+def test_misspelled_numpy_names_suggest_the_right_one():
+    def typo(x):
+        return np.cumsun(x)
+
+    def method_typo(x):
+        return x.cumsun()
+
+    for fn, hint in ((typo, "did you mean np.cumsum?"), (method_typo, "did you mean .cumsum?")):
+        with pytest.raises(TraceError) as err:
+            trace_kernel(fn, parse_signature_string("f8[:](f8[:])"))
+        assert hint in str(err.value) and "cumsun" in str(err.value)

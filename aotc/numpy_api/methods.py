@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,8 @@ def get_method(self: Tracer, name: str) -> Any:
         return lambda *axes: _transpose_method(self, *axes)
     method = _METHODS.get(name)
     if method is None:
-        raise current().error(f"array method or attribute .{name} is not supported")
+        close = difflib.get_close_matches(name, [*_METHODS, *_PROPERTIES, "transpose"], n=1)
+        raise current().error(f"array method or attribute .{name} is not supported",
+                              hint=f"did you mean .{close[0]}?" if close else None)
     return lambda *args, **kwargs: method(self, *args, **kwargs)
 
