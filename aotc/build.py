@@ -19,17 +19,22 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext
 
 from . import abi, config, objects, wrapper
 from .errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
+from .types import Signature
 from .ufunc_loops import check_program
+from .weak_scalars import with_strong_twins
+
+if TYPE_CHECKING:
+    from .frontend import TracedKernel
 
 # -- the compiler driver -----------------------------------------------------------------
 
@@ -191,9 +196,22 @@ def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[st
     overloads: list[wrapper.Overload] = []
     param_names: tuple[str, ...] | None = None
     defaults: tuple[Any, ...] = ()
-    for k, signature in enumerate(info.signatures):
+    traced_by_signature: dict[Signature, TracedKernel] = {}
+
+    def trace(signature: Signature) -> TracedKernel:
+        key = Signature(tuple(replace(p, defers_wide=False) for p in signature.params),
+                        signature.results, signature.returns_tuple)
+        if key not in traced_by_signature:
+            traced_by_signature[key] = trace_kernel(fn, signature, name=name)
+        return traced_by_signature[key]
+
+    try:
+        signatures = with_strong_twins(info.signatures, lambda s: str(trace(s).program))
+    except AotcError as err:
+        raise err.with_context(loc=info.loc, kernel=name) from None
+    for k, signature in enumerate(signatures):
         try:
-            traced = trace_kernel(fn, signature, name=name)
+            traced = trace(signature)
             program = optimize(traced.program, fuse=fuse)
             if info.ufunc is not None:
                 check_program(name, info.ufunc, program, traced.result_kind)
@@ -206,8 +224,9 @@ def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[st
             param_names, defaults = traced.param_names, traced.defaults
         prefix = abi.symbol_prefix(module_name, name, k)
         entries.append((prefix, program))
-        overloads.append(wrapper.Overload(prefix, traced.signature, program, traced.result_kind,
-                                          traced.result_tree))
+        overloads.append(wrapper.Overload(prefix, replace(traced.signature,
+                                                          params=signature.params),
+                                          program, traced.result_kind, traced.result_tree))
     names = tuple(param_names or ())
     return wrapper.Function(name, names, fn.__doc__, tuple(overloads),
                             _trailing_defaults(names, defaults), info.ufunc)

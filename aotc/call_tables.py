@@ -97,7 +97,8 @@ class _Builder:
             info = dtype_info(p.dtype, f"parameter {i}")
             fixed = [(axis, d) for axis, d in enumerate(p.dims) if isinstance(d, int)]
             row = (int(p.is_scalar), info.kind, SCALAR_CODES[np.dtype(p.dtype)],
-                   int(i in written), info.npy, p.ndim, len(self.fixed), len(fixed))
+                   int(i in written), int(p.defers_wide), info.npy, p.ndim, len(self.fixed),
+                   len(fixed))
             self.params.append(_row(row, f"{fn.name}: {fn.param_names[i]}"))
             self.fixed += [_row(pair) for pair in fixed]
         conflicts = order_conflicts(ov.program)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .types import SHORT_NAMES, ArrayType, Signature
+from .weak_scalars import is_wide_numpy_scalar
 
 _KIND = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
@@ -59,6 +60,8 @@ def _as_array(o: Any, candidates: Sequence[ArrayType]) -> Any:
 
 def _matches(o: Any, p: ArrayType) -> bool:
     if p.is_scalar:
+        if p.defers_wide and is_wide_numpy_scalar(o):
+            return False
         kind = _scalar_kind(o)
         want = _KIND[np.dtype(p.dtype).kind]
         return kind == 0 if want == 0 else 0 <= kind <= want

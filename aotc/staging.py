@@ -18,6 +18,7 @@ The staged form mirrors ``jax.jit(f).lower(x).compile()``, one object per stage:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from . import config, cpu, object_cache
 from .checks import Matcher
 from .types import Signature, parse_signature_string
+from .weak_scalars import with_strong_twins
 
 if TYPE_CHECKING:
     from .frontend import TracedKernel
@@ -122,9 +124,17 @@ class Jitted:
         self.__wrapped__ = getattr(fn, "__aotc_unchecked__", fn)
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
-        self._matcher = Matcher(self.__wrapped__, info.signatures)
+        self._signatures = info.signatures
         self._target, self._fuse = target, fuse
         self._linked: _Linked | None = None
+
+    @functools.cached_property
+    def _matcher(self) -> Matcher:
+        """The signatures with their strong twins, as the build makes them
+        (:mod:`aotc.weak_scalars`), traced on the first call."""
+        twins = with_strong_twins(self._signatures,
+                                  lambda s: str(trace(self.__wrapped__, s).program))
+        return Matcher(self.__wrapped__, twins)
 
     @property
     def target(self) -> str:

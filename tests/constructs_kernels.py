@@ -14,7 +14,7 @@ import numpy as np
 from numpy import sqrt, zeros
 
 import aotc
-from aotc import bool_, f32, f64, i64, u8
+from aotc import bool_, c64, f32, f64, i64, u8
 
 TWO_PI = 2 * np.pi
 WEIGHTS = np.array([0.25, 0.5, 0.25])
@@ -826,6 +826,13 @@ def _helper(x):
 @aotc.export("f4[:](f4[:], float, int)", "f8[:](f8[:], float, int)")
 def weak_string_scalars(x, a, k):
     return (x - k) * a  # float32 stays float32, as in NumPy
+
+
+@aotc.export
+def weak_or_numpy_scalars(x: f32[:], a: float, z: c64[:], w: complex) -> tuple:
+    """A Python number is weak (float32 stays float32); a NumPy float64 or complex128 is
+    not (aotc.weak_scalars: twins compiled for each combination)."""
+    return x * a, z * w
 
 
 # -- guards: a raise, assert or return runs before the checks of the code after it ----------

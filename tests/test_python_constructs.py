@@ -74,6 +74,7 @@ def _same_message(got: str, want: str, where: str) -> None:
 
 
 X = np.array([1.5, -2.0, 3.25, 0.5])
+Z64 = np.array([1 + 2j, -0.5j], dtype=np.complex64)
 M = np.arange(12.0).reshape(4, 3) - 4.0
 IDX = np.array([0, 1], dtype=np.int64)
 POS = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [-1.0, 5.0]])
@@ -95,6 +96,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "_Aij": [(M, 1, 1), (M, 0, 2), (M[:0], 0, 0)],
     "_private_scale": [(X, 2.0)],
     "weak_string_scalars": [(X.astype(np.float32), 0.1, 3), (X, 0.1, -2)],
+    "weak_or_numpy_scalars": [
+        (X.astype(np.float32), a, Z64, w)
+        for a in (2.5, np.float64(2.5), np.float32(0.1), np.array(1e300))
+        for w in (1j, np.complex128(1e300), np.complex64(2 - 1j))],
     "guard_fstring": [(X,), (X[:0],)],
     "guard_assert_fstring": [(X,), (X[:1],), (X[:0],)],
     "guard_percent": [(X, 2), (X, 7), (X[:0], 1)],

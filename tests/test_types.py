@@ -206,3 +206,28 @@ def test_export_errors_are_located():
     assert "in kernel 'bad'" in str(err.value)
     with pytest.raises(SignatureError, match="signature strings"):
         aotc.export(3)
+
+
+def test_weak_scalars_get_strong_twins_where_strength_changes_the_program():
+    from aotc.frontend import trace_kernel
+    from aotc.weak_scalars import with_strong_twins
+
+    def kernel(x, a, k, flag):
+        return x * a + k, flag
+
+    def trace(sig):
+        return str(trace_kernel(kernel, sig).program)
+
+    sig = parse_signature_string("(f4[:], float, int, bool)")  # results not declared
+    twins = with_strong_twins([sig], trace)
+    # float and int change the program when strong (float32 * float64 is float64); bool
+    # does not: three twins, one per combination, and no defer on the bool
+    assert [[(p.weak, p.defers_wide) for p in t.params[1:]] for t in twins] == [
+        [(True, True), (True, True), (True, False)],
+        [(False, False), (True, True), (True, False)],
+        [(True, True), (False, False), (True, False)],
+        [(False, False), (False, False), (True, False)]]
+    f8 = parse_signature_string("(f8[:], float, int, bool)")
+    assert with_strong_twins([f8], trace) == [f8]  # float64 arrays: strength changes nothing
+    declared = parse_signature_string("(f4[:], b1)(f4[:], float, int, bool)")
+    assert with_strong_twins([declared], trace) == [declared]  # float32 results, as declared
