@@ -568,8 +568,8 @@ def _thread_env(count: int) -> dict[str, str]:
 TITLES = {
     "single": "issue 13: every system on one thread",
     "issue10": "issue 10: value-dependent sizes, sorting, complex numbers; 1 thread",
-    "linalg": "np.linalg and np.fft (aotc's loops up to order 16 and for SVD/lstsq, NumPy's "
-              "LAPACK and pocketfft loops otherwise) against NumPy; 1 thread",
+    "linalg": "np.linalg and np.fft (NumPy's own LAPACK and pocketfft loops, aotc's code "
+              "for small matrices in a loop) against NumPy; 1 thread",
     "loops": "explicit index loops (checks proven once per loop); NumPy runs them as Python; "
              "1 thread",
     "parallel": "issue 13 with {n} threads: aotc parallel = true, Numba parallel=True, JAX's "

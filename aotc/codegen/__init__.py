@@ -8,7 +8,10 @@ merged into :data:`.entry.EQN_RULES`:
   :mod:`.convert`, :mod:`.mathlib` for the cases NumPy defines unusually, and
   :mod:`.complexarith`, :mod:`.complexmath`, :mod:`.complexfuncs` for complex values);
 - :mod:`.views` — index maps without loops; :mod:`.nests` — elementwise loops, ``iota``;
-- :mod:`.reductions`, :mod:`.indexing`, :mod:`.linalg`, :mod:`.control`.
+- :mod:`.reductions`, :mod:`.indexing`, :mod:`.linalg`, :mod:`.control`;
+- :mod:`.external` — calls of NumPy's own gufunc loops (LAPACK, pocketfft).
+
+:mod:`.libc` declares the C library functions kernels call.
 
 :mod:`.inplace` (with :mod:`.planner`) decides which updates write in place and which
 buffers loops and branches share; :mod:`.layout` turns that into homes (outputs, 64-byte

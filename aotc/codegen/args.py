@@ -21,8 +21,8 @@ from .convert import convert
 from .dims import DimEvaluator
 from .dtypes import I64, INT64, PTR, constant, i64
 from .layout import plan_layout
+from .libc import aligned_buffer, libc_function
 from .parallel import Outline
-from .parallel_gemm import aligned_buffer, libc_function
 from .runtime import RUNTIME_STRUCT
 from .scalar import rule_params, scalar_rule
 from .values import Scalar, Value, View, load_memory

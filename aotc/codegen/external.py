@@ -24,9 +24,9 @@ from ..ops.core import Primitive
 from ..ops.external import BY_NAME, numpy_loop_p
 from .context import Lowering
 from .dtypes import BOOL, I64, PTR, i64, mem_type
+from .libc import libc_function
 from .loops import loop_nest
 from .nests import EqnRule
-from .parallel_gemm import libc_function
 from .values import Scalar, Value, View, element_ptr, load
 
 I32 = ir.IntType(32)

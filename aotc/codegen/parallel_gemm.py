@@ -32,7 +32,7 @@ from ..ops.core import Primitive
 from ..ops.linalg import dot_general_p
 from .builder import KernelBuilder
 from .context import Lowering
-from .dtypes import I8, I64, PTR, i64
+from .dtypes import I8, PTR, i64
 from .gemm import (
     GEMM_PARAMS,
     TileHook,
@@ -47,6 +47,7 @@ from .gemm import (
 )
 from .gemm import workspace as gemm_workspace
 from .gemm_pack import pack_a_function, pack_b_function
+from .libc import aligned_buffer, libc_function
 from .loops import for_range
 from .parallel import Outline, chunk_bounds
 from .runtime import threads
@@ -58,21 +59,6 @@ GEMM_PARALLEL_WORK = 1 << 22
 SLAB_ROWS = 128
 #: Chunks per product, at most.
 MAX_GEMM_CHUNKS = 32
-
-
-def libc_function(module: ir.Module, name: str, ftype: ir.FunctionType) -> ir.Function:
-    found = module.globals.get(name)
-    if isinstance(found, ir.Function):
-        return found
-    return ir.Function(module, ftype, name)
-
-
-def aligned_buffer(b: ir.IRBuilder, nbytes: ir.Value) -> ir.Value:
-    """``aligned_alloc(64, nbytes rounded up to 64)``: packing buffers are read with
-    aligned vector loads."""
-    fn = libc_function(b.module, "aligned_alloc", ir.FunctionType(PTR, [I64, I64]))
-    rounded = b.and_(b.add(nbytes, i64(63)), i64(-64))
-    return b.call(fn, [i64(64), b.select(b.icmp_signed(">", rounded, i64(0)), rounded, i64(64))])
 
 
 def parallel_dot(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value] | None:
