@@ -245,6 +245,12 @@ class Dispatch:
     refresh: Callable[[Tracer], None] | None = None
     #: Turns a non-scalar constant (an ndarray, a lazy selection) into a tracer.
     constant: Callable[[Any], Tracer] | None = None
+    #: Calls a function the kernel gave a NumPy function (``np.piecewise``'s) as
+    #: converted code: set by :mod:`aotc.autograph`, the layer above NumPy's API.
+    call_user: Callable[..., Any] | None = None
+    #: A Python sequence of a length known at run time, ``item(k)`` its items
+    #: (``np.array_split`` into a traced number of pieces): set by :mod:`aotc.autograph`.
+    runtime_sequence: Callable[[Tracer, Callable[[Any], Any]], Any] | None = None
 
     def get(self, name: str) -> Callable[..., Any]:
         handler = getattr(self, name)

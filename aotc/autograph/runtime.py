@@ -33,7 +33,7 @@ from ..numpy_api.pyrandom import PYRANDOM, is_python_random
 from ..numpy_api.pyrandom import refuse as refuse_pyrandom
 from ..numpy_api.random import refuse as refuse_random
 from ..ops.index import raise_if_p
-from ..tracer import MESSAGE_VALUES, Tracer, as_tracer, current
+from ..tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
 from . import optional
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
@@ -423,3 +423,5 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
 #: is recursion with no build-time end (closures composed a few levels deep are fine).
 _CALLING: list[tuple[str, int, str]] = []
 _NESTING_LIMIT = 24
+
+DISPATCH.call_user = call  # np.piecewise's functions run as converted code too

@@ -22,7 +22,7 @@ from .. import lax
 from ..numpy_api.pynumbers import marked
 from ..ops.index import raise_if_p
 from ..shapes import SYMBOL_LIMIT, DimExpr, as_dim, ceil_div, from_arguments, relu
-from ..tracer import Tracer, as_tracer, current
+from ..tracer import DISPATCH, Tracer, as_tracer, current
 
 #: Loops and comprehensions over build-time lengths unroll up to this many items.
 UNROLL_LIMIT = 64
@@ -236,3 +236,5 @@ SEQUENCES: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.reversed: reversed_, np.ndindex: ndindex, itertools.repeat: repeat_,
     builtins.list: as_list, builtins.tuple: as_tuple,
 }
+
+DISPATCH.runtime_sequence = RuntimeSeq  # np.array_split into a traced number of pieces

@@ -7,11 +7,15 @@ an array parameter, or at the value of a scalar parameter in its dtype (see
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 from llvmlite import ir
 
 from .. import abi
 from ..ir import Atom, DimSource, Lit, Program, Var, nested_programs, runtime_errors
+from ..ops.core import Primitive
 from ..ops.index import python_number_p
 from ..ops.shape import dim_value_p
 from ..shapes import SYMBOL_LIMIT
@@ -38,7 +42,8 @@ class Args:
     """Lazily loaded pieces of ``argv`` (each loaded once, at the top of the function)."""
 
     def __init__(self, b: KernelBuilder, argv: ir.Value, program: Program,
-                 info: ir.Value | None = None) -> None:
+                 info: ir.Value | None = None,
+                 rules: Mapping[Primitive, Any] | None = None) -> None:
         self.b = b
         self.argv = argv
         self.program = program
@@ -46,6 +51,9 @@ class Args:
         #: with its check (see ``aotc.derived``); None in the kernel, where it cannot
         #: happen after ``P_shapes`` passed.
         self.info = info
+        #: The lowering rules a derived size's program runs with (the kernel's own, given
+        #: by :mod:`.entry`, which builds on this module).
+        self.rules = rules or {}
         self._ptrs: dict[int, ir.Value] = {}
         self._fields: dict[tuple[int, int], ir.Value] = {}
 
@@ -125,8 +133,6 @@ class Args:
         them), in a function of its own, which an error it meets (an index out of range)
         leaves: ``P_shapes`` then fails with that error's check, its values from the
         runtime's ``detail``."""
-        from .entry import EQN_RULES  # (which reads the arguments with this class)
-
         b = self.b
         dims = DimEvaluator(b, symbols)
         null = ir.Constant(PTR, None)
@@ -150,7 +156,7 @@ class Args:
                 scratch = aligned_buffer(b, dims(layout.scratch_bytes))
                 with b.if_then(b.icmp_unsigned("==", scratch, null), likely=False):
                     b.ret(i64(abi.TOO_BIG if self.info is not None else abi.OUT_OF_MEMORY))
-            ctx = Lowering(b, dims, layout, null, scratch, runtime, EQN_RULES, errors)
+            ctx = Lowering(b, dims, layout, null, scratch, runtime, self.rules, errors)
             region = Outline(ctx, "derived", serial=True)
             with region:
                 (result,) = ctx.run(program, inputs)

@@ -35,7 +35,7 @@ from .functions_base import where
 from .histograms import raise_if
 from .joining import concatenate, flip, moveaxis, swapaxes, take
 from .reductions import sum_
-from .shaping import normalize_axes, ravel
+from .shaping import as_count, normalize_axes, ravel
 from .ufuncs import apply_ufunc, broadcast_all
 
 I64 = np.dtype(np.int64)
@@ -149,7 +149,6 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
     setitem_any(arr, _along_index(arr, as_tracer(indices), ax), values)
 
 
-
 def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *,
                         subok: bool = False, writeable: bool = False) -> Tracer:
     """NumPy's windows: each windowed axis shrinks by its window less one, and the
@@ -186,13 +185,20 @@ def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *,
         out = moveaxis(out, ax + 1, -1)
     return out
 
-FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
-    np.flipud: flipud, np.fliplr: fliplr, np.rot90: rot90,
-    np.matrix_transpose: matrix_transpose,
-    np.broadcast_arrays: broadcast_arrays, np.diagflat: diagflat, np.resize: resize,
-    np.block: block, np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
-    np.lib.stride_tricks.sliding_window_view: sliding_window_view,
-}
+
+def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
+    x = as_tracer(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    ax = normalize_axes(axis, x.ndim)[0]
+    if isinstance(repeats, (list, tuple, np.ndarray)) and np.ndim(repeats) or (
+            isinstance(repeats, Tracer) and repeats.ndim):
+        return repeat_each(x, repeats, ax)
+    shape = x.aval.shape
+    k = as_count(repeats, shape[ax], "repeat count")
+    spread = shape[:ax + 1] + (k,) + shape[ax + 1:]
+    b = lax.broadcast_in_dim(x, spread, tuple(i if i <= ax else i + 1 for i in range(x.ndim)))
+    return lax.reshape(b, shape[:ax] + (shape[ax] * k,) + shape[ax + 1:])
 
 
 def repeat_each(x: Tracer, repeats: Any, axis: int) -> Tracer:
@@ -246,3 +252,12 @@ def repeat_each(x: Tracer, repeats: Any, axis: int) -> Tracer:
 
     out, _ = lax.fori_loop(0, many, element, (out, np.int64(0)))
     return moveaxis(out, 0, axis)
+
+
+FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.flipud: flipud, np.fliplr: fliplr, np.rot90: rot90,
+    np.matrix_transpose: matrix_transpose,
+    np.broadcast_arrays: broadcast_arrays, np.diagflat: diagflat, np.resize: resize,
+    np.block: block, np.take_along_axis: take_along_axis, np.put_along_axis: put_along_axis,
+    np.lib.stride_tricks.sliding_window_view: sliding_window_view, np.repeat: repeat,
+}

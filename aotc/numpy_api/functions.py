@@ -105,7 +105,7 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.concatenate: joining.concatenate, np.stack: joining.stack, np.hstack: joining.hstack,
     np.vstack: joining.vstack, np.atleast_1d: joining.atleast_1d,
     np.atleast_2d: joining.atleast_2d, np.broadcast_to: joining.broadcast_to,
-    np.tile: joining.tile, np.repeat: joining.repeat, np.take: joining.take,
+    np.tile: joining.tile, np.take: joining.take,
     np.roll: joining.roll, np.flip: joining.flip, np.diff: joining.diff,
     np.cumsum: joining.cumsum, np.cumprod: joining.cumprod, np.moveaxis: joining.moveaxis,
     np.swapaxes: joining.swapaxes, np.copy: joining.copy,

@@ -1,7 +1,7 @@
 """Joining, repeating and reordering arrays, as decompositions.
 
 ``concatenate`` is the one joining primitive (``stack``, ``hstack``, ``vstack`` add
-axes first); ``tile`` and ``repeat`` are broadcasts and reshapes; ``roll`` is a
+axes first); ``tile`` is a broadcast and a reshape; ``roll`` is a
 ``take`` with indices computed modulo the axis length, so it works for runtime sizes;
 ``flip`` and ``diff`` are slices; ``cumsum``/``cumprod`` are scans.
 """
@@ -144,22 +144,6 @@ def tile(A: Any, reps: Any) -> Tracer:
         spread += [r, n]
     b = lax.broadcast_in_dim(x, tuple(spread), tuple(range(1, 2 * ndim, 2)))
     return lax.reshape(b, tuple(r * n for r, n in zip(counts, x.aval.shape, strict=True)))
-
-
-def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
-    x = as_tracer(a)
-    if axis is None:
-        x, axis = ravel(x), 0
-    ax = _axis(axis, x.ndim)
-    if isinstance(repeats, (list, tuple, np.ndarray)) and np.ndim(repeats) or (
-            isinstance(repeats, Tracer) and repeats.ndim):
-        from .arrangements import repeat_each  # (it builds on this module)
-        return repeat_each(x, repeats, ax)
-    shape = x.aval.shape
-    k = as_count(repeats, shape[ax], "repeat count")
-    spread = shape[:ax + 1] + (k,) + shape[ax + 1:]
-    b = lax.broadcast_in_dim(x, spread, tuple(i if i <= ax else i + 1 for i in range(x.ndim)))
-    return lax.reshape(b, shape[:ax] + (shape[ax] * k,) + shape[ax + 1:])
 
 
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Tracer:

@@ -10,6 +10,7 @@ from .. import lax
 from ..shapes import DimExpr, size
 from ..tracer import Tracer, current
 from . import (
+    arrangements,
     complexes,
     diagonals,
     joining,
@@ -52,7 +53,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     selection.compress(condition, a, axis, out),
     "astype": shaping.astype, "var": statistics.var, "std": statistics.std,
     "argmax": statistics.argmax, "argmin": statistics.argmin, "clip": statistics.clip,
-    "cumsum": joining.cumsum, "cumprod": joining.cumprod, "repeat": joining.repeat,
+    "cumsum": joining.cumsum, "cumprod": joining.cumprod, "repeat": arrangements.repeat,
     "take": joining.take, "copy": joining.copy, "swapaxes": joining.swapaxes,
     "dot": linalg.dot, "trace": linalg.trace, "round": rounding.round_,
     "sort": sorting.sort_method, "argsort": sorting.argsort,

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import size
-from ..tracer import Tracer, as_tracer, current
+from ..tracer import DISPATCH, Tracer, as_tracer, current
 from .creation import iota
 from .fancy import setitem_any
 from .functions_base import where
@@ -140,8 +140,7 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Tracer
 
 
 def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> Tracer:
-    from ..autograph.runtime import call
-
+    call = DISPATCH.get("call_user")
     v = as_tracer(x)
     conditions = [condlist] if _one_condition(condlist, v) else list(condlist)
     functions = list(funclist)

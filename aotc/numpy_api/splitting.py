@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tracer import Tracer, as_tracer, current
+from ..tracer import DISPATCH, Tracer, as_tracer, current
 from .histograms import raise_if
 
 
@@ -55,8 +55,7 @@ def _pieces(x: Tracer, sections: Any, axis: int, equal: bool) -> Any:
 
     if not isinstance(sections, Tracer):
         return [piece(k) for k in range(int(sections))]
-    from ..autograph.sequences import RuntimeSeq  # (autograph builds on this package)
-    return RuntimeSeq(as_tracer(sections), piece)
+    return DISPATCH.get("runtime_sequence")(as_tracer(sections), piece)
 
 
 def _at_points(x: Tracer, points: Any, axis: int) -> list[Tracer]:

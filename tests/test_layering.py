@@ -1,0 +1,76 @@
+"""The layering DESIGN.md states, read from the source (no toolchain): NumPy's API never
+imports the autograph layer above it (that registers hooks into the tracer's dispatch
+table instead), and the modules of numpy_api, codegen, ops and passes import each other
+in no circle, not even through an import inside a function."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+AOTC = Path(__file__).resolve().parents[1] / "aotc"
+PACKAGES = ("numpy_api", "codegen", "ops", "passes")
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(AOTC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every aotc module ``path`` imports, at its top or in a function (imports only
+    for type checkers excluded)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module(path) if path.name == "__init__.py" else _module(path).rpartition(".")[0]
+    typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            target = f"{base}.{node.module}" if node.module else base
+            if node.module:  # (``from . import x`` imports the submodule x)
+                found.add(target)
+            found.update(f"{target}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("aotc."))
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = {_module(p): p for p in AOTC.rglob("*.py")}
+    return {name: {m for m in _imports(path) if m in modules and m != name}
+            for name, path in modules.items()}
+
+
+def test_numpy_api_does_not_import_autograph():
+    graph = _graph()
+    wrong = {m: sorted(t for t in targets if t.startswith("aotc.autograph"))
+             for m, targets in graph.items() if m.startswith("aotc.numpy_api")}
+    assert not {m: t for m, t in wrong.items() if t}
+
+
+def test_no_import_circles_within_the_layers():
+    graph = _graph()
+    for package in PACKAGES:
+        prefix = f"aotc.{package}."
+        inner = {m: {t for t in ts if t.startswith(prefix)} for m, ts in graph.items()
+                 if m.startswith(prefix)}
+        done: set[str] = set()
+        for start in sorted(inner):
+            path: list[str] = []
+
+            def visit(node: str) -> None:
+                if node in path:
+                    cycle = path[path.index(node):] + [node]
+                    raise AssertionError(" -> ".join(cycle))
+                if node in done:
+                    return
+                path.append(node)
+                for nxt in sorted(inner.get(node, ())):
+                    visit(nxt)
+                path.pop()
+                done.add(node)
+            visit(start)
