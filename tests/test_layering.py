@@ -52,25 +52,37 @@ def test_numpy_api_does_not_import_autograph():
     assert not {m: t for m, t in wrong.items() if t}
 
 
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A circle of imports in ``graph``, or None (depth-first, marking finished nodes)."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        if node in path:
+            return path[path.index(node):] + [node]
+        if node in done:
+            return None
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            found = visit(nxt)
+            if found:
+                return found
+        path.pop()
+        done.add(node)
+        return None
+
+    for start in sorted(graph):
+        found = visit(start)
+        if found:
+            return found
+    return None
+
+
 def test_no_import_circles_within_the_layers():
     graph = _graph()
     for package in PACKAGES:
         prefix = f"aotc.{package}."
         inner = {m: {t for t in ts if t.startswith(prefix)} for m, ts in graph.items()
                  if m.startswith(prefix)}
-        done: set[str] = set()
-        for start in sorted(inner):
-            path: list[str] = []
-
-            def visit(node: str) -> None:
-                if node in path:
-                    cycle = path[path.index(node):] + [node]
-                    raise AssertionError(" -> ".join(cycle))
-                if node in done:
-                    return
-                path.append(node)
-                for nxt in sorted(inner.get(node, ())):
-                    visit(nxt)
-                path.pop()
-                done.add(node)
-            visit(start)
+        cycle = _cycle(inner)
+        assert cycle is None, " -> ".join(cycle or [])
