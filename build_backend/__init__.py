@@ -13,19 +13,25 @@ runs inside :func:`_settings`, the one place that makes them visible to
 like a regular wheel's. For an edit-compile loop, ``python -m aotc build`` rebuilds the
 extensions in place.
 
-Wheels are reproducible: when ``SOURCE_DATE_EPOCH`` is unset, ``build_wheel`` sets it to
-the modification time of pyproject.toml (preserved by the sdist), so the same source gives
-the same bytes.
+Wheels and sdists are reproducible: their time stamps are ``SOURCE_DATE_EPOCH``, else a
+fixed date (:data:`DEFAULT_EPOCH`), and the sdist is rewritten without the checkout's
+owners, modes and file order, so the same source gives the same bytes in any clone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gzip
+import io
 import os
+import tarfile
 from collections.abc import Iterator
 from typing import Any
 
 ConfigSettings = dict[str, Any] | None
+#: The time stamp of every file in a wheel and an sdist when ``SOURCE_DATE_EPOCH`` is
+#: unset: 1980-01-01, the earliest a zip archive holds (hatchling's choice too).
+DEFAULT_EPOCH = 315532800
 
 
 @contextlib.contextmanager
@@ -39,8 +45,8 @@ def _settings(config_settings: ConfigSettings, *, wheel: bool = False) -> Iterat
     except AotcError as err:
         report(err)
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if wheel and epoch is None and os.path.isfile("pyproject.toml"):
-        os.environ["SOURCE_DATE_EPOCH"] = str(int(os.path.getmtime("pyproject.toml")))
+    if wheel and epoch is None:
+        os.environ["SOURCE_DATE_EPOCH"] = str(DEFAULT_EPOCH)
     try:
         with config.config_settings_scope(ours):
             yield
@@ -91,7 +97,29 @@ def build_wheel(wheel_directory: str, config_settings: ConfigSettings = None,
 
 def build_sdist(sdist_directory: str, config_settings: ConfigSettings = None) -> str:
     with _settings(config_settings):
-        return _backend().build_sdist(sdist_directory, config_settings)
+        name = _backend().build_sdist(sdist_directory, config_settings)
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
+    _normalize_sdist(os.path.join(sdist_directory, name), epoch)
+    return str(name)
+
+
+def _normalize_sdist(path: str, epoch: int) -> None:
+    """Rewrite the sdist so that its bytes depend on the files' contents alone: members
+    in name order, every time stamp ``epoch`` (the gzip header's too), no owners, and
+    modes 644 or 755. setuptools takes each file's time and owner from the checkout."""
+    members: list[tuple[tarfile.TarInfo, bytes | None]] = []
+    with tarfile.open(path) as src:
+        for info in src.getmembers():
+            stream = src.extractfile(info) if info.isfile() else None
+            members.append((info, stream.read() if stream is not None else None))
+    with open(path, "wb") as raw, \
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=epoch) as zipped, \
+            tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as out:
+        for info, data in sorted(members, key=lambda m: m[0].name):
+            info.mtime, info.uid, info.gid, info.uname, info.gname = epoch, 0, 0, "", ""
+            info.mode = 0o755 if info.isdir() or info.mode & 0o111 else 0o644
+            info.pax_headers = {}
+            out.addfile(info, io.BytesIO(data) if data is not None else None)
 
 
 def build_editable(wheel_directory: str, config_settings: ConfigSettings = None,

@@ -230,3 +230,24 @@ def test_wheel_is_reproducible(tmp_path, dists, build_env):
     for name in first.namelist():
         assert first.read(name) == second.read(name), name
     assert wheel.read_bytes() == again.read_bytes()
+
+
+def test_sdists_are_reproducible_without_source_date_epoch(tmp_path, build_env):
+    """Two clones (other file times, other modes) give byte-identical sdists, and every
+    member carries the fixed default time (1980-01-01) when SOURCE_DATE_EPOCH is unset."""
+    env = {k: v for k, v in build_env.items() if k != "SOURCE_DATE_EPOCH"}
+    built = []
+    for k in range(2):
+        project = _copy_project(tmp_path / f"clone{k}" / "quickstart")
+        for path in project.rglob("*"):
+            os.utime(path, (1_700_000_000 + 1000 * k, 1_700_000_000 + 1000 * k))
+            if k and path.is_file():
+                path.chmod(0o664)
+        out = tmp_path / f"out{k}"
+        _run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out),
+              str(project)], env=env)
+        (sdist,) = out.glob("*.tar.gz")
+        built.append(sdist.read_bytes())
+        with tarfile.open(sdist) as tar:
+            assert {m.mtime for m in tar.getmembers()} == {315532800}
+    assert built[0] == built[1]
