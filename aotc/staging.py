@@ -22,12 +22,15 @@ import functools
 import hashlib
 import os
 import re
+import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import config, cpu, object_cache
+from .argtypes import signature_of
 from .checks import Matcher
+from .export import export
 from .types import Signature, parse_signature_string
 from .weak_scalars import with_strong_twins
 
@@ -157,16 +160,66 @@ class Jitted:
         return linked.call(k, arrays[:len(self._matcher.signatures[k].params)])
 
 
+class Specializing:
+    """``aotc.jit`` of a function without signatures: compiled once per distinct
+    argument signature (:mod:`aotc.argtypes`), as Numba's ``@njit``; each compiled
+    signature kept in memory, its object code in the disk cache."""
+
+    def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
+        self.__wrapped__ = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self._target, self._fuse = target, fuse
+        self._compiled: dict[str, Jitted] = {}
+
+    @property
+    def signatures(self) -> list[str]:
+        """The signature strings compiled so far, in the order first called."""
+        return list(self._compiled)
+
+    def exports(self) -> str:
+        """The ``@aotc.export`` line that ships what was compiled here: paste it above
+        the function, list its module in ``[tool.aotc]``, and the wheel has it."""
+        return f"@aotc.export({', '.join(map(repr, self.signatures))})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        text = signature_of(self.__wrapped__, args, kwargs)
+        jitted = self._compiled.get(text)
+        if jitted is None:
+            jitted = Jitted(export(text)(_fresh_copy(self.__wrapped__)), self._target,
+                            self._fuse)
+            self._compiled[text] = jitted
+        return jitted(*args, **kwargs)
+
+
+def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A copy of a plain function (export marks the function it is given: each
+    signature gets a copy of its own, and the user's function stays unmarked)."""
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"aotc.jit({fn!r}): a Python function, or a kernel marked with "
+                        "@aotc.export, is what it compiles")
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__, copy.__doc__ = fn.__kwdefaults__, fn.__doc__
+    copy.__module__, copy.__qualname__ = fn.__module__, fn.__qualname__
+    copy.__dict__.update(fn.__dict__)
+    return copy
+
+
 def jit(fn: Callable[..., Any] | None = None, *, target: str | None = None,
         fuse: bool = True) -> Any:
-    """Compile an ``@aotc.export`` function in this process on its first call.
+    """Compile a function in this process on its first call.
 
-    ``target`` defaults to what a default wheel runs on this CPU (``AOTC_CPU`` forces
-    one). Usable as ``aotc.jit(f)`` or ``@aotc.jit`` above ``@aotc.export``.
+    An ``@aotc.export`` function is compiled for its signatures; any other function for
+    the types of each call (a new compile per new signature, as Numba's ``@njit``; see
+    ``.signatures`` and ``.exports()``). ``target`` defaults to what a default wheel runs
+    on this CPU (``AOTC_CPU`` forces one). Usable as ``aotc.jit(f)`` or ``@aotc.jit``.
     """
-    if fn is None:
-        return lambda f: Jitted(f, target, fuse)
-    return Jitted(fn, target, fuse)
+    def make(f: Callable[..., Any]) -> Jitted | Specializing:
+        if getattr(f, "__aotc_export__", None) is None:
+            return Specializing(f, target, fuse)
+        return Jitted(f, target, fuse)
+    return make if fn is None else make(fn)
 
 
 # -- the staged form ---------------------------------------------------------------------

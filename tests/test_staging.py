@@ -84,8 +84,38 @@ def test_jit_refuses_what_the_extension_refuses() -> None:
     with pytest.raises(TypeError, match=r"scale\(\): no signature matches") as err:
         aotc.jit(scale)(np.arange(3), 2.0)
     assert "scale(x: f32[:], a: f32) -> f32[:]" in str(err.value)
-    with pytest.raises(TypeError, match="mark the function with @aotc.export"):
-        aotc.jit(np.sum)
+    with pytest.raises(TypeError, match="a Python function, or a kernel marked"):
+        aotc.jit(np.sum)(np.arange(3.0))  # (a ufunc-like builtin: nothing to trace)
+
+
+def unannotated(a, x, y, scale=2.0):
+    """No signature: aotc.jit compiles it for each call's types."""
+    return a * x + y * scale
+
+
+def test_jit_without_signatures_specializes_on_each_call(_cache: Path) -> None:
+    fast = aotc.jit(unannotated)
+    x32, x64 = np.arange(3, dtype=np.float32), np.arange(3.0)
+    calls = [((2.0, x32, x32), {}), ((2.0, x64, np.ones(3)), {}),
+             ((np.float64(2.0), x32, x32), {}), ((2, x64, x64), {"scale": 3}),
+             ((2.0, x32, x32), {})]  # the first signature again: no new compile
+    for args, kwargs in calls:
+        got, want = fast(*args, **kwargs), unannotated(*args, **kwargs)
+        assert got.dtype == want.dtype  # float32 stays float32 with a Python float
+        np.testing.assert_array_equal(got, want)
+    assert fast.signatures == ["(float, f4[:], f4[:])", "(float, f8[:], f8[:])",
+                               "(f8, f4[:], f4[:])", "(int, f8[:], f8[:], int)"]
+    assert fast.exports() == "@aotc.export(" + ", ".join(map(repr, fast.signatures)) + ")"
+    assert not hasattr(unannotated, "__aotc_export__")  # the user's function is unmarked
+    assert len(list(_cache.glob("*.o"))) == 4  # each signature's object, cached on disk
+    with pytest.raises(TypeError, match="argument 'a' of str"):
+        fast("no", x32, x32)
+
+    def shipped(a, x, y, scale=2.0):  # the prototype with the line exports() wrote
+        return a * x + y * scale
+
+    exported = aotc.export(*fast.signatures)(shipped)
+    np.testing.assert_array_equal(aotc.jit(exported)(2.0, x32, x32), unannotated(2.0, x32, x32))
 
 
 def test_jit_checks_arguments_as_the_extension_does() -> None:
