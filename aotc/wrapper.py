@@ -34,7 +34,10 @@ from .ufunc_loops import loop_code, signature_literal
 from .ufunc_signature import CoreSignature
 from .wrapper_model import (
     BOOL_KIND,
+    COMPLEX_KIND,
     DTYPES,
+    FLOAT_KIND,
+    INT_KIND,
     Function,
     Overload,
     dtype_info,
@@ -313,9 +316,16 @@ def _doc_literal(doc: str) -> str:
     return f'"""{doc}"""'
 
 
+#: A scalar parameter's stub type, by the kinds it takes (the aliases of
+#: ``templates/module.pyi.in``): Python numbers and NumPy scalars of that kind or lower,
+#: as the call takes them (``scale(x, np.float32(2))`` type-checks).
+_PYI_SCALARS = {BOOL_KIND: "_Bool", INT_KIND: "_Int", FLOAT_KIND: "_Float",
+                COMPLEX_KIND: "_Complex"}
+
+
 def _pyi_type(t: ArrayType) -> str:
     info = dtype_info(t.dtype, str(t))
-    return info.py if t.is_scalar else f"NDArray[{info.scalar}]"
+    return _PYI_SCALARS[info.kind] if t.is_scalar else f"NDArray[{info.scalar}]"
 
 
 def _pyi_result(ov: Overload) -> str:

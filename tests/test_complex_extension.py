@@ -124,9 +124,9 @@ def test_header_spells_c99_complex_types(project):
 
 def test_stub_spells_complex(project):
     stub = (project / ".aotc-build" / PACKAGE / "kernels.pyi").read_text()
-    assert "def rotate(z: NDArray[np.complex128], w: complex) -> NDArray[np.complex128]:" \
+    assert "def rotate(z: NDArray[np.complex128], w: _Complex) -> NDArray[np.complex128]:" \
         in stub
-    assert "def modulus(z: complex) -> np.float64:" in stub
+    assert "def modulus(z: _Complex) -> np.float64:" in stub
     assert "-> np.complex64:" in stub
 
 

@@ -353,7 +353,7 @@ def test_defaults_of_runtime_parameters(modules: Any) -> None:
     np.testing.assert_array_equal(compiled.project(X), X)
     np.testing.assert_array_equal(compiled.project(X, z=4.0), X / 4.0)
     assert compiled.scaled_total(X) == np.sum(X) * 2.0
-    assert "z: float = ..." in Path(compiled.__file__).with_name("kernels.pyi").read_text()
+    assert "z: _Float = ..." in Path(compiled.__file__).with_name("kernels.pyi").read_text()
 
 
 def test_a_users_exception_class_raises_its_builtin_base(modules: Any) -> None:
@@ -434,7 +434,7 @@ def test_results_that_may_be_none(modules: Any) -> None:
     np.testing.assert_array_equal(y, X[::-1] + 2 * X)
     assert compiled.axpy_unless_empty(0, 2.0, X, y) is None
     stub = Path(compiled.__file__).with_name("kernels.pyi").read_text()
-    assert "def first_index_above(x: NDArray[np.float64], t: float) -> int | None" in stub \
+    assert "def first_index_above(x: NDArray[np.float64], t: _Float) -> int | None" in stub \
         or "-> np.int64 | None" in stub, stub
 
 

@@ -454,12 +454,36 @@ def test_pyi_stub(project):
     assert "def add1(x: NDArray[np.float64]) -> NDArray[np.float64]:" in stub
     assert "Add one to every element." in stub
     assert stub.count("@overload") == 2  # f64 1-D and 2-D look the same as NDArray
-    assert "def scale(x: NDArray[np.float32], a: float) -> NDArray[np.float32]:" in stub
+    assert "def scale(x: NDArray[np.float32], a: _Float) -> NDArray[np.float32]:" in stub
     assert "def dot(x: NDArray[np.float64], y: NDArray[np.float64]) -> np.float64:" in stub
     assert "def rowsum(x: NDArray[np.int64]) -> tuple[NDArray[np.int64], np.float64]:" in stub
-    assert "def shift(x: NDArray[np.int32], k: int) -> NDArray[np.int32]:" in stub
-    assert "def choose(flag: bool, x: NDArray[np.float64]" in stub
+    assert "def shift(x: NDArray[np.int32], k: _Int) -> NDArray[np.int32]:" in stub
+    assert "def choose(flag: _Bool, x: NDArray[np.float64]" in stub
     assert f"__all__ = {EXPORTS!r}" in stub
+
+
+def test_stub_takes_numpy_scalars_under_mypy(project, tmp_path):
+    """A float32 kernel's scalar takes np.float32 and a Python float for mypy, as the
+    call does (NumPy's float32 is no subclass of float: 'No overload variant matches')."""
+    (tmp_path / "check.py").write_text(textwrap.dedent(f"""
+        import numpy as np
+        from {PACKAGE}.kernels import scale, shift
+
+        x = np.zeros(3, dtype=np.float32)
+        scale(x, np.float32(2)); scale(x, 2.0); scale(x, 2); scale(x, np.int8(1))
+        shift(np.zeros(3, dtype=np.int32), np.int64(1))
+    """))
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental",
+                           "--ignore-missing-imports", str(tmp_path / "check.py")],
+                          cwd=project, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (tmp_path / "wrong.py").write_text(f"from {PACKAGE}.kernels import shift\n"
+                                       "import numpy as np\n"
+                                       "shift(np.zeros(3, dtype=np.int32), 1.5)\n")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental",
+                           str(tmp_path / "wrong.py")], cwd=project, capture_output=True,
+                          text=True)
+    assert done.returncode == 1 and "shift" in done.stdout  # a float for an int is refused
 
 
 def test_build_dir_contents(project):
