@@ -835,6 +835,16 @@ def weak_or_numpy_scalars(x: f32[:], a: float, z: c64[:], w: complex) -> tuple:
     return x * a, z * w
 
 
+@aotc.export
+def empty_constructors(x: f64[:]) -> tuple:
+    """Builtin constructors with no arguments: list() grown in a runtime loop."""
+    out = list()
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i] * 2.0)
+    return out, float() + int() + bool() + complex().real + len(tuple()) + len(list())
+
+
 # -- guards: a raise, assert or return runs before the checks of the code after it ----------
 # (every position: first, after a raise on values, in a loop, after a write, as a return;
 # every kind of message: none, constant, f-string, %-format, str.format)

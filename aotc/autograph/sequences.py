@@ -217,7 +217,7 @@ def length(value: Any) -> Any:
     return builtins.len(value)
 
 
-def as_list(value: Any) -> Any:
+def as_list(value: Any = ()) -> Any:
     """``list(x)``: a runtime sequence becomes its values stacked into an array."""
     seq = sequence(value)
     if isinstance(seq, RuntimeSeq):
