@@ -121,13 +121,16 @@ class Jitted:
 
     def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
         info = getattr(fn, "__aotc_export__", None)
-        if info is None:
+        if info is not None:
+            self._signatures = info.signatures
+        elif getattr(fn, "__aotc_transform__", False):  # aotc.grad(f), aotc.vmap(f)...
+            self._signatures = tuple(fn.signatures())  # type: ignore[attr-defined]
+        else:
             raise TypeError(f"aotc.jit({getattr(fn, '__name__', fn)!r}): mark the function "
                             "with @aotc.export (its signatures say what to compile)")
         self.__wrapped__ = getattr(fn, "__aotc_unchecked__", fn)
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
-        self._signatures = info.signatures
         self._target, self._fuse = target, fuse
         self._linked: _Linked | None = None
 
@@ -210,13 +213,15 @@ def jit(fn: Callable[..., Any] | None = None, *, target: str | None = None,
         fuse: bool = True) -> Any:
     """Compile a function in this process on its first call.
 
-    An ``@aotc.export`` function is compiled for its signatures; any other function for
+    An ``@aotc.export`` function (or a transform of one: ``aotc.jit(aotc.grad(f))``) is
+    compiled for its signatures; any other function for
     the types of each call (a new compile per new signature, as Numba's ``@njit``; see
     ``.signatures`` and ``.exports()``). ``target`` defaults to what a default wheel runs
     on this CPU (``AOTC_CPU`` forces one). Usable as ``aotc.jit(f)`` or ``@aotc.jit``.
     """
     def make(f: Callable[..., Any]) -> Jitted | Specializing:
-        if getattr(f, "__aotc_export__", None) is None:
+        if getattr(f, "__aotc_export__", None) is None \
+                and not getattr(f, "__aotc_transform__", False):
             return Specializing(f, target, fuse)
         return Jitted(f, target, fuse)
     return make if fn is None else make(fn)

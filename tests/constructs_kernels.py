@@ -842,7 +842,7 @@ def empty_constructors(x: f64[:]) -> tuple:
     for i in range(x.shape[0]):
         if x[i] > 0:
             out.append(x[i] * 2.0)
-    return out, float() + int() + bool() + complex().real + len(tuple()) + len(list())
+    return out, float() + int() + bool() + complex().real + len(tuple()) + len(list())  # noqa: UP018, C408
 
 
 # -- guards: a raise, assert or return runs before the checks of the code after it ----------

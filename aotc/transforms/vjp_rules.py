@@ -237,12 +237,17 @@ def _broadcast_in_dim(em: Emitter, cts: Cts, ins: list[Atom], outs: list[Atom], 
     (g,), (x,) = cts, ins
     if g is None or not is_float(x.type):
         return [None]
+    # A stretched axis is one of size 1; two sizes named apart (w.0 against x.0) were
+    # checked equal when the kernel broadcast them, and only the names change back.
+    one = DimExpr.const(1)
     stretched = [d for i, d in enumerate(broadcast_dimensions)
-                 if x.type.shape[i] != shape[d]]
+                 if x.type.shape[i] == one and shape[d] != one]
     axes = tuple(sorted({*_kept(len(shape), broadcast_dimensions), *stretched}))
     summed = em.one(REDUCTIONS["reduce_sum"], g, axes=axes) if axes else g
     if tuple(summed.type.shape) == tuple(x.type.shape):
         return [summed]
+    if summed.type.ndim == x.type.ndim and not stretched:
+        return [em.one(refine_shape_p, summed, shape=x.type.shape)]
     return [em.one(reshape_p, summed, new_sizes=x.type.shape)]
 
 

@@ -191,3 +191,18 @@ def test_every_float_primitive_has_a_vjp_rule_or_a_reason() -> None:
         "fusion"}  # gradients are taken before the optimizer runs
     missing = {n for n, p in ALL_PRIMITIVES.items() if p not in vjp_rules}
     assert missing == not_float | not_yet | {"random_seed"}  # (no outputs)
+
+
+@aotc.export
+def _misfit(w: aotc.f64[:], x: aotc.f64[:]) -> aotc.f64:
+    """Two sizes named apart (w.0, x.0), checked equal when w * x broadcasts them."""
+    return np.sum((w * x - 1.0) ** 2)
+
+
+def test_jit_of_a_gradient_and_sizes_named_apart():
+    # d/dw sum((w x - 1)^2) = 2 x (w x - 1), exactly representable here
+    w, x = np.array([1.0, 0.5, 2.0]), np.array([0.0, 2.0, 3.0])
+    want = 2 * x * (w * x - 1)
+    gradient = aotc.grad(_misfit)
+    np.testing.assert_array_equal(gradient(w, x), want)  # the VJP of the broadcast
+    np.testing.assert_array_equal(aotc.jit(gradient)(w, x), want)  # compiled directly
