@@ -14,7 +14,7 @@ import numpy as np
 from numpy import sqrt, zeros
 
 import aotc
-from aotc import bool_, c64, f32, f64, i64, u8
+from aotc import bool_, c64, c128, f32, f64, i64, u8
 
 TWO_PI = 2 * np.pi
 WEIGHTS = np.array([0.25, 0.5, 0.25])
@@ -843,6 +843,12 @@ def empty_constructors(x: f64[:]) -> tuple:
         if x[i] > 0:
             out.append(x[i] * 2.0)
     return out, float() + int() + bool() + complex().real + len(tuple()) + len(list())  # noqa: UP018, C408
+
+
+@aotc.export
+def operators_on_selections(r: f64, z: c128[:], x: f64[:]) -> tuple:
+    """A scalar on the left of a selection x[mask]: the selection's own operator."""
+    return r / np.abs(z[np.abs(z) > 1]), r - x[x > 0], 2.0 ** x[x < 1], r < x[x > 0]
 
 
 # -- guards: a raise, assert or return runs before the checks of the code after it ----------

@@ -101,6 +101,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
         for a in (2.5, np.float64(2.5), np.float32(0.1), np.array(1e300))
         for w in (1j, np.complex128(1e300), np.complex64(2 - 1j))],
     "empty_constructors": [(X,), (-X,), (X[:0],)],
+    "operators_on_selections": [(2.0, np.array([3 + 4j, 0.1, -2j]), X),
+                                (-1.0, np.zeros(0, complex), X[:0])],
     "guard_fstring": [(X,), (X[:0],)],
     "guard_assert_fstring": [(X,), (X[:1],), (X[:0],)],
     "guard_percent": [(X, 2), (X, 7), (X[:0], 1)],

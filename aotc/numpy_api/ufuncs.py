@@ -266,8 +266,20 @@ BINARY_OPERATORS = {
     "or": np.bitwise_or, "xor": np.bitwise_xor, "lshift": np.left_shift,
     "rshift": np.right_shift,
 }
+def _deferring(op: Callable[[Tracer, Any], Any]) -> Callable[[Tracer, Any], Any]:
+    """``op``, but NotImplemented for an operand with a NumPy protocol of its own (a lazy
+    ``x[mask]``): Python then asks that operand's reflected operator, as NumPy's arrays
+    defer to such types (``r / x[x > 1]``)."""
+    def deferring(self: Tracer, other: Any) -> Any:
+        if not isinstance(other, Tracer | np.ndarray | np.generic) \
+                and getattr(type(other), "__array_ufunc__", None) is not None:
+            return NotImplemented
+        return op(self, other)
+    return deferring
+
+
 #: Python operator methods of :class:`Tracer` (installed by ``aotc.numpy_api``).
-OPERATORS: dict[str, Callable[..., Any]] = {
+OPERATORS: dict[str, Callable[..., Any]] = {name: _deferring(op) for name, op in {
     **{f"__{n}__": pynumbers.binary(n, _binary(u), False)
        for n, u in BINARY_OPERATORS.items() if n != "pow"},
     "__pow__": _power,
@@ -277,6 +289,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__eq__": _binary(np.equal), "__ne__": _binary(np.not_equal),
     "__lt__": _binary(np.less), "__le__": _binary(np.less_equal),
     "__gt__": _binary(np.greater), "__ge__": _binary(np.greater_equal),
+}.items()} | {
     "__neg__": pynumbers.unary(lambda self: apply_ufunc(np.negative, self)),
     "__pos__": pynumbers.unary(lambda self: lax.fresh(self)),
     "__abs__": pynumbers.unary(lambda self: apply_ufunc(np.absolute, self)),
