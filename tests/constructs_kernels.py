@@ -851,6 +851,18 @@ def operators_on_selections(r: f64, z: c128[:], x: f64[:]) -> tuple:
     return r / np.abs(z[np.abs(z) > 1]), r - x[x > 0], 2.0 ** x[x < 1], r < x[x > 0]
 
 
+@aotc.export
+def flat_and_selected_items(a: f64[:, :], x: f64[:]) -> tuple:
+    """for v in a.flat (C order: the running value depends on it) and for v in x[m]."""
+    s = 0.0
+    for v in a.flat:
+        s = s * 0.5 + v
+    t = 0.0
+    for v in x[x > 0]:
+        t = t * 0.5 + v
+    return s, t, a.flat[1]
+
+
 # -- guards: a raise, assert or return runs before the checks of the code after it ----------
 # (every position: first, after a raise on values, in a loop, after a write, as a return;
 # every kind of message: none, constant, f-string, %-format, str.format)

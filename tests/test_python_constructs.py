@@ -103,6 +103,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "empty_constructors": [(X,), (-X,), (X[:0],)],
     "operators_on_selections": [(2.0, np.array([3 + 4j, 0.1, -2j]), X),
                                 (-1.0, np.zeros(0, complex), X[:0])],
+    "flat_and_selected_items": [(M, X), (M.T, -X), (M[:, ::2], X[::-1])],
     "guard_fstring": [(X,), (X[:0],)],
     "guard_assert_fstring": [(X,), (X[:1],), (X[:0],)],
     "guard_percent": [(X, 2), (X, 7), (X[:0], 1)],

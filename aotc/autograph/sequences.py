@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pynumbers import marked
 from ..ops.index import raise_if_p
 from ..shapes import SYMBOL_LIMIT, DimExpr, as_dim, ceil_div, from_arguments, relu
@@ -75,6 +76,8 @@ class RuntimeSeq:
 def sequence(value: Any) -> Any:
     """``value`` as a :class:`RuntimeSeq` when iterating it needs the runtime (an array,
     whose rows are its items), else itself."""
+    if isinstance(value, MaskedValue):  # for v in x[x > 0]: the kept items, laid out
+        value = value.values()
     if isinstance(value, Tracer):
         if value.ndim == 0:
             raise current().error("iteration over a 0-d array")
