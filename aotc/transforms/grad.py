@@ -16,6 +16,7 @@ import numpy as np
 from ..frontend import TracedKernel
 from ..interpret import eval_program
 from ..ir import Atom, Check, DimSource, Lit, Program, Var, verify
+from ..ops.index import KernelError
 from ..shapes import DimExpr
 from ..types import ArrayType, Signature
 from . import vjp_control  # noqa: F401  (fills the control-flow rules)
@@ -132,7 +133,15 @@ class Gradient(Transform):
         return self._programs[index][0]
 
     def __call__(self, *args: Any) -> Any:
-        outs = [o[()] if o.ndim == 0 else o for o in eval_program(self._program(args), *args)]
+        # as the compiled call: byte-swapped arrays taken in native order, and a kernel's
+        # error raised as the exception it names (not the interpreter's KernelError)
+        args = tuple(np.require(a, a.dtype.newbyteorder("=")) if isinstance(a, np.ndarray)
+                     and not a.dtype.isnative else a for a in args)
+        try:
+            values = eval_program(self._program(args), *args)
+        except KernelError as err:
+            raise err.as_exception() from None
+        outs = [o[()] if o.ndim == 0 else o for o in values]
         single = isinstance(self.argnums, int)
         if self.mode == "value_and_grad":
             return (outs[0], outs[1] if single else tuple(outs[1:]))

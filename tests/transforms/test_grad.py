@@ -206,3 +206,21 @@ def test_jit_of_a_gradient_and_sizes_named_apart():
     gradient = aotc.grad(_misfit)
     np.testing.assert_array_equal(gradient(w, x), want)  # the VJP of the broadcast
     np.testing.assert_array_equal(aotc.jit(gradient)(w, x), want)  # compiled directly
+
+
+@aotc.export
+def _checked_energy(x: aotc.f64[:]) -> aotc.f64:
+    if x[0] < 0:
+        raise ValueError("negative")
+    return np.sum(x * x)
+
+
+def test_uncompiled_and_compiled_gradients_behave_alike():
+    # the same exception class and message, and byte-swapped arrays taken by both
+    gradient = aotc.grad(_checked_energy)
+    for run in (gradient, aotc.jit(gradient)):
+        with pytest.raises(ValueError, match="^negative$") as err:
+            run(np.array([-1.0, 2.0]))
+        assert type(err.value) is ValueError
+        swapped = np.array([1.0, 2.0]).astype(">f8")
+        np.testing.assert_array_equal(run(swapped), [2.0, 4.0])
