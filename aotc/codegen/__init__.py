@@ -11,7 +11,8 @@ merged into :data:`.entry.EQN_RULES`:
 - :mod:`.reductions`, :mod:`.indexing`, :mod:`.linalg`, :mod:`.control`;
 - :mod:`.external` — calls of NumPy's own gufunc loops (LAPACK, pocketfft).
 
-:mod:`.libc` declares the C library functions kernels call.
+:mod:`.libc` declares the C library functions kernels call, :mod:`.simd` the vector
+instructions the GEMM, sorting networks and partitions share.
 
 :mod:`.inplace` (with :mod:`.planner`) decides which updates write in place and which
 buffers loops and branches share; :mod:`.layout` turns that into homes (outputs, 64-byte

@@ -25,9 +25,9 @@ from llvmlite import ir
 
 from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64, reg_type
-from .gemm_kernel import fused_multiply_add, zeros
 from .loops import for_range
 from .pairwise import lanes_sum
+from .simd import fused_multiply_add, zeros
 
 #: Independent vector accumulators: enough to cover the FMA latency (4 cycles) at two
 #: per cycle, while loads are the real limit.

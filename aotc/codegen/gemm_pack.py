@@ -26,8 +26,8 @@ from llvmlite import ir
 
 from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64, reg_type
-from .gemm_kernel import masked_load, splat, zeros
 from .loops import for_range
+from .simd import masked_load, splat, zeros
 
 
 def _byte_at(b: ir.IRBuilder, base: ir.Value, offset: ir.Value) -> ir.Value:

@@ -28,14 +28,14 @@ from llvmlite import ir
 
 from .builder import KernelBuilder, existing, internal_function
 from .dtypes import I8, I64, PTR, i64, reg_type
-from .gemm_kernel import (
+from .loops import for_range
+from .simd import (
     fused_multiply_add,
     masked_load,
     masked_store,
     splat,
     zeros,
 )
-from .loops import for_range
 
 #: The most rows of ``A`` this path takes.
 MAX_ROWS = 4

@@ -16,8 +16,8 @@ from llvmlite import ir
 
 from .builder import KernelBuilder, define_once, existing
 from .dtypes import I1, I64, PTR, i64
-from .gemm_kernel import I32, masked_load, masked_store, splat
 from .rows import VOID
+from .simd import I32, masked_load, masked_store, splat
 from .sortkeys import Keys
 from .sortnet import RegisterOps, Slot, merge_plan, run_plan
 

@@ -27,10 +27,10 @@ from llvmlite import ir
 
 from .builder import KernelBuilder, define_once, existing
 from .dtypes import I8, I64, PTR, i64
-from .gemm_kernel import I32, masked_load, masked_store, splat
 from .loops import for_range
 from .networks import VECTOR_BYTES, prefix_mask
 from .rows import Local
+from .simd import I32, masked_load, masked_store, splat
 from .sortkeys import Keys
 
 #: Keys a partition step takes at once: eight, whatever their width, so that the

@@ -35,10 +35,10 @@ from llvmlite import ir
 from . import partition
 from .builder import KernelBuilder, define_once
 from .dtypes import I1, I64, PTR, i64
-from .gemm_kernel import I32
 from .loops import for_range
 from .networks import VECTOR_BYTES, KeyVectors, network_function, sort_registers
 from .rows import VOID, Local
+from .simd import I32
 from .sortkeys import Keys
 
 #: Ranges longer than this many registers of keys take their pivot from a sample of
