@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+import numpy as np
+
 TABLE_SYMBOL = "aotc_numpy_loops"
 
 
@@ -45,17 +47,16 @@ class NumpyLoop:
                      for side in (ins, outs) for part in side.split("),("))
 
     @property
-    def dimension_names(self) -> tuple[str, ...]:
-        """The distinct core dimensions in order of first appearance: the order of
-        ``dimensions[1:]`` in the loop's call."""
-        seen: list[str] = []
-        for names in self.operands:
-            seen.extend(n for n in names if n not in seen)
-        return tuple(seen)
+    def in_dtypes(self) -> tuple[np.dtype, ...]:
+        return tuple(np.dtype(c) for c in self.types.split("->")[0])
+
+    @property
+    def out_dtypes(self) -> tuple[np.dtype, ...]:
+        return tuple(np.dtype(c) for c in self.types.split("->")[1])
 
     @property
     def nin(self) -> int:
-        return len(self.types.split("->")[0])
+        return len(self.in_dtypes)
 
     def __str__(self) -> str:
         return f"{self.module}.{self.ufunc}[{self.types}]"

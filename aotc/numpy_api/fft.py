@@ -23,18 +23,16 @@ import numpy as np
 from .. import lax
 from ..bind import size_value
 from ..ir import Lit
-from ..numpy_loops import loop
-from ..ops.external import numpy_loop_p
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, relu
 from ..tracer import Tracer, as_tracer, current
 from .creation import iota
 from .functions_base import where
 from .joining import moveaxis, roll
+from .loops import call_loop
 from .ufuncs import apply_ufunc
 
-I64, F32, F64 = np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64)
-C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+I64, F32, C64 = np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.complex64)
 NORMS = (None, "backward", "ortho", "forward")
 _SWAPPED = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
 
@@ -57,10 +55,10 @@ def _factor(norm: Any, forward: bool, count: Tracer, real_dtype: np.dtype) -> Tr
                               '"ortho" or "forward".')
     if not forward:
         norm = _SWAPPED[norm]
-    points = lax.convert(count, real_dtype)
-    if norm in (None, "backward"):
-        return lax.convert(as_tracer(1), real_dtype)
     one = lax.convert(as_tracer(1), real_dtype)
+    if norm in (None, "backward"):
+        return one
+    points = lax.convert(count, real_dtype)
     return one / (apply_ufunc(np.sqrt, points) if norm == "ortho" else points)
 
 
@@ -76,7 +74,6 @@ def _raw_fft(a: Any, n: Any, axis: Any, norm: Any, real_input: bool, forward: bo
     ax = int(axis) % x.ndim
     v = moveaxis(x, ax, -1)
     real_dtype = np.result_type(np.zeros(0, x.dtype).real.dtype, 1.0)
-    complex_dtype = np.result_type(x.dtype, 1j)
     length = v.aval.shape[-1]
     points = _points(n, 2 * (length - 1) if real_input and not forward else length)
     count = lax.dim_value(points)
@@ -87,29 +84,19 @@ def _raw_fft(a: Any, n: Any, axis: Any, norm: Any, real_input: bool, forward: bo
     # one the input casts to safely, in double precision (then cast to the result).
     scaled = (norm if forward else _SWAPPED[norm]) not in (None, "backward")
     single = scaled and x.dtype == (F32 if real_input and forward else C64)
-    wide, narrow = (C64, F32) if single else (C128, F64)
     if real_input and forward:
         size, types = points // 2 + 1, "ff->F" if single else "dd->D"
 
         def transform(name: str) -> Callable[[Tracer], Tracer]:
-            return lambda w: _call(name, types, w, fct, batch + (size,))
-        out = lax.cond(count % 2 == 0, transform("rfft_n_even"), transform("rfft_n_odd"),
-                       lax.convert(v, narrow))
-        return moveaxis(lax.convert(out, complex_dtype), -1, ax)
-    if real_input:
-        out = _call("irfft", "Ff->f" if single else "Dd->d", lax.convert(v, wide), fct,
-                    batch + (points,))
-        return moveaxis(lax.convert(out, real_dtype), -1, ax)
-    out = _call("fft" if forward else "ifft", "Ff->F" if single else "Dd->D",
-                lax.convert(v, wide), fct, batch + (points,))
-    return moveaxis(lax.convert(out, complex_dtype), -1, ax)
-
-
-def _call(name: str, types: str, x: Tracer, fct: Tracer, shape: tuple[DimExpr, ...]
-          ) -> Tracer:
-    entry = loop(name, types)
-    return lax.bind1(numpy_loop_p, x.atom, lax.convert(fct, np.dtype(types[1])).atom,
-                     loop=str(entry), shapes=(shape,), flag=False)
+            return lambda w: call_loop(name, types, [w, fct], [batch + (size,)],
+                                       cast=real_dtype)[0]
+        out = lax.cond(count % 2 == 0, transform("rfft_n_even"), transform("rfft_n_odd"), v)
+    else:
+        code = "F" if single else "D"  # complex in, complex out (real out for irfft)
+        name = "irfft" if real_input else "fft" if forward else "ifft"
+        types = f"{code}{code.lower()}->{code.lower() if real_input else code}"
+        out = call_loop(name, types, [v, fct], [batch + (points,)], cast=real_dtype)[0]
+    return moveaxis(out, -1, ax)
 
 
 def fft(a: Any, n: Any = None, axis: Any = -1, norm: Any = None, out: Any = None) -> Tracer:

@@ -32,9 +32,10 @@ from ..tracer import Tracer, current
 from .creation import eye, iota
 from .functions_base import where
 from .histograms import raise_if
-from .lapack import by_order, call
+from .lapack import by_order
 from .linalg_solve import LINALG_ERROR, _result_dtype, per_matrix, square
 from .linalg_svd import each_pair, rotate_rows
+from .loops import call_loop
 from .reductions import all_, sum_
 from .sorting import argsort
 from .ufuncs import apply_ufunc
@@ -130,11 +131,11 @@ def _eigh(a: Any, UPLO: str, vectors: bool) -> Any:
 
     def lapack() -> tuple[Tracer, ...]:
         name = ("eigh_" if vectors else "eigvalsh_") + ("lo" if lower else "up")
-        outs = call(name, "d->dd" if vectors else "d->d", [x],
-                    [batch + core for core, _ in cores], "Eigenvalues did not converge")
-        return tuple(lax.convert(v, x.dtype) for v in outs)
+        return tuple(call_loop(name, "d->dd" if vectors else "d->d", [x],
+                               [batch + core for core, _ in cores],
+                               error="Eigenvalues did not converge", cast=x.dtype))
 
-    results = small() if x.dtype.kind == "c" else by_order(n, small, lapack, x.ndim > 2)
+    results = by_order(x, small, lapack)
     return tuple(results) if vectors else results[0]
 
 

@@ -36,8 +36,9 @@ from ..types import real_dtype
 from .creation import full_from_dims, iota
 from .functions_base import where
 from .histograms import raise_if
-from .lapack import LINALG_ERROR, by_order, call
+from .lapack import by_order
 from .linalg import dot_general
+from .loops import LINALG_ERROR, call_loop
 from .reductions import prod, sum_
 from .statistics import argmax
 from .ufuncs import apply_ufunc
@@ -207,19 +208,10 @@ def solve(a: Any, b: Any) -> Tracer:
     def lapack() -> Tracer:
         batch = x.aval.shape[:-2]
         b = lax.broadcast_to(rhs, batch + (n, k)) if rhs.ndim > 2 else rhs
-        return call("solve", "dd->d", [x, b], [batch + (n, k)], "Singular matrix")[0]
-    result = _by_order(x, lambda: _per_matrix(x, [rhs], _solve_one, (n, k), dtype), lapack)
+        return call_loop("solve", "dd->d", [x, b], [batch + (n, k)],
+                         error="Singular matrix", cast=dtype)[0]
+    result = by_order(x, lambda: _per_matrix(x, [rhs], _solve_one, (n, k), dtype), lapack)
     return result[..., 0] if vector else result
-
-
-def _by_order(x: Tracer, small: Callable[[], Tracer], lapack: Callable[[], Tracer]
-              ) -> Tracer:
-    """``small()`` for small or complex matrices, else ``lapack()`` cast to ``x``'s
-    dtype (NumPy computes in double precision and casts: :mod:`.lapack`)."""
-    if x.dtype.kind == "c":  # (LAPACK's complex loops are not called yet)
-        return small()
-    return by_order(x.aval.shape[-1], small, lambda: lax.convert(lapack(), x.dtype),
-                    stacked=x.ndim > 2)
 
 
 def _broadcast_batch(p: tuple[DimExpr, ...], q: tuple[DimExpr, ...]) -> tuple[DimExpr, ...]:
@@ -246,8 +238,9 @@ def inv(a: Any) -> Tracer:
     x = lax.convert(x, dtype)
     n = x.aval.shape[-1]
     eye = lax.convert(_u(np.equal, iota(I64, (n, n), 0), iota(I64, (n, n), 1)), dtype)
-    return _by_order(x, lambda: _per_matrix(x, [eye], _solve_one, (n, n), dtype),
-                     lambda: call("inv", "d->d", [x], [x.aval.shape], "Singular matrix")[0])
+    return by_order(x, lambda: _per_matrix(x, [eye], _solve_one, (n, n), dtype),
+                    lambda: call_loop("inv", "d->d", [x], [x.aval.shape],
+                                      error="Singular matrix", cast=dtype)[0])
 
 
 def _sign_and_log(a: Tracer) -> tuple[Tracer, Tracer]:
@@ -278,8 +271,8 @@ def det(a: Any) -> Tracer:
     x = square(a)
     dtype = _result_dtype(x, complex_ok=True)
     x = lax.convert(x, dtype)
-    return _by_order(x, lambda: _per_matrix(x, [], _det_one, (), dtype),
-                     lambda: call("det", "d->d", [x], [x.aval.shape[:-2]])[0])
+    return by_order(x, lambda: _per_matrix(x, [], _det_one, (), dtype),
+                    lambda: call_loop("det", "d->d", [x], [x.aval.shape[:-2]], cast=dtype)[0])
 
 
 def slogdet(a: Any) -> tuple[Tracer, Tracer]:
@@ -292,13 +285,10 @@ def slogdet(a: Any) -> tuple[Tracer, Tracer]:
         return sign, logdet
 
     def lapack() -> tuple[Tracer, Tracer]:
-        sign, logdet = call("slogdet", "d->dd", [x], [x.aval.shape[:-2]] * 2)
-        return lax.convert(sign, dtype), lax.convert(logdet, dtype)
+        sign, logdet = call_loop("slogdet", "d->dd", [x], [x.aval.shape[:-2]] * 2, cast=dtype)
+        return sign, logdet
 
-    if dtype.kind == "c":
-        return small()
-    result: tuple[Tracer, Tracer] = by_order(x.aval.shape[-1], small, lapack,
-                                             stacked=x.ndim > 2)
+    result: tuple[Tracer, Tracer] = by_order(x, small, lapack)
     return result
 
 
@@ -335,9 +325,9 @@ def cholesky(a: Any, upper: bool = False) -> Tracer:
         low = _per_matrix(x, [], _cholesky_one, (n, n), dtype)
         return apply_ufunc(np.conjugate, _swap_last(low)) if upper else low
 
-    return _by_order(x, small, lambda: call(
+    return by_order(x, small, lambda: call_loop(
         "cholesky_up" if upper else "cholesky_lo", "d->d", [x], [x.aval.shape],
-        "Matrix is not positive definite")[0])
+        error="Matrix is not positive definite", cast=dtype)[0])
 
 
 def _swap_last(x: Tracer) -> Tracer:

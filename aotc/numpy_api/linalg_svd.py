@@ -37,9 +37,10 @@ from .creation import eye, full_from_dims, iota
 from .functions_base import where
 from .histograms import raise_if
 from .joining import concatenate
-from .lapack import SMALL, by_order, call
+from .lapack import SMALL, by_order
 from .linalg import matmul
 from .linalg_solve import LINALG_ERROR, _result_dtype, inv, per_matrix
+from .loops import call_loop
 from .reductions import any_, max_, min_, sum_
 from .sorting import argsort
 from .statistics import argmin, count_nonzero
@@ -159,20 +160,15 @@ def _svd2(a: Tracer, full: bool, vectors: bool) -> tuple[Any, Tracer, Any]:
     """``(U, s, V^T)`` of a matrix (``U`` and ``V^T`` None without ``vectors``): Jacobi's
     for a small or complex one, NumPy's LAPACK loop otherwise (:mod:`.lapack`)."""
     m, n = a.aval.shape
-    if a.dtype.kind == "c":
-        return _jacobi_svd(a, full, vectors)
-    k = minimum(m, n)
+    k, order = minimum(m, n), maximum(m, n)
     if not vectors:
-        s = by_order(maximum(m, n), lambda: _jacobi_svd(a, full, False)[1], lambda: lax.convert(
-            call("svd", "d->d", [a], [(k,)], NO_SVD)[0], a.dtype))
+        s = by_order(a, lambda: _jacobi_svd(a, full, False)[1], lambda: call_loop(
+            "svd", "d->d", [a], [(k,)], error=NO_SVD, cast=a.dtype)[0], order)
         return None, s, None
     shapes = [(m, m), (k,), (n, n)] if full else [(m, k), (k,), (k, n)]
-
-    def lapack() -> tuple[Tracer, ...]:
-        outs = call("svd_f" if full else "svd_s", "d->ddd", [a], shapes, NO_SVD)
-        return tuple(lax.convert(v, a.dtype) for v in outs)
-
-    u, s, vh = by_order(maximum(m, n), lambda: _jacobi_svd(a, full, True), lapack)
+    u, s, vh = by_order(a, lambda: _jacobi_svd(a, full, True), lambda: tuple(call_loop(
+        "svd_f" if full else "svd_s", "d->ddd", [a], shapes, error=NO_SVD, cast=a.dtype)),
+        order)
     return u, s, vh
 
 
@@ -313,11 +309,11 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Tracer, Tracer, Tracer, Tr
         return solution, sum_(error * error, axis=0), rank, s
 
     def lapack() -> tuple[Tracer, Tracer, Tracer, Tracer]:  # gelsd, as NumPy's lstsq
-        solution, squares, rank, s = call("lstsq", "ddd->ddid", [x, rhs, cut],
-                                          [(n, k), (k,), (), (minimum(m, n),)], NO_LSTSQ)
+        solution, squares, rank, s = call_loop(
+            "lstsq", "ddd->ddid", [x, rhs, cut], [(n, k), (k,), (), (minimum(m, n),)],
+            error=NO_LSTSQ, cast=dtype)
         solution = where(lax.dim_value(m) == 0, 0, solution)  # NumPy's, for m == 0
-        return (lax.convert(solution, dtype), lax.convert(squares, dtype), rank,
-                lax.convert(s, dtype))
+        return solution, squares, rank, s
 
     # LAPACK for large matrices, or any at the top level (.lapack.by_order), but never
     # for a right-hand side with no columns (LAPACK takes none)

@@ -12,6 +12,7 @@ turns it into NumPy's ``LinAlgError``.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -27,16 +28,10 @@ BY_NAME: dict[str, NumpyLoop] = {str(entry): entry for entry in LOOPS}
 BOOL = np.dtype(bool)
 
 
-def _dtypes(entry: NumpyLoop) -> tuple[list[np.dtype], list[np.dtype]]:
-    ins, outs = entry.types.split("->")
-    return [np.dtype(c) for c in ins], [np.dtype(c) for c in outs]
-
-
 def _numpy_loop_type(*inputs: AType, loop: str, shapes: tuple[Any, ...], flag: bool
                      ) -> tuple[AType, ...]:
     entry = BY_NAME[loop]
-    in_dtypes, out_dtypes = _dtypes(entry)
-    if [a.dtype for a in inputs] != in_dtypes:
+    if tuple(a.dtype for a in inputs) != entry.in_dtypes:
         raise ValueError(f"numpy_loop {loop}: inputs of dtypes "
                          f"{[str(a.dtype) for a in inputs]}")
     cores = entry.operands
@@ -47,18 +42,15 @@ def _numpy_loop_type(*inputs: AType, loop: str, shapes: tuple[Any, ...], flag: b
     if len(batches) > 1 or any(a.ndim < len(core) for a, core in
                                zip(inputs, cores, strict=False)):
         raise ValueError(f"numpy_loop {loop}: operands' batch axes differ")
-    outs = tuple(AType(d, tuple(s)) for d, s in zip(out_dtypes, shapes, strict=True))
+    outs = tuple(AType(d, tuple(s)) for d, s in zip(entry.out_dtypes, shapes, strict=True))
     return outs + ((AType(BOOL, ()),) if flag else ())
 
 
 def _numpy_loop_impl(*inputs: np.ndarray, loop: str, shapes: tuple[Any, ...], flag: bool
                      ) -> tuple[np.ndarray, ...]:
-    import importlib
-
     entry = BY_NAME[loop]
     ufunc = getattr(importlib.import_module(entry.module), entry.ufunc)
-    _, out_dtypes = _dtypes(entry)
-    outs = tuple(np.empty(s, d) for s, d in zip(shapes, out_dtypes, strict=True))
+    outs = tuple(np.empty(s, d) for s, d in zip(shapes, entry.out_dtypes, strict=True))
     failed: list[bool] = []
     with np.errstate(invalid="call", call=lambda *_: failed.append(True)):
         ufunc(*inputs, out=outs if len(outs) > 1 else outs[0], signature=entry.types)
