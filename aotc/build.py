@@ -29,9 +29,8 @@ from setuptools.command.build_ext import build_ext
 
 from . import abi, config, objects, wrapper
 from .errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
-from .types import Signature
 from .ufunc_loops import check_program
-from .weak_scalars import with_strong_twins
+from .weak_scalars import Traces, with_strong_twins
 
 if TYPE_CHECKING:
     from .frontend import TracedKernel
@@ -196,15 +195,7 @@ def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[st
     overloads: list[wrapper.Overload] = []
     param_names: tuple[str, ...] | None = None
     defaults: tuple[Any, ...] = ()
-    traced_by_signature: dict[Signature, TracedKernel] = {}
-
-    def trace(signature: Signature) -> TracedKernel:
-        key = Signature(tuple(replace(p, defers_wide=False) for p in signature.params),
-                        signature.results, signature.returns_tuple)
-        if key not in traced_by_signature:
-            traced_by_signature[key] = trace_kernel(fn, signature, name=name)
-        return traced_by_signature[key]
-
+    trace: Traces[TracedKernel] = Traces(lambda s: trace_kernel(fn, s, name=name))
     try:
         signatures = with_strong_twins(info.signatures, lambda s: str(trace(s).program))
     except AotcError as err:

@@ -32,7 +32,7 @@ from .argtypes import signature_of
 from .checks import Matcher
 from .export import export
 from .types import Signature, parse_signature_string
-from .weak_scalars import with_strong_twins
+from .weak_scalars import Traces, with_strong_twins
 
 if TYPE_CHECKING:
     from .frontend import TracedKernel
@@ -133,13 +133,13 @@ class Jitted:
         self.__doc__ = fn.__doc__
         self._target, self._fuse = target, fuse
         self._linked: _Linked | None = None
+        self._traces: Traces[Traced] = Traces(lambda s: trace(self.__wrapped__, s))
 
     @functools.cached_property
     def _matcher(self) -> Matcher:
         """The signatures with their strong twins, as the build makes them
         (:mod:`aotc.weak_scalars`), traced on the first call."""
-        twins = with_strong_twins(self._signatures,
-                                  lambda s: str(trace(self.__wrapped__, s).program))
+        twins = with_strong_twins(self._signatures, lambda s: str(self._traces(s).program))
         return Matcher(self.__wrapped__, twins)
 
     @property
@@ -150,7 +150,7 @@ class Jitted:
     def compile(self) -> Jitted:
         """Compile every overload now (the first call does it otherwise)."""
         if self._linked is None:
-            stages = [trace(self.__wrapped__, s).optimize(fuse=self._fuse)
+            stages = [self._traces(s).optimize(fuse=self._fuse)
                       for s in self._matcher.signatures]
             self._linked = _Linked([s.kernel for s in stages], [s.program for s in stages],
                                    _target_spec(self.target))

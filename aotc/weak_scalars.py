@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -29,6 +29,27 @@ from .types import ArrayType, Signature
 
 #: Trace a signature: its program's text, to compare twins by (raises AotcError).
 Tracer = Callable[[Signature], str]
+T = TypeVar("T")
+
+
+def _unmarked(sig: Signature) -> Signature:
+    """``sig`` without its defer marks, which change nothing that is traced."""
+    return replace(sig, params=tuple(replace(p, defers_wide=False) for p in sig.params))
+
+
+class Traces(Generic[T]):
+    """Each signature traced once (by ``trace``), whatever its defer marks: the twins'
+    comparison and the compilation of every overload share the traces."""
+
+    def __init__(self, trace: Callable[[Signature], T]) -> None:
+        self._trace = trace
+        self._done: dict[Signature, T] = {}
+
+    def __call__(self, sig: Signature) -> T:
+        key = _unmarked(sig)
+        if key not in self._done:
+            self._done[key] = self._trace(key)
+        return self._done[key]
 
 
 def _weak(p: ArrayType) -> bool:
@@ -44,6 +65,7 @@ def with_strong_twins(signatures: Sequence[Signature], trace: Tracer) -> list[Si
     """``signatures``, each followed by its strong twins: one per combination of its
     weak parameters made strong, among those whose strength changes the program (their
     weak versions then defer wide NumPy scalars to the twins)."""
+    trace = Traces(trace)  # (the original is compared with each of its twins)
     out: list[Signature] = []
     for sig in signatures:
         matter = [i for i, p in enumerate(sig.params)
