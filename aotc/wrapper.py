@@ -19,7 +19,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from string import Template
 
 import numpy as np
@@ -29,6 +28,7 @@ from .errors import BuildError
 from .ir import Program, runtime_errors
 from .loop_calls import numpy_loops_called
 from .objects import Target
+from .slow_paths import template_dir
 from .types import SHORT_NAMES, ArrayType
 from .ufunc_loops import loop_code, signature_literal
 from .ufunc_signature import CoreSignature
@@ -71,12 +71,6 @@ class Rendered:
 
 
 # -- templates ---------------------------------------------------------------------------
-
-def template_dir() -> Path:
-    """``aotc/templates`` in an installed wheel, ``templates/`` in a source checkout."""
-    installed = Path(__file__).parent / "templates"
-    return installed if installed.is_dir() else Path(__file__).parent.parent / "templates"
-
 
 @cache
 def _template(name: str) -> Template:

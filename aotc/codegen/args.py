@@ -42,8 +42,7 @@ class Args:
     """Lazily loaded pieces of ``argv`` (each loaded once, at the top of the function)."""
 
     def __init__(self, b: KernelBuilder, argv: ir.Value, program: Program,
-                 info: ir.Value | None = None,
-                 rules: Mapping[Primitive, Any] | None = None) -> None:
+                 rules: Mapping[Primitive, Any], info: ir.Value | None = None) -> None:
         self.b = b
         self.argv = argv
         self.program = program
@@ -53,7 +52,7 @@ class Args:
         self.info = info
         #: The lowering rules a derived size's program runs with (the kernel's own, given
         #: by :mod:`.entry`, which builds on this module).
-        self.rules = rules or {}
+        self.rules = rules
         self._ptrs: dict[int, ir.Value] = {}
         self._fields: dict[tuple[int, int], ir.Value] = {}
 

@@ -118,7 +118,7 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
     fn = _declare(module, name, ("argv", "out_dims", "info"))
     argv, out_dims, info = fn.args
     b = _start(fn, ())
-    dims = DimEvaluator(b, Args(b, argv, program, info, EQN_RULES).symbols(), checked=True)
+    dims = DimEvaluator(b, Args(b, argv, program, EQN_RULES, info).symbols(), checked=True)
 
     def put(base: ir.Value, k: int, value: ir.Value) -> None:
         b.store(value, b.gep(base, [i64(k)], source_etype=I64), align=8)
@@ -173,7 +173,7 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
     fn = _declare(module, name, ("argv", "outv", "out_dims", "scratch", "rt"))
     argv, outv, out_dims, scratch, runtime = fn.args
     b = _start(fn, fp_flags, target)
-    args = Args(b, argv, program, rules=EQN_RULES)
+    args = Args(b, argv, program, EQN_RULES)
     dims = DimEvaluator(b, args.symbols())
     errors = {e: abi.FIRST_PROGRAM_ERROR + k for k, e in enumerate(runtime_errors(program))}
     split = PARALLEL_RULES if target is not None and target.parallel else None

@@ -10,9 +10,7 @@ map its return code. Tests compare the results with :func:`aotc.interpret.eval_p
 
 from __future__ import annotations
 
-import builtins
 import ctypes
-import functools
 import itertools
 import os
 import threading
@@ -23,7 +21,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 
-from .. import numpy_loops
+from .. import numpy_loops, slow_paths
 from ..abi import (
     DETAILS,
     FIRST_PROGRAM_ERROR,
@@ -41,6 +39,7 @@ from ..loop_calls import numpy_loops_called
 from ..messages import fill
 from ..ops.index import KernelError
 from ..shapes import bound_symbols
+from ..slow_paths import kernel_exception
 from .module import compile_object
 from .target import TargetSpec, jit_target_machine
 
@@ -219,10 +218,10 @@ class JitKernel:
                               ctypes.addressof(info))
         if failed < 0:
             name, message = SHAPE_ERRORS[failed]
-            raise _exception(name, message)
+            raise kernel_exception(name, message)
         if failed:
             check = program.checks[failed - 1]
-            raise _exception(check.error, fill(check.message, info[1], info[2]))
+            raise kernel_exception(check.error, fill(check.message, info[1], info[2]))
         outputs, start = [], 0
         returned = returned_arguments(program)  # ``return a``: that very array
         for j, (atom, rank) in enumerate(zip(program.outputs, ranks, strict=True)):
@@ -249,7 +248,7 @@ class JitKernel:
                 name, message = errors[code - FIRST_PROGRAM_ERROR]
             else:
                 name, message = KERNEL_ERRORS.get(code, ("RuntimeError", f"kernel error {code}"))
-            raise _exception(name, fill(message, *runtime.detail))
+            raise kernel_exception(name, fill(message, *runtime.detail))
         for i, _ in program.writebacks:  # writes into a copy go back (NumPy converts)
             if values[i] is not given[i]:
                 np.copyto(given[i], values[i])
@@ -264,7 +263,7 @@ class JitKernel:
     def _check_arguments(self, values: list[np.ndarray]) -> None:
         """What the wrapper checks before calling: arrays the kernel writes take writes,
         and arguments read after an overlapping one is written share no memory."""
-        runtime = _wrapper_runtime()
+        runtime = slow_paths.runtime()
         names = self.param_names or [f"argument {k}" for k in range(len(values))]
         for i, _ in self.program.writebacks:
             if values[i].ndim and not values[i].flags.writeable:
@@ -289,25 +288,13 @@ class JitKernel:
                                      f"expected {dim} = {dim.evaluate(env)}")
 
 
-@functools.cache
-def _wrapper_runtime() -> dict[str, Any]:
-    """The generated modules' slow paths (``templates/runtime.py``), whose errors a jitted
-    call raises too."""
-    from ..wrapper import template_dir
-
-    path = template_dir() / "runtime.py"
-    namespace: dict[str, Any] = {"__name__": "aotc_jit_runtime"}
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    return namespace
-
-
 def _numpy_loop_table(programs: Sequence[Program]) -> int:
     """The address of the pointer to this process's table of NumPy loops
     (:mod:`aotc.numpy_loops`), with the loops ``programs`` call resolved (once each), as
     a generated module resolves its own at import."""
     used = set().union(*map(numpy_loops_called, programs)) - _RESOLVED
     if used:
-        resolve = _wrapper_runtime()["_numpy_loop_table"]
+        resolve = slow_paths.runtime()["_numpy_loop_table"]
         table, _ = resolve(numpy_loops.table_spec(used))
         for k, pointer in enumerate(table):
             if pointer:
@@ -320,11 +307,6 @@ def _numpy_loop_table(programs: Sequence[Program]) -> int:
 _LOOP_TABLE = (ctypes.c_void_p * (2 * len(numpy_loops.LOOPS)))()
 _LOOP_TABLE_ADDRESS = ctypes.c_void_p(ctypes.addressof(_LOOP_TABLE))
 _RESOLVED: set[str] = set()
-
-
-def _exception(name: str, message: str) -> Exception:
-    exception: Exception = _wrapper_runtime()["_exception"](getattr(builtins, name), message)
-    return exception
 
 
 def _self_overlapping(a: np.ndarray) -> bool:

@@ -11,7 +11,6 @@ table of such errors is :func:`aotc.ir.runtime_errors`.
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
@@ -49,16 +48,6 @@ class KernelError(Exception):
         """The error of one of the global codes of :data:`aotc.abi.KERNEL_ERRORS`."""
         return KernelError(*KERNEL_ERRORS[code])
 
-    def as_exception(self) -> Exception:
-        """What a compiled kernel raises for this error: the builtin class it names, or
-        NumPy's LinAlgError for a ``"LinAlgError: "`` message (templates/runtime.py)."""
-        message = str(self)
-        if message.startswith("LinAlgError: "):
-            return np.linalg.LinAlgError(message.removeprefix("LinAlgError: "))
-        cls = getattr(builtins, self.error, None)
-        if isinstance(cls, type) and issubclass(cls, Exception):
-            return cls(message)
-        return RuntimeError(f"{self.error}: {message}")
 
 
 def _take_type(x: Any, indices: Any, *, axis: int) -> tuple[Any, ...]:

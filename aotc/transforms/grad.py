@@ -18,6 +18,7 @@ from ..interpret import eval_program
 from ..ir import Atom, Check, DimSource, Lit, Program, Var, verify
 from ..ops.index import KernelError
 from ..shapes import DimExpr
+from ..slow_paths import kernel_exception
 from ..types import ArrayType, Signature
 from . import vjp_control  # noqa: F401  (fills the control-flow rules)
 from .api import Transform, kernel_signatures
@@ -140,7 +141,7 @@ class Gradient(Transform):
         try:
             values = eval_program(self._program(args), *args)
         except KernelError as err:
-            raise err.as_exception() from None
+            raise kernel_exception(err.error, str(err)) from None
         outs = [o[()] if o.ndim == 0 else o for o in values]
         single = isinstance(self.argnums, int)
         if self.mode == "value_and_grad":
