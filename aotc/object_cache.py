@@ -54,9 +54,9 @@ def _write_atomically(path: Path, data: bytes) -> None:
     partial.replace(path)
 
 
-def load(key: str, directory: Path | None = None) -> bytes | None:
+def load(key: str) -> bytes | None:
     """The object stored under ``key``, or None (missing or damaged: then deleted)."""
-    root = directory or cache_dir()
+    root = cache_dir()
     path, stamp = root / f"{key}{OBJECT}", root / f"{key}{DIGEST}"
     try:
         data, digest = path.read_bytes(), stamp.read_text().strip()
@@ -73,10 +73,10 @@ def load(key: str, directory: Path | None = None) -> bytes | None:
     return data
 
 
-def store(key: str, data: bytes, directory: Path | None = None) -> None:
+def store(key: str, data: bytes) -> None:
     """Keep ``data`` under ``key``, then prune to the bound (a read-only or full disk
     only means compiling again next time)."""
-    root = directory or cache_dir()
+    root = cache_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
         _write_atomically(root / f"{key}{OBJECT}", data)
@@ -110,10 +110,9 @@ def _objects(root: Path) -> list[tuple[float, int, Path]]:
     return sorted(found)
 
 
-def prune(limit: int, directory: Path | None = None) -> int:
-    """Delete the least recently used objects until at most ``limit`` bytes remain;
-    returns how many went."""
-    root = directory or cache_dir()
+def prune(limit: int, root: Path) -> int:
+    """Delete the least recently used objects in ``root`` until at most ``limit`` bytes
+    remain; returns how many went."""
     objects = _objects(root)
     total = sum(size for _, size, _ in objects)
     removed = 0
@@ -127,15 +126,15 @@ def prune(limit: int, directory: Path | None = None) -> int:
     return removed
 
 
-def info(directory: Path | None = None) -> CacheInfo:
-    root = directory or cache_dir()
+def info() -> CacheInfo:
+    root = cache_dir()
     objects = _objects(root) if root.is_dir() else []
     return CacheInfo(root, len(objects), sum(size for _, size, _ in objects), max_bytes())
 
 
-def clear(directory: Path | None = None) -> int:
+def clear() -> int:
     """Empty the cache (objects, digests, temporaries left by killed writers)."""
-    root = directory or cache_dir()
+    root = cache_dir()
     removed = 0
     if root.is_dir():
         for path in root.iterdir():
