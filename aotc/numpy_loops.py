@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .ufunc_signature import CoreDim, parse_core_signature
+
 TABLE_SYMBOL = "aotc_numpy_loops"
 
 
@@ -39,12 +41,10 @@ class NumpyLoop:
     core: str
 
     @property
-    def operands(self) -> tuple[tuple[str, ...], ...]:
+    def operands(self) -> tuple[tuple[CoreDim, ...], ...]:
         """Each operand's core dimension names, inputs then outputs: ``(("m", "m"),
         ("m", "n"), ("m", "n"))`` for ``"(m,m),(m,n)->(m,n)"``."""
-        ins, outs = self.core.replace(" ", "").split("->")
-        return tuple(tuple(n for n in part.strip("()").split(",") if n)
-                     for side in (ins, outs) for part in side.split("),("))
+        return parse_core_signature(self.core).operands
 
     @property
     def in_dtypes(self) -> tuple[np.dtype, ...]:

@@ -22,6 +22,7 @@ from ..ir import Eqn
 from ..numpy_loops import LOOPS, TABLE_SYMBOL
 from ..ops.core import Primitive
 from ..ops.external import BY_NAME, numpy_loop_p
+from ..ufunc_signature import CoreDim
 from .context import Lowering
 from .dtypes import BOOL, I64, PTR, i64, mem_type
 from .libc import libc_function
@@ -53,7 +54,7 @@ def lower_numpy_loop(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
     operands = [ctx.as_view(a) for a in args] + homes
     batch = next((v.dims[:v.ndim - len(core)] for v, core in zip(operands, cores, strict=True)
                   if v.ndim > len(core)), ())
-    sizes: dict[str, ir.Value] = {}
+    sizes: dict[CoreDim, ir.Value] = {}
     for view, core in zip(operands, cores, strict=True):
         for axis, name in enumerate(core):
             sizes.setdefault(name, view.dims[view.ndim - len(core) + axis])
