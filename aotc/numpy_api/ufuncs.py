@@ -266,6 +266,8 @@ BINARY_OPERATORS = {
     "or": np.bitwise_or, "xor": np.bitwise_xor, "lshift": np.left_shift,
     "rshift": np.right_shift,
 }
+
+
 def _deferring(op: Callable[[Tracer, Any], Any]) -> Callable[[Tracer, Any], Any]:
     """``op``, but NotImplemented for an operand with a NumPy protocol of its own (a lazy
     ``x[mask]``): Python then asks that operand's reflected operator, as NumPy's arrays
