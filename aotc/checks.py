@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from .slow_paths import runtime
 from .types import SHORT_NAMES, ArrayType, Signature
-from .weak_scalars import is_wide_numpy_scalar
 
 _KIND = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
@@ -60,7 +60,7 @@ def _as_array(o: Any, candidates: Sequence[ArrayType]) -> Any:
 
 def _matches(o: Any, p: ArrayType) -> bool:
     if p.is_scalar:
-        if p.defers_wide and is_wide_numpy_scalar(o):
+        if p.defers_wide and runtime()["_is_wide_numpy_scalar"](o):  # (the wheel's test)
             return False
         kind = _scalar_kind(o)
         want = _KIND[np.dtype(p.dtype).kind]

@@ -20,9 +20,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Generic, TypeVar
-
-import numpy as np
+from typing import Generic, TypeVar
 
 from .errors import AotcError
 from .types import ArrayType, Signature
@@ -96,11 +94,3 @@ def _differs(trace: Tracer, sig: Signature, twin: Signature) -> bool:
     except AotcError:  # the twin contradicts the declared results
         return False
 
-
-def is_wide_numpy_scalar(value: Any) -> bool:
-    """A NumPy scalar (or 0-d array) of 8-byte components: what a weak parameter that
-    has a twin defers to it."""
-    if isinstance(value, np.generic) or type(value) is np.ndarray and value.ndim == 0:
-        dtype = value.dtype
-        return dtype.kind in "iufc" and dtype.itemsize // (1 + (dtype.kind == "c")) == 8
-    return False
