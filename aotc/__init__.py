@@ -37,7 +37,7 @@ def __getattr__(name: str) -> Any:
     """``aotc.jit`` and ``aotc.trace`` load the compiler only when first used: the
     uncompiled kernel modules import aotc for ``export`` alone."""
     if name in ("jit", "trace"):
-        from . import staging
+        from .packaging import staging
 
         return getattr(staging, name)
     raise AttributeError(f"module 'aotc' has no attribute {name!r}")

@@ -104,7 +104,7 @@ OUT_OF_MEMORY = 7
 #: :func:`aotc.ir.runtime_errors` (its ``raise_if`` and in-body ``check`` equations). A
 #: failing check stores its two sides in ``rt->detail`` (when ``rt`` is not NULL), for
 #: the message's ``{lhs}`` and ``{rhs}``; a ``raise`` up to :data:`DETAILS` values of its
-#: message (see :mod:`aotc.messages`).
+#: message (see :mod:`aotc.tracing.messages`).
 FIRST_PROGRAM_ERROR = 100
 #: ``rt->detail``'s length.
 DETAILS = 4

@@ -2,7 +2,7 @@
 
     python -m aotc build [PROJECT]          compile [tool.aotc] modules next to their sources
     python -m aotc inspect MOD:FN [--ir] [--passes] [--llvm] [--asm]
-    python -m aotc cache info|clear         aotc.jit's object cache (aotc.object_cache)
+    python -m aotc cache info|clear         aotc.jit's object cache (aotc.packaging.object_cache)
 
 ``inspect`` takes ``package.module:function`` (importable from the current directory or
 its ``src/``) or ``path/to/file.py:function``. Every error is printed as
@@ -19,8 +19,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import build, config, object_cache, uptodate
+from . import config
 from .errors import AotcError, ConfigError, InternalError, diagnostic, render
+from .packaging import build, object_cache, uptodate
 
 EXIT_ERROR = 2
 
@@ -129,8 +130,8 @@ def _section(title: str, text: str) -> None:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .abi import symbol_prefix
-    from .frontend import trace_kernel
     from .passes import optimize
+    from .tracing.kernel import trace_kernel
 
     module_name, fn = _load_function(args.function)
     table = config.read_pyproject(Path.cwd()) or {"modules": [module_name]}

@@ -120,7 +120,7 @@ class InternalError(AotcError, RuntimeError):
 
 
 def _origin(tb: TracebackType | None) -> str | None:
-    """``aotc/codegen/context.py:99 in read``: the innermost frame inside aotc."""
+    """``aotc/codegen/core/context.py:99 in read``: the innermost frame inside aotc."""
     found = None
     for frame in traceback.extract_tb(tb):
         if _in_aotc(frame.filename):

@@ -2,7 +2,7 @@
 
 The decorated function stays an ordinary Python function (so the module runs on plain
 NumPy during development) that checks its arguments as the compiled kernel will
-(:mod:`aotc.checks`); the build finds it through ``__aotc_export__`` and traces the
+(:mod:`aotc.packaging.checks`); the build finds it through ``__aotc_export__`` and traces the
 function underneath.
 """
 
@@ -15,11 +15,11 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from .checks import checked
 from .errors import Loc, SignatureError
-from .gufunc import Gufunc
+from .ops.ufunc_signature import CoreSignature, check_kernel_types, parse_core_signature
+from .packaging.checks import checked
+from .packaging.gufunc import Gufunc
 from .types import Signature, parse_signature_string, signature_from_annotations
-from .ufunc_signature import CoreSignature, check_kernel_types, parse_core_signature
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -109,7 +109,7 @@ def export(*args: Any, name: str | None = None, gufunc: str | None = None,
     signatures of ``f`` transformed, and binds it as ``f_batch`` in the calling module.
     ``gufunc="(n),(n)->()"`` makes the export a NumPy generalized ufunc (each overload
     one typed loop; NumPy broadcasts over the other dims), ``ufunc=True`` a scalar
-    kernel an elementwise ufunc: ``np.ufunc`` objects once built (:mod:`aotc.gufunc`).
+    kernel an elementwise ufunc: ``np.ufunc`` objects once built (:mod:`aotc.packaging.gufunc`).
     ``parallel=False`` (or ``True``) overrides ``[tool.aotc] parallel`` for this kernel.
     """
     if parallel is not None and not isinstance(parallel, bool):

@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 
 from .ir import Atom, Lit, Program, Var
-from .messages import fill
 from .ops import impl_rules
 from .ops.control import NESTED
 from .ops.index import KernelError
 from .ops.shape import bind_dim_p
 from .shapes import SYMBOL_LIMIT, DimExpr
+from .tracing.messages import fill
 
 #: A failed size check or a raising equation: ``error`` names the exception type the
 #: compiled kernel raises with the same message.
@@ -27,7 +27,7 @@ def bind_dims(program: Program, args: tuple[Any, ...]) -> dict[str, int]:
     """Read every size symbol from the runtime arguments."""
     env: dict[str, int] = {}
     for src in program.dim_sources:
-        if src.program is not None:  # computed from the scalar arguments (aotc.derived)
+        if src.program is not None:  # computed from the scalar arguments (aotc.tracing.derived)
             with np.errstate(all="ignore"):  # (its errors are the kernel's: raised)
                 (value,) = eval_program(src.program, *args, env=env)
             env[src.symbol] = max(-SYMBOL_LIMIT, min(int(value), SYMBOL_LIMIT))

@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from .avals import AType
 from .errors import Loc
 from .ops.core import COMPARE, EFFECT, GUARDED, LOOP, STATEFUL, Primitive, type_rules
 from .ops.shape import bind_dim_p
 from .shapes import DimExpr
+from .tracing.avals import AType
 from .types import SHORT_NAMES
 
 _var_ids = itertools.count()
@@ -126,7 +126,7 @@ class DimSource:
     index: int
     axis: int | None  # None: the input is an integer scalar whose value is the symbol
     #: Or the symbol is this program's output, computed from the scalar inputs (the
-    #: kernel's inputs; see aotc.derived).
+    #: kernel's inputs; see aotc.tracing.derived).
     program: Program | None = None
     #: Per error that program may raise (``runtime_errors``), the 1-based index of the
     #: kernel's check that ``P_shapes`` reports it as.
@@ -146,7 +146,7 @@ class Program:
     writebacks: tuple[tuple[int, Atom], ...] = ()
     #: Pairs ``(written, read)`` of arguments the kernel reads after it starts writing
     #: the other, found before fusion made statements into one loop (None: not yet;
-    #: see :mod:`aotc.argument_order`).
+    #: see :mod:`aotc.packaging.argument_order`).
     orders: tuple[tuple[int, int], ...] | None = None
 
     def replace(self, **changes: Any) -> Program:

@@ -32,7 +32,7 @@ class ArrayType:
     #: A scalar annotated with a Python type (``float``, ``int``, ``bool``) is weak, as a
     #: Python scalar is in NumPy 2 (NEP 50) and in JAX: ``x_f32 * a`` stays float32.
     weak: bool = False
-    #: A weak scalar whose overload has a strong twin next (aotc.weak_scalars): a NumPy
+    #: A weak scalar whose overload has a strong twin next (aotc.packaging.weak_scalars): a NumPy
     #: scalar of 8-byte components passed for it goes to the twin.
     defers_wide: bool = False
 

@@ -31,9 +31,9 @@ import importlib.util  # noqa: E402
 import numpy as np  # noqa: E402
 
 import aotc  # noqa: E402
-from aotc.codegen.jit import JitLibrary  # noqa: E402
-from aotc.frontend import trace_kernel  # noqa: E402
+from aotc.codegen.core.jit import JitLibrary  # noqa: E402
 from aotc.passes import optimize  # noqa: E402
+from aotc.tracing.kernel import trace_kernel  # noqa: E402
 
 _SOURCE = Path(__file__).resolve().parents[1] / "examples/transforms/transforms_demo/kernels.py"
 _spec = importlib.util.spec_from_file_location("transforms_demo_source", _SOURCE)

@@ -2,7 +2,7 @@
 
 Every hook is a one-line delegation to ``setuptools.build_meta``; aotc joins the build
 through setuptools' ``finalize_distribution_options`` entry point (``entry``, which
-loads ``aotc.build`` only for projects with ``[tool.aotc]``), which
+loads ``aotc.packaging.build`` only for projects with ``[tool.aotc]``), which
 adds one extension per ``[tool.aotc]`` module and compiles the kernels in ``build_ext``.
 
 What this module adds is the hand-over of ``-C key=value`` config settings: each hook
@@ -37,8 +37,8 @@ DEFAULT_EPOCH = 315532800
 @contextlib.contextmanager
 def _settings(config_settings: ConfigSettings, *, wheel: bool = False) -> Iterator[None]:
     from aotc import config
-    from aotc.build import report
     from aotc.errors import AotcError
+    from aotc.packaging.build import report
 
     try:
         ours, _ = config.split_config_settings(config_settings)

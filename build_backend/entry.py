@@ -33,10 +33,10 @@ def uses_aotc(root: Path) -> bool:
 
 
 def finalize_distribution_options(dist: Any) -> None:
-    """Hand the distribution to :func:`aotc.build.finalize_distribution_options` when the
+    """Hand the distribution to :func:`aotc.packaging.build.finalize_distribution_options` when the
     project uses aotc; do nothing, and import nothing more, otherwise."""
     if not uses_aotc(Path.cwd()):
         return
-    from aotc.build import finalize_distribution_options as add_kernel_modules
+    from aotc.packaging.build import finalize_distribution_options as add_kernel_modules
 
     add_kernel_modules(dist)

@@ -61,7 +61,7 @@ _SLOTS = {"lhs": 0, "rhs": 1, "v2": 2, "v3": 3}
 
 
 def _fill(message: str, *values: int) -> str:
-    """The message with the kernel's values in its tokens (aotc.messages.fill: keep the
+    """The message with the kernel's values in its tokens (aotc.tracing.messages.fill: keep the
     two the same): a dtype character (floats as a double's bits), r for repr, a spec."""
     def one(match: _re.Match[str]) -> str:
         value: object = values[_SLOTS[match.group(1)]]
@@ -181,7 +181,7 @@ def _no_match(name: str, accepted: tuple[str, ...], names: tuple[str, ...],
 
 
 def _numpy_loop_table(spec: "list[tuple[str, str, str] | None]") -> "tuple[object, int]":
-    """The table of NumPy gufunc loops the kernels call (``aotc.numpy_loops``): for each
+    """The table of NumPy gufunc loops the kernels call (``aotc.ops.numpy_loops``): for each
     ``(module, ufunc, types)``, the loop's function and data pointers, read from the
     ufunc object's public loop lists (NULL for a None slot, which no kernel calls).
     Returns the table (keep it alive) and its address. A loop this NumPy lacks is an
@@ -225,8 +225,8 @@ def _numpy_loop_table(spec: "list[tuple[str, str, str] | None]") -> "tuple[objec
 
 def _is_wide_numpy_scalar(value: object) -> bool:
     """A NumPy scalar (or 0-d array) of 8-byte components: what a weak scalar parameter
-    with a strong twin overload defers to it (aotc.weak_scalars has the why; aotc.checks
-    asks this one too)."""
+    with a strong twin overload defers to it (aotc.packaging.weak_scalars has the why;
+    aotc.packaging.checks asks this one too)."""
     if isinstance(value, _np.generic) or type(value) is _np.ndarray and value.ndim == 0:
         kind, size = value.dtype.kind, value.dtype.itemsize
         return kind in "iufc" and size // (1 + (kind == "c")) == 8

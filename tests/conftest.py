@@ -94,7 +94,7 @@ def _host() -> str:
     (a report read on another machine says which code paths it took)."""
     import llvmlite.binding as llvm
 
-    from aotc.codegen.target import initialize_llvm
+    from aotc.codegen.targets.spec import initialize_llvm
 
     initialize_llvm()
     features = llvm.get_host_cpu_features()

@@ -831,7 +831,7 @@ def weak_string_scalars(x, a, k):
 @aotc.export
 def weak_or_numpy_scalars(x: f32[:], a: float, z: c64[:], w: complex) -> tuple:
     """A Python number is weak (float32 stays float32); a NumPy float64 or complex128 is
-    not (aotc.weak_scalars: twins compiled for each combination)."""
+    not (aotc.packaging.weak_scalars: twins compiled for each combination)."""
     return x * a, z * w
 
 

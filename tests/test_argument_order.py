@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from aotc import f64
-from aotc.argument_order import order_conflicts
-from aotc.frontend import trace_kernel
+from aotc.packaging.argument_order import order_conflicts
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import signature_from_annotations
 
 

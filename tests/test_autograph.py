@@ -8,12 +8,12 @@ import pytest
 
 from aotc import f64, i64
 from aotc.errors import TraceError
-from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.ir import verify
 from aotc.ops.index import KernelError
 from aotc.passes import optimize
 from aotc.passes.loop_versioning import top_loops
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import signature_from_annotations
 
 

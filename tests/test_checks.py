@@ -1,5 +1,5 @@
 """Uncompiled and compiled kernels accept and refuse the same calls, with the same
-exceptions and messages (aotc/checks.py against the Cython wrapper)."""
+exceptions and messages (aotc/packaging/checks.py against the Cython wrapper)."""
 
 from __future__ import annotations
 

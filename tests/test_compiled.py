@@ -26,12 +26,13 @@ import pytest
 from numpy_cases import CASES, Case, check_against_numpy
 from numpy_cases_extended import EXTENDED_CASES
 
-from aotc.codegen import build_llvm_module, jit
-from aotc.codegen.module import object_from_text
-from aotc.codegen.target import TargetSpec
-from aotc.frontend import trace_kernel
+from aotc.codegen import build_llvm_module
+from aotc.codegen.core import jit
+from aotc.codegen.core.module import object_from_text
+from aotc.codegen.targets.spec import TargetSpec
 from aotc.ir import print_program
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 ALL_CASES = CASES + EXTENDED_CASES

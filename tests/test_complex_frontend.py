@@ -14,7 +14,7 @@ import pytest
 
 from aotc import c64, c128, f32
 from aotc.errors import AotcError
-from aotc.frontend import trace_kernel
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import ArrayType, annotation_to_type, parse_signature_string
 
 C8, C16 = np.dtype("c8"), np.dtype("c16")

@@ -10,7 +10,7 @@ import pytest
 
 import aotc
 from aotc import f64, i8, i64
-from aotc.codegen.rowcopy import MIN_BYTES
+from aotc.codegen.memory.rowcopy import MIN_BYTES
 from aotc.ir import returned_arguments
 
 

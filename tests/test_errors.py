@@ -11,7 +11,7 @@ import pytest
 import aotc
 from aotc import f64, i64
 from aotc.errors import SignatureError, TraceError
-from aotc.frontend import trace_kernel
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string, signature_from_annotations
 
 

@@ -15,8 +15,8 @@ import pytest
 
 import aotc
 from aotc import c64, c128, f32, f64, i64
-from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import signature_from_annotations
 
 

@@ -1,9 +1,9 @@
-"""Raises on sizes run before the size checks of the code after them (aotc.guards):
+"""Raises on sizes run before the size checks of the code after them (aotc.tracing.guards):
 which raises become checks, in order, and which stop that. IR only."""
 
 from __future__ import annotations
 
-from aotc.frontend import trace_kernel
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 

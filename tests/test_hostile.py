@@ -17,7 +17,7 @@ import pytest
 from hostile_cases import CASES, KERNELS
 from projects import build_project
 
-import aotc.cpu
+from aotc.codegen.targets import x86
 
 PACKAGE = "aotc_hostile"
 TESTS = Path(__file__).parent
@@ -104,8 +104,8 @@ def test_the_import_guard_matches_the_cpu(tmp_path: Path) -> None:
     ImportError naming what is missing where it does not: never Illegal instruction."""
     _build(tmp_path, "x86-64-v4")
     flags = _cpuinfo_flags()
-    needed = aotc.cpu.LEVELS["x86-64-v4"]
-    missing = [f for f in needed if f in aotc.cpu.FEATURES
+    needed = x86.LEVELS["x86-64-v4"]
+    missing = [f for f in needed if f in x86.FEATURES
                and CPUINFO_NAMES.get(f, f) not in flags]
     done = subprocess.run([sys.executable, "-c", f"import {PACKAGE}.kernels as k; "
                            "import numpy as np; print(k.total(np.ones(4)))"],
@@ -121,7 +121,7 @@ def test_the_import_guard_matches_the_cpu(tmp_path: Path) -> None:
 def test_cpu_detection_agrees_with_the_kernel(project: Path, tmp_path: Path) -> None:
     """For every feature aotc can check, its CPUID/XGETBV test answers as Linux does
     (/proc/cpuinfo), so a module never runs code the CPU lacks nor refuses a good CPU."""
-    names = sorted(aotc.cpu.FEATURES)
+    names = sorted(x86.FEATURES)
     source = (project / ".aotc-build" / PACKAGE / "kernels.c").read_text()
     start = source.index("#if defined(__x86_64__) || defined(_M_X64)")
     end = source.index("#endif", start) + len("#endif")
@@ -130,7 +130,7 @@ def test_cpu_detection_agrees_with_the_kernel(project: Path, tmp_path: Path) -> 
     program = tmp_path / "probe.c"
     program.write_text(
         "#include <stdio.h>\n"
-        f"#define TABLE {aotc.cpu.c_table(tuple(names))}\n" + probe +
+        f"#define TABLE {x86.c_table(tuple(names))}\n" + probe +
         f"\nint main(void) {{ for (int k = 0; k < {len(names)}; k++) "
         'printf("%d\\n", aotc_cpu_has(k)); return 0; }\n')
     exe = tmp_path / "probe"
@@ -139,7 +139,7 @@ def test_cpu_detection_agrees_with_the_kernel(project: Path, tmp_path: Path) -> 
                              check=True).stdout.split()
     flags = _cpuinfo_flags()
     # The features code generation can use; others (pku, shstk...) the kernel may hide.
-    used = {f for table in (aotc.cpu.LEVELS, aotc.cpu.CPUS) for fs in table.values() for f in fs}
+    used = {f for table in (x86.LEVELS, x86.CPUS) for fs in table.values() for f in fs}
     disagree = [n for n, a in zip(names, answers, strict=True)
                 if n in used and (a == "1") != (CPUINFO_NAMES.get(n, n) in flags)]
     assert not disagree, disagree

@@ -25,8 +25,8 @@ import pytest
 
 from aotc import f64, i64
 from aotc.errors import REPORT_BUG, InternalError, TraceError, diagnostic
-from aotc.frontend import trace_kernel
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import signature_from_annotations
 
 KERNEL = '''
@@ -45,7 +45,7 @@ def wobble(x: f64[:]) -> f64[:]:
 
 #: A lowering rule that looks a value up wrongly: the KeyError class of bug.
 BROKEN_RULE = '''
-import aotc.codegen.entry as _entry
+import aotc.codegen.core.entry as _entry
 from aotc.ops.core import ALL_PRIMITIVES as _PRIMS
 
 
@@ -210,7 +210,7 @@ def test_a_malformed_traced_program_is_caught_where_it_is_made(monkeypatch):
     program is verified after tracing, so the bug is reported at the loop, not as a
     KeyError deep in code generation."""
     from aotc.numpy_api import views
-    from aotc.tracer import DISPATCH
+    from aotc.tracing.tracer import DISPATCH
 
     def refresh_where_read(view):  # the old bug: derive the view in the current trace
         view.set_atom(view.window.read(view.base).atom)

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from aotc.codegen import jit
-from aotc.frontend import trace_kernel
+from aotc.codegen.core import jit
 from aotc.interpret import eval_program
 from aotc.ops.index import KernelError
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 TOL = 10

@@ -29,11 +29,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy_cases import assert_same
 
-from aotc.codegen.jit import JitKernel
+from aotc.codegen.core.jit import JitKernel
 from aotc.errors import AotcError
-from aotc.frontend import trace_kernel
 from aotc.interpret import eval_program
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 CASES: Counter[str] = Counter()

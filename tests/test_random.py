@@ -24,12 +24,12 @@ import pytest
 import aotc
 from aotc import f64
 from aotc.abi import RANDOM_STATE_BYTES
-from aotc.codegen import jit
+from aotc.codegen.core import jit
 from aotc.errors import AotcError
-from aotc.frontend import trace_kernel
 from aotc.ir import Program
 from aotc.ops.random import random_draw_p
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 

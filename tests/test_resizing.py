@@ -10,8 +10,8 @@ import pytest
 
 from aotc.autograph.resizing import at_most
 from aotc.errors import TraceError
-from aotc.frontend import trace_kernel
 from aotc.shapes import DimExpr, relu
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 N = DimExpr.sym("n")

@@ -19,11 +19,12 @@ import pytest
 from numpy_cases import CODE
 
 from aotc import lax
-from aotc.codegen import TargetSpec, emit_llvm, jit
-from aotc.codegen.layout import plan_layout
-from aotc.codegen.radix import SMALL
-from aotc.frontend import trace_kernel
+from aotc.codegen import TargetSpec, emit_llvm
+from aotc.codegen.core import jit
+from aotc.codegen.memory.layout import plan_layout
+from aotc.codegen.sorting.radix import SMALL
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 ORDERED = [np.dtype(c) for c in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f4",

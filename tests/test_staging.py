@@ -157,7 +157,7 @@ def test_jit_caches_object_code_on_disk(_cache: Path, monkeypatch: pytest.Monkey
     def no_compile(*args: object) -> bytes:
         raise AssertionError("compiled again")
 
-    monkeypatch.setattr("aotc.codegen.module.object_from_text", no_compile)
+    monkeypatch.setattr("aotc.codegen.core.module.object_from_text", no_compile)
     assert aotc.jit(stats)(x)[0] == 1.5  # a fresh jit object: the object comes from disk
 
 
@@ -181,7 +181,8 @@ def test_the_cache_is_bounded_and_clears(_cache: Path, monkeypatch: pytest.Monke
                                          capsys: pytest.CaptureFixture[str]) -> None:
     import os
 
-    from aotc import cli, object_cache
+    from aotc import cli
+    from aotc.packaging import object_cache
 
     for k in range(5):  # five old objects of 1 MiB, the first used most recently
         object_cache.store(f"old{k}", bytes(1 << 20))

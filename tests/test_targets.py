@@ -12,7 +12,7 @@ import pytest
 from projects import build_project
 from test_hostile import CPUINFO_NAMES, _cpuinfo_flags
 
-import aotc.cpu
+from aotc.codegen.targets import x86
 
 PACKAGE = "targets_pkg"
 KERNELS = """
@@ -42,8 +42,8 @@ print(json.dumps({{"target": k.__aotc_target__, "total": k.total(x),
 
 def _has(level: str) -> bool:
     flags = _cpuinfo_flags()
-    return all(CPUINFO_NAMES.get(f, f) in flags for f in aotc.cpu.LEVELS[level]
-               if f in aotc.cpu.FEATURES)
+    return all(CPUINFO_NAMES.get(f, f) in flags for f in x86.LEVELS[level]
+               if f in x86.FEATURES)
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,10 @@ import pytest
 from numpy_cases import CASES, check_against_numpy
 from numpy_cases_extended import EXTENDED_CASES
 
-from aotc.frontend import trace_kernel
 from aotc.interpret import RuntimeCheckError, eval_program
 from aotc.ir import verify
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 

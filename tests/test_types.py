@@ -209,8 +209,8 @@ def test_export_errors_are_located():
 
 
 def test_weak_scalars_get_strong_twins_where_strength_changes_the_program():
-    from aotc.frontend import trace_kernel
-    from aotc.weak_scalars import with_strong_twins
+    from aotc.packaging.weak_scalars import with_strong_twins
+    from aotc.tracing.kernel import trace_kernel
 
     def kernel(x, a, k, flag):
         return x * a + k, flag

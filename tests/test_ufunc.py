@@ -1,5 +1,5 @@
 """``@aotc.export(gufunc=...)`` and ``ufunc=True``: a real ``np.ufunc`` once built, and the
-same behaviour uncompiled (aotc/gufunc.py against the loops of templates/ufunc*.pyx.in)."""
+same behaviour uncompiled (aotc/packaging/gufunc.py against templates/ufunc*.pyx.in)."""
 
 from __future__ import annotations
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aotc import config, uptodate
-from aotc.wrapper import template_dir
+from aotc import config
+from aotc.packaging import uptodate
+from aotc.packaging.wrapper import template_dir
 
 
 def _project(root: Path) -> config.Config:

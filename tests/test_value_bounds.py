@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from aotc.errors import TraceError
-from aotc.frontend import trace_kernel
 from aotc.ir import Program, bound_uppers
 from aotc.shapes import DimExpr, upper_bound
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 
@@ -125,7 +125,7 @@ def from_contents(x):
 @pytest.mark.parametrize("fn", [unbounded, from_contents])
 def test_a_size_only_the_data_gives_is_computed_before_the_kernel(fn):
     """No bound, but the value comes from the arguments alone: the entry points compute
-    it first (aotc.derived), and the array has exactly that size."""
+    it first (aotc.tracing.derived), and the array has exactly that size."""
     program = traced(fn, "f8[:](f8[:])")
     (dim,) = program.outputs[0].type.shape
     derived = {src.symbol for src in program.dim_sources if src.program is not None}

@@ -551,8 +551,8 @@ def test_extension_imports_without_aotc(project):
 
 def _function(source: str, name: str):
     """A wrapper.Function traced from kernel source, as the build makes it."""
-    from aotc import wrapper
-    from aotc.frontend import trace_kernel
+    from aotc.packaging import wrapper
+    from aotc.tracing.kernel import trace_kernel
 
     namespace: dict = {}
     exec("import numpy as np\nimport aotc\nfrom aotc import f64, i64\n" + source, namespace)
@@ -566,9 +566,9 @@ def _function(source: str, name: str):
 
 
 def _render(*functions):
-    from aotc import wrapper
     from aotc.codegen import TargetSpec
-    from aotc.objects import make_targets
+    from aotc.packaging import wrapper
+    from aotc.packaging.objects import make_targets
 
     targets = make_targets(["x86-64-v2", "x86-64-v3"],
                            [TargetSpec("x86-64-v2"), TargetSpec("x86-64-v3")])
@@ -631,7 +631,7 @@ def test_private_kernel_names_are_exported_unless_the_module_uses_them():
     # SciPy's Pythran kernels are private (_lombscargle, _Aij): they export as they are
     # (tests/test_python_constructs.py builds two); a name the module's own code uses
     # would replace it, and is refused with a located message.
-    from aotc.wrapper import _private_template_names
+    from aotc.packaging.wrapper import _private_template_names
 
     names = _private_template_names()
     assert {"_dispatch", "_arguments", "_choose_target", "_LOOP_SPEC"} <= names

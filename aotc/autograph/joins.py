@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..aliases import outer_array
-from ..control import BranchTypes
 from ..ir import Atom, AType
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, bound_symbols, relu, size, upper_bound
-from ..tracer import Tracer, bind_dim, current
+from ..tracing.aliases import outer_array
+from ..tracing.control import BranchTypes
+from ..tracing.tracer import Tracer, bind_dim, current
 
 
 class Joined:

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bodies import UNDEFINED, flatten, probe
-from ..derived import derived_size
 from ..errors import TraceError
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, as_dim
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.bodies import UNDEFINED, flatten, probe
+from ..tracing.derived import derived_size
+from ..tracing.tracer import Tracer, as_tracer, current
 from ..value_bounds import bounded_size
 
 State = tuple[Any, ...]
@@ -103,7 +103,7 @@ def counted_appends(state: State, grown: list[int],
                     loop: Callable[[State], State]) -> dict[int, DimExpr] | None:
     """How many items a ``while`` loop appends to each list in ``grown``: ``loop`` run on
     ``state`` with counters for those lists, a copy of the loop the entry points run
-    before the kernel (as a size computed from the arguments, :mod:`aotc.derived`).
+    before the kernel (as a size computed from the arguments, :mod:`aotc.tracing.derived`).
     None when that copy cannot run there (it draws random numbers, or is inside another
     loop or a branch)."""
     counting = tuple(_Counting(as_tracer(np.int64(0))) if i in grown else v

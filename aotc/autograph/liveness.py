@@ -9,7 +9,7 @@ body, so ``t = x[i]`` inside a loop and ``t = 0.0`` after it is no carry at all.
 This is the classic backward dataflow over the statements of one function (structured
 code only: ``break``/``continue``/``return`` inside loops are lowered to flags first).
 Writes into arrays (``y[i] = v``, ``x += 1``) are not assignments here: a body that
-mutates an array made outside it carries that array anyway (see ``aotc.control``).
+mutates an array made outside it carries that array anyway (see ``aotc.tracing.control``).
 """
 
 from __future__ import annotations

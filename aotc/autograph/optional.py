@@ -12,7 +12,7 @@ gives None (or an optional) where another path may give a value raises
 runs again with every such variable made optional before and after each body. What it
 found is kept per construct and state type (:data:`KNOWN`), so constructs nested in
 bodies traced again do not search again. None on every path is an empty pytree
-(:func:`aotc.bodies.flatten`) and needs nothing.
+(:func:`aotc.tracing.bodies.flatten`) and needs nothing.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bodies import UNDEFINED, flatten, probe, unflatten
 from ..ops.index import raise_if_p
-from ..tracer import Tracer, as_atom, as_tracer
+from ..tracing.bodies import UNDEFINED, flatten, probe, unflatten
+from ..tracing.tracer import Tracer, as_atom, as_tracer
 
 State = tuple[Any, ...]
 

@@ -4,7 +4,7 @@
 calls :func:`percent` instead. On build-time values it is Python's ``%`` exactly; a traced
 value's conversion is rewritten into the format spec it stands for (``%5.2f`` ->
 ``format(v, '>5.2f')``), which a tracer formats as a runtime token, as f-strings do
-(:mod:`aotc.messages`).
+(:mod:`aotc.tracing.messages`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tracer import Tracer
+from ..tracing.tracer import Tracer
 
 #: ``%[(key)][flags][width][.precision][length]type``, or ``%%``.
 _CONVERSION = re.compile(

@@ -22,7 +22,7 @@ from ..numpy_api.functions_base import warn_complex_cast
 from ..numpy_api.masks import MaskedValue
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, current, user_loc
+from ..tracing.tracer import Tracer, current, user_loc
 from .sequences import RuntimeSeq, length, sequence
 
 

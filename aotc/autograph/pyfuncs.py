@@ -26,8 +26,16 @@ from ..numpy_api.joining import moveaxis
 from ..numpy_api.ufuncs import broadcast_all
 from ..numpy_api.writes import write
 from ..shapes import size
-from ..tracer import Tracer, as_tracer, current
-from .runtime import call
+from ..tracing.tracer import Tracer, as_tracer, current
+
+
+def _unset(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("aotc.autograph.runtime is not loaded")
+
+
+#: How a converted kernel calls a function: :func:`.runtime.call`, set by
+#: :mod:`.runtime` when it loads (it imports this module; this one imports nothing back).
+converted_call: Callable[..., Any] = _unset
 
 
 def _results(value: Any) -> tuple[Tracer, ...]:
@@ -50,7 +58,7 @@ class Vectorized:
         shape = xs[0].aval.shape if xs else ()
         count = size(shape)
         flat = [lax.reshape(x, (count,)) for x in xs]
-        probe = call(self.pyfunc, *(full_from_dims((), 0, x.dtype) for x in xs))
+        probe = converted_call(self.pyfunc, *(full_from_dims((), 0, x.dtype) for x in xs))
         dtypes = self.otypes or [r.dtype for r in _results(probe)]
         if self.otypes is None:  # NumPy reads the dtypes from a first call on the data
             raise_if(np.equal(lax.dim_value(count), 0),
@@ -58,7 +66,7 @@ class Vectorized:
         outs = [full_from_dims((count,), 0, dt) for dt in dtypes]
 
         def body(i: Tracer, carry: Any) -> Any:
-            values = _results(call(self.pyfunc, *(getitem(f, i) for f in flat)))
+            values = _results(converted_call(self.pyfunc, *(getitem(f, i) for f in flat)))
             if len(values) != len(outs):
                 raise current().error(f"np.vectorize: the function returned {len(values)} "
                                       f"values here and {len(outs)} on its first call")
@@ -90,13 +98,13 @@ def apply_along_axis(func1d: Any, axis: Any, arr: Any, *args: Any, **kwargs: Any
     outer = rows.aval.shape[:-1]
     count = size(outer)
     flat = lax.reshape(rows, (count, rows.aval.shape[-1]))
-    probe = as_tracer(call(func1d, full_from_dims(rows.aval.shape[-1:], 0, x.dtype),
+    probe = as_tracer(converted_call(func1d, full_from_dims(rows.aval.shape[-1:], 0, x.dtype),
                            *args, **kwargs))
     inner = probe.aval.shape
     out = full_from_dims((count, *inner), 0, probe.dtype)
 
     def body(i: Tracer, carry: Any) -> Any:
-        value = as_tracer(call(func1d, getitem(flat, i), *args, **kwargs))
+        value = as_tracer(converted_call(func1d, getitem(flat, i), *args, **kwargs))
         if value.ndim != len(inner):
             raise ctx.error("np.apply_along_axis: the function's result has another rank "
                             "than on its first call")

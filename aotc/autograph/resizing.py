@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bodies import flatten, probe, probe_sizes
 from ..errors import TraceError
 from ..ir import AType
 from ..numpy_api.masks import MaskedValue
 from ..shapes import DimExpr, FloorDiv, Relu, bound_symbols, maximum, relu, upper_bound
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.bodies import flatten, probe, probe_sizes
+from ..tracing.tracer import Tracer, as_tracer, current
 from .joins import Join, Joined, layout
 
 State = tuple[Any, ...]

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bodies import UNDEFINED, flatten
 from ..ir import Lit
 from ..numpy_api import CREATION
 from ..numpy_api.functions import array_ufunc
@@ -33,8 +32,9 @@ from ..numpy_api.pyrandom import PYRANDOM, is_python_random
 from ..numpy_api.pyrandom import refuse as refuse_pyrandom
 from ..numpy_api.random import refuse as refuse_random
 from ..ops.index import raise_if_p
-from ..tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
-from . import optional
+from ..tracing.bodies import UNDEFINED, flatten
+from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
+from . import optional, pyfuncs
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
 )
@@ -244,7 +244,7 @@ def _builtin_exception(exc: BaseException) -> tuple[str, str]:
 
 def _raise_where(cond: Any, exc: BaseException, values: list[Tracer]) -> None:
     """Raise ``exc`` where ``cond`` holds; ``values``: the runtime values its message
-    shows (see :mod:`aotc.messages`)."""
+    shows (see :mod:`aotc.tracing.messages`)."""
     error, message = _builtin_exception(exc)
     if current().parent is None and not isinstance(cond, Tracer) and not values:
         raise KernelRaises(error, message)
@@ -324,7 +324,6 @@ _CALLS_PYTHON = (np.vectorize, np.apply_along_axis)
 
 
 def _calls_python(fn: Any) -> Callable[..., Any]:
-    from . import pyfuncs
     if isinstance(fn, np.vectorize):  # made outside the kernel (@np.vectorize on a helper)
         return pyfuncs.Vectorized(fn.pyfunc, fn.otypes)
     return pyfuncs.PYFUNCS[fn]
@@ -416,6 +415,9 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         finally:
             _CALLING.pop()
     return fn(*args, **kwargs)
+
+
+pyfuncs.converted_call = call
 
 
 #: The user's functions being traced (by where their source is: each conversion is a new

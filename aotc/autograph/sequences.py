@@ -23,7 +23,7 @@ from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pynumbers import marked
 from ..ops.index import raise_if_p
 from ..shapes import SYMBOL_LIMIT, DimExpr, as_dim, ceil_div, from_arguments, relu
-from ..tracer import DISPATCH, Tracer, as_tracer, current
+from ..tracing.tracer import DISPATCH, Tracer, as_tracer, current
 
 #: Loops and comprehensions over build-time lengths unroll up to this many items.
 UNROLL_LIMIT = 64

@@ -19,16 +19,16 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..aliases import path_aliased
-from ..bind import fresh
-from ..bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, unflatten
-from ..control import BranchTypes
 from ..ir import Var
 from ..numpy_api import CREATION
 from ..numpy_api.creation import full_from_dims
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, bound_symbols
-from ..tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
+from ..tracing.aliases import path_aliased
+from ..tracing.bind import fresh
+from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, unflatten
+from ..tracing.control import BranchTypes
+from ..tracing.tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
 from . import joins, lists, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
 from .returns import RET

@@ -5,7 +5,7 @@ list can be carried: a list of numbers becomes an array standing for it
 (``numpy_api.pylists``), written at constant or runtime indices, and is that array after
 the construct (before this, the body wrote its own values into the outer Python list).
 A dict is carried as a pytree of its values. An array is not carried (writes into
-arrays made outside a body are carried by :mod:`aotc.bodies`): it passes through the
+arrays made outside a body are carried by :mod:`aotc.tracing.bodies`): it passes through the
 construct as :class:`Outer`, a pytree with no leaves, and the body sees the object
 itself. Any other object is a build error (its writes could not be seen after).
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..bodies import UNDEFINED
-from ..tracer import Tracer, current
+from ..tracing.bodies import UNDEFINED
+from ..tracing.tracer import Tracer, current
 
 State = tuple[Any, ...]
 

@@ -3,7 +3,7 @@
 Nothing here adds a lowering: each NumPy function is written in terms of the
 primitive binders of :mod:`aotc.lax`, with NumPy's own dtype and broadcasting rules.
 Importing the package registers it into the tracer core's dispatch table
-(:data:`aotc.tracer.DISPATCH`) and installs Python's operators on tracers; the modules
+(:data:`aotc.tracing.tracer.DISPATCH`) and installs Python's operators on tracers; the modules
 import each other one way only: ``ufuncs`` <- ``functions_base`` <- ``views``,
 ``shaping`` <- ``reductions``, ``creation`` <- ``joining``, ``masks`` <- ``indexing`` <-
 ``writes`` <- ``fancy`` (index arrays), ``complexes`` (``.real``/``.imag`` as views)
@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import relu
-from ..tracer import DISPATCH, Tracer, as_tracer, current
+from ..tracing.tracer import DISPATCH, Tracer, as_tracer, current
 from . import (
     complexes,
     fancy,

@@ -12,7 +12,7 @@ the flattened array cyclically (``np.resize``, not ``ndarray.resize``), ``block`
 the innermost lists along the last axis, the next ones along the axis before it.
 
 ``np.repeat(a, counts)`` is as long as ``counts`` sums to: a size computed before the
-kernel runs (:mod:`aotc.derived`), so the counts must be build-time values or come from
+kernel runs (:mod:`aotc.tracing.derived`), so the counts must be build-time values or come from
 the arguments alone, as ``np.bincount``'s length.
 """
 
@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..derived import derived_size
 from ..ops.index import raise_if_p, take_p
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.derived import derived_size
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
 from .diagonals import diag
 from .fancy import setitem_any

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import full_from_dims
 from .functions_base import where
 from .joining import concatenate, cumprod, cumsum, diff

@@ -22,7 +22,7 @@ import numpy as np
 from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import eye
 from .functions_base import where
 from .histograms import raise_if

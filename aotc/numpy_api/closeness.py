@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
+from ..tracing.tracer import WEAK_TYPES, Tracer, as_tracer, current
 from .reductions import all_
 from .ufuncs import apply_ufunc
 

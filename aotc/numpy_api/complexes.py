@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.elementwise import complex_p, imag_p, real_p
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from ..types import real_dtype
 from .functions_base import warn_complex_cast
 from .ufuncs import apply_ufunc, broadcast_all

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .complexes import imag, make_complex, real
 from .creation import iota, linspace
 from .diagonals import diagonal

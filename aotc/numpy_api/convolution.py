@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, if_neg, maximum, minimum
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import iota
 from .functions_base import where
 from .joining import concatenate

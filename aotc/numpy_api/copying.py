@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
+from ..tracing.tracer import WEAK_TYPES, Tracer, as_tracer, current
 from .functions_base import where as select
 from .writes import write
 

@@ -19,7 +19,7 @@ from ..lax import as_dim, size_value
 from ..ops.index import raise_if_p
 from ..ops.shape import iota_p
 from ..shapes import DimExpr, ceil_div, relu
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .functions_base import reject_unsupported, where
 from .ufuncs import apply_ufunc, promote_types
 
@@ -109,7 +109,7 @@ def arange(*args: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
 def _runtime_arange(start: Any, stop: Any, step: Any, dtype: Any) -> Tracer:
     """``np.arange`` whose length NumPy computes from values, ``ceil((stop - start) /
     step)`` (in integers for integers): a size computed from the scalar arguments
-    (:mod:`aotc.derived`), so the bounds and step must come from them."""
+    (:mod:`aotc.tracing.derived`), so the bounds and step must come from them."""
     kind = promote_types(start, stop, step)
     zero: Any = np.equal(step, 0)
     lax.bind(raise_if_p, as_tracer(zero).atom, error="ZeroDivisionError",

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, minimum, relu
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
 from .functions_base import where
 from .joining import concatenate, moveaxis, take

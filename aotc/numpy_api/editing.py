@@ -19,7 +19,7 @@ import numpy as np
 from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, bind_dim, current
+from ..tracing.tracer import Tracer, as_tracer, bind_dim, current
 from .creation import full_from_dims, iota
 from .fancy import assign
 from .functions_base import where

@@ -30,7 +30,7 @@ import numpy as np
 from .. import lax
 from ..ops.index import take_p
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import iota
 from .linalg import dot_general
 from .reductions import any_, sum_

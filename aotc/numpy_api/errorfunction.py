@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tracer import Tracer
+from ..tracing.tracer import Tracer
 from .functions_base import where
 from .ufuncs import apply_ufunc
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tracer import Tracer, current
+from ..tracing.tracer import Tracer, current
 from .functions_base import reject_unsupported
 from .reductions import max_, min_
 from .ufuncs import apply_ufunc

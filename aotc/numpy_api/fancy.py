@@ -19,7 +19,7 @@ import numpy as np
 from .. import lax
 from ..ops.index import raise_if_p, take_p
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from . import selection
 from .creation import iota
 from .indexing import getitem, is_mask_key

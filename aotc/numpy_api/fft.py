@@ -2,7 +2,7 @@
 frequencies and shifts.
 
 A transform along one axis is a call of NumPy's own pocketfft loop (``numpy_loop``, see
-:mod:`aotc.numpy_loops`), exactly as ``numpy.fft._raw_fft`` makes it: the axis moved last
+:mod:`aotc.ops.numpy_loops`), exactly as ``numpy.fft._raw_fft`` makes it: the axis moved last
 (a strided view: the loop copies what it reads), the same loop (``fft``, ``ifft``,
 ``rfft_n_even``/``rfft_n_odd`` by the parity of ``n``, ``irfft``), the same scale
 factor computed in the same precision, and the loop crops or zero-pads the input to
@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bind import size_value
 from ..ir import Lit
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, relu
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.bind import size_value
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import iota
 from .functions_base import where
 from .joining import moveaxis, roll

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import Tracer, as_tracer
+from ..tracing.tracer import Tracer, as_tracer
 from .functions_base import where
 from .special import _operands
 from .statistics import clip

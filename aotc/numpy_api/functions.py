@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.elementwise import PRIM_OF_UFUNC
-from ..tracer import as_tracer, current
+from ..tracing.tracer import as_tracer, current
 from . import (
     arrangements,
     calculus,

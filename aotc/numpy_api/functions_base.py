@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import Tracer, as_tracer, current, user_loc
+from ..tracing.tracer import Tracer, as_tracer, current, user_loc
 from .ufuncs import broadcast_all, promote_types
 
 

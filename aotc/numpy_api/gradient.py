@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .joining import concatenate, expand_dims
 from .shaping import normalize_axes
 from .ufuncs import apply_ufunc

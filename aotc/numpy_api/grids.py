@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import lax
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .joining import broadcast_to
 from .shaping import ravel, reshape
 

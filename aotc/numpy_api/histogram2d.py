@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import Tracer, current
+from ..tracing.tracer import Tracer, current
 from .functions_base import where
 from .histograms import bin_edges, bincount, raise_if
 from .joining import diff

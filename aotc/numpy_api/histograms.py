@@ -1,7 +1,7 @@
 """``np.bincount`` and ``np.histogram`` with output sizes known before the kernel runs.
 
 ``bincount(x, weights, minlength=N)``: NumPy's result has ``max(N, max(x) + 1)`` bins,
-a size computed before the kernel runs when ``x`` is an argument (:mod:`aotc.derived`);
+a size computed before the kernel runs when ``x`` is an argument (:mod:`aotc.tracing.derived`);
 for an ``x`` the kernel computes, ``minlength`` is required and every value is checked
 to fit (``ValueError``); a negative value is NumPy's ``ValueError``. Counting is NumPy's
 loop, ``counts[x[i]] += w[i]`` in order: O(len(x) + N), the same sums.
@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bind import size_value
-from ..derived import derived_size
 from ..ops.index import raise_if_p
 from ..ops.reduce import REDUCTIONS
 from ..ops.sorting import sort_p
 from ..shapes import DimExpr
-from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
+from ..tracing.bind import size_value
+from ..tracing.derived import derived_size
+from ..tracing.tracer import WEAK_TYPES, Tracer, as_tracer, current
 from .creation import full_from_dims, linspace
 from .functions_base import where
 from .joining import concatenate, diff
@@ -123,7 +123,7 @@ def _counted(index: Tracer, weights: Tracer | None, bins: DimExpr) -> Tracer:
 
 def _bins_from_data(values: Tracer, least: DimExpr) -> DimExpr | None:
     """NumPy's length, ``max(max(x) + 1, minlength)``, as a size computed before the
-    kernel runs (aotc.derived: ``x`` must be an array argument), or None."""
+    kernel runs (aotc.tracing.derived: ``x`` must be an array argument), or None."""
     top = lax.reduce(REDUCTIONS["reduce_max"], values, (0,))  # an identity if x is empty
     count = _ufunc(np.add, lax.convert(top, I64), 1)
     length = _ufunc(np.maximum, count, lax.dim_value(least))

@@ -15,7 +15,7 @@ import numpy as np
 from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, Step, ceil_div, if_neg, maximum, minimum, relu
-from ..tracer import Tracer, as_tracer, bind_dim, current, dim_value
+from ..tracing.tracer import Tracer, as_tracer, bind_dim, current, dim_value
 from ..value_bounds import constant_gap
 from .functions_base import where
 from .masks import MaskedValue, read_masked

@@ -23,7 +23,7 @@ import numpy as np
 from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
 from .joining import concatenate
 from .reductions import any_

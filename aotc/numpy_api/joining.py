@@ -17,7 +17,7 @@ from ..ops.index import take_p
 from ..ops.reduce import CUMULATIVE
 from ..ops.shape import concatenate_p
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, bind_dim, current
+from ..tracing.tracer import Tracer, as_tracer, bind_dim, current
 from .creation import LAYOUT, full_from_dims
 from .functions_base import check_cast, reject_unsupported
 from .reductions import sum_dtype

@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import lax
 from ..shapes import DimExpr
-from ..tracer import Tracer, current
+from ..tracing.tracer import Tracer, current
 
 #: Matrices of at most this order keep aotc's own loops.
 SMALL = 16

@@ -13,7 +13,7 @@ from .. import lax
 from ..ops.elementwise import imag_p, real_p
 from ..ops.linalg import dot_general_p
 from ..shapes import DimExpr, broadcast_shapes
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import eye
 from .functions_base import where
 from .reductions import max_, min_, sum_

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.reduce import REDUCTIONS
-from ..tracer import Tracer, current
+from ..tracing.tracer import Tracer, current
 from .creation import eye, iota
 from .functions_base import where
 from .histograms import raise_if

@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bind import size_value
 from ..shapes import DimExpr, minimum
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.bind import size_value
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import eye, full_from_dims, iota
 from .diagonals import diagonal as diagonal_of
 from .functions_base import where

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from ..types import real_dtype
 from .creation import full_from_dims, iota
 from .functions_base import where

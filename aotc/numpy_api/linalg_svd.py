@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, maximum, minimum
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from . import linalg
 from .creation import eye, full_from_dims, iota
 from .functions_base import where

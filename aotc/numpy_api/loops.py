@@ -1,4 +1,4 @@
-"""A call of one of NumPy's own gufunc loops (:mod:`aotc.numpy_loops`) from a kernel:
+"""A call of one of NumPy's own gufunc loops (:mod:`aotc.ops.numpy_loops`) from a kernel:
 its inputs converted to the loop's dtypes, its results cast to the result's precision,
 and its failure (LAPACK's) raised as NumPy's ``LinAlgError``. ``np.fft`` and
 ``np.linalg`` (:mod:`.fft`, :mod:`.lapack`) call through here."""
@@ -11,10 +11,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from .. import lax
-from ..numpy_loops import loop
 from ..ops.external import numpy_loop_p
+from ..ops.numpy_loops import loop
 from ..shapes import DimExpr
-from ..tracer import Tracer
+from ..tracing.tracer import Tracer
 from ..types import complex_dtype
 from .histograms import raise_if
 

@@ -20,7 +20,7 @@ from .. import lax
 from ..ir import Lit
 from ..ops.index import compress_p, raise_if_p
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, as_tracer, bind_dim, current
+from ..tracing.tracer import Tracer, as_tracer, bind_dim, current
 from .functions_base import where
 from .ufuncs import BINARY_OPERATORS, apply_ufunc
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .reductions import any_
 from .shaping import ravel
 from .ufuncs import apply_ufunc

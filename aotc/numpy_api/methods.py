@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import lax
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, current
+from ..tracing.tracer import Tracer, current
 from . import (
     arrangements,
     complexes,

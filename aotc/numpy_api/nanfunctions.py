@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import Tracer, as_tracer
+from ..tracing.tracer import Tracer, as_tracer
 from .complexes import imag, real
 from .functions_base import where
 from .histograms import raise_if

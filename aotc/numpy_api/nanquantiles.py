@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, size
-from ..tracer import Tracer
+from ..tracing.tracer import Tracer
 from .creation import iota
 from .functions_base import reject_unsupported, where
 from .joining import take

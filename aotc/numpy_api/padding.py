@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bind import size_value
 from ..ops.index import raise_if_p, take_p
 from ..shapes import DimExpr, relu
-from ..tracer import Tracer, as_tracer, current, dim_value
+from ..tracing.bind import size_value
+from ..tracing.tracer import Tracer, as_tracer, current, dim_value
 from .creation import full_from_dims, iota
 from .joining import concatenate
 

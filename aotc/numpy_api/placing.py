@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import size
-from ..tracer import DISPATCH, Tracer, as_tracer, current
+from ..tracing.tracer import DISPATCH, Tracer, as_tracer, current
 from .creation import iota
 from .fancy import setitem_any
 from .functions_base import where

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, maximum, relu
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .convolution import convolve
 from .creation import full_from_dims, iota
 from .functions_base import where

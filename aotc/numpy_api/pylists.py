@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..tracer import Tracer, current
+from ..tracing.tracer import Tracer, current
 from . import joining
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from . import errorfunction
 from .ufuncs import apply_ufunc
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.index import raise_if_p
-from ..tracer import Tracer, as_tracer, python_number
+from ..tracing.tracer import Tracer, as_tracer, python_number
 
 #: The operators whose divisor Python checks.
 _DIVISIONS: dict[str, Callable[[Any, Any], Any]] = {

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.random import random_seed_p
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .indexing import getitem
 from .random import F64, draw, integer_scalar, raise_if
 from .writes import write

@@ -27,7 +27,7 @@ from .. import lax
 from ..ops.index import raise_if_p, take_p
 from ..ops.sorting import sort_p
 from ..shapes import DimExpr, relu, size
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .functions_base import reject_unsupported, where
 from .joining import moveaxis
 from .reductions import any_, mean

@@ -24,7 +24,7 @@ from ..ops.index import raise_if_p
 from ..ops.random import DISTRIBUTIONS, random_draw_p, random_seed_p
 from ..shapes import DimExpr
 from ..shapes import size as size_of
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import _shape, arange
 from .fancy import getitem_any
 from .indexing import getitem

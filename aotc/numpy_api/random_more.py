@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import Tracer
+from ..tracing.tracer import Tracer
 from .random import draw, floats, negative, raise_if, scalar_parameter, shape_of, size_shape
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from .. import lax
 from ..ops.reduce import REDUCTIONS
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .functions_base import reject_unsupported
 from .shaping import normalize_axes
 from .ufuncs import apply_ufunc

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .complexes import imag, make_complex, real
 from .ufuncs import apply_ufunc
 

@@ -23,7 +23,7 @@ from .. import lax
 from ..ops.index import take_p
 from ..ops.sorting import searchsorted_p
 from ..shapes import DimExpr, relu
-from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
+from ..tracing.tracer import WEAK_TYPES, Tracer, as_tracer, current
 from .functions_base import where
 from .ufuncs import apply_ufunc
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import relu
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
 from .functions_base import where as choose
 from .joining import concatenate, moveaxis, stack

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.lib import _arraysetops_impl as numpy_sets
 
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .joining import concatenate
 from .membership import isin
 from .shaping import ravel

@@ -14,7 +14,7 @@ import numpy as np
 from .. import lax
 from ..lax import as_dim, size_value
 from ..shapes import DimExpr, bound_symbols, exact_div, relu, size
-from ..tracer import Tracer, as_tracer, bind_dim, current
+from ..tracing.tracer import Tracer, as_tracer, bind_dim, current
 from .functions_base import check_cast, warn_complex_cast
 from .views import make_view
 

@@ -23,7 +23,7 @@ from ..ops.core import Primitive
 from ..ops.index import raise_if_p
 from ..ops.sorting import argsort_p, sort_p
 from ..shapes import DimExpr, size
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .functions_base import where
 from .reductions import max_, min_
 from .shaping import normalize_axes, ravel

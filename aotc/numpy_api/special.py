@@ -18,7 +18,7 @@ import numpy as np
 from numpy.lib import _function_base_impl as numpy_functions
 
 from .. import lax
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .complexes import imag, make_complex, real
 from .functions_base import where
 from .reductions import any_

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tracer import DISPATCH, Tracer, as_tracer, current
+from ..tracing.tracer import DISPATCH, Tracer, as_tracer, current
 from .histograms import raise_if
 
 

@@ -16,7 +16,7 @@ from .. import lax
 from ..ops.index import raise_if_p
 from ..ops.reduce import ARG_REDUCTIONS
 from ..shapes import DimExpr, relu, size
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from ..types import complex_dtype
 from .complexes import imag, real
 from .functions_base import reject_unsupported, where

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import iota
 from .functions_base import where
 from .ufuncs import apply_ufunc

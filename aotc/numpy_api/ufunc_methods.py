@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .creation import full_from_dims, iota
 from .fancy import assign, is_fancy_key
 from .functions_base import reject_unsupported, where

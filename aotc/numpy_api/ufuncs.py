@@ -20,7 +20,7 @@ from ..ops.elementwise import NO_COMPLEX_KERNEL, PRIM_OF_UFUNC
 from ..ops.index import raise_if_p, take_p
 from ..ops.shape import iota_p
 from ..shapes import DimExpr, broadcast_shapes, from_values
-from ..tracer import WEAK_TYPES, Tracer, as_tracer, current
+from ..tracing.tracer import WEAK_TYPES, Tracer, as_tracer, current
 from ..types import SHORT_NAMES
 from . import pynumbers
 

@@ -5,7 +5,7 @@ The flattened input is sorted (with its stable sorting permutation when indices 
 asked for); an element starts a new value where it differs from the one before it, and
 with ``equal_nan`` (the default) all NaNs, which sort last, are one value. How many
 values there are depends on the data: the count of starts is bound as a size (at most
-the input's, see :func:`aotc.tracer.bind_dim`) and one ``compress`` pass lays the values
+the input's, see :func:`aotc.tracing.tracer.bind_dim`) and one ``compress`` pass lays the values
 out, as ``x[mask]`` does (:mod:`.masks`).
 
 - ``return_index``: the first occurrence of each value, the stable permutation at each
@@ -30,7 +30,7 @@ from .. import lax
 from ..ops.index import take_p
 from ..ops.sorting import argsort_p, sort_p
 from ..shapes import relu
-from ..tracer import Tracer, current
+from ..tracing.tracer import Tracer, current
 from .creation import full_from_dims, iota
 from .joining import concatenate, cumsum
 from .masks import compress, kept_count

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .joining import moveaxis, stack
 from .ufuncs import apply_ufunc
 

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bind import size_value
 from ..shapes import relu
-from ..tracer import Tracer, as_tracer
+from ..tracing.bind import size_value
+from ..tracing.tracer import Tracer, as_tracer
 from .creation import iota
 from .functions_base import where
 from .special import i0

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..bind import refine_shape
-from ..bodies import OuterWrite
 from ..shapes import DimExpr
-from ..tracer import Tracer, as_tracer, current, encloses
+from ..tracing.bind import refine_shape
+from ..tracing.bodies import OuterWrite
+from ..tracing.tracer import Tracer, as_tracer, current, encloses
 from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
@@ -55,7 +55,7 @@ def write(target: Tracer, key: Any, value: Any) -> None:
         base.version += 1
         return _through_path_aliases(base, None, new)
     if base.context is not ctx:
-        raise OuterWrite(base)  # the enclosing construct carries it (aotc.bodies)
+        raise OuterWrite(base)  # the enclosing construct carries it (aotc.tracing.bodies)
     window = region.window if region.base is not None else Window.identity(base.aval.shape)
     base.set_atom(window.write(base, new).atom)
     base.version += 1

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..avals import AType
+from ..tracing.avals import AType
 from .core import GUARDED, LOOP, impl_rules, primitive, type_rules
 
 NESTED = "nested"

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..avals import AType
 from ..errors import TraceError
+from ..tracing.avals import AType
 from ..types import complex_dtype, real_dtype
 from .core import (
     ALL_PRIMITIVES,

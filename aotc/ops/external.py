@@ -1,4 +1,4 @@
-"""``numpy_loop``: a call of one of NumPy's own gufunc inner loops (:mod:`aotc.numpy_loops`).
+"""``numpy_loop``: a call of one of NumPy's own gufunc inner loops (:mod:`aotc.ops.numpy_loops`).
 
 ``outs = numpy_loop[loop, shapes, flag](*ins)`` runs ``loop`` (its name in the
 registry, ``numpy.linalg._umath_linalg.solve[dd->d]``) over the operands as the ufunc
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..avals import AType
-from ..numpy_loops import LOOPS, NumpyLoop
+from ..tracing.avals import AType
 from .core import impl_rules, primitive, type_rules
+from .numpy_loops import LOOPS, NumpyLoop
 
 numpy_loop_p = primitive("numpy_loop")
 

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from ..abi import DETAILS, KERNEL_ERRORS
-from ..avals import AType
-from ..messages import fill
+from ..tracing.avals import AType
+from ..tracing.messages import fill
 from .core import COMPARE, EFFECT, impl_rules, primitive, type_rules
 
 take_p = primitive("take")
@@ -72,7 +72,7 @@ def _take_impl(x: np.ndarray, indices: np.ndarray, *, axis: int) -> tuple[np.nda
 def _raise_if_type(cond: Any, *detail: Any, error: str, message: str) -> tuple[Any, ...]:
     """``raise_if cond [lhs rhs]``: a scalar condition may carry two scalars (bool,
     integers or floats) that fill the message's ``{lhs}`` and ``{rhs}`` (the index and
-    the size; see :mod:`aotc.messages`)."""
+    the size; see :mod:`aotc.tracing.messages`)."""
     if cond.dtype != np.bool_:
         raise ValueError("raise_if: the condition must be bool")
     if detail and (cond.ndim or not 2 <= len(detail) <= DETAILS

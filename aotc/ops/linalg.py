@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..avals import AType
+from ..tracing.avals import AType
 from .core import impl_rules, primitive, type_rules
 
 dot_general_p = primitive("dot_general")

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from ..avals import AType
+from ..tracing.avals import AType
 from .core import EFFECT, STATEFUL, impl_rules, primitive, type_rules
 
 random_seed_p = primitive("random_seed", EFFECT, STATEFUL)

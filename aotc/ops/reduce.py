@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..avals import AType
+from ..tracing.avals import AType
 from .core import REDUCTION, impl_rules, primitive, type_rules
 
 REDUCE_UFUNCS: dict[str, np.ufunc] = {
@@ -43,7 +43,7 @@ def highest(dtype: np.dtype) -> object:
 
 
 #: Where max and min start, for an empty extent (NumPy has no identity; tracing checks
-#: that user-level reductions are not empty, aotc.derived's sizes may reduce nothing).
+#: that user-level reductions are not empty, aotc.tracing.derived's sizes may reduce nothing).
 START = {"reduce_max": lowest, "reduce_min": highest}
 
 

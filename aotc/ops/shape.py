@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..avals import AType
 from ..shapes import DimExpr, Shape, Step, size
+from ..tracing.avals import AType
 from .core import EFFECT, VIEW, impl_rules, primitive, type_rules
 
 broadcast_in_dim_p = primitive("broadcast_in_dim", VIEW)

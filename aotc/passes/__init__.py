@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..argument_order import record_orders
 from ..errors import internal_errors
 from ..ir import Program, verify
+from ..packaging.argument_order import record_orders
 from .constant_fold import constant_fold
 from .cse import cse
 from .dce import dce

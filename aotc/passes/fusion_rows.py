@@ -4,7 +4,7 @@ softmax reads each row three times when its row max, its sum of exponentials and
 quotient are three loops over the whole array, and writes ``exp(x - max)`` in between.
 Taken into one group, the reductions become row statistics: the loop nest runs over
 the rows, and in each row one pass of the row per statistic, then one that stores
-(see :class:`aotc.codegen.fusion_plan.FusionPlan`). A row of a few kilobytes stays in
+(see :class:`aotc.codegen.nests.fusion_plan.FusionPlan`). A row of a few kilobytes stays in
 the first-level cache between passes, so the input is read from memory once and
 nothing in between is written, as in XLA's row fusion.
 

@@ -9,9 +9,9 @@ the base is a fresh array (a broadcast scalar: ``np.empty``, ``np.zeros``, ``np.
 the chain *is* the concatenation of its operands along that axis, in order. Only
 operands that are views of data (an argument, a scalar broadcast, slices and reshapes
 of them) qualify: a computed operand is already written straight into its block
-(destination passing, :mod:`aotc.codegen.inplace`), with no temporary. Codegen
+(destination passing, :mod:`aotc.codegen.memory.inplace`), with no temporary. Codegen
 writes a concatenation along a thin last axis in one pass
-(:func:`aotc.codegen.indexing.lower_concatenate`), and along any other axis block by
+(:func:`aotc.codegen.nests.indexing.lower_concatenate`), and along any other axis block by
 block, as the updates did.
 """
 

@@ -36,11 +36,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..avals import AType
 from ..ir import Atom, Eqn, Lit, Params, Program, Var, bound_uppers, nested_programs
 from ..ops.control import for_loop_p
 from ..ops.core import ALL_PRIMITIVES, EFFECT, STATEFUL
 from ..ops.shape import bind_dim_p
+from ..tracing.avals import AType
 from .rewrite import Copier, Emitter, map_nested
 
 #: Iterations of the outer loop per iteration of the jammed loop.

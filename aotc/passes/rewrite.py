@@ -7,10 +7,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..avals import AType
 from ..ir import Atom, Eqn, Params, Program, Var
 from ..ops.core import Primitive, type_rules
 from ..shapes import DimExpr, rename_symbols
+from ..tracing.avals import AType
 
 
 class Renamer:

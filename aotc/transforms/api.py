@@ -6,7 +6,7 @@ A :class:`Transform` wraps a kernel (or another transform) and is three things a
   stacks; grad evaluates the transformed IR with the reference interpreter);
 - a source of signatures: the wrapped kernel's, changed as the transform changes types
   (vmap adds a named batch dimension);
-- a tracer hook, ``__aotc_trace__(signature, name)``: :func:`aotc.frontend.trace_kernel`
+- a tracer hook, ``__aotc_trace__(signature, name)``: :func:`aotc.tracing.kernel.trace_kernel`
   traces the wrapped kernel with *its* signature and the transform rewrites the program.
 
 ``aotc.export(t, name="k")`` marks one for the build and binds it as ``k`` in the calling
@@ -25,8 +25,8 @@ import numpy as np
 
 from ..errors import Loc
 from ..export import ExportInfo
-from ..frontend import TracedKernel, trace_kernel
 from ..ir import Program
+from ..tracing.kernel import TracedKernel, trace_kernel
 from ..types import ArrayType, Signature, signature_from_annotations
 from .core import TransformError
 from .vmap import vmap_program

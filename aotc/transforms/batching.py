@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..avals import AType
 from ..ir import Atom, Lit, Program, Var, is_stateful
 from ..ops.core import Primitive
 from ..ops.shape import broadcast_in_dim_p, transpose_p
 from ..shapes import DimExpr
+from ..tracing.avals import AType
 from .core import Emitter
 
 #: ``rule(ctx, args, batched, **params) -> (outs, outs_batched)``: ``args`` are atoms of

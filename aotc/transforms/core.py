@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..avals import AType
 from ..errors import AotcError, Loc
 from ..ir import Atom, Eqn, Lit, Params, Var
 from ..ops.core import Primitive, type_rules
 from ..ops.shape import broadcast_in_dim_p
+from ..tracing.avals import AType
 
 
 class TransformError(AotcError, TypeError):

@@ -13,12 +13,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..frontend import TracedKernel
 from ..interpret import eval_program
 from ..ir import Atom, Check, DimSource, Lit, Program, Var, verify
 from ..ops.index import KernelError
+from ..packaging.slow_paths import kernel_exception
 from ..shapes import DimExpr
-from ..slow_paths import kernel_exception
+from ..tracing.kernel import TracedKernel
 from ..types import ArrayType, Signature
 from . import vjp_control  # noqa: F401  (fills the control-flow rules)
 from .api import Transform, kernel_signatures

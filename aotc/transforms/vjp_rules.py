@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from ..avals import AType
 from ..ir import Atom, Lit
 from ..ops.core import ALL_PRIMITIVES, Primitive
 from ..ops.elementwise import convert_p, select_p
@@ -34,6 +33,7 @@ from ..ops.shape import (
     update_slice_p,
 )
 from ..shapes import DimExpr
+from ..tracing.avals import AType
 from .core import Emitter, zeros
 
 VjpRule = Callable[..., list[Atom | None]]

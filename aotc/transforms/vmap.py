@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..avals import AType
 from ..ir import Atom, Check, DimSource, Program, Var, size_expressions, verify
 from ..shapes import DimExpr
+from ..tracing.avals import AType
 from . import batching_control, batching_rules  # noqa: F401  (fill the rule table)
 from .batching import BatchCtx, batch_eqns, batched_type
 from .core import Emitter, TransformError

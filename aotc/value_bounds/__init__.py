@@ -5,7 +5,7 @@ but often has a bound: ``np.arange(i + 1)`` in ``for i in range(n)`` has at most
 elements, ``np.empty(count)`` after ``count += 1`` in a loop over ``x`` at most
 ``len(x)``, ``np.linspace(a, b, n + 1)`` after ``if n % 2: n += 1`` at most ``n + 2``.
 Interval arithmetic over the traced equations finds such bounds; the size then becomes a
-symbol bound while the kernel runs (:func:`aotc.tracer.bind_dim`) in a buffer planned
+symbol bound while the kernel runs (:func:`aotc.tracing.tracer.bind_dim`) in a buffer planned
 from the bound: the run-time allocation of Numba, at the price of the largest size.
 
 Only int64 arithmetic is followed (sizes are int64; narrower integers may wrap, so they
@@ -24,7 +24,7 @@ from ..ir import Var
 from ..ops.elementwise import PRIM_OF_UFUNC
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, relu
-from ..tracer import TraceContext, Tracer, bind_dim, current, dim_value
+from ..tracing.tracer import TraceContext, Tracer, bind_dim, current, dim_value
 from .intervals import UNKNOWN, Interval, Scope
 from .loops import counter_interval, exact_interval
 

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from aotc.codegen import TargetSpec, emit_llvm
-from aotc.codegen.jit import JitLibrary
+from aotc.codegen.core.jit import JitLibrary
 
 from .data import assert_same
 from .programs import binary, unary

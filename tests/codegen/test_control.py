@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from aotc import f64, i64, lax, u8
-from aotc.codegen.inplace import plan_buffers
-from aotc.codegen.jit import JitLibrary
-from aotc.codegen.runtime import body_work
-from aotc.frontend import trace_kernel
+from aotc.codegen.core.jit import JitLibrary
+from aotc.codegen.core.runtime import body_work
+from aotc.codegen.memory.inplace import plan_buffers
 from aotc.ir import AType, Eqn, Lit, Params, Program, Var
 from aotc.ops.control import cond_p, for_loop_p
 from aotc.passes import optimize
 from aotc.passes.loop_versioning import versioned_loops
 from aotc.shapes import DimExpr
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import signature_from_annotations
 
 from .data import assert_same, before_a_guard_page, check_call, copy_layout, layouts

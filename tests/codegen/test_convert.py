@@ -1,7 +1,7 @@
 """``convert`` between every pair of dtypes, against ``ndarray.astype``.
 
 Float -> int of NaN, inf and out-of-range values is platform behaviour in NumPy; the
-code generator reproduces x86-64 NumPy (see ``aotc/codegen/convert.py``), and these
+code generator reproduces x86-64 NumPy (see ``aotc/codegen/elementwise/convert.py``), and these
 tests pin that down so a change is noticed. Complex -> unsigned of such values is not
 even consistent within NumPy (its complex64 -> uint32 loop gives 2**31 for NaN in its
 vector body and 0 in its scalar tail), so those are checked in the defined range only.
@@ -14,7 +14,7 @@ import platform
 import numpy as np
 import pytest
 
-from aotc.codegen.jit import JitLibrary
+from aotc.codegen.core.jit import JitLibrary
 from aotc.interpret import eval_program
 
 from .data import DTYPES, assert_same, edge_values

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from aotc.codegen import TargetSpec, build_llvm_module
-from aotc.codegen.jit import JitLibrary
-from aotc.codegen.mathlib import LIBM_BINARY, LIBM_UNARY
+from aotc.codegen.core.jit import JitLibrary
+from aotc.codegen.elementwise.mathlib import LIBM_BINARY, LIBM_UNARY
 from aotc.errors import UnsupportedError
 from aotc.interpret import eval_program
 from aotc.ops.elementwise import (

@@ -1,5 +1,5 @@
 """Epilogue fusion: a matrix product with the elementwise work on its result, applied to
-each tile of the product inside the GEMM (:mod:`aotc.codegen.epilogue`), against NumPy.
+each tile of the product inside the GEMM (:mod:`aotc.codegen.nests.epilogue`), against NumPy.
 
 Sizes take the tiled path (more than four rows, several columns, a contracted axis),
 straddling the register and cache blocks, and the paths that apply the epilogue after
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from aotc.codegen import TargetSpec
-from aotc.codegen.jit import JitLibrary
-from aotc.frontend import trace_kernel
+from aotc.codegen.core.jit import JitLibrary
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 TARGETS = ["x86-64-v2", "x86-64-v3", "native"]

@@ -15,11 +15,11 @@ import warnings
 import numpy as np
 import pytest
 
-from aotc.codegen.fusion_plan import plan_fusion, reads_only_at_own_index
-from aotc.codegen.jit import JitLibrary
-from aotc.frontend import trace_kernel
+from aotc.codegen.core.jit import JitLibrary
+from aotc.codegen.nests.fusion_plan import plan_fusion, reads_only_at_own_index
 from aotc.interpret import eval_program
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 from .data import assert_same

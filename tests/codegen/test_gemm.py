@@ -1,4 +1,4 @@
-"""Float matrix products (``dot_general`` through :mod:`aotc.codegen.gemm`) against NumPy.
+"""Float matrix products (``dot_general`` through :mod:`aotc.codegen.linalg.gemm`) against NumPy.
 
 The GEMM sums in a different order than the naive loop (blocks of the contracted axis,
 vector lanes, fused multiply-adds), so results are not bit-identical to NumPy's or to
@@ -27,8 +27,8 @@ import numpy as np
 import pytest
 
 from aotc.codegen import TargetSpec, emit_llvm
-from aotc.codegen.gemm import blocking
-from aotc.codegen.jit import JitLibrary
+from aotc.codegen.core.jit import JitLibrary
+from aotc.codegen.linalg.gemm import blocking
 from aotc.shapes import DimExpr
 
 from .data import before_a_guard_page
@@ -163,7 +163,7 @@ def test_any_layout(kernels, dtype):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_small_products_read_nothing_past_their_operands(kernels, dtype):
-    """Small products run unpacked (:mod:`aotc.codegen.gemm_small`): the kernels read
+    """Small products run unpacked (:mod:`aotc.codegen.linalg.gemm_small`): the kernels read
     ``A`` and ``B`` in place, edge tiles through masks. With each operand ending just
     before an inaccessible page, a column or row read past its end would crash."""
     rng = np.random.default_rng(7)

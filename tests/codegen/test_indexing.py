@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aotc.codegen.jit import JitLibrary
+from aotc.codegen.core.jit import JitLibrary
 from aotc.interpret import eval_program
 from aotc.ops.index import KernelError
 from aotc.shapes import DimExpr, ceil_div, relu

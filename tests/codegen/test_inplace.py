@@ -1,4 +1,4 @@
-"""Buffer planning for updates (:mod:`aotc.codegen.inplace`): what the plan decides for
+"""Buffer planning for updates (:mod:`aotc.codegen.memory.inplace`): what the plan decides for
 typical programs (no toolchain), and that compiled kernels compute what NumPy computes
 whatever it decides: recurrences, loops over carried arrays, branches, writes into
 arguments of every layout, and arguments that overlap each other or themselves."""
@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 from aotc import f64, i64, lax
-from aotc.codegen.inplace import Move, Update, covers, plan_buffers
-from aotc.codegen.jit import JitLibrary
-from aotc.codegen.layout import OutputHome, plan_layout
-from aotc.frontend import trace_kernel
+from aotc.codegen.core.jit import JitLibrary
+from aotc.codegen.memory.inplace import Move, Update, covers, plan_buffers
+from aotc.codegen.memory.layout import OutputHome, plan_layout
 from aotc.interpret import eval_program
 from aotc.ir import runs_loops
 from aotc.ops.control import cond_p, for_loop_p
 from aotc.ops.shape import broadcast_in_dim_p, update_slice_p
 from aotc.passes import optimize
 from aotc.shapes import DimExpr
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import signature_from_annotations
 
 from .data import assert_same, copy_layout, layouts
@@ -582,7 +582,7 @@ def test_write_cases_compiled(case, fuse):
     from numpy_cases import assert_same as assert_ulps
     from numpy_cases import outputs_of
 
-    from aotc.codegen.jit import JitKernel
+    from aotc.codegen.core.jit import JitKernel
     from aotc.types import parse_signature_string
 
     traced = trace_kernel(case.fn, parse_signature_string(case.signature), name=case.name)

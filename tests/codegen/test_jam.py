@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from jam_kernels import CASES
 
-from aotc.codegen.jit import JitLibrary
-from aotc.frontend import trace_kernel
+from aotc.codegen.core.jit import JitLibrary
 from aotc.passes import optimize
 from aotc.passes.jam import UNROLL
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 

@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pytest
 
-import aotc.cpu
 from aotc.codegen import (
     TargetSpec,
     build_llvm_module,
@@ -16,10 +15,11 @@ from aotc.codegen import (
     emit_llvm,
     has_lowering,
 )
-from aotc.codegen.jit import JitKernel, JitLibrary
-from aotc.frontend import trace_kernel
+from aotc.codegen.core.jit import JitKernel, JitLibrary
+from aotc.codegen.targets import x86
 from aotc.ops import ALL_PRIMITIVES
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 from .programs import ProgramBuilder
@@ -47,7 +47,7 @@ def test_target_spec_parse():
         TargetSpec.parse("skylake-foo")
     with pytest.raises(ValueError, match="'pentium4'"):
         TargetSpec.parse("pentium4")
-    assert TargetSpec.parse("skylake").cpu_features == tuple(sorted(aotc.cpu.LEVELS["x86-64-v3"]))
+    assert TargetSpec.parse("skylake").cpu_features == tuple(sorted(x86.LEVELS["x86-64-v3"]))
     with pytest.raises(ValueError):
         compile_object([("k", saxpy())], TargetSpec("i486"))
     with pytest.raises(ValueError):
@@ -163,7 +163,7 @@ def test_zen_avx512_targets_store_strided_elements_without_scatters():
     for cpu in ("znver4", "znver5"):
         spec = TargetSpec.parse(cpu)
         assert "+prefer-no-scatter" in spec.features.split(",")
-        assert spec.cpu_features == tuple(sorted(aotc.cpu.CPUS[cpu]))
+        assert spec.cpu_features == tuple(sorted(x86.CPUS[cpu]))
         asm = emit_asm([("k", program)], spec)
         assert "zmm" in asm or "ymm" in asm
         assert "vscatter" not in asm and "vgather" not in asm

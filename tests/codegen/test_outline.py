@@ -1,5 +1,5 @@
 """Big top-level loops and branches of a big kernel get functions of their own
-(:mod:`aotc.codegen.outline`): the kernel computes what it computed inlined, its scalar,
+(:mod:`aotc.codegen.core.outline`): the kernel computes what it computed inlined, its scalar,
 array and rank-0 results come back, and an error inside one is raised by the kernel.
 
 The kernel is made big with loops that run at build time (unrolled into the program)."""
@@ -14,11 +14,11 @@ import pytest
 import aotc
 from aotc import f64, i64
 from aotc.codegen import TargetSpec, emit_llvm
-from aotc.codegen.outline import KERNEL_EQUATIONS, REGION_EQUATIONS, equation_count
-from aotc.frontend import trace_kernel
+from aotc.codegen.core.outline import KERNEL_EQUATIONS, REGION_EQUATIONS, equation_count
 from aotc.ir import nested_programs
 from aotc.ops.control import cond_p, for_loop_p, while_loop_p
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import signature_from_annotations
 
 
@@ -115,7 +115,7 @@ def test_a_size_bound_before_a_construct_is_captured() -> None:
 
 def alike(x: f64[:], n: i64) -> tuple[f64[:], f64]:
     """A construct of scalars only (the while loop), in a kernel emitted twice: for
-    contiguous and for strided arrays (:mod:`aotc.codegen.specialize`)."""
+    contiguous and for strided arrays (:mod:`aotc.codegen.core.specialize`)."""
     y = x.copy()
     for i in range(n):  # makes the kernel big; reads x, so each copy has its own
         for k in range(64):

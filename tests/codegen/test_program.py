@@ -8,8 +8,8 @@ import ctypes
 import numpy as np
 import pytest
 
-from aotc.codegen.jit import JitLibrary
-from aotc.codegen.layout import plan_layout
+from aotc.codegen.core.jit import JitLibrary
+from aotc.codegen.memory.layout import plan_layout
 from aotc.interpret import eval_program
 from aotc.ir import AType, Eqn, Params, Program, Var
 from aotc.ops.core import Primitive
@@ -141,7 +141,7 @@ def test_scratch_size_is_the_planned_layout(kernels):
     info = (ctypes.c_int64 * 3)()
     shape, strides = (ctypes.c_int64 * 2)(n, m), (ctypes.c_int64 * 2)(8 * m, 8)
     x = np.ones((n, m))
-    from aotc.codegen.jit import AotcArray
+    from aotc.codegen.core.jit import AotcArray
 
     arr = AotcArray(x.ctypes.data, shape, strides)
     argv = (ctypes.c_void_p * 1)(ctypes.addressof(arr))

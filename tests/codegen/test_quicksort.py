@@ -1,4 +1,4 @@
-"""The AVX2 and AVX-512 quicksorts of :mod:`aotc.codegen.quicksort`, called directly on
+"""The AVX2 and AVX-512 quicksorts of :mod:`aotc.codegen.sorting.quicksort`, called directly on
 keys.
 
 Kernels reach it only on rows long enough and inputs friendly enough for its common path
@@ -24,12 +24,13 @@ import numpy as np
 import pytest
 from llvmlite import ir
 
-from aotc.codegen import TargetSpec, quicksort
-from aotc.codegen.dtypes import I64, PTR
-from aotc.codegen.module import object_from_text
-from aotc.codegen.radix import sort_values_function
-from aotc.codegen.sortkeys import keys_of
-from aotc.codegen.target import jit_target_machine
+from aotc.codegen import TargetSpec
+from aotc.codegen.core.dtypes import I64, PTR
+from aotc.codegen.core.module import object_from_text
+from aotc.codegen.sorting import quicksort
+from aotc.codegen.sorting.radix import sort_values_function
+from aotc.codegen.sorting.sortkeys import keys_of
+from aotc.codegen.targets.spec import jit_target_machine
 
 NATIVE = TargetSpec.parse("native")
 #: Register sizes of the quicksort, each run only where this CPU has them.

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
-from aotc.codegen.jit import JitLibrary
+from aotc.codegen.core.jit import JitLibrary
 from aotc.interpret import eval_program
 
 from .data import BOOL, DTYPES, assert_same, layouts, random_values

@@ -1,4 +1,4 @@
-"""The sorting networks of :mod:`aotc.codegen.sortnet`, run as plans on NumPy rows (no
+"""The sorting networks of :mod:`aotc.codegen.sorting.sortnet`, run as plans on NumPy rows (no
 LLVM): every plan the quicksort can emit sorts, each stage's steps touch distinct
 registers, and the schedule is as cheap as it was measured to be."""
 
@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from aotc.codegen.sortnet import (
+from aotc.codegen.sorting.sortnet import (
     NUMPY_OPS,
     Exchange,
     InRegister,

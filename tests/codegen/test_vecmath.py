@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from aotc.codegen import TargetSpec
-from aotc.codegen.jit import JitLibrary
+from aotc.codegen.core.jit import JitLibrary
 
 from .programs import binary, unary
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aotc.codegen.jit import JitLibrary
-from aotc.codegen.layout import plan_layout
+from aotc.codegen.core.jit import JitLibrary
+from aotc.codegen.memory.layout import plan_layout
 from aotc.interpret import eval_program
 from aotc.shapes import DimExpr, ceil_div, relu
 

@@ -23,14 +23,14 @@ from codegen.programs import ProgramBuilder, binary, unary
 from aotc import lax
 from aotc.codegen import TargetSpec, emit_llvm
 from aotc.errors import AotcError, UnsupportedError
-from aotc.frontend import trace_kernel
 from aotc.ir import Program
-from aotc.numpy_loops import LOOPS
 from aotc.ops import ALL_PRIMITIVES, impl_rules, type_rules
 from aotc.ops.elementwise import NO_COMPLEX_KERNEL, UFUNC_OF
+from aotc.ops.numpy_loops import LOOPS
 from aotc.ops.random import DISTRIBUTIONS, GENERATORS
 from aotc.passes import optimize
 from aotc.shapes import DimExpr, ceil_div, relu
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 ELEMENTWISE = {p.name: u for p, u in UFUNC_OF.items()}

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from aotc.frontend import trace_kernel
 from aotc.ir import Atom, AType, Eqn, Lit, Params, Program, Var, nested_programs
 from aotc.ops import ALL_PRIMITIVES, type_rules
 from aotc.passes import optimize
 from aotc.shapes import DimExpr
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 F64 = np.dtype("f8")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from aotc.frontend import trace_kernel
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 

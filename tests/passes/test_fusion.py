@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from codegen.test_fusion import layernorm_rows, softmax_rows
 
-from aotc.frontend import trace_kernel
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aotc.codegen.jit import JitLibrary
-from aotc.frontend import trace_kernel
+from aotc.codegen.core.jit import JitLibrary
 from aotc.interpret import eval_program
 from aotc.ir import Program
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.types import parse_signature_string
 
 

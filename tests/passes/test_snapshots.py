@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from builder import eqns_named, optimized
 
-from aotc.codegen.inplace import plan_buffers
-from aotc.codegen.planner import Update
+from aotc.codegen.memory.inplace import plan_buffers
+from aotc.codegen.memory.planner import Update
 from aotc.interpret import eval_program
 
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from aotc.codegen.jit import JitLibrary
-from aotc.frontend import trace_kernel
+from aotc.codegen.core.jit import JitLibrary
 from aotc.interpret import eval_program
 from aotc.ir import Program
 from aotc.passes import optimize
+from aotc.tracing.kernel import trace_kernel
 from aotc.transforms.api import Transform
 
 

@@ -7,7 +7,7 @@ import importlib
 import sys
 from pathlib import Path
 
-from aotc.build import exported_functions
+from aotc.packaging.build import exported_functions
 
 PROJECT = Path(__file__).resolve().parents[2] / "examples" / "transforms"
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import aotc
-from aotc.build import exported_functions
+from aotc.packaging.build import exported_functions
 from aotc.transforms import TransformError
 
 from . import kernels as K

@@ -1,0 +1,185 @@
+"""What machine code is generated for: CPU, features, optimization level, fast math.
+
+A :class:`TargetSpec` is plain frozen data so it can be hashed, compared, printed in
+build logs and read from ``[tool.aotc]``. The LLVM target machine made from it uses the
+AOT settings (``reloc="pic"``, ``codemodel="default"``, explicit CPU and features), never
+the JIT defaults, so the in-process JIT tests run the very object code a wheel ships.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+from . import x86 as cpu
+
+_CPU_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+#: Targets known to be valid 64-bit x86 CPUs: no need to try them first.
+_KNOWN_GOOD = frozenset({"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"})
+#: Tuning beyond LLVM's own for a CPU. LLVM tunes x86-64-v4 and Intel's AVX-512 CPUs
+#: (skylake-avx512 to sapphirerapids, and rocketlake, which a VM's CPUID may look like)
+#: to prefer 256-bit vectors, a choice made for early AVX-512 CPUs that slowed their
+#: clocks: exp/log loops then ran at AVX2 speed, 0.55x a full-width build on a Zen 5 and
+#: 0.5x on a Sapphire Rapids (selu, softmax), where NumPy's own AVX-512 loops are 512 bits
+#: wide. Every CPU with AVX-512 gets :data:`FULL_WIDTH`.
+FULL_WIDTH = "-prefer-256-bit"
+#: AMD's Zen 4 and Zen 5 run AVX-512 gathers and scatters far slower than the scalar
+#: loads and stores they replace (a stride-3 fill of an (N, N, 3) array ran at 0.53x
+#: NumPy through vscatterqpd on a Zen 5), and LLVM's tuning for them does not say so.
+CPU_TUNING = dict.fromkeys(("znver4", "znver5"), "+prefer-no-gather,+prefer-no-scatter")
+
+
+def tuning(cpu_name: str, features: str = "") -> str:
+    """The tuning features aotc adds for ``cpu_name`` with LLVM ``features``."""
+    wide = "avx512f" in cpu.required(cpu_name, features)
+    return ",".join(filter(None, (FULL_WIDTH if wide else "", CPU_TUNING.get(cpu_name, ""))))
+
+
+_PROBE = r"""
+import sys
+import llvmlite.binding as llvm
+llvm.initialize_native_target()
+llvm.initialize_native_asmprinter()
+target = llvm.Target.from_triple(llvm.get_process_triple())
+tm = target.create_target_machine(cpu=sys.argv[1], features=sys.argv[2], reloc="pic",
+                                  codemodel="default")
+tm.emit_object(llvm.parse_assembly("define i64 @f(i64 %x) {\n  ret i64 %x\n}"))
+"""
+
+
+@functools.cache
+def initialize_llvm() -> None:
+    """Initialize the native target once (``llvm.initialize()`` is deprecated in 0.50)."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """A code generation target; ``features`` is LLVM's ``+avx2,-fma`` syntax."""
+
+    cpu: str = "x86-64-v2"
+    features: str = ""
+    opt_level: int = 3
+    fast_math: bool = False
+    #: Split large loop nests, matrix products and reductions over the runtime's
+    #: threads (``[tool.aotc] parallel``; see :mod:`.parallel`).
+    parallel: bool = False
+
+    def __post_init__(self) -> None:
+        if not _CPU_NAME.match(self.cpu):
+            raise ValueError(f"target cpu {self.cpu!r} is not a CPU name")
+        if self.opt_level not in (0, 1, 2, 3):
+            raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
+
+    @classmethod
+    def parse(cls, name: str, *, opt_level: int = 3, fast_math: bool = False,
+              parallel: bool = False) -> TargetSpec:
+        """``"native"`` (this host's CPU and features) or a CPU name like ``"x86-64-v3"``.
+
+        Raises ``ValueError`` for a name LLVM does not know as a 64-bit CPU.
+        """
+        if name == "native":
+            initialize_llvm()
+            return cls(llvm.get_host_cpu_name(), _native_features(), opt_level, fast_math,
+                       parallel)
+        if not cpu.known_cpu(name):
+            raise ValueError(
+                f"aotc does not know which instruction sets CPU {name!r} has, so a module "
+                "built for it could not check the CPU it runs on; use 'x86-64-v2', "
+                "'x86-64-v3', 'x86-64-v4', 'native', or one of "
+                + ", ".join(sorted(cpu.CPUS)))
+        spec = cls(name, tuning(name), opt_level, fast_math, parallel)
+        check_target(spec)
+        return spec
+
+    @property
+    def cpu_features(self) -> tuple[str, ...]:
+        """The instruction-set features code for this target may use (checked at import)."""
+        return cpu.required(self.cpu, self.features)
+
+    @property
+    def vector_bytes(self) -> int:
+        """The width of the widest vector registers the target has: 64 with AVX-512, 32
+        with AVX, else 16 (SSE2, in every x86-64)."""
+        features = self.cpu_features
+        return 64 if "avx512f" in features else 32 if "avx" in features else 16
+
+    @property
+    def has_fma(self) -> bool:
+        """Whether the target has FMA3 (``llvm.fma`` is one instruction, not a call)."""
+        return "fma" in self.cpu_features
+
+    @property
+    def fp_flags(self) -> tuple[str, ...]:
+        """LLVM fast-math flags for float arithmetic.
+
+        ``fast_math`` allows reassociation (vectorized sums), contraction (FMA),
+        reciprocals and ignoring the sign of zero, but never ``nnan``/``ninf``: NaN and
+        inf still behave, so ``isnan`` and NaN-propagating ``max`` keep their meaning.
+        """
+        if not self.fast_math:
+            return ()
+        return ("reassoc", "nsz", "arcp", "contract", "afn")
+
+
+def check_target(spec: TargetSpec) -> None:
+    """Raise ``ValueError`` unless LLVM can generate 64-bit code for ``spec``."""
+    error = _probe(spec.cpu, spec.features)
+    if error:
+        raise ValueError(error)
+
+
+@functools.cache
+def _probe(cpu: str, features: str) -> str | None:
+    """Try the CPU in a child process: LLVM only warns about an unknown CPU name, then
+    *aborts the process* when it generates code for it ("64-bit code requested on a
+    subtarget that doesn't support it"), and a 32-bit CPU aborts the same way."""
+    if cpu in _KNOWN_GOOD and features == tuning(cpu):
+        return None
+    initialize_llvm()
+    if cpu == llvm.get_host_cpu_name() and features == _native_features():
+        return None  # "native"
+    done = subprocess.run([sys.executable, "-c", _PROBE, cpu, features],
+                          capture_output=True, text=True, timeout=120)
+    if "not a recognized processor" in done.stderr:
+        return f"LLVM does not know the CPU {cpu!r}"
+    if done.returncode != 0:
+        lines = (done.stderr.strip() or "it crashed").splitlines()
+        return f"LLVM cannot generate 64-bit code for CPU {cpu!r}: {lines[-1]}"
+    return None
+
+
+def _native_features() -> str:
+    """This host's features, and the :func:`tuning` aotc adds for its CPU."""
+    host = llvm.get_host_cpu_features().flatten()
+    extra = tuning(llvm.get_host_cpu_name(), host)
+    return f"{host},{extra}" if extra else host
+
+
+@functools.cache
+def target_machine(spec: TargetSpec) -> llvm.TargetMachine:
+    """The LLVM target machine for ``spec`` (cached: specs are hashable).
+
+    The spec is checked first, so a bad CPU is a ``ValueError``, not a dead process.
+    """
+    check_target(spec)
+    return _new_target_machine(spec)
+
+
+def _new_target_machine(spec: TargetSpec) -> llvm.TargetMachine:
+    initialize_llvm()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(cpu=spec.cpu, features=spec.features,
+                                        opt=spec.opt_level, reloc="pic",
+                                        codemodel="default")
+
+
+def jit_target_machine(spec: TargetSpec) -> llvm.TargetMachine:
+    """A fresh target machine to hand to an LLJIT session (which may take it over)."""
+    return _new_target_machine(spec)

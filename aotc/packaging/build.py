@@ -1,0 +1,513 @@
+"""Module -> exported kernels -> one object + a Cython wrapper -> a setuptools Extension.
+
+:func:`compile_module` is the whole compiler driver for one kernel module. The rest of
+this file is aotc's only contact with setuptools: :func:`finalize_distribution_options`
+(an entry point setuptools calls for every build; it does nothing unless the project's
+pyproject.toml has ``[tool.aotc]``) adds one ordinary ``Extension`` per configured
+module, and :class:`AotcBuildExt` renders and compiles the kernels lazily when
+``build_ext`` runs, so building an sdist or wheel metadata never traces anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from setuptools import Extension
+from setuptools.command.build_ext import build_ext
+
+from .. import abi, config
+from ..errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
+from . import objects, wrapper
+from .ufunc_loops import check_program
+from .weak_scalars import Traces, with_strong_twins
+
+if TYPE_CHECKING:
+    from ..tracing.kernel import TracedKernel
+
+# -- the compiler driver -----------------------------------------------------------------
+
+
+class Timer:
+    """Seconds spent in each phase of one module's build, for the ``-v`` breakdown."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+    def total(self) -> float:
+        return sum(self.seconds.values())
+
+    def breakdown(self) -> str:
+        return ", ".join(f"{name} {sec:.2f} s" for name, sec in self.seconds.items())
+
+
+@dataclass(frozen=True)
+class BuiltModule:
+    """What :func:`compile_module` wrote for one kernel module (paths under build-dir)."""
+
+    name: str
+    source: Path  #: the kernel module's ``.py``
+    pyx: Path
+    header: Path
+    objects: tuple[Path, ...]  #: one per target, the baseline's first
+    pyi: str  #: stub text; the build writes it next to the extension
+    functions: tuple[str, ...]
+    timer: Timer  #: the phases so far; build_ext adds Cython's and the C compiler's
+
+
+def source_path(module_name: str, project_root: Path) -> Path:
+    """The ``.py`` of a kernel module, in a flat or a ``src/`` layout."""
+    rel = Path(*module_name.split("."))
+    for base in (project_root, project_root / "src"):
+        if (base / rel.with_suffix(".py")).is_file():
+            return base / rel.with_suffix(".py")
+        if (base / rel / "__init__.py").is_file():
+            raise BuildError(f"kernel module '{module_name}' is a package",
+                             hint=f"move the kernels into a module such as '{module_name}."
+                                  "kernels'; an extension cannot replace a package")
+    raise BuildError(
+        f"kernel module '{module_name}' not found: expected {rel.with_suffix('.py')} under "
+        f"{project_root} or {project_root / 'src'}",
+        hint="check 'modules' in [tool.aotc] of pyproject.toml",
+    )
+
+
+def inplace_artifacts(module_name: str, project_root: Path) -> list[Path]:
+    """Extensions (any ABI tag) and stubs an in-place build put next to a module's source."""
+    try:
+        source = source_path(module_name, project_root)
+    except AotcError:
+        return []
+    leaf = source.stem
+    found = [p for p in source.parent.glob(f"{leaf}.*") if p.suffix in (".so", ".pyd")
+             and p.name.split(".")[0] == leaf]
+    stub = source.with_suffix(".pyi")
+    return sorted(found) + ([stub] if stub.is_file() and found else [])
+
+
+def _import_root(path: Path, module_name: str) -> Path:
+    return path.parents[len(module_name.split(".")) - 1]
+
+
+@contextlib.contextmanager
+def _first_on_path(directory: Path) -> Iterator[None]:
+    sys.path.insert(0, str(directory))
+    importlib.invalidate_caches()
+    try:
+        yield
+    finally:
+        sys.path.remove(str(directory))
+
+
+@contextlib.contextmanager
+def _chdir(directory: Path) -> Iterator[None]:
+    """``contextlib.chdir`` for Python 3.10."""
+    previous = os.getcwd()
+    os.chdir(directory)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def _user_loc(exc: BaseException, file: Path) -> Loc | None:
+    """The innermost traceback frame in the user's file: where their code failed; for a
+    SyntaxError, the place Python's parser points at (with its caret)."""
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        end = (exc.end_offset or 0) - 1 if exc.end_lineno == exc.lineno else -1
+        return Loc(exc.filename, exc.lineno, (exc.offset or 0) - 1, end)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if f.filename and Path(f.filename).resolve() == file.resolve()]
+    return Loc(str(file), frames[-1].lineno or 0) if frames else None
+
+
+def load_module(module_name: str, project_root: Path) -> ModuleType:
+    """Run the kernel module's Python source (never a built extension shadowing it)."""
+    path = source_path(module_name, project_root)
+    parent, _, _ = module_name.rpartition(".")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    previous = sys.modules.get(module_name)
+    with _first_on_path(_import_root(path, module_name)):
+        try:
+            if parent:
+                importlib.import_module(parent)
+            sys.modules[module_name] = module
+            spec.loader.exec_module(module)
+        except AotcError:
+            raise
+        except Exception as exc:
+            text = exc.msg if isinstance(exc, SyntaxError) else exc
+            raise BuildError(f"importing '{module_name}' failed: {type(exc).__name__}: {text}",
+                             loc=_user_loc(exc, path)) from exc
+        finally:
+            if previous is None:
+                sys.modules.pop(module_name, None)
+            else:
+                sys.modules[module_name] = previous
+    return module
+
+
+def exported_functions(module: ModuleType) -> list[tuple[str, Any]]:
+    """Functions defined in ``module`` and marked ``@aotc.export``, in source order.
+
+    A transformed kernel (``k = aotc.export(aotc.vmap(f))``) is exported under the name
+    the module binds it to (once, however many names it has); a function only under its
+    own name, so an imported or aliased kernel is not exported twice.
+    """
+    found: list[tuple[str, Any]] = []
+    for name, obj in vars(module).items():
+        if getattr(obj, "__aotc_export__", None) is None \
+                or getattr(obj, "__module__", None) != module.__name__:
+            continue
+        if getattr(obj, "__name__", None) == name or (
+                getattr(obj, "__aotc_transform__", False)
+                and not any(other is obj for _, other in found)):
+            found.append((name, obj))
+    return found
+
+
+def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[str, Any]],
+                    fuse: bool = True) -> wrapper.Function:
+    from ..passes import optimize
+    from ..tracing.kernel import trace_kernel
+
+    info = fn.__aotc_export__
+    overloads: list[wrapper.Overload] = []
+    param_names: tuple[str, ...] | None = None
+    defaults: tuple[Any, ...] = ()
+    trace: Traces[TracedKernel] = Traces(lambda s: trace_kernel(fn, s, name=name))
+    try:
+        signatures = with_strong_twins(info.signatures, lambda s: str(trace(s).program))
+    except AotcError as err:
+        raise err.with_context(loc=info.loc, kernel=name) from None
+    for k, signature in enumerate(signatures):
+        try:
+            traced = trace(signature)
+            program = optimize(traced.program, fuse=fuse)
+            if info.ufunc is not None:
+                check_program(name, info.ufunc, program, traced.result_kind)
+        except AotcError as err:  # each phase reports its own bugs as InternalError
+            raise err.with_context(loc=info.loc, kernel=name) from None
+        if param_names is not None and not _one_is_prefix(traced.param_names, param_names):
+            raise BuildError(f"overloads take different parameters: {param_names} and "
+                             f"{traced.param_names}", kernel=name, loc=info.loc)
+        if param_names is None or len(traced.param_names) > len(param_names):
+            param_names, defaults = traced.param_names, traced.defaults
+        prefix = abi.symbol_prefix(module_name, name, k)
+        entries.append((prefix, program))
+        overloads.append(wrapper.Overload(prefix, replace(traced.signature,
+                                                          params=signature.params),
+                                          program, traced.result_kind, traced.result_tree))
+    names = tuple(param_names or ())
+    return wrapper.Function(name, names, fn.__doc__, tuple(overloads),
+                            _trailing_defaults(names, defaults), info.ufunc)
+
+
+def _one_is_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Overloads may take fewer trailing parameters (optional ones in signature strings)."""
+    return a[:len(b)] == b[:len(a)]
+
+
+def _trailing_defaults(names: tuple[str, ...], defaults: tuple[Any, ...]
+                       ) -> tuple[tuple[str, str], ...]:
+    """The defaults the wrapper's ``def`` declares: the run of parameters at the end whose
+    defaults are literals (Python requires defaults to come last)."""
+    out: list[tuple[str, str]] = []
+    for name, value in reversed(list(zip(names, defaults, strict=True))):
+        text = wrapper.literal_default(value) if value is not inspect.Parameter.empty else None
+        if text is None:
+            break
+        out.append((name, text))
+    return tuple(reversed(out))
+
+
+def target_spec(cfg: config.Config, name: str | None = None) -> Any:
+    """The codegen target for one of a config's targets (its first by default): its
+    CPU, with opt-level and fast-math applied."""
+    from ..codegen import TargetSpec
+
+    name = cfg.targets[0] if name is None else name
+    try:
+        return TargetSpec.parse(name, opt_level=cfg.opt_level, fast_math=cfg.fast_math,
+                                parallel=cfg.parallel)
+    except ValueError as err:
+        raise ConfigError(f"[tool.aotc] target = {name!r}: {err}",
+                          hint="use a CPU name such as 'x86-64-v2', 'x86-64-v3', 'skylake', "
+                               "or 'native'") from None
+
+
+def build_targets(cfg: config.Config) -> list[objects.Target]:
+    """Every target of the config, the first being the baseline."""
+    return objects.make_targets(cfg.targets, [target_spec(cfg, n) for n in cfg.targets])
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write only when the content changed, so unchanged kernels do not relink."""
+    if path.is_file() and path.read_bytes() == data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _log(cfg: config.Config, message: str) -> None:
+    if cfg.verbose:
+        print(f"aotc: {message}", file=sys.stderr)
+
+
+def compile_module(module_name: str, project_root: str | os.PathLike[str],
+                   cfg: config.Config) -> BuiltModule:
+    """Trace, optimize and compile every export of one module; render its wrapper.
+
+    Writes ``<build-dir>/<pkg path>/<mod>.pyx``, ``<mod>.h`` and one ``_aotc_<mod>*.o``
+    per target (paths relative to ``project_root`` when build-dir is) and returns them.
+    """
+    root = Path(project_root)
+    timer = Timer()
+    _log(cfg, f"importing {module_name}")
+    with timer.phase("import"):
+        module = load_module(module_name, root)
+    exports = exported_functions(module)
+    if not exports:
+        raise BuildError(f"module '{module_name}' exports no kernels",
+                         hint="mark functions with @aotc.export, or remove the module from "
+                              "[tool.aotc] modules")
+    entries: list[tuple[str, Any]] = []
+    functions = []
+    kernels: dict[str, str] = {}  # symbol prefix -> kernel name, for error messages
+    for name, fn in exports:
+        _log(cfg, f"tracing {module_name}.{name} ({len(fn.__aotc_export__.signatures)} "
+                  "signature(s))")
+        with timer.phase("trace"):
+            functions.append(_trace_function(module_name, name, fn, entries, cfg.fusion))
+        kernels.update((ov.prefix, name) for ov in functions[-1].overloads)
+    *package, leaf = module_name.split(".")
+    out_dir = Path(cfg.build_dir, *package)
+    if not out_dir.is_absolute():
+        out_dir = root / out_dir
+    targets = build_targets(cfg)
+
+    def locate(prefix: str, err: AotcError) -> AotcError:
+        name = kernels[prefix]
+        return err.with_context(kernel=name, loc=dict(exports)[name].__aotc_export__.loc)
+
+    with timer.phase("codegen"):
+        parallel = {prefix: info.parallel for prefix, name in kernels.items()
+                    if (info := dict(exports)[name].__aotc_export__).parallel is not None}
+        parts, compiled = objects.compile_targets(entries, targets,
+                                                  out_dir / f"_aotc_{leaf}.cache", locate,
+                                                  parallel)
+    _log(cfg, f"compiled {compiled} of {len(entries) * len(targets)} entry point(s) for "
+              f"{', '.join(cfg.targets)} ({len(entries) * len(targets) - compiled} unchanged)")
+    objfiles = [out_dir / f"_aotc_{leaf}{t.suffix}.o" for t in targets]
+    with timer.phase("link"):
+        for target, objfile in zip(targets, objfiles, strict=True):
+            objects.join_objects(parts[target.name], objfile)
+    source = source_path(module_name, root).relative_to(root).as_posix()
+    pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
+    rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
+                                     object_name=objfiles[0].name, doc=module.__doc__,
+                                     targets=targets)
+    _write(header, rendered.header.encode())
+    _write(pyx, rendered.pyx.encode())
+    _write(out_dir / f"{leaf}.pyi", rendered.pyi.encode())  # kept for inspection
+    return BuiltModule(module_name, root / source, pyx, header, tuple(objfiles), rendered.pyi,
+                       tuple(fn.name for fn in functions), timer)
+
+
+def report(err: AotcError, verbose: bool = False) -> NoReturn:
+    """Show a build error the way a compiler does: without a Python traceback, unless it
+    is an internal error and ``verbose`` (``-v``, ``-C verbose=true``) asks for it."""
+    print(f"aotc: error: {diagnostic(err, verbose)}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+# -- setuptools: one Extension per module, one build_ext --------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What finalize_distribution_options decided; kept on the Distribution."""
+
+    root: Path
+    config: config.Config
+
+
+def _relative(path: Path, root: Path) -> str:
+    """Paths as setuptools sees them: relative to the project when possible."""
+    with contextlib.suppress(ValueError):
+        return path.relative_to(root).as_posix()
+    return str(path)
+
+
+class AotcBuildExt(build_ext):
+    """``build_ext`` that renders and compiles the kernels first, then builds as usual."""
+
+    def _plan(self) -> Plan | None:
+        return getattr(self.distribution, "aotc_plan", None)
+
+    def _ours(self) -> list[Extension]:
+        plan = self._plan()
+        return [e for e in self.extensions if plan and e.name in plan.config.modules]
+
+    def run(self) -> None:
+        plan = self._plan()
+        built: dict[str, BuiltModule] = {}
+        if plan and not self.inplace and "native" in plan.config.targets:
+            print("aotc: warning: target 'native' compiles for this build machine's CPU "
+                  "only: the wheel raises ImportError on CPUs without its features; for "
+                  "a wheel to share, keep the default targets (x86-64-v2, -v3, -v4)",
+                  file=sys.stderr)
+        try:
+            for ext in self._ours():
+                assert plan is not None  # _ours() is empty without a plan
+                built[ext.name] = self._prepare(ext, plan)
+        except AotcError as err:
+            report(err, plan is not None and plan.config.verbose)
+        except Exception as exc:  # outside every phase's own boundary: still aotc's bug
+            report(InternalError(exc, phase="the build"), plan is not None
+                   and plan.config.verbose)
+        super().run()
+        for name, mod in built.items():
+            stem = name.rpartition(".")[2]
+            if self.inplace:  # setuptools copied the .so to the source tree; the stub follows
+                _write(mod.source.with_name(stem + ".pyi"), mod.pyi.encode())
+            else:  # the wheel holds the extension only, not the Python source it replaces
+                py = Path(self.get_ext_fullpath(name)).with_name(stem + ".py").resolve()
+                if py.is_relative_to(Path(self.build_lib).resolve()) and py != mod.source.resolve():
+                    py.unlink(missing_ok=True)
+                if "." in name:  # PEP 561: type checkers read the stubs of a typed package
+                    (py.parent / "py.typed").touch()
+
+    def _prepare(self, ext: Extension, plan: Plan) -> BuiltModule:
+        import numpy
+
+        root = plan.root
+        mod = compile_module(ext.name, root, plan.config)
+        ext.sources = [_relative(mod.pyx, root)]
+        with mod.timer.phase("cython"):
+            ext.sources = self._cythonize(ext, root, plan.config)
+        ext.extra_objects = [_relative(obj, root) for obj in mod.objects]
+        ext.depends = [*ext.extra_objects, _relative(mod.header, root)]
+        ext.include_dirs = [numpy.get_include(), _relative(mod.header.parent, root)]
+        ext.libraries = ["m"]
+        # Small, path-free binaries: no debug info, and file names relative to the project.
+        # Generated code compiles without warnings (-Wsign-compare comes from Python's own
+        # CFLAGS and would read like the user's fault).
+        ext.extra_compile_args = ["-g0", f"-ffile-prefix-map={root.resolve()}=.",
+                                  f"-ffile-prefix-map={Path(numpy.__file__).parent}=numpy",
+                                  "-Wno-unused-function", "-Wno-unreachable-code",
+                                  "-Wno-sign-compare", "-O1"]
+        ext.aotc_built = mod
+        return mod
+
+    def _cythonize(self, ext: Extension, root: Path, cfg: config.Config) -> list[str]:
+        """The C source of the rendered ``.pyx``; Cython (slow to import) runs only when
+        the ``.pyx`` changed since it last did."""
+        pyx = root / ext.sources[0]
+        c_file = pyx.with_suffix(".c")
+        if not self.force and c_file.is_file() and \
+                c_file.stat().st_mtime_ns >= pyx.stat().st_mtime_ns:
+            return [_relative(c_file, root)]
+        from Cython.Build import cythonize
+        from Cython.Compiler.Errors import CompileError
+
+        _log(cfg, f"cythonizing {ext.sources[0]}")
+        with _chdir(root):
+            try:
+                (cythonized,) = cythonize([ext], quiet=not cfg.verbose, force=True,
+                                          compiler_directives={"language_level": 3})
+            except CompileError as exc:
+                raise BuildError(f"Cython could not compile the generated {ext.sources[0]} "
+                                 "(a bug in aotc: please report it with that file)") from exc
+        return list(cythonized.sources)
+
+    def build_extension(self, ext: Extension) -> None:
+        mod = getattr(ext, "aotc_built", None)
+        if mod is None:
+            super().build_extension(ext)
+            return
+        linker = self.compiler.linker_so
+        # No build-machine paths in the binary: Python's LDSHARED may carry an rpath to
+        # the build interpreter's lib dir, which an extension does not need.
+        self.compiler.linker_so = [a for a in linker if not a.startswith("-Wl,-rpath")]
+        try:
+            with mod.timer.phase("cc"):
+                self._compile_wrapper(ext)
+                super().build_extension(ext)
+        finally:
+            self.compiler.linker_so = linker
+        stub = Path(self.get_ext_fullpath(ext.name)).with_name(mod.name.rpartition(".")[2]
+                                                               + ".pyi")
+        _write(stub, mod.pyi.encode())  # the stub goes into the wheel next to the extension
+        plan = self._plan()
+        detail = f" ({mod.timer.breakdown()})" if plan and plan.config.verbose else ""
+        print(f"aotc: built {mod.name} ({len(mod.functions)} kernels, "
+              f"{len(mod.objects)} targets) in {mod.timer.total():.1f} s{detail}",
+              file=sys.stderr)
+
+    def _compile_wrapper(self, ext: Extension) -> None:
+        """Compile the wrapper's C only when it changed, and hand the object to the link
+        as an extra object: setuptools compiles every source whenever anything changed,
+        and a kernel whose body changed changes only its own object code."""
+        sources, ext.sources = list(ext.sources), []
+        (obj,) = self.compiler.object_filenames(sources, output_dir=self.build_temp)
+        inputs = [*sources, *[d for d in ext.depends if d.endswith(".h")]]
+        if self.force or not os.path.exists(obj) or \
+                any(os.path.getmtime(i) > os.path.getmtime(obj) for i in inputs):
+            self.compiler.compile(sources, output_dir=self.build_temp,
+                                  macros=[*ext.define_macros, *((u,) for u in ext.undef_macros)],
+                                  include_dirs=ext.include_dirs,
+                                  extra_postargs=ext.extra_compile_args)
+        ext.extra_objects = [obj, *ext.extra_objects]
+        ext.depends = [*ext.depends, obj]
+
+    def get_source_files(self) -> list[str]:
+        """For the sdist: the kernel sources, not the (not yet rendered) wrappers."""
+        plan = self._plan()
+        ours = {e.name for e in self._ours()}
+        files = [s for e in self.extensions if e.name not in ours for s in e.sources]
+        if plan:
+            try:
+                files += [_relative(source_path(m, plan.root), plan.root) for m in sorted(ours)]
+            except AotcError as err:
+                report(err)
+        return files
+
+
+def finalize_distribution_options(dist: Any) -> None:
+    """setuptools entry point: add the kernel modules of ``[tool.aotc]`` as extensions."""
+    if getattr(dist, "aotc_plan", None) is not None:
+        return
+    root = Path.cwd()
+    try:
+        cfg = config.load(root)
+    except AotcError as err:
+        report(err)
+    if cfg is None:
+        return
+    dist.aotc_plan = Plan(root, cfg)
+    pyx = {m: Path(cfg.build_dir, *m.split(".")).with_suffix(".pyx") for m in cfg.modules}
+    ours = [Extension(m, sources=[pyx[m].as_posix()], language="c") for m in sorted(cfg.modules)]
+    dist.ext_modules = [*(dist.ext_modules or []), *ours]
+    dist.cmdclass["build_ext"] = AotcBuildExt

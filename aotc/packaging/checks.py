@@ -1,0 +1,215 @@
+"""The uncompiled kernel checks its arguments as the compiled one does.
+
+Until a module is built, ``@aotc.export`` functions run on NumPy. Without these checks a
+call the extension refuses (``ar1_filter(np.arange(3), 0.5)`` given int64 for ``f64[:]``)
+would run and return a different answer, and tests written against the source would not
+catch the mistake. :func:`checked` wraps the function so it applies the wrapper's rules
+(``templates/module.pyx.in``): the first overload whose dtypes, ranks and fixed dims
+match is taken, lists and tuples count as the array NumPy makes of them, scalars match by
+kind (bool < int < float < complex), ndarray subclasses are refused, and named dims must
+agree. Failures raise the compiled module's exceptions and messages.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..types import SHORT_NAMES, ArrayType, Signature
+from .slow_paths import runtime
+
+_KIND = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def _exact_array(o: Any) -> bool:
+    return type(o) is np.ndarray or type(o) is np.memmap
+
+
+def _scalar_kind(o: Any) -> int:
+    if isinstance(o, bool):
+        return 0
+    if isinstance(o, float):
+        return 2
+    if isinstance(o, int):
+        return 1
+    if isinstance(o, complex):
+        return 3
+    if isinstance(o, np.generic) or (_exact_array(o) and o.ndim == 0):
+        return _KIND.get(o.dtype.kind, -1)
+    return -1
+
+
+def _as_array(o: Any, candidates: Sequence[ArrayType]) -> Any:
+    """A list or tuple as the array NumPy makes of it, in the first candidate's dtype it
+    fits by 'same_kind' casting (as the wrapper's ``_sequence_arg``)."""
+    if not isinstance(o, (list, tuple)):
+        return o
+    try:
+        a = np.asarray(o)
+    except (ValueError, TypeError):
+        return o
+    for p in candidates:
+        if a.ndim == p.ndim and np.can_cast(a.dtype, p.dtype, "same_kind"):
+            return a.astype(p.dtype, copy=False)
+    return a
+
+
+def _matches(o: Any, p: ArrayType) -> bool:
+    if p.is_scalar:
+        if p.defers_wide and runtime()["_is_wide_numpy_scalar"](o):  # (the wheel's test)
+            return False
+        kind = _scalar_kind(o)
+        want = _KIND[np.dtype(p.dtype).kind]
+        return kind == 0 if want == 0 else 0 <= kind <= want
+    if not _exact_array(o) or o.ndim != p.ndim or o.dtype.kind not in _KIND:
+        return False
+    if o.dtype.newbyteorder("=") != np.dtype(p.dtype):
+        return False
+    return all(not isinstance(d, int) or o.shape[axis] == d for axis, d in enumerate(p.dims))
+
+
+def _check_values(names: Sequence[str], values: Sequence[Any], sig: Signature) -> None:
+    """Named dims that disagree (ValueError) and integers out of range (OverflowError)."""
+    named: dict[str, int] = {}
+    for name, value, p in zip(names, values, sig.params, strict=False):
+        if p.is_scalar:
+            dtype = np.dtype(p.dtype)
+            if dtype.kind in "iu":
+                info = np.iinfo(dtype)
+                if not info.min <= int(value) <= info.max:
+                    raise OverflowError(f"value {int(value)} of parameter '{name}' is out of "
+                                        f"range for {SHORT_NAMES[dtype]}")
+            continue
+        for axis, dim in enumerate(p.dims):
+            if isinstance(dim, str):
+                size = value.shape[axis]
+                if named.setdefault(dim, size) != size:
+                    raise ValueError(f"parameter '{name}' axis {axis} has size {size} but "
+                                     f"'{dim}' is {named[dim]}")
+
+
+def _describe(o: Any) -> str:
+    if isinstance(o, np.ndarray):
+        name = SHORT_NAMES.get(o.dtype.newbyteorder("="), str(o.dtype))
+        dims = ", ".join([":"] * o.ndim)
+        return f"{name}[{dims}] array of shape {o.shape}" if o.ndim else f"{name} 0-d array"
+    if isinstance(o, np.generic):
+        return f"{SHORT_NAMES.get(o.dtype, str(o.dtype))} scalar"
+    return "None" if o is None else type(o).__name__
+
+
+def _accepted(name: str, names: Sequence[str], sig: Signature) -> str:
+    params = ", ".join(f"{n}: {p}" for n, p in zip(names, sig.params, strict=False))
+    declared = sig.results or ()
+    results = ", ".join(str(r) for r in declared)
+    shown = f" -> {results}" if len(declared) == 1 else f" -> ({results})" if declared else ""
+    return f"{name}({params}){shown}"
+
+
+def _no_match(name: str, names: Sequence[str], given: Sequence[Any],
+              signatures: Sequence[Signature]) -> TypeError:
+    for n, a in zip(names, given, strict=False):
+        if isinstance(a, np.ndarray) and not _exact_array(a):
+            kind = type(a)
+            fill = (f" (for a masked array, fill the masked values first: {n}.filled(value))"
+                    if isinstance(a, np.ma.MaskedArray) else "")
+            return TypeError(
+                f"{name}(): parameter '{n}' is a {kind.__module__}.{kind.__qualname__}, an "
+                f"ndarray subclass whose meaning a compiled kernel would drop; pass "
+                f"np.asarray({n}){fill}")
+    got = ", ".join(f"{n}: {_describe(a)}" for n, a in zip(names, given, strict=False))
+    lines = [f"{name}(): no signature matches the arguments", "accepted:"]
+    lines += [f"    {_accepted(name, names, s)}" for s in signatures]
+    lines.append(f"got:\n    {name}({got})")
+    return TypeError("\n".join(lines))
+
+
+class Matcher:
+    """Which of a kernel's signatures a call matches, and the values it passes."""
+
+    def __init__(self, fn: Callable[..., Any], signatures: Sequence[Signature]) -> None:
+        self.name = fn.__name__
+        self.spec = inspect.signature(fn)
+        self.names = list(self.spec.parameters)
+        self.signatures = tuple(signatures)
+
+    def match(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+              ) -> tuple[int, inspect.BoundArguments, list[Any], list[Any]]:
+        """The first matching overload's index, the bound call, the values given and
+        the values the kernel sees (lists and tuples made arrays). Raises the compiled
+        module's TypeError, ValueError or OverflowError when none matches."""
+        bound = self.spec.bind(*args, **kwargs)
+        given = set(bound.arguments)
+        bound.apply_defaults()
+        values = [bound.arguments[n] for n in self.names]
+        for k, sig in enumerate(self.signatures):
+            n = len(sig.params)
+            if any(p in given for p in self.names[n:] if p not in _constants(self.spec, sig)):
+                continue
+            arrays = [v if p.is_scalar else _as_array(v, [p])
+                      for v, p in zip(values, sig.params, strict=False)]
+            if all(_matches(v, p) for v, p in zip(arrays, sig.params, strict=False)):
+                _check_values(self.names, arrays, sig)
+                return k, bound, values, arrays
+        shown = [v for v, n in zip(values, self.names, strict=True) if n in given]
+        raise _no_match(self.name, [n for n in self.names if n in given], shown,
+                        self.signatures)
+
+
+def checked(fn: Callable[..., Any], signatures: Sequence[Signature]) -> Callable[..., Any]:
+    """``fn``, checking each call's arguments against ``signatures`` first."""
+    matcher = Matcher(fn, signatures)
+
+    @functools.wraps(fn)
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        if _tracing(args, kwargs):  # a kernel calling another while being traced
+            return fn(*args, **kwargs)
+        _, bound, values, arrays = matcher.match(args, kwargs)
+        return _call(fn, bound, matcher.names, values, arrays)
+
+    kernel.__aotc_unchecked__ = fn  # type: ignore[attr-defined]  # what the tracer runs
+    return kernel
+
+
+def _call(fn: Callable[..., Any], bound: inspect.BoundArguments, names: Sequence[str],
+          values: Sequence[Any], arrays: Sequence[Any]) -> Any:
+    """``fn`` on the arrays made of lists and tuples (as the compiled kernel sees them);
+    what it writes into an array made of a list goes back into the list."""
+    made = {n: (v, a, a.copy()) for n, v, a in zip(names, values, arrays, strict=False)
+            if a is not v}
+    for n, (_, array, _) in made.items():
+        bound.arguments[n] = array
+    result = fn(*bound.args, **bound.kwargs)
+    for given, array, before in made.values():
+        if isinstance(given, list) and not np.array_equal(array, before, equal_nan=True):
+            _fill_list(given, array)
+    return result
+
+
+def _fill_list(target: list[Any], items: Any) -> None:
+    for i in range(len(target)):
+        if isinstance(target[i], list):
+            _fill_list(target[i], items[i])
+        else:
+            target[i] = items[i].item()
+
+
+def _constants(spec: inspect.Signature, sig: Signature) -> set[str]:
+    """Parameters past the signature's that are build-time constants (a default and no
+    annotation): the caller may give them."""
+    extra = list(spec.parameters.values())[len(sig.params):]
+    return {p.name for p in extra if p.default is not inspect.Parameter.empty
+            and p.annotation is inspect.Parameter.empty}
+
+
+def _tracing(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    from ..tracing.tracer import Tracer
+
+    def traced(a: Any) -> bool:
+        return isinstance(a, Tracer) or isinstance(a, (list, tuple)) and any(map(traced, a))
+
+    return any(map(traced, (*args, *kwargs.values())))

@@ -1,0 +1,170 @@
+"""Object code for every target of a module: cached per kernel, compiled side by side.
+
+A module carries machine code for several instruction-set levels (``targets``); the
+wrapper picks one at import. Each entry point is lowered once per target to LLVM IR text,
+and that text (with the target and LLVM's version) is the cache key of its object file:
+an unchanged kernel is not optimized or compiled again, and what must be compiled is
+spread over the machine's cores. Per target, the entries' objects are then joined into
+one relocatable object (``cc -r``), the one file a C caller links.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import hashlib
+import multiprocessing
+import os
+import re
+import shlex
+import subprocess
+import sysconfig
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import AotcError, BuildError
+
+#: Adds the kernel's name and location to an error raised for entry ``prefix``.
+Locate = Callable[[str, AotcError], AotcError]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One instruction-set level a module carries code for."""
+
+    name: str  #: as configured: ``"x86-64-v3"``, ``"native"``
+    spec: Any  #: its :class:`~aotc.codegen.TargetSpec`
+    suffix: str  #: appended to every symbol prefix; ``""`` for the baseline
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return tuple(self.spec.cpu_features)
+
+    def symbol(self, prefix: str) -> str:
+        return prefix + self.suffix
+
+
+def symbol_suffix(name: str) -> str:
+    """``x86-64-v3`` -> ``_x86_64_v3``: a C identifier fragment naming the target."""
+    return "_" + re.sub(r"\W", "_", name)
+
+
+def make_targets(names: Sequence[str], specs: Sequence[Any]) -> list[Target]:
+    """The first target is the baseline: its symbols keep the plain prefixes."""
+    return [Target(name, spec, symbol_suffix(name) if k else "")
+            for k, (name, spec) in enumerate(zip(names, specs, strict=True))]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One entry point for one target: its IR text and where its object goes."""
+
+    prefix: str
+    text: str
+    spec: Any
+    obj: Path
+    key: str
+
+
+def _key(text: str, spec: Any) -> str:
+    import llvmlite.binding as llvm
+
+    seed = f"{spec!r}\n{llvm.llvm_version_info}\n".encode()
+    return hashlib.sha256(seed + text.encode()).hexdigest()
+
+
+def _compile(text: str, spec: Any) -> bytes:
+    from ..codegen.core.module import object_from_text
+
+    return object_from_text(text, spec)
+
+
+def _stamp(job: Job, data: bytes) -> str:
+    """What ``.key`` beside an object holds: its cache key and its bytes' digest (an
+    object cut short or overwritten since is compiled again)."""
+    return f"{job.key}\n{hashlib.sha256(data).hexdigest()}"
+
+
+def _cached(job: Job) -> bool:
+    try:
+        return job.obj.with_suffix(".key").read_text() == _stamp(job, job.obj.read_bytes())
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _serially(jobs: list[Job], locate: Locate) -> list[bytes]:
+    objects = []
+    for job in jobs:
+        try:
+            objects.append(_compile(job.text, job.spec))
+        except AotcError as err:
+            raise locate(job.prefix, err) from None
+    return objects
+
+
+def _run(jobs: list[Job], locate: Locate) -> None:
+    """Compile the jobs, in worker processes when there are several and several cores
+    (a failure is compiled again here, to raise it with its kernel's location)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    objects: list[bytes] | None = None
+    if len(jobs) > 1 and cores > 1 and "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")
+        try:
+            with concurrent.futures.ProcessPoolExecutor(min(cores, len(jobs)),
+                                                        mp_context=context) as pool:
+                objects = list(pool.map(_compile, [j.text for j in jobs],
+                                        [j.spec for j in jobs]))
+        except Exception:
+            objects = None
+    if objects is None:
+        objects = _serially(jobs, locate)
+    for job, data in zip(jobs, objects, strict=True):
+        job.obj.write_bytes(data)
+        job.obj.with_suffix(".key").write_text(_stamp(job, data))
+
+
+def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target],
+                    cache: Path, locate: Locate, parallel: Mapping[str, bool] | None = None
+                    ) -> tuple[dict[str, list[Path]], int]:
+    """Each target's per-entry objects (compiled or reused from ``cache``), and how many
+    were compiled. Lowering errors surface here, per entry, before anything is compiled.
+    ``parallel`` overrides the targets' ``parallel`` per entry (``export(parallel=)``)."""
+    from ..codegen import build_llvm_module
+
+    cache.mkdir(parents=True, exist_ok=True)
+    jobs: dict[str, list[Job]] = {}
+    for target in targets:
+        for prefix, program in entries:
+            symbol = target.symbol(prefix)
+            spec = target.spec
+            if parallel and prefix in parallel:
+                spec = dataclasses.replace(spec, parallel=parallel[prefix])
+            try:
+                text = str(build_llvm_module([(symbol, program)], spec))
+            except AotcError as err:
+                raise locate(prefix, err) from None
+            jobs.setdefault(target.name, []).append(
+                Job(prefix, text, spec, cache / f"{symbol}.o", _key(text, spec)))
+    todo = [job for group in jobs.values() for job in group if not _cached(job)]
+    _run(todo, locate)
+    keep = {job.obj.name for group in jobs.values() for job in group}
+    for stale in cache.glob("*.o"):  # kernels removed or renamed since the last build
+        if stale.name not in keep:
+            stale.unlink()
+            stale.with_suffix(".key").unlink(missing_ok=True)
+    return {name: [job.obj for job in group] for name, group in jobs.items()}, len(todo)
+
+
+def join_objects(parts: Sequence[Path], out: Path) -> None:
+    """One relocatable object of ``parts`` (``cc -r``), rewritten only when they changed."""
+    if out.is_file() and all(out.stat().st_mtime_ns >= p.stat().st_mtime_ns for p in parts):
+        return
+    cc = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+    done = subprocess.run([*cc, "-r", "-nostdlib", "-o", str(out), *map(str, parts)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BuildError(f"joining the kernels' objects into {out.name} failed: "
+                         f"{' '.join(cc)} -r: {done.stderr.strip() or done.returncode}",
+                         hint="aotc needs a C compiler and linker (gcc or clang) to build")
