@@ -31,7 +31,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-DEFAULT_TARGET = "x86-64-v2"
 #: The default wheel: the portable baseline plus the AVX2 and AVX-512 levels, the best one
 #: the running CPU has chosen at import.
 DEFAULT_TARGETS = ("x86-64-v2", "x86-64-v3", "x86-64-v4")

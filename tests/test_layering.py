@@ -6,6 +6,7 @@ not even through an import inside a function."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 AOTC = Path(__file__).resolve().parents[1] / "aotc"
@@ -80,3 +81,36 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_no_import_circles():
     cycle = _cycle(_graph())
     assert cycle is None, " -> ".join(cycle or [])
+
+
+#: What only an instruction set's module may name: intrinsics, features, CPU levels.
+_ISA_WORDS = re.compile(r"llvm\.x86\.|\bavx|\bsse\d|x86-64|\bznver|cpuid|xgetbv", re.I)
+#: Where they belong: the target interface. (config.py holds the default wheel's levels,
+#: a setting the user can change.)
+_ISA_HOMES = ("aotc/codegen/targets/", "aotc/config.py")
+
+
+def _code_strings(tree: ast.AST) -> list[ast.Constant]:
+    """The string constants of ``tree`` that are code, not docstrings."""
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)}
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant)
+            and isinstance(n.value, str) and id(n) not in docs]
+
+
+def test_instruction_set_knowledge_is_behind_the_target_interface():
+    """Code generators ask :mod:`aotc.codegen.targets` about the machine; no string in
+    code elsewhere names an x86 intrinsic, feature or level (so aarch64 is one more
+    instruction set, not a hunt through the tree)."""
+    found = []
+    for path in sorted(AOTC.rglob("*.py")):
+        rel = path.relative_to(AOTC.parent).as_posix()
+        if rel.startswith(_ISA_HOMES):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{rel}:{n.lineno}: {n.value[:60]!r}" for n in _code_strings(tree)
+                  if _ISA_WORDS.search(n.value)]
+    assert not found, "\n".join(found)

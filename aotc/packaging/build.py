@@ -253,8 +253,7 @@ def target_spec(cfg: config.Config, name: str | None = None) -> Any:
                                 parallel=cfg.parallel)
     except ValueError as err:
         raise ConfigError(f"[tool.aotc] target = {name!r}: {err}",
-                          hint="use a CPU name such as 'x86-64-v2', 'x86-64-v3', 'skylake', "
-                               "or 'native'") from None
+                          hint="use one of the CPU names above, or 'native'") from None
 
 
 def build_targets(cfg: config.Config) -> list[objects.Target]:
@@ -376,7 +375,8 @@ class AotcBuildExt(build_ext):
         if plan and not self.inplace and "native" in plan.config.targets:
             print("aotc: warning: target 'native' compiles for this build machine's CPU "
                   "only: the wheel raises ImportError on CPUs without its features; for "
-                  "a wheel to share, keep the default targets (x86-64-v2, -v3, -v4)",
+                  f"a wheel to share, keep the default targets "
+                  f"({', '.join(config.DEFAULT_TARGETS)})",
                   file=sys.stderr)
         try:
             for ext in self._ours():

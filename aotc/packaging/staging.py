@@ -27,8 +27,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .. import config
-from ..codegen.targets import x86 as cpu
 from ..export import export
 from ..tracing.argtypes import signature_of
 from ..types import Signature, parse_signature_string
@@ -48,13 +46,14 @@ def best_target() -> str:
         return forced
     import llvmlite.binding as llvm
 
+    from ..codegen.targets import for_triple, host_arch
     from ..codegen.targets.spec import initialize_llvm
 
     initialize_llvm()
-    host = llvm.get_host_cpu_features()
-    usable = [t for t in config.DEFAULT_TARGETS
-              if all(host.get(f, False) for f in cpu.required(t))]
-    return usable[-1] if usable else "x86-64"
+    host, isa = llvm.get_host_cpu_features(), for_triple(host_arch())
+    usable = [t for t in isa.default_levels
+              if all(host.get(f, False) for f in isa.features(t))]
+    return usable[-1] if usable else isa.oldest
 
 
 def _cached_object(entries: list[tuple[str, Program]], target: Any) -> bytes:

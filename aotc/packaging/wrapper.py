@@ -24,7 +24,6 @@ from string import Template
 import numpy as np
 
 from .. import abi
-from ..codegen.targets import x86 as cpu
 from ..errors import BuildError
 from ..ir import Program, runtime_errors
 from ..ops import numpy_loops
@@ -78,6 +77,11 @@ class Rendered:
 @cache
 def _template(name: str) -> Template:
     return Template((template_dir() / name).read_text(encoding="utf-8"))
+
+
+def _indent(c_source: str) -> str:
+    """C source indented into a Cython ``cdef extern from *`` docstring."""
+    return "\n".join("    " + line if line else line for line in c_source.splitlines())
 
 
 def _fill(template: str, /, **values: object) -> str:
@@ -241,13 +245,14 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
         "module.pyx.in", source=source, docstring=repr(doc) if doc else "",
         source_name=source.rpartition("/")[2],
         header=header, short_names=repr(short),
-        tables_c="\n".join("    " + line if line else line for line in tables.c.splitlines()),
+        tables_c=_indent(tables.c),
         tables_py=repr(tables.python), max_params=tables.max_params,
         max_args=tables.max_args, max_outs=tables.max_outs, max_dims=tables.max_dims,
         convert_cases=_convert_cases(),
         kernel_errors=errors_text, shape_errors=shape_errors, interrupted=abi.INTERRUPTED,
         first_program_error=abi.FIRST_PROGRAM_ERROR,
-        cpu_table=cpu.c_table(features), cpu_features=repr(features),
+        cpu_check=_indent(targets[0].spec.isa.feature_check(features)),
+        cpu_features=repr(features),
         targets=repr(tuple((t.name, t.features) for t in targets)),
         scratch_align=abi.SCRATCH_ALIGN, runtime=_runtime_source(),
         functions=_ufunc_runtime(functions) + _render_functions(functions),

@@ -284,7 +284,7 @@ def test_micro_kernel_fits_the_target(target, vector_bytes):
     spec = TargetSpec.parse(target)
     assert spec.vector_bytes == vector_bytes
     text = emit_llvm([("mm", _programs("f8")["mm"])], spec, optimized=False)
-    blk = blocking(np.dtype("f8"), vector_bytes)
+    blk = blocking(np.dtype("f8"), vector_bytes, spec.isa.vector_registers(vector_bytes))
     fma = ".fma" if vector_bytes > 16 else ""
     name = f"aotc.gemm.kernel.float64.{blk.mr}x{blk.nr}.{vector_bytes}{fma}"
     assert ("llvm.fma" in text) == bool(fma)

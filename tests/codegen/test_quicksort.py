@@ -49,7 +49,7 @@ def _sorts(vector_bytes: int) -> dict[str, Any]:
     ``vector_bytes``, one library."""
     module = ir.Module()
     for width, dtype in ((32, "u4"), (64, "u8")):
-        keys = quicksort.keys_for(keys_of(np.dtype(dtype)), vector_bytes)
+        keys = quicksort.keys_for(NATIVE.isa, keys_of(np.dtype(dtype)), vector_bytes)
         inner = quicksort.quicksort_function(module, keys, vector_bytes)
         fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
                          f"test_sort_u{width}")
@@ -70,7 +70,7 @@ def _sorts(vector_bytes: int) -> dict[str, Any]:
 def _sorted(keys: np.ndarray, vector_bytes: int, depth: int | None = None) -> np.ndarray:
     """The keys sorted in place by the compiled quicksort (as values: in the quicksort's
     signed keys when it takes those)."""
-    signed = quicksort.keys_for(keys_of(keys.dtype), vector_bytes).signed
+    signed = quicksort.keys_for(NATIVE.isa, keys_of(keys.dtype), vector_bytes).signed
     x = keys ^ keys.dtype.type(1 << (8 * keys.itemsize - 1) if signed else 0)
     levels = 2 * int(len(keys)).bit_length() if depth is None else depth
     _sorts(vector_bytes)[f"u{8 * keys.itemsize}"](x.ctypes.data, len(keys), levels)

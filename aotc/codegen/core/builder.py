@@ -6,8 +6,9 @@ leave the kernel with an error code (``fail_if``), which integer ``pow`` uses fo
 negative exponents. Keeping both on the builder keeps every rule's signature
 ``rule(builder, dtype, *args)``. It also carries the target's vector registers
 (``vector_bytes``, ``fma``), which a rule that writes explicit vector code (the
-matrix product's micro-kernel) must size itself by: code for an AVX2 machine must never
-assume AVX-512's registers, and ``llvm.fma`` without FMA hardware is a libm call.
+matrix product's micro-kernel) must size itself by: code for a 32-byte machine must never
+assume 64-byte registers, and ``llvm.fma`` without FMA hardware is a libm call. Anything
+else such a rule needs to know of the machine it asks :attr:`KernelBuilder.isa`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from contextlib import contextmanager
 
 from llvmlite import ir
 
+from ..targets import for_module
+from ..targets.isa import InstructionSet
 from .dtypes import PTR, i64
 
 
@@ -27,11 +30,16 @@ class KernelBuilder(ir.IRBuilder):
                  vector_bytes: int = 16, fma: bool = False) -> None:
         super().__init__(block)
         self.fp_flags = fp_flags
-        #: The width of the target's vector registers (16 SSE, 32 AVX, 64 AVX-512).
+        #: The width of the target's vector registers.
         self.vector_bytes = vector_bytes
         #: Whether the target has fused multiply-add instructions.
         self.fma = fma
         self._fail_blocks: dict[int, ir.Block] = {}
+
+    @property
+    def isa(self) -> InstructionSet:
+        """The instruction set the module is generated for (from its triple)."""
+        return for_module(self.module)
 
     def fail_if(self, cond: ir.Value, code: int) -> None:
         """Return ``code`` from the function when ``cond`` (i1) holds; continue otherwise."""

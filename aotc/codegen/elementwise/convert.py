@@ -1,4 +1,4 @@
-"""Conversion between dtypes, as ``ndarray.astype`` does it on x86-64.
+"""Conversion between dtypes, as ``ndarray.astype`` does it on the target's architecture.
 
 Most conversions are one LLVM instruction chosen by the (source kind, target kind)
 pair. Float to integer is the exception: LLVM's ``fptosi``/``fptoui`` give poison for
@@ -14,7 +14,9 @@ what x86-64 NumPy builds produce, without ever creating poison:
   +inf and too-large values give 0, negative values wrap: -1.0 -> 2**w - 1).
 
 These results are platform behaviour, not a NumPy promise; they match NumPy 2.x on
-x86-64 Linux, which the tests check.
+x86-64 Linux, which the tests check. The target's instruction set names its behaviour
+(:attr:`~aotc.codegen.targets.isa.InstructionSet.float_to_int`), and
+:data:`FLOAT_TO_INT` has the rule for each.
 
 Complex values convert part by part to another complex dtype; a real value becomes the
 real part with a +0.0 imaginary part; a complex value becomes bool when either part is
@@ -104,12 +106,20 @@ def _unsigned_cvt(b: KernelBuilder, x: ir.Value, src: np.dtype, width: int) -> i
     return b.select(high, shifted, _truncating_cvt(b, x, src, width))
 
 
-def _float_to_int(b: KernelBuilder, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
+def _indefinite(b: KernelBuilder, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
     if dst in (_INT32, _INT64):
         return _truncating_cvt(b, x, src, bits(dst))
     if dst.kind == "u" and bits(dst) >= 32:
         return _unsigned_cvt(b, x, src, bits(dst))
     return b.trunc(_truncating_cvt(b, x, src, 32), reg_type(dst))
+
+
+#: How floats that do not fit convert, by the instruction set's name for it.
+FLOAT_TO_INT = {"indefinite": _indefinite}
+
+
+def _float_to_int(b: KernelBuilder, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
+    return FLOAT_TO_INT[b.isa.float_to_int](b, x, src, dst)
 
 
 def _from_bool(b: KernelBuilder, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:

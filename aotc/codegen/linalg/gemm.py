@@ -57,13 +57,12 @@ from ..core.builder import KernelBuilder, existing, internal_function
 from ..core.dtypes import I8, I64, PTR, i64, mem_type
 from ..core.loops import for_range
 from ..core.runtime import poll
+from ..targets import INSTRUCTION_SETS, for_module
 from .gemm_kernel import Kernels, kernel_variants
 from .gemm_pack import pack_a_function, pack_b_function
 from .gemm_small import fits_unpacked
 
 FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-#: The register widths code can be generated for (SSE, AVX, AVX-512).
-VECTOR_BYTES = (16, 32, 64)
 KC = 256
 
 
@@ -78,17 +77,19 @@ class Blocking:
     nc: int
 
 
-def blocking(dtype: np.dtype, vector_bytes: int, narrow: bool = False) -> Blocking:
-    """The blocks for ``dtype`` on a target with ``vector_bytes``-wide registers.
+def blocking(dtype: np.dtype, vector_bytes: int, registers: int, narrow: bool = False
+             ) -> Blocking:
+    """The blocks for ``dtype`` on a target with ``registers`` vector registers of
+    ``vector_bytes``.
 
     ``mr * nr / V`` accumulators, ``nr / V`` B vectors and a broadcast must fit in the
-    register file: 12 + 2 + 1 of 16 (SSE, AVX2), 24 + 2 + 1 of 32 (AVX-512).
+    register file: 12 + 2 + 1 of 16 (SSE, AVX2), 24 + 2 + 1 of 32 (AVX-512, NEON).
     ``mc`` (a multiple of every ``mr``) times ``kc`` fills about 240 KiB of L2.
     ``narrow`` blocks are one vector wide, for products of at most ``V`` columns (half
     of a two-vector block would be padding).
     """
     lanes = vector_bytes // dtype.itemsize
-    mr = 12 if vector_bytes == 64 else 6
+    mr = 12 if registers >= 32 else 6
     per_l2 = 240 * 1024 // (KC * dtype.itemsize)
     return Blocking(mr, lanes if narrow else 2 * lanes, per_l2 // 12 * 12, KC,
                     3 * 1024 * 1024 // (KC * dtype.itemsize))
@@ -116,7 +117,8 @@ def workspace(eqn: Eqn) -> list[AType]:
     m = size(tuple(lt.shape[i] for i in range(lt.ndim) if i not in lc))  # rows, merged
     n = rt.shape[next(i for i in range(rt.ndim) if i not in rc and i not in rb)]
     k = lt.shape[lc[0]]
-    blocks = [blocking(lt.dtype, v) for v in VECTOR_BYTES]
+    blocks = [blocking(lt.dtype, v, isa.vector_registers(v))
+              for isa in INSTRUCTION_SETS.values() for v in isa.vector_widths()]
     mc, mr = max(x.mc for x in blocks), max(x.mr for x in blocks)
     nc, nr = max(x.nc for x in blocks), max(x.nr for x in blocks)
     depth = minimum(k, max(x.kc for x in blocks))
@@ -146,7 +148,8 @@ def gemm_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bo
     ``C[m, n] = A[m, k] @ B[k, n]`` (byte strides; ``pa``, ``pb`` the packing buffers);
     returns 0, or :data:`~aotc.abi.INTERRUPTED` when the runtime's poll says so. A
     product of at most ``V`` columns goes to the ``narrow`` variant."""
-    blk = blocking(dtype, vector_bytes, narrow)
+    blk = blocking(dtype, vector_bytes, for_module(module).vector_registers(vector_bytes),
+                   narrow)
     name = (f"aotc.gemm.{dtype.name}.{vector_bytes}{'.fma' if fma else ''}"
             f"{'.narrow' if narrow else ''}")
     fn = existing(module, name)
@@ -325,7 +328,8 @@ def tiled_gemm(b: KernelBuilder, dtype: np.dtype, args: list[ir.Value], tile: Ti
     with b.if_else(b.icmp_signed("<=", p["n"], i64(lanes)), likely=False) as (slim, wide):
         for narrow, branch in ((True, slim), (False, wide)):
             with branch:
-                blk = blocking(dtype, b.vector_bytes, narrow)
+                blk = blocking(dtype, b.vector_bytes, b.isa.vector_registers(b.vector_bytes),
+                               narrow)
                 with b.if_else(fits_unpacked(b, p, dtype)) as (small, large):
                     with small:
                         _two_loops(b, p, dtype, blk, tile)

@@ -38,9 +38,8 @@ MAX_ROWS = 4
 CACHED_B = 256 * 1024
 
 
-def _width(rows: int, vector_bytes: int) -> int:
+def _width(rows: int, registers: int) -> int:
     """Vectors per row in a block: ``rows * W + W + 2`` registers at most."""
-    registers = 32 if vector_bytes == 64 else 16
     return max(1, min(4, (registers - 2) // (rows + 1)))
 
 
@@ -83,7 +82,7 @@ def _rows(b: KernelBuilder, p: dict[str, ir.Argument], dtype: np.dtype, m: int) 
     """All columns for exactly ``m`` rows: blocks of ``W`` vectors, single vectors, then
     one masked vector."""
     lanes = b.vector_bytes // dtype.itemsize
-    width = _width(m, b.vector_bytes) * lanes
+    width = _width(m, b.isa.vector_registers(b.vector_bytes)) * lanes
     n = p["n"]
     blocks = b.sdiv(n, i64(width))
     with for_range(b, blocks, "jb") as jb:

@@ -132,7 +132,7 @@ def _gemm_per_slab(ctx: Lowering, dtype: np.dtype, p: dict[str, ir.Value],
                    chunks: ir.Value, tile: TileHook | None) -> None:
     """Each slab of rows the whole GEMM, with packing buffers of its own."""
     b = ctx.b
-    blk = blocking(dtype, b.vector_bytes)
+    blk = blocking(dtype, b.vector_bytes, b.isa.vector_registers(b.vector_bytes))
     sizes = [(blk.mc + blk.mr) * dtype.itemsize, (blk.nc + blk.nr) * dtype.itemsize]
     free = libc_function(b.module, "free", ir.FunctionType(ir.VoidType(), [PTR]))
     outline = Outline(ctx, "gemm")
@@ -170,7 +170,7 @@ def _shared_panels(ctx: Lowering, dtype: np.dtype, p: dict[str, ir.Value],
                    chunks: ir.Value, tile: TileHook | None) -> None:
     """The slabs share each packed panel of ``B``, in ``p["pb"]``."""
     b = ctx.b
-    blk = blocking(dtype, b.vector_bytes)
+    blk = blocking(dtype, b.vector_bytes, b.isa.vector_registers(b.vector_bytes))
     kernels = micro_kernels(b.module, dtype, blk, b.vector_bytes, b.fma)
     pack_a = pack_a_function(b.module, dtype, blk.mr, b.vector_bytes)
     pack_b = pack_b_function(b.module, dtype, blk.nr, b.vector_bytes)

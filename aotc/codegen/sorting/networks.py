@@ -21,7 +21,6 @@ from .rows import VOID
 from .sortkeys import Keys
 from .sortnet import RegisterOps, Slot, merge_plan, run_plan
 
-VECTOR_BYTES = 64
 #: The longest range a network sorts (16 AVX-512 registers of 8-byte keys sorted 10^6
 #: keys faster than 32, on an Intel Sapphire Rapids, and than 8, on a Zen 5; 32
 #: registers of 4-byte keys cost LLVM 0.8 s more per module than 16) ...
@@ -46,8 +45,8 @@ class KeyVectors:
         key = keys.ty
         self.b, self.keys, self.key, self.signed = b, keys, key, keys.signed
         self.lanes = b.vector_bytes * 8 // key.width
-        #: AVX2 has no min or max of 64-bit lanes: they are a compare and a blend.
-        self.native_min_max = key.width < 64 or b.vector_bytes == VECTOR_BYTES
+        #: Without min and max instructions for the lanes: a compare and a blend.
+        self.native_min_max = b.isa.lane_min_max(key.width, b.vector_bytes)
         #: The longest range :func:`network_function` sorts with these registers.
         self.network_keys = min(NETWORK_KEYS, NETWORK_REGISTERS * self.lanes)
         self.ty = ir.VectorType(key, self.lanes)

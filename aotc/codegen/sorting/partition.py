@@ -29,7 +29,8 @@ from ..core.builder import KernelBuilder, define_once, existing
 from ..core.dtypes import I8, I64, PTR, i64
 from ..core.loops import for_range
 from ..core.simd import I32, masked_load, masked_store, splat
-from .networks import VECTOR_BYTES, prefix_mask
+from ..targets import LanePermute, for_module
+from .networks import prefix_mask
 from .rows import Local
 from .sortkeys import Keys
 
@@ -51,10 +52,12 @@ def step_keys(vector_bytes: int, key: ir.IntType) -> int:
     return STEP if vector_bytes * 8 >= STEP * key.width else vector_bytes * 8 // key.width
 
 
-def _halves(vector_bytes: int, key: ir.IntType) -> bool:
-    """Whether a step's keys are permuted as 32-bit halves (64-bit keys in AVX2, which
-    permutes only 32-bit lanes across a register)."""
-    return key.width == 64 and vector_bytes < VECTOR_BYTES
+def _permute(module: ir.Module, vector_bytes: int, key: ir.IntType) -> LanePermute:
+    """How a step's keys are permuted: as lanes of their own width, or as pairs of
+    32-bit halves (64-bit keys in AVX2, which permutes only 32-bit lanes)."""
+    permute = for_module(module).lane_permute(key.width, vector_bytes)
+    assert permute is not None, "quicksort.available() is false for this target"
+    return permute
 
 
 def _table(module: ir.Module, step: int, halves: bool) -> ir.GlobalVariable:
@@ -89,14 +92,14 @@ class Stepper:
         self.b, self.keys, self.dest = b, keys, dest
         key = keys.ty
         self.lanes = step_keys(vector_bytes, key)
-        halves = _halves(vector_bytes, key)
+        permute = _permute(b.module, vector_bytes, key)
+        halves = permute.bits < key.width
         self.ty = ir.VectorType(key, self.lanes)
         self.threshold = splat(b, pivot, self.lanes)
         self.table = _table(b.module, self.lanes, halves)
         self.entry = 2 * self.lanes if halves else self.lanes
         self.lane_ty = ir.VectorType(I32, self.entry) if halves else self.ty
-        name = ("llvm.x86.avx512.permvar.di.512" if self.lane_ty.element.width == 64
-                else "llvm.x86.avx2.permd")
+        name = permute.intrinsic
         self.permute_fn = existing(b.module, name) or ir.Function(
             b.module, ir.FunctionType(self.lane_ty, [self.lane_ty, self.lane_ty]), name)
         self.popcount = b.module.declare_intrinsic("llvm.ctpop", [I8],

@@ -36,8 +36,9 @@ from ..core.builder import KernelBuilder, define_once
 from ..core.dtypes import I1, I64, PTR, i64
 from ..core.loops import for_range
 from ..core.simd import I32
+from ..targets import InstructionSet, for_module
 from . import partition
-from .networks import VECTOR_BYTES, KeyVectors, network_function, sort_registers
+from .networks import KeyVectors, network_function, sort_registers
 from .rows import VOID, Local
 from .sortkeys import Keys
 
@@ -47,17 +48,18 @@ WIDE_SAMPLE = 64
 SAMPLE_KEYS = 64
 
 
-def available(vector_bytes: int, width: int) -> bool:
-    """Whether keys of ``width`` bits sort here: the target needs AVX2 or AVX-512
-    registers (a variable permutation of lanes)."""
-    return vector_bytes in (32, VECTOR_BYTES) and width in (32, 64)
+def available(isa: InstructionSet, vector_bytes: int, width: int) -> bool:
+    """Whether keys of ``width`` bits sort here: the target needs a variable permutation
+    of lanes in registers of ``vector_bytes`` (AVX2, AVX-512)."""
+    return isa.sorts_in_registers(width, vector_bytes)
 
 
-def keys_for(keys: Keys, vector_bytes: int) -> Keys:
-    """The keys the quicksort sorts in registers of ``vector_bytes``: signed ones for
-    64-bit keys in AVX2, which has signed 64-bit comparisons only (and so min, max and
-    ``<`` are one instruction fewer each), else ``keys``."""
-    return keys.as_signed() if keys.width == 64 and vector_bytes < VECTOR_BYTES else keys
+def keys_for(isa: InstructionSet, keys: Keys, vector_bytes: int) -> Keys:
+    """The keys the quicksort sorts in registers of ``vector_bytes``: signed ones where
+    the target compares such lanes only as signed (AVX2's 64-bit lanes; then min, max
+    and ``<`` are one instruction fewer each), else ``keys``."""
+    unsigned = isa.unsigned_compare(keys.width, vector_bytes)
+    return keys if unsigned else keys.as_signed()
 
 
 def _sift_function(module: ir.Module, keys: Keys) -> ir.Function:
@@ -157,7 +159,7 @@ def _pivot_function(module: ir.Module, keys: Keys, vector_bytes: int,
 def quicksort_function(module: ir.Module, keys: Keys, vector_bytes: int) -> ir.Function:
     """``void(x, n, depth)`` in registers of ``vector_bytes`` (``keys``: of
     :func:`keys_for`): see the module docstring."""
-    assert keys == keys_for(keys, vector_bytes)
+    assert keys == keys_for(for_module(module), keys, vector_bytes)
     name = f"aotc.qsort.{keys.dtype.name}.v{vector_bytes}"
 
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:

@@ -33,6 +33,7 @@ from llvmlite import ir
 from ..core.builder import KernelBuilder, existing
 from ..core.dtypes import I64, PTR, i64
 from ..core.loops import for_range
+from ..targets import for_module
 from . import digits, quicksort
 from .digits import Digit, Passes, Read
 from .floatruns import fix_float_runs
@@ -60,7 +61,7 @@ def sort_values_function(module: ir.Module, dtype: np.dtype, vector_bytes: int
     contiguous); ``hist`` holds :func:`histogram_size` int64. With AVX2 or AVX-512 registers
     (``vector_bytes``), 4- and 8-byte keys are sorted by :mod:`.quicksort` instead."""
     keys = keys_of(dtype)
-    quick = quicksort.available(vector_bytes, keys.width)
+    quick = quicksort.available(for_module(module), vector_bytes, keys.width)
     name = f"aotc.sort.values.{dtype.name}{'.quick' if quick else ''}"
     found = existing(module, name)
     if found is not None:
@@ -146,7 +147,7 @@ def _quick_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
     ka = packed(b, p["ka"], keys.ty)
     unit = i64(dst.align)
     values = keys
-    keys = quicksort.keys_for(values, vector_bytes)
+    keys = quicksort.keys_for(b.isa, values, vector_bytes)
     with b.if_else(b.icmp_signed("==", dst.stride, unit)) as (contiguous, strided):
         with contiguous:
             with b.if_else(b.icmp_signed("==", src.stride, unit)) as (packed_src, gathered):

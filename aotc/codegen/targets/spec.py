@@ -12,32 +12,19 @@ import functools
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
-from . import x86 as cpu
+from . import for_cpu, for_triple, host_arch
+from .isa import InstructionSet
 
 _CPU_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
-#: Targets known to be valid 64-bit x86 CPUs: no need to try them first.
-_KNOWN_GOOD = frozenset({"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"})
-#: Tuning beyond LLVM's own for a CPU. LLVM tunes x86-64-v4 and Intel's AVX-512 CPUs
-#: (skylake-avx512 to sapphirerapids, and rocketlake, which a VM's CPUID may look like)
-#: to prefer 256-bit vectors, a choice made for early AVX-512 CPUs that slowed their
-#: clocks: exp/log loops then ran at AVX2 speed, 0.55x a full-width build on a Zen 5 and
-#: 0.5x on a Sapphire Rapids (selu, softmax), where NumPy's own AVX-512 loops are 512 bits
-#: wide. Every CPU with AVX-512 gets :data:`FULL_WIDTH`.
-FULL_WIDTH = "-prefer-256-bit"
-#: AMD's Zen 4 and Zen 5 run AVX-512 gathers and scatters far slower than the scalar
-#: loads and stores they replace (a stride-3 fill of an (N, N, 3) array ran at 0.53x
-#: NumPy through vscatterqpd on a Zen 5), and LLVM's tuning for them does not say so.
-CPU_TUNING = dict.fromkeys(("znver4", "znver5"), "+prefer-no-gather,+prefer-no-scatter")
 
 
 def tuning(cpu_name: str, features: str = "") -> str:
     """The tuning features aotc adds for ``cpu_name`` with LLVM ``features``."""
-    wide = "avx512f" in cpu.required(cpu_name, features)
-    return ",".join(filter(None, (FULL_WIDTH if wide else "", CPU_TUNING.get(cpu_name, ""))))
+    return for_cpu(cpu_name).tuning(cpu_name, features)
 
 
 _PROBE = r"""
@@ -63,7 +50,8 @@ def initialize_llvm() -> None:
 class TargetSpec:
     """A code generation target; ``features`` is LLVM's ``+avx2,-fma`` syntax."""
 
-    cpu: str = "x86-64-v2"
+    #: A level or CPU name; by default the baseline of the host's architecture.
+    cpu: str = field(default_factory=lambda: for_triple(host_arch()).baseline)
     features: str = ""
     opt_level: int = 3
     fast_math: bool = False
@@ -80,7 +68,7 @@ class TargetSpec:
     @classmethod
     def parse(cls, name: str, *, opt_level: int = 3, fast_math: bool = False,
               parallel: bool = False) -> TargetSpec:
-        """``"native"`` (this host's CPU and features) or a CPU name like ``"x86-64-v3"``.
+        """``"native"`` (this host's CPU and features) or a CPU name (a level like ``"x86-64-v3"``).
 
         Raises ``ValueError`` for a name LLVM does not know as a 64-bit CPU.
         """
@@ -88,32 +76,35 @@ class TargetSpec:
             initialize_llvm()
             return cls(llvm.get_host_cpu_name(), _native_features(), opt_level, fast_math,
                        parallel)
-        if not cpu.known_cpu(name):
+        isa = for_cpu(name)
+        if not isa.known_cpu(name):
             raise ValueError(
                 f"aotc does not know which instruction sets CPU {name!r} has, so a module "
-                "built for it could not check the CPU it runs on; use 'x86-64-v2', "
-                "'x86-64-v3', 'x86-64-v4', 'native', or one of "
-                + ", ".join(sorted(cpu.CPUS)))
+                "built for it could not check the CPU it runs on; use 'native' or one of "
+                + ", ".join(f"'{n}'" for n in isa.cpu_names()))
         spec = cls(name, tuning(name), opt_level, fast_math, parallel)
         check_target(spec)
         return spec
 
     @property
+    def isa(self) -> InstructionSet:
+        """The instruction set of the target's CPU."""
+        return for_cpu(self.cpu)
+
+    @property
     def cpu_features(self) -> tuple[str, ...]:
         """The instruction-set features code for this target may use (checked at import)."""
-        return cpu.required(self.cpu, self.features)
+        return self.isa.features(self.cpu, self.features)
 
     @property
     def vector_bytes(self) -> int:
-        """The width of the widest vector registers the target has: 64 with AVX-512, 32
-        with AVX, else 16 (SSE2, in every x86-64)."""
-        features = self.cpu_features
-        return 64 if "avx512f" in features else 32 if "avx" in features else 16
+        """The width of the widest vector registers the target has."""
+        return self.isa.vector_bytes(self.cpu_features)
 
     @property
     def has_fma(self) -> bool:
-        """Whether the target has FMA3 (``llvm.fma`` is one instruction, not a call)."""
-        return "fma" in self.cpu_features
+        """Whether ``llvm.fma`` is one instruction for the target, not a call."""
+        return self.isa.has_fma(self.cpu_features)
 
     @property
     def fp_flags(self) -> tuple[str, ...]:
@@ -140,7 +131,7 @@ def _probe(cpu: str, features: str) -> str | None:
     """Try the CPU in a child process: LLVM only warns about an unknown CPU name, then
     *aborts the process* when it generates code for it ("64-bit code requested on a
     subtarget that doesn't support it"), and a 32-bit CPU aborts the same way."""
-    if cpu in _KNOWN_GOOD and features == tuning(cpu):
+    if cpu in for_cpu(cpu).default_levels and features == tuning(cpu):
         return None
     initialize_llvm()
     if cpu == llvm.get_host_cpu_name() and features == _native_features():

@@ -1,4 +1,5 @@
-"""CPU features: what each target's code needs, and how a built module checks the CPU.
+"""x86-64: its CPU features and levels, how a built module checks the CPU, and the answers
+of :class:`~.isa.InstructionSet` for it (:data:`X86_64`).
 
 A module compiled for ``x86-64-v4`` would die with ``Illegal instruction`` on an AVX2
 machine, so each module checks the running CPU once, at import, and raises
@@ -15,6 +16,8 @@ through :data:`CPUS` to a level plus the extras LLVM may use for them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .isa import InstructionSet, LanePermute
 
 
 @dataclass(frozen=True)
@@ -114,3 +117,96 @@ def c_table(features: tuple[str, ...]) -> str:
     rows = [f"{{{b.leaf:#x}, {b.subleaf}, {b.register}, {b.bit}, {b.xcr0:#x}}}"
             for b in (FEATURES[name] for name in features)]
     return "{" + ", ".join(rows or ["{0, 0, 0, 0, 0}"]) + "}"
+
+
+#: Tuning beyond LLVM's own for a CPU. LLVM tunes x86-64-v4 and Intel's AVX-512 CPUs
+#: (skylake-avx512 to sapphirerapids, and rocketlake, which a VM's CPUID may look like)
+#: to prefer 256-bit vectors, a choice made for early AVX-512 CPUs that slowed their
+#: clocks: exp/log loops then ran at AVX2 speed, 0.55x a full-width build on a Zen 5 and
+#: 0.5x on a Sapphire Rapids (selu, softmax), where NumPy's own AVX-512 loops are 512 bits
+#: wide. Every CPU with AVX-512 gets :data:`FULL_WIDTH`.
+FULL_WIDTH = "-prefer-256-bit"
+#: AMD's Zen 4 and Zen 5 run AVX-512 gathers and scatters far slower than the scalar
+#: loads and stores they replace (a stride-3 fill of an (N, N, 3) array ran at 0.53x
+#: NumPy through vscatterqpd on a Zen 5), and LLVM's tuning for them does not say so.
+CPU_TUNING = dict.fromkeys(("znver4", "znver5"), "+prefer-no-gather,+prefer-no-scatter")
+
+#: The import-time check: CPUID for the CPU, XGETBV for the register state the OS saves
+#: (AVX, AVX-512); ``$table`` is :func:`c_table`'s initializer.
+_FEATURE_CHECK = """\
+#if defined(__x86_64__) || defined(_M_X64)
+#include <cpuid.h>
+typedef struct { unsigned leaf, subleaf, reg, bit, xcr0; } aotc_feature;
+static const aotc_feature AOTC_FEATURES[] = $table;
+static unsigned long long aotc_xcr0(void) {
+    unsigned a, b, c, d, lo, hi;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return 0;
+    __asm__ __volatile__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((unsigned long long)hi << 32) | lo;
+}
+static int aotc_cpu_has(int k) {
+    const aotc_feature *f = &AOTC_FEATURES[k];
+    unsigned r[4] = {0, 0, 0, 0};
+    if (!__get_cpuid_count(f->leaf, f->subleaf, &r[0], &r[1], &r[2], &r[3])) return 0;
+    if (!((r[f->reg] >> f->bit) & 1u)) return 0;
+    return (aotc_xcr0() & f->xcr0) == f->xcr0;
+}
+#else
+static int aotc_cpu_has(int k) { (void)k; return 0; }
+#endif
+"""
+
+
+class X86(InstructionSet):
+    """x86-64: SSE2 in every CPU (16 registers of 16 bytes), AVX/AVX2 (16 of 32 bytes,
+    FMA3 from AVX2 on), AVX-512 (32 of 64 bytes, 64-bit min/max and unsigned compares,
+    ``vpermq``)."""
+
+    arch = "x86_64"
+    default_levels = ("x86-64-v2", "x86-64-v3", "x86-64-v4")
+    oldest = "x86-64"
+    float_to_int = "indefinite"
+
+    def known_cpu(self, cpu: str) -> bool:
+        return known_cpu(cpu)
+
+    def cpu_names(self) -> tuple[str, ...]:
+        return tuple(LEVELS) + tuple(sorted(CPUS))
+
+    def features(self, cpu: str, llvm_features: str = "") -> tuple[str, ...]:
+        return required(cpu, llvm_features)
+
+    def tuning(self, cpu: str, llvm_features: str = "") -> str:
+        wide = "avx512f" in required(cpu, llvm_features)
+        return ",".join(filter(None, (FULL_WIDTH if wide else "", CPU_TUNING.get(cpu, ""))))
+
+    def vector_bytes(self, features: tuple[str, ...]) -> int:
+        return 64 if "avx512f" in features else 32 if "avx" in features else 16
+
+    def vector_widths(self) -> tuple[int, ...]:
+        return (16, 32, 64)
+
+    def vector_registers(self, vector_bytes: int) -> int:
+        return 32 if vector_bytes == 64 else 16
+
+    def has_fma(self, features: tuple[str, ...]) -> bool:
+        return "fma" in features
+
+    def lane_min_max(self, lane_bits: int, vector_bytes: int) -> bool:
+        return lane_bits < 64 or vector_bytes == 64  # vpminsq/vpminuq: AVX-512 only
+
+    def unsigned_compare(self, lane_bits: int, vector_bytes: int) -> bool:
+        return lane_bits < 64 or vector_bytes == 64  # vpcmpuq: AVX-512 only
+
+    def lane_permute(self, lane_bits: int, vector_bytes: int) -> LanePermute | None:
+        if vector_bytes < 32:
+            return None  # SSE has no variable permutation across lanes
+        if lane_bits == 64 and vector_bytes == 64:
+            return LanePermute("llvm.x86.avx512.permvar.di.512", 64)
+        return LanePermute("llvm.x86.avx2.permd", 32)  # 64-bit keys as pairs of halves
+
+    def feature_check(self, features: tuple[str, ...]) -> str:
+        return _FEATURE_CHECK.replace("$table", c_table(features))
+
+
+X86_64 = X86()
