@@ -7,7 +7,8 @@ catch the mistake. :func:`checked` wraps the function so it applies the wrapper'
 (``templates/module.pyx.in``): the first overload whose dtypes, ranks and fixed dims
 match is taken, lists and tuples count as the array NumPy makes of them, scalars match by
 kind (bool < int < float < complex), ndarray subclasses are refused, and named dims must
-agree. Failures raise the compiled module's exceptions and messages.
+agree. Failures raise the compiled module's exceptions, with the messages its runtime
+(``templates/runtime.py``, the one place they are written) builds.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 from ..types import SHORT_NAMES, ArrayType, Signature
 from .slow_paths import runtime
+from .wrapper_model import shown, signature_line
 
 _KIND = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
@@ -92,40 +94,13 @@ def _check_values(names: Sequence[str], values: Sequence[Any], sig: Signature) -
                                      f"'{dim}' is {named[dim]}")
 
 
-def _describe(o: Any) -> str:
-    if isinstance(o, np.ndarray):
-        name = SHORT_NAMES.get(o.dtype.newbyteorder("="), str(o.dtype))
-        dims = ", ".join([":"] * o.ndim)
-        return f"{name}[{dims}] array of shape {o.shape}" if o.ndim else f"{name} 0-d array"
-    if isinstance(o, np.generic):
-        return f"{SHORT_NAMES.get(o.dtype, str(o.dtype))} scalar"
-    return "None" if o is None else type(o).__name__
-
-
 def _accepted(name: str, names: Sequence[str], sig: Signature) -> str:
-    params = ", ".join(f"{n}: {p}" for n, p in zip(names, sig.params, strict=False))
-    declared = sig.results or ()
-    results = ", ".join(str(r) for r in declared)
-    shown = f" -> {results}" if len(declared) == 1 else f" -> ({results})" if declared else ""
-    return f"{name}({params}){shown}"
-
-
-def _no_match(name: str, names: Sequence[str], given: Sequence[Any],
-              signatures: Sequence[Signature]) -> TypeError:
-    for n, a in zip(names, given, strict=False):
-        if isinstance(a, np.ndarray) and not _exact_array(a):
-            kind = type(a)
-            fill = (f" (for a masked array, fill the masked values first: {n}.filled(value))"
-                    if isinstance(a, np.ma.MaskedArray) else "")
-            return TypeError(
-                f"{name}(): parameter '{n}' is a {kind.__module__}.{kind.__qualname__}, an "
-                f"ndarray subclass whose meaning a compiled kernel would drop; pass "
-                f"np.asarray({n}){fill}")
-    got = ", ".join(f"{n}: {_describe(a)}" for n, a in zip(names, given, strict=False))
-    lines = [f"{name}(): no signature matches the arguments", "accepted:"]
-    lines += [f"    {_accepted(name, names, s)}" for s in signatures]
-    lines.append(f"got:\n    {name}({got})")
-    return TypeError("\n".join(lines))
+    """``scale(x: f64[:], a: f64) -> f64[:]``, from the declared results (the build
+    shows the traced ones)."""
+    declared = [str(r) for r in sig.results or ()]
+    results = shown("single" if len(declared) == 1 else "tuple" if declared else "none",
+                    declared, "({})") if declared else None
+    return signature_line(name, names, sig.params, results)
 
 
 class Matcher:
@@ -155,9 +130,11 @@ class Matcher:
             if all(_matches(v, p) for v, p in zip(arrays, sig.params, strict=False)):
                 _check_values(self.names, arrays, sig)
                 return k, bound, values, arrays
-        shown = [v for v, n in zip(values, self.names, strict=True) if n in given]
-        raise _no_match(self.name, [n for n in self.names if n in given], shown,
-                        self.signatures)
+        names = [n for n in self.names if n in given]
+        runtime()["_no_match"](self.name, tuple(_accepted(self.name, names, s)
+                                                for s in self.signatures),
+                               tuple(names), tuple(bound.arguments[n] for n in names))
+        raise AssertionError("unreachable: _no_match raises")
 
 
 def checked(fn: Callable[..., Any], signatures: Sequence[Signature]) -> Callable[..., Any]:

@@ -10,6 +10,8 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from ..types import SHORT_NAMES
+
 
 def template_dir() -> Path:
     """``aotc/templates`` in an installed wheel, ``templates/`` in a source checkout."""
@@ -18,11 +20,17 @@ def template_dir() -> Path:
     return installed if installed.is_dir() else package.parent / "templates"
 
 
+def short_names() -> dict[str, str]:
+    """The runtime's ``_SHORT_NAMES``: ``f64`` for the dtype string ``'<f8'``."""
+    return {dt.str: name for dt, name in SHORT_NAMES.items()}
+
+
 @functools.cache
 def runtime() -> dict[str, Any]:
     """``templates/runtime.py``'s functions, run once in a namespace of their own."""
     path = template_dir() / "runtime.py"
-    namespace: dict[str, Any] = {"__name__": "aotc_jit_runtime"}
+    namespace: dict[str, Any] = {"__name__": "aotc_jit_runtime",
+                                 "_SHORT_NAMES": short_names()}
     exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
     return namespace
 

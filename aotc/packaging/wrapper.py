@@ -28,11 +28,11 @@ from ..errors import BuildError
 from ..ir import Program, runtime_errors
 from ..ops import numpy_loops
 from ..ops.ufunc_signature import CoreSignature
-from ..types import SHORT_NAMES, ArrayType
+from ..types import ArrayType
 from . import call_tables
 from .loop_calls import numpy_loops_called
 from .objects import Target
-from .slow_paths import template_dir
+from .slow_paths import short_names, template_dir
 from .ufunc_loops import loop_code, signature_literal
 from .wrapper_model import (
     BOOL_KIND,
@@ -235,7 +235,6 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
     _check(functions)
     tables = call_tables.build(functions, targets)
     features = tuple(sorted({f for t in targets for f in t.features}))
-    short = {dt.str: name for dt, name in SHORT_NAMES.items()}
     errors = {code: (exception_name(exc, "abi.KERNEL_ERRORS"), message)
               for code, (exc, message) in sorted(abi.KERNEL_ERRORS.items())}
     errors_text = "{" + ", ".join(f"{c}: ({e}, {m!r})" for c, (e, m) in errors.items()) + "}"
@@ -244,7 +243,7 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
     return _fill(
         "module.pyx.in", source=source, docstring=repr(doc) if doc else "",
         source_name=source.rpartition("/")[2],
-        header=header, short_names=repr(short),
+        header=header, short_names=repr(short_names()),
         tables_c=_indent(tables.c),
         tables_py=repr(tables.python), max_params=tables.max_params,
         max_args=tables.max_args, max_outs=tables.max_outs, max_dims=tables.max_dims,

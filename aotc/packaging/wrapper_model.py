@@ -129,14 +129,21 @@ def _param_text(t: ArrayType) -> str:
     return dtype_info(t.dtype, str(t)).py if getattr(t, "weak", False) else str(t)
 
 
+def signature_line(name: str, param_names: Sequence[str], params: Sequence[ArrayType],
+                   results: str | None) -> str:
+    """``scale(x: f64[:], a: f64) -> f64[:]``: how errors and docs show a signature (no
+    arrow when the results are not known)."""
+    text = ", ".join(f"{n}: {_param_text(t)}" for n, t in zip(param_names, params,
+                                                              strict=False))
+    return f"{name}({text})" + (f" -> {results}" if results is not None else "")
+
+
 def signature_text(fn: Function, ov: Overload) -> str:
-    """``scale(x: f64[:], a: f64) -> f64[:]``: how errors and docs show an overload."""
-    params = ", ".join(f"{n}: {_param_text(t)}"
-                       for n, t in zip(fn.param_names, ov.signature.params, strict=False))
+    """An overload as errors and docs show it, with its traced results."""
     results = _result_types(ov)
     text = planted(ov.result_tree, results) if ov.result_kind == "tree" else \
         shown(ov.result_kind, results, "({})")
-    return f"{fn.name}({params}) -> {text}"
+    return signature_line(fn.name, fn.param_names, ov.signature.params, text)
 
 
 def written_params(ov: Overload) -> set[int]:
