@@ -8,6 +8,7 @@ size-1 arrays, and non-contiguous, reversed and transposed views.
 
 from __future__ import annotations
 
+import ctypes
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -351,24 +352,144 @@ def assert_all_same(actual: Sequence[Any], expected: Sequence[Any], ulps: int = 
         assert_same(a, e, ulps, f"{what} {label} {j}", rtol=rtol, signed_zero=signed_zero)
 
 
-def copy_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Fresh copies with the same strides, so two runs can each write their own."""
-    out = []
-    for a in args:
-        if isinstance(a, np.ndarray) and a.ndim:
-            c = np.empty_like(a)  # keeps Fortran order; views become contiguous copies
-            c[...] = a
-            out.append(c)
+#: Copies keep each argument's address modulo this many bytes (vector loops peel by it).
+ALIGNMENT = 64
+
+
+def _byte_span(a: np.ndarray) -> tuple[int, int, int]:
+    """The addresses of the first byte ``a`` reaches, of the byte after its last, and of
+    its first element."""
+    base = a.__array_interface__["data"][0]
+    lo = hi = 0
+    for s, n in zip(a.strides, a.shape, strict=True):
+        lo, hi = (lo + s * (n - 1), hi) if s < 0 else (lo, hi + s * (n - 1))
+    return base + lo, base + hi + a.itemsize, base
+
+
+def copy_arguments(args: Sequence[Any]) -> list[Any]:
+    """Private copies of ``args`` in the very same layout, so that a kernel can write into
+    them without touching the caller's arrays or another run's copies.
+
+    Each array keeps its strides (negative, zero, gaps between elements, whose bytes are
+    copied too), its address modulo :data:`ALIGNMENT` and its writeable flag; arrays
+    whose bytes interleave or overlap (``x`` and ``x[::-1]``, or one array passed twice)
+    are copied as one block, so they still share memory as the originals do. Anything
+    but an array (scalars: immutable) is passed on as it is.
+    """
+    out = list(args)
+    spans = sorted((*_byte_span(a), k) for k, a in enumerate(args)
+                   if isinstance(a, np.ndarray) and a.size)
+    blocks: list[tuple[int, int, list[tuple[int, int]]]] = []  # (start, end, arguments)
+    for lo, hi, data, k in spans:
+        if blocks and lo < blocks[-1][1]:
+            start, end, members = blocks[-1]
+            blocks[-1] = (start, max(end, hi), [*members, (k, data)])
         else:
-            out.append(a)
-    return tuple(out)
+            blocks.append((lo, hi, [(k, data)]))
+    for lo, hi, members in blocks:
+        store = np.empty(hi - lo + ALIGNMENT, np.uint8)
+        start = (lo - store.__array_interface__["data"][0]) % ALIGNMENT
+        block = store[start:start + hi - lo]
+        block[...] = np.frombuffer((ctypes.c_uint8 * (hi - lo)).from_address(lo), np.uint8)
+        for k, data in members:
+            a = args[k]
+            out[k] = np.ndarray(a.shape, a.dtype, buffer=block, strides=a.strides,
+                                offset=data - lo)
+    for k, a in enumerate(args):
+        if isinstance(a, np.ndarray):
+            if not a.size:  # no bytes to copy, but the same strides
+                out[k] = np.ndarray(a.shape, a.dtype, buffer=np.empty(a.itemsize, np.uint8),
+                                    strides=a.strides)
+            out[k].flags.writeable = a.flags.writeable
+    return out
 
 
-def check_against_numpy(case: Case, run: Callable[..., list[Any]], args: tuple[Any, ...],
-                        copy: bool = True) -> None:
-    """Run ``case`` on ``args`` through NumPy and through ``run``; compare the results
-    and the arguments afterwards (writes into arguments must match NumPy's)."""
-    mine, theirs = (copy_args(args), copy_args(args)) if copy else (args, args)
+def snapshot(args: Sequence[Any]) -> list[Any]:
+    """Plain copies of the array arguments, to compare them with after a call."""
+    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+
+
+def overlaps_itself(a: Any) -> bool:
+    """Whether two elements of ``a`` share memory (a zero stride over a real axis)."""
+    return isinstance(a, np.ndarray) and any(
+        s == 0 and n > 1 for s, n in zip(a.strides, a.shape, strict=True))
+
+
+def first_difference(actual: np.ndarray, expected: np.ndarray) -> tuple[int, ...] | None:
+    """The index of the first element (in C order) whose bits differ, NaN equal to any
+    NaN; None where there is none. Both must have the same dtype and shape."""
+    if actual.dtype.kind in "fc":
+        a, e = _float_view(actual), _float_view(expected)
+        differ = (_bits(a) != _bits(e)) & ~(np.isnan(a) & np.isnan(e))
+        if actual.dtype.kind == "c":
+            differ = differ.any(axis=-1)
+    else:
+        size = actual.dtype.itemsize
+        a, e = (np.ascontiguousarray(x).reshape(-1).view(np.uint8).reshape(x.shape + (size,))
+                for x in (actual, expected))
+        differ = (a != e).any(axis=-1)
+    where = np.argwhere(differ)
+    return tuple(map(int, where[0])) if len(where) else None
+
+
+def assert_arguments_after(what: str, after: Sequence[Any], reference: Sequence[Any],
+                           before: Sequence[Any], ulps: int = 0, *, rtol: float = 0.0,
+                           signed_zero: bool = True) -> None:
+    """Every array argument after a call (``after``) against the same argument after the
+    reference's call (NumPy or the interpreter, on a copy of its own: ``reference``) and
+    before both (``before``, :func:`snapshot`).
+
+    An argument the reference leaves as it was must come back bit for bit as it was
+    (NaN equal to any NaN): a kernel that writes into an input it should only read fails
+    here, with the argument's index and the first element it changed. One the reference
+    writes into must equal the reference's (exactly, or within ``ulps``/``rtol`` as
+    :func:`assert_same` compares), except one whose elements share memory (a zero
+    stride): which of the writes to a shared element lands last is not defined.
+
+    This is the one comparison of arguments after a call: the catalog's
+    (:func:`check_against_numpy`) and the codegen tests' (``tests/codegen/data.py``).
+    """
+    assert len(after) == len(reference) == len(before), (
+        f"{what}: {len(after)} arguments after the call, {len(reference)} for the "
+        f"reference, {len(before)} before")
+    for k, (mine, theirs, old) in enumerate(zip(after, reference, before, strict=True)):
+        if not isinstance(old, np.ndarray):
+            continue
+        mine, theirs = np.asarray(mine), np.asarray(theirs)
+        label = f"{what}: argument {k}"
+        for got in (mine, theirs):
+            assert got.dtype == old.dtype and got.shape == old.shape, (
+                f"{label} is {got.dtype}{list(got.shape)} after the call, "
+                f"{old.dtype}{list(old.shape)} before")
+        if first_difference(theirs, old) is None:  # the reference only reads it
+            at = first_difference(mine, old)
+            assert at is None, (
+                f"{label} was written into by the call, which the reference leaves "
+                f"unchanged: first difference at index {at}: {old[at].item()!r} before, "
+                f"{mine[at].item()!r} after")
+            continue
+        if overlaps_itself(mine):
+            continue
+        at = first_difference(mine, theirs)
+        if at is None:
+            continue
+        if (ulps or rtol or not signed_zero) and mine.dtype.kind in "fc":
+            assert_same(mine, theirs, ulps, f"{label} after the call", rtol=rtol,
+                        signed_zero=signed_zero)
+            continue
+        raise AssertionError(f"{label} after the call differs from the reference's: first "
+                             f"difference at index {at}: {mine[at].item()!r}, expected "
+                             f"{theirs[at].item()!r}")
+
+
+def check_against_numpy(case: Case, run: Callable[..., list[Any]],
+                        args: tuple[Any, ...]) -> None:
+    """Run ``case`` on ``args`` through NumPy and through ``run``, each on copies of its
+    own in the arguments' own layouts (:func:`copy_arguments`); compare the results,
+    and every argument afterwards with NumPy's (:func:`assert_arguments_after`): one
+    NumPy only reads must be as it was before the call, whatever the case's tags."""
+    before = snapshot(args)
+    mine, theirs = copy_arguments(args), copy_arguments(args)
     with np.errstate(all="ignore"):
         expected = outputs_of(case.fn(*theirs))
     got = run(*mine)
@@ -376,8 +497,7 @@ def check_against_numpy(case: Case, run: Callable[..., list[Any]], args: tuple[A
     signed_zero = "zero_sign_unspecified" not in case.tags
     assert_all_same(got, [np.asarray(e) for e in expected], case.ulps, where,
                     signed_zero=signed_zero)
-    assert_all_same(mine, theirs, case.ulps, where, signed_zero=signed_zero,
-                    label="argument after the call")
+    assert_arguments_after(where, mine, theirs, before, case.ulps, signed_zero=signed_zero)
 
 
 def outputs_of(result: Any) -> list[Any]:

@@ -579,8 +579,8 @@ def _layout_variants(args):
 def test_write_cases_compiled(case, fuse):
     """Writes into arguments and fresh arrays, compiled, against NumPy itself: outputs
     (sums may reorder: a few ulps) and every argument after the call (exactly)."""
+    from numpy_cases import assert_arguments_after, copy_arguments, outputs_of, snapshot
     from numpy_cases import assert_same as assert_ulps
-    from numpy_cases import outputs_of
 
     from aotc.codegen.core.jit import JitKernel
     from aotc.types import parse_signature_string
@@ -589,16 +589,15 @@ def test_write_cases_compiled(case, fuse):
     kernel = JitKernel(optimize(traced.program, fuse=fuse))
     for given in case.inputs:
         for args in _layout_variants(given):
-            mine, theirs = [copy_layout(a) for a in args], [copy_layout(a) for a in args]
+            before = snapshot(args)
+            mine, theirs = copy_arguments(args), copy_arguments(args)
             with np.errstate(all="ignore"):
                 expected = outputs_of(case.fn(*theirs))
             got = kernel(*mine)
             where = f"{case.name}{[getattr(a, 'strides', None) for a in args]}"
             for g, e in zip(got, expected, strict=True):
                 assert_ulps(g, np.asarray(e), max(case.ulps, 4), where)
-            for m, t in zip(mine, theirs, strict=True):
-                if isinstance(t, np.ndarray):
-                    assert_ulps(m, t, 0, where + " (argument after the call)")
+            assert_arguments_after(where, mine, theirs, before)
 
 
 def test_blocks_cover_the_array():
