@@ -138,15 +138,60 @@ def test_float32_sum_as_accurate_as_numpy(sums, n):
     _check_accuracy(sums[("f4", 1, (0,))], "f4", n, 2.0**-24)
 
 
-def test_reference_is_numpy_pairwise_sum():
-    """The reference reproduces ``np.sum`` of a 1-d array bit for bit (NumPy 2.4);
-    should a NumPy change that, the accuracy tests above still compare with the
-    algorithm it documents."""
+#: Near 2**54 float64 steps by 4 above and 2 below: B + 1 rounds to B, -B + 1 to -B,
+#: and -B + 2 is exact; so where each 1 is added decides the sum (exactly 2 each time).
+_B = 2.0**54
+
+
+def _at(n: int, values: dict[int, float]) -> np.ndarray:
+    x = np.zeros(n)
+    x[list(values)] = list(values.values())
+    return x
+
+
+#: (x, NumPy 2's sum of x, worked by hand from the algorithm; what another order gives)
+HAND_SUMS = [
+    # under 8 elements, in order: ((B + 1) + 1) - B
+    (np.array([_B, 1.0, 1.0, -_B]), 0.0),
+    # 8: the accumulators combined as a tree, (B + 1) + (-B + 1) = B - B (in order: 1)
+    (np.array([_B, 1.0, -_B, 1.0, 0.0, 0.0, 0.0, 0.0]), 0.0),
+    # 16: element i goes to accumulator i % 8: r0 = B - B, r1 = 1 + 1 (in order: 1)
+    (_at(16, {0: _B, 1: 1.0, 8: -_B, 9: 1.0}), 2.0),
+    # 11: the tail after the 8 accumulators, in order: ((B + 1) + 1) - B (apart: 2)
+    (_at(11, {0: _B, 8: 1.0, 9: 1.0, 10: -_B}), 0.0),
+    # 200: halves of 96 and 104 (n / 2 rounded down to a multiple of 8): B, then
+    # -B + 1 = -B (split at 100, the tail of the first half would be B - B + 1: 1)
+    (_at(200, {0: _B, 96: -_B, 97: 1.0}), 0.0),
+    # float32 too, in float32 (2**25 steps by 4 above and 2 below): as the second
+    (np.array([2.0**25, 1.0, -2.0**25, 1.0, 0.0, 0.0, 0.0, 0.0], np.float32), 0.0),
+    # 0 + the sum: negative zeros sum to +0.0
+    (np.full(8, -0.0), 0.0),
+]
+
+
+@pytest.mark.parametrize(("x", "want"), HAND_SUMS, ids=[f"n{len(x)}-{x.dtype}" for x, _ in
+                                                           HAND_SUMS])
+def test_reference_is_numpys_algorithm(x, want):
+    """The reference, on sums whose result depends on the order of the additions,
+    gives the values worked out by hand from NumPy's pairwise_sum, in x's dtype."""
+    got = numpy_pairwise(x)
+    assert type(got) is x.dtype.type
+    assert got == want and not np.signbit(got), got
+
+
+def test_reference_is_this_numpys_sum():
+    """The reference reproduces ``np.sum`` of a 1-d array bit for bit (NumPy 2 sums
+    float64 and float32 arrays with this algorithm). Should a NumPy change that, this
+    fails, and the accuracy tests above compare with the algorithm, not with it."""
     rng = np.random.default_rng(5)
+    arrays = [x for x, _ in HAND_SUMS]
     for n in (0, 5, 8, 100, 128, 129, 1000, 4113, 30_000):
-        for x in (ill_conditioned(n, rng), (rng.standard_normal(n) + 0.25).astype(np.float32)):
-            if np.sum(x) != numpy_pairwise(x):
-                pytest.xfail(f"this NumPy ({np.__version__}) sums differently")
+        arrays += [ill_conditioned(n, rng), (rng.standard_normal(n) + 0.25).astype(np.float32)]
+    for x in arrays:
+        want = np.sum(x)
+        got = numpy_pairwise(x)
+        assert type(got) is type(want), (len(x), x.dtype)
+        assert got == want and np.signbit(got) == np.signbit(want), (len(x), x.dtype, got, want)
 
 
 def test_sums_do_not_depend_on_the_target():
