@@ -65,7 +65,7 @@ def gradient_program(program: Program, names: Sequence[str], argnums: Sequence[i
                                  hint="reduce the result (np.sum) or use aotc.vjp")
         seeds = [Lit(1.0, program.outputs[0].type.dtype)]
         cts = []
-    outs, in_cts = vjp_eqns(program, inputs, seeds, em)
+    outs, in_cts = vjp_eqns(program, inputs, seeds, em, argnums)
     grads = [or_zeros(em, in_cts[k], inputs[k].type) for k in argnums]
     results = [outs[0], *grads] if mode == "value_and_grad" else grads
     made = Program((*inputs, *cts), tuple(em.eqns), tuple(results), tuple(sources),

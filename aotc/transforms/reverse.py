@@ -59,10 +59,33 @@ def inline(em: Emitter, program: Program, args: Sequence[Atom]) -> list[Atom]:
     return [a if isinstance(a, Lit) else env[a] for a in program.outputs]
 
 
+#: Primitives whose results move with their float inputs in a way no rule gives: a
+#: gradient through them that reaches such an input is refused (zero would be wrong).
+NOT_DIFFERENTIABLE = {
+    ALL_PRIMITIVES["random_draw"]: (
+        "a random draw whose parameters depend on the differentiated arguments has no "
+        "derivative aotc can give (for a fixed seed the draws move with the parameters)",
+        "write the draw from standard ones that take no parameters, e.g. "
+        "np.exp(mean + sigma * np.random.standard_normal(n)) for lognormal(mean, sigma, n), "
+        "or make the parameters constants"),
+}
+
+
+def _depends_on(program: Program, inputs: Sequence[int]) -> set[Var]:
+    """The variables computed from the program's ``inputs`` (through any equation)."""
+    active = {program.inputs[k] for k in inputs}
+    for eqn in program.eqns:
+        if any(isinstance(a, Var) and a in active for a in eqn.inputs):
+            active.update(eqn.outs)
+    return active
+
+
 def vjp_eqns(program: Program, args: Sequence[Atom], out_cts: Sequence[Atom | None],
-             em: Emitter) -> tuple[list[Atom], list[Atom | None]]:
+             em: Emitter, wrt: Sequence[int] | None = None
+             ) -> tuple[list[Atom], list[Atom | None]]:
     """Emit ``program`` on ``args`` and its reverse sweep from ``out_cts``; returns the
-    primal outputs and each input's cotangent (None: zero, or not a float)."""
+    primal outputs and each input's cotangent (None: zero, or not a float). ``wrt``: the
+    inputs whose cotangents are wanted (all by default)."""
     sweep = Sweep(em)
     sweep.values.update(zip(program.inputs, args, strict=True))
     for src in program.dim_sources:  # an integer argument's value is a size symbol
@@ -84,6 +107,7 @@ def vjp_eqns(program: Program, args: Sequence[Atom], out_cts: Sequence[Atom | No
     primal_outs = [sweep.read(a) for a in program.outputs]
 
     cts: dict[Var, Atom] = {}
+    active = _depends_on(program, range(len(program.inputs)) if wrt is None else wrt)
 
     def accumulate(var: Var, ct: Atom) -> None:
         cts[var] = ct if var not in cts else em.one(_add, cts[var], ct)
@@ -104,6 +128,10 @@ def vjp_eqns(program: Program, args: Sequence[Atom], out_cts: Sequence[Atom | No
                 "be drawn again by the reverse sweep",
                 hint="draw the numbers as an array before the loop or branch, or outside "
                      "the kernel")
+        refused = NOT_DIFFERENTIABLE.get(eqn.prim)
+        if refused and any(isinstance(a, Var) and a in active and is_float(a.type)
+                           for a in eqn.inputs):
+            raise em.error(f"grad: {refused[0]}", hint=refused[1])
         rule = vjp_rules.get(eqn.prim)
         if rule is None:
             raise em.error(f"grad: primitive '{eqn.prim.name}' has no differentiation rule",

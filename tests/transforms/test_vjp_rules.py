@@ -47,6 +47,7 @@ from aotc.ir import Lit, Program, nested_programs
 from aotc.ops.core import ALL_PRIMITIVES, Primitive
 from aotc.tracing.kernel import trace_kernel
 from aotc.transforms import vjp_control  # noqa: F401  (the control-flow rules)
+from aotc.transforms.core import TransformError
 from aotc.transforms.vjp_rules import BINARY, FLAT, is_float, unbroadcast, vjp_rules
 from aotc.types import signature_from_annotations
 
@@ -229,6 +230,11 @@ def k_lognormal(x: f64[2]) -> f64[3]:
     return np.random.lognormal(x[0], x[1], size=3)
 
 
+def k_lognormal_scaled(x: f64[2], m: f64) -> f64[3]:
+    np.random.seed(3)
+    return x[0] * np.random.lognormal(m, 0.5, size=3)
+
+
 # -- the table ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -366,15 +372,6 @@ CASES: list[Case] = [
          "cond[false branch]"),
     # draws are constants to the gradient: here the draw has no float input
     Case("random_draw", k_random_draw, (signed(0.1, 2.0),), (0,), jax=False),
-    # ...and where it has one, the rule's zero is not the derivative
-    Case("random_draw", k_lognormal, (np.array([0.3, 0.5]),), (0,),
-         "random_draw[lognormal parameters]", jax=False,
-         marks=(pytest.mark.xfail(strict=True, reason=(
-             "vjp rule bug: random_draw's flat rule gives float parameters (lognormal's "
-             "mean and sigma; also standard_gamma, beta, weibull, pareto, power, "
-             "standard_t, f) a zero cotangent, where the draw, for a fixed seed, moves "
-             "with them: d lognormal(mean, sigma) / d mean is the draw itself. Drawing "
-             "normal(loc=x) instead is differentiated (loc + scale * gauss)")),)),
 ]
 
 #: The first case of each primitive: the one its rule's mutations are checked on.
@@ -382,8 +379,9 @@ PRIMARY = {c.prim: c for c in reversed(CASES)}
 #: Rules whose wrong versions no case can show, and why.
 UNOBSERVABLE = {
     "random_draw": "the rule's only outputs are the cotangents of the draw's scalar "
-                   "parameters: where a draw has a float one, the right rule is not flat "
-                   "(see random_draw[lognormal parameters]); where it has none, any rule's "
+                   "parameters: where a draw has a float one on the gradient's path, the "
+                   "gradient is refused (test_draws_with_differentiated_parameters_are_"
+                   "refused); where it has none, any rule's "
                    "answer is dropped. Its case checks it is consulted and the kernel's "
                    "gradient, through the draw, is right.",
 }
@@ -583,3 +581,16 @@ def test_rule_matches_jax(case: Case) -> None:
     _, pullback = jax.vjp(of_wrt, *primals)
     want = [np.asarray(w, dtype=np.float64) for w in pullback(jnp.asarray(ct))]
     assert_close(rule_vjp(case, ct), want, JAX_TOL)
+
+
+def test_draws_with_differentiated_parameters_are_refused() -> None:
+    """For a fixed seed a lognormal draw moves with its mean and sigma, a derivative no
+    rule gives: the gradient is a located error, not the zero it once was; a draw
+    whose parameters are not differentiated stays a constant to the gradient."""
+    with pytest.raises(TransformError, match="random draw whose parameters"):
+        aotc.vjp(k_lognormal)(np.array([0.3, 0.5]), np.ones(3))
+    (got,) = aotc.vjp(k_lognormal_scaled, argnums=(0,))(np.array([0.3, 0.5]), 0.2,
+                                                        np.ones(3))
+    np.random.seed(3)
+    draws = np.random.lognormal(0.2, 0.5, size=3)
+    np.testing.assert_allclose(got, [draws.sum(), 0.0], rtol=1e-15)
