@@ -6,6 +6,10 @@ Hypothesis profiles (``tests/test_properties.py``): ``ci``, the default, is dera
 on each run. A failure prints the example and a ``@reproduce_failure`` blob either way.
 At the end, the summary says how many generated kernels the property tests checked.
 
+Objects the suite compiles go to an object cache of its own (``AOTC_CACHE_DIR``, unless
+set): it neither reuses what earlier runs compiled, so every run starts cold as CI does,
+nor fills the user's cache.
+
 ``c_compiler``: tests that build extension modules use it, and fail without a compiler.
 
 Files run longest first (:data:`LONGEST`): ``scripts/test.sh`` hands whole files to the
@@ -16,14 +20,21 @@ test_e2e) for the end, running alone on one core.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import sys
+import tempfile
 from collections import Counter
 from typing import Any
 
 import pytest
 from hypothesis import settings
+
+if "AOTC_CACHE_DIR" not in os.environ:
+    _CACHE = tempfile.mkdtemp(prefix="aotc-test-cache-")
+    os.environ["AOTC_CACHE_DIR"] = _CACHE
+    atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 settings.register_profile("ci", derandomize=True, database=None, max_examples=300,
                           deadline=None, print_blob=True)

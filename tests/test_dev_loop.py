@@ -3,6 +3,7 @@ runs stale machine code after its kernel source is edited, and rebuilding is qui
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -64,3 +65,21 @@ def peak(x: f64[:]) -> f64:
     assert "(3 unchanged)" in rebuilt.stderr
     lines = [ln for ln in rebuilt.stderr.splitlines() if ln.startswith(f"aotc: built {PACKAGE}")]
     assert len(lines) == 1 and "codegen" in lines[0] and "cc" in lines[0], rebuilt.stderr
+
+
+def test_a_fresh_checkout_reuses_the_shared_object_cache(tmp_path: Path) -> None:
+    """The build and aotc.jit share one object cache (``AOTC_CACHE_DIR``): the same
+    project built again elsewhere, without its build directory, compiles nothing."""
+    (tmp_path / "first").mkdir()
+    root = build_project(tmp_path / "first", PACKAGE, KERNELS, target=None)
+    copy = tmp_path / "second"
+    copy.mkdir()
+    shutil.copy(root / "pyproject.toml", copy)
+    shutil.copytree(root / PACKAGE, copy / PACKAGE,
+                    ignore=shutil.ignore_patterns("*.so", "*.pyx", "*.c", "__pycache__"))
+    rebuilt = subprocess.run([sys.executable, "-m", "aotc", "build", "-v", str(copy)],
+                             capture_output=True, text=True)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "compiled 0 of 3 entry point(s)" in rebuilt.stderr, rebuilt.stderr
+    done = _probe(copy)
+    assert done.stdout.split() == ["so", "6.0"] and not done.stderr, done.stderr

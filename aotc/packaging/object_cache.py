@@ -1,4 +1,10 @@
-"""The on-disk cache of compiled objects that ``aotc.jit`` shares between processes.
+"""The one on-disk cache of compiled objects: the build and ``aotc.jit`` share it.
+
+An object's key (:func:`key`) is everything that decides its bytes: the LLVM IR text, the
+target, LLVM's version and aotc's own compile step (the source of the module that runs
+LLVM). :func:`compiled` answers from the cache or compiles and stores, for the build's
+per-kernel objects (in its worker processes too) and for ``aotc.jit`` alike, so a kernel
+compiled by one is not compiled again by the other.
 
 An object is stored as ``KEY.o`` beside ``KEY.sha256``, the SHA-256 of its bytes, each
 written to a temporary file and renamed into place (a reader sees all of a file or
@@ -13,10 +19,12 @@ empties it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DEFAULT_MAX_MB = 1024
 OBJECT, DIGEST = ".o", ".sha256"
@@ -42,6 +50,35 @@ def max_bytes() -> int:
         raise ValueError(f"AOTC_CACHE_MAX_MB={text!r}: expected a number of megabytes") \
             from None
     return max(int(megabytes * (1 << 20)), 0)
+
+
+def key(text: str, spec: Any) -> str:
+    """The cache key of LLVM IR ``text`` compiled for target ``spec``."""
+    import llvmlite.binding as llvm
+
+    seed = f"{spec!r}\n{llvm.llvm_version_info}\n{_compile_step()}\n".encode()
+    return hashlib.sha256(seed + text.encode()).hexdigest()
+
+
+@functools.cache
+def _compile_step() -> str:
+    """The digest of the code that turns IR text into an object (its LLVM passes)."""
+    from ..codegen.core import module
+
+    return _digest(Path(module.__file__ or "").read_bytes())
+
+
+def compiled(text: str, spec: Any) -> bytes:
+    """The object of LLVM IR ``text`` for ``spec``: from the cache, else compiled now
+    and stored."""
+    from ..codegen.core.module import object_from_text
+
+    name = key(text, spec)
+    data = load(name)
+    if data is None:
+        data = object_from_text(text, spec)
+        store(name, data)
+    return data
 
 
 def _digest(data: bytes) -> str:

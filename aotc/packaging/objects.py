@@ -2,10 +2,12 @@
 
 A module carries machine code for several instruction-set levels (``targets``); the
 wrapper picks one at import. Each entry point is lowered once per target to LLVM IR text,
-and that text (with the target and LLVM's version) is the cache key of its object file:
-an unchanged kernel is not optimized or compiled again, and what must be compiled is
-spread over the machine's cores. Per target, the entries' objects are then joined into
-one relocatable object (``cc -r``), the one file a C caller links.
+and that text (with the target and LLVM's version) is the cache key of its object file
+(:func:`.object_cache.key`): an unchanged kernel is not optimized or compiled again, the
+build's directory and the shared object cache (:mod:`.object_cache`, which ``aotc.jit``
+fills too) answering first, and what must be compiled is spread over the machine's
+cores. Per target, the entries' objects are then joined into one relocatable object
+(``cc -r``), the one file a C caller links.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AotcError, BuildError
+from . import object_cache
 
 #: Adds the kernel's name and location to an error raised for entry ``prefix``.
 Locate = Callable[[str, AotcError], AotcError]
@@ -68,17 +71,8 @@ class Job:
     key: str
 
 
-def _key(text: str, spec: Any) -> str:
-    import llvmlite.binding as llvm
-
-    seed = f"{spec!r}\n{llvm.llvm_version_info}\n".encode()
-    return hashlib.sha256(seed + text.encode()).hexdigest()
-
-
 def _compile(text: str, spec: Any) -> bytes:
-    from ..codegen.core.module import object_from_text
-
-    return object_from_text(text, spec)
+    return object_cache.compiled(text, spec)
 
 
 def _stamp(job: Job, data: bytes) -> str:
@@ -92,6 +86,20 @@ def _cached(job: Job) -> bool:
         return job.obj.with_suffix(".key").read_text() == _stamp(job, job.obj.read_bytes())
     except (OSError, UnicodeDecodeError):
         return False
+
+
+def _from_shared_cache(job: Job) -> bool:
+    """Whether the shared object cache had the job's object (then written in place)."""
+    data = object_cache.load(job.key)
+    if data is None:
+        return False
+    _write(job, data)
+    return True
+
+
+def _write(job: Job, data: bytes) -> None:
+    job.obj.write_bytes(data)
+    job.obj.with_suffix(".key").write_text(_stamp(job, data))
 
 
 def _serially(jobs: list[Job], locate: Locate) -> list[bytes]:
@@ -121,8 +129,7 @@ def _run(jobs: list[Job], locate: Locate) -> None:
     if objects is None:
         objects = _serially(jobs, locate)
     for job, data in zip(jobs, objects, strict=True):
-        job.obj.write_bytes(data)
-        job.obj.with_suffix(".key").write_text(_stamp(job, data))
+        _write(job, data)
 
 
 def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target],
@@ -146,8 +153,9 @@ def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target
             except AotcError as err:
                 raise locate(prefix, err) from None
             jobs.setdefault(target.name, []).append(
-                Job(prefix, text, spec, cache / f"{symbol}.o", _key(text, spec)))
-    todo = [job for group in jobs.values() for job in group if not _cached(job)]
+                Job(prefix, text, spec, cache / f"{symbol}.o", object_cache.key(text, spec)))
+    outdated = [job for group in jobs.values() for job in group if not _cached(job)]
+    todo = [job for job in outdated if not _from_shared_cache(job)]
     _run(todo, locate)
     keep = {job.obj.name for group in jobs.values() for job in group}
     for stale in cache.glob("*.o"):  # kernels removed or renamed since the last build

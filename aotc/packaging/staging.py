@@ -57,20 +57,10 @@ def best_target() -> str:
 
 
 def _cached_object(entries: list[tuple[str, Program]], target: Any) -> bytes:
-    """``compile_object``, answered from the disk cache (:mod:`aotc.packaging.object_cache`) when
-    the LLVM IR is the same."""
-    import llvmlite.binding as llvm
-
+    """``compile_object`` through the one object cache (:mod:`.object_cache`)."""
     from ..codegen import build_llvm_module
-    from ..codegen.core.module import object_from_text
 
-    text = str(build_llvm_module(entries, target))
-    key = hashlib.sha256(f"{target!r}\n{llvm.llvm_version_info}\n{text}".encode()).hexdigest()
-    data = object_cache.load(key)
-    if data is None:
-        data = object_from_text(text, target)
-        object_cache.store(key, data)
-    return data
+    return object_cache.compiled(str(build_llvm_module(entries, target)), target)
 
 
 def _target_spec(name: str | None, opt_level: int = 3, fast_math: bool = False) -> Any:
