@@ -36,10 +36,14 @@ __version__ = "0.1.0"
 def __getattr__(name: str) -> Any:
     """``aotc.jit`` and ``aotc.trace`` load the compiler only when first used: the
     uncompiled kernel modules import aotc for ``export`` alone."""
-    if name in ("jit", "trace"):
+    if name == "jit":
         from .packaging import staging
 
-        return getattr(staging, name)
+        return staging.jit
+    if name == "trace":
+        from . import pipeline
+
+        return pipeline.trace
     raise AttributeError(f"module 'aotc' has no attribute {name!r}")
 
 __all__ = [

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from setuptools import Extension
 from setuptools.command.build_ext import build_ext
@@ -31,10 +31,6 @@ from .. import abi, config
 from ..errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
 from . import objects, wrapper
 from .ufunc_loops import check_program
-from .weak_scalars import Traces, with_strong_twins
-
-if TYPE_CHECKING:
-    from ..tracing.kernel import TracedKernel
 
 # -- the compiler driver -----------------------------------------------------------------
 
@@ -189,22 +185,21 @@ def exported_functions(module: ModuleType) -> list[tuple[str, Any]]:
 
 def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[str, Any]],
                     fuse: bool = True) -> wrapper.Function:
-    from ..passes import optimize
-    from ..tracing.kernel import trace_kernel
+    from ..pipeline import Overloads
 
     info = fn.__aotc_export__
     overloads: list[wrapper.Overload] = []
     param_names: tuple[str, ...] | None = None
     defaults: tuple[Any, ...] = ()
-    trace: Traces[TracedKernel] = Traces(lambda s: trace_kernel(fn, s, name=name))
+    stages = Overloads(fn, info.signatures, name)
     try:
-        signatures = with_strong_twins(info.signatures, lambda s: str(trace(s).program))
+        signatures = stages.signatures
     except AotcError as err:
         raise err.with_context(loc=info.loc, kernel=name) from None
     for k, signature in enumerate(signatures):
         try:
-            traced = trace(signature)
-            program = optimize(traced.program, fuse=fuse)
+            traced = stages(signature).kernel
+            program = stages(signature).optimize(fuse=fuse).program
             if info.ufunc is not None:
                 check_program(name, info.ufunc, program, traced.result_kind)
         except AotcError as err:  # each phase reports its own bugs as InternalError
