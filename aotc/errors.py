@@ -75,10 +75,6 @@ class UnsupportedError(TraceError):
     """A NumPy function or feature aotc does not compile (yet)."""
 
 
-class ShapeError(AotcError, ValueError):
-    """Shapes that can never agree, found at build time."""
-
-
 class ConfigError(AotcError, ValueError):
     """A bad ``[tool.aotc]`` table or ``-C`` setting."""
 

@@ -87,7 +87,3 @@ def i64(value: int) -> ir.Constant:
 
 def int_min(dtype: np.dtype) -> int:
     return int(np.iinfo(dtype).min)
-
-
-def int_max(dtype: np.dtype) -> int:
-    return int(np.iinfo(dtype).max)

@@ -50,9 +50,6 @@ class ByKind:
                 f"'{self.name}' is not supported for dtype {dtype} (NumPy has no such loop)")
         return impl(b, dtype, *args, **params)
 
-    def supports(self, dtype: np.dtype) -> bool:
-        return dtype.kind in self.impls
-
 
 def kinds(b: Fn | None = None, i: Fn | None = None, u: Fn | None = None,
           f: Fn | None = None, iu: Fn | None = None, biu: Fn | None = None,
