@@ -154,7 +154,7 @@ TOML_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
 
 def _check_toml_type(key: str, name: str, value: Any) -> None:
     types, expected = TOML_TYPES[name]
-    if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
         raise _fail(key, expected, value)
 
 

@@ -227,7 +227,7 @@ def _is_wide_numpy_scalar(value: object) -> bool:
     """A NumPy scalar (or 0-d array) of 8-byte components: what a weak scalar parameter
     with a strong twin overload defers to it (aotc.packaging.weak_scalars has the why;
     aotc.packaging.checks asks this one too)."""
-    if isinstance(value, _np.generic) or type(value) is _np.ndarray and value.ndim == 0:
+    if isinstance(value, _np.generic) or (type(value) is _np.ndarray and value.ndim == 0):
         kind, size = value.dtype.kind, value.dtype.itemsize
         return kind in "iufc" and size // (1 + (kind == "c")) == 8
     return False

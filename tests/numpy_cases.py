@@ -115,8 +115,8 @@ def _ufunc_cases() -> list[Case]:
                     loop = ufunc.resolve_dtypes((dtype,) * arity + (None,))
                 except (TypeError, ValueError):
                     continue
-                if loop[0] != dtype or dtype.kind == "c" and (name in NO_COMPLEX_KERNEL
-                                                              or name == "pow"):
+                if loop[0] != dtype or (dtype.kind == "c" and (name in NO_COMPLEX_KERNEL
+                                                              or name == "pow")):
                     continue  # run each loop once, at its own dtype (refusals: elsewhere)
                 a = edge_values(dtype, rng)
                 code = CODE[dtype]

@@ -142,7 +142,8 @@ def test_stubs_type_a_caller(runtime, tmp_path):
 
 def test_sdist_holds_the_sources_only(dists):
     sdist, _ = dists
-    names = tarfile.open(sdist).getnames()
+    with tarfile.open(sdist) as archive:
+        names = archive.getnames()
     assert "quickstart-0.1.0/pyproject.toml" in names
     assert "quickstart-0.1.0/quickstart/kernels.py" in names
     assert not [n for n in names if ".aotc-build" in n or n.endswith((".so", ".o", ".pyx"))]

@@ -328,7 +328,7 @@ def test_compiled_matches_source(modules: Any, name: str) -> None:
         if want[0] == "error":
             assert got[1][0] is want[1][0] or issubclass(want[1][0], got[1][0]), where
             _same_message(got[1][1], want[1][1], where)
-        elif name in ("phi0", "window_floor") or name == "weighted_sum" and args[1] == 0:
+        elif name in ("phi0", "window_floor") or (name == "weighted_sum" and args[1] == 0):
             # Python's int on one path (a sum of nothing is the int 0) where another path
             # gives a float: the kernel's one type is the float, with the same value.
             assert np.asarray(got[1]).dtype == np.float64

@@ -15,6 +15,7 @@ larger expressions need no special care, and line and column numbers stay the us
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import linecache
 import sys
@@ -148,10 +149,8 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     namespace[RUNTIME] = runtime
     if fn.__closure__:
         for free, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
-            try:
+            with contextlib.suppress(ValueError):  # an empty cell: the name is not bound yet
                 namespace[free] = cell.cell_contents
-            except ValueError:  # an empty cell: the name is not bound yet
-                pass
     exec(module_code, namespace)
     converted = namespace[name]
     converted.__defaults__ = fn.__defaults__

@@ -145,8 +145,8 @@ def getitem(value: Any, index: Any) -> Any:
 
 def _holds_tracer(index: Any) -> bool:
     parts = index if isinstance(index, tuple) else (index,)
-    return any(isinstance(p, Tracer) or isinstance(p, slice) and any(
-        isinstance(b, Tracer) for b in (p.start, p.stop, p.step)) for p in parts)
+    return any(isinstance(p, Tracer) or (isinstance(p, slice) and any(
+        isinstance(b, Tracer) for b in (p.start, p.stop, p.step))) for p in parts)
 
 
 def unpack(value: Any, count: int) -> Any:

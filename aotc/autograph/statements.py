@@ -71,18 +71,18 @@ def _require_defined(state: State, names: Sequence[str], what: str) -> None:
             raise current().error(
                 f"variable '{name}' is first assigned inside {what} that depends on runtime "
                 "values, and read after it: on the paths that skip the assignment it has no "
-                "value", hint=f"give '{name}' a value before the {what.split()[-1]}")
+                "value", hint=f"give '{name}' a value before the {what.rsplit(maxsplit=1)[-1]}")
 
 
 def _lifted(value: Any) -> Any:
     """A build-time number as a traced one (weak if it is a Python number), so a loop
     can carry it; a Python list of numbers as an array standing for it (its items may
     then be read and written at runtime indices, see numpy_api.pylists)."""
-    if isinstance(value, (bool, int, float, complex)) or isinstance(value, np.generic):
+    if isinstance(value, (bool, int, float, complex, np.generic)):
         return Tracer(as_atom(value), weak=isinstance(value, WEAK_TYPES))
     if isinstance(value, list) and value and all(
             isinstance(v, (bool, int, float, complex, np.generic))
-            or isinstance(v, Tracer) and v.ndim == 0 for v in value):
+            or (isinstance(v, Tracer) and v.ndim == 0) for v in value):
         items: Any = CREATION[np.array](value)
         items.list_like = True
         return items

@@ -163,15 +163,15 @@ def _appends_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
     counts: dict[str, int] = {}
 
     def visit(node: ast.AST, nested: bool) -> None:
-        if isinstance(node, ast.Lambda) or isinstance(node, ast.FunctionDef) \
-                and not node.name.startswith(HIDDEN):
+        if isinstance(node, ast.Lambda) or (isinstance(node, ast.FunctionDef) \
+                and not node.name.startswith(HIDDEN)):
             return  # the user's own functions append to their own lists
         if _is_append(node):
             name = node.args[0].id  # type: ignore[attr-defined]
             counts[name] = -1 if nested or counts.get(name, 0) < 0 else counts.get(name, 0) + 1
         # Bodies already converted: a branch is this iteration, a loop body is nested.
-        inner = isinstance(node, (ast.For, ast.While)) or isinstance(node, ast.FunctionDef) \
-            and node.name.startswith((f"{HIDDEN}body_", f"{HIDDEN}test_"))
+        inner = isinstance(node, (ast.For, ast.While)) or (isinstance(node, ast.FunctionDef) \
+            and node.name.startswith((f"{HIDDEN}body_", f"{HIDDEN}test_")))
         for child in ast.iter_child_nodes(node):
             visit(child, nested or inner)
 

@@ -102,7 +102,7 @@ def block(arrays: Any) -> Tracer:
     if levels == 0:
         return lax.fresh(as_tracer(arrays))
     parts = [as_tracer(a) for a in _leaves(arrays)]
-    ndim = max(levels, max(p.ndim for p in parts))
+    ndim = max(levels, *(p.ndim for p in parts))
 
     def join(item: Any, level: int) -> Tracer:
         if not isinstance(item, list):
@@ -191,7 +191,7 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Tracer:
     if axis is None:
         x, axis = ravel(x), 0
     ax = normalize_axes(axis, x.ndim)[0]
-    if isinstance(repeats, (list, tuple, np.ndarray)) and np.ndim(repeats) or (
+    if (isinstance(repeats, (list, tuple, np.ndarray)) and np.ndim(repeats)) or (
             isinstance(repeats, Tracer) and repeats.ndim):
         return repeat_each(x, repeats, ax)
     shape = x.aval.shape

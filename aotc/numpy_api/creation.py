@@ -73,7 +73,7 @@ def iota(dtype: np.dtype, shape: tuple[DimExpr, ...], dimension: int) -> Tracer:
 
 
 def _is_size(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) or (
+    return (isinstance(value, (int, np.integer)) and not isinstance(value, bool)) or (
         isinstance(value, Tracer) and value.dim is not None)
 
 

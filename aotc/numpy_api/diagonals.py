@@ -87,7 +87,7 @@ def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
         raise current().error("array must be at least 2-d")
     shape = a.aval.shape
     if a.ndim == 2:
-        n, m = shape
+        _n, m = shape
         rows, cols = iota(I64, shape, 0), iota(I64, shape, 1)
         stride = _u(np.add, lax.dim_value(m), 1)
         flat = _u(np.add, _u(np.multiply, rows, lax.dim_value(m)), cols)

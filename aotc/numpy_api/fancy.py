@@ -77,7 +77,7 @@ class _Plan:
                 arrays.append(item)
                 basic.append(slice(None))
             else:
-                if isinstance(item, (Tracer, np.ndarray)) or isinstance(item, bool):
+                if isinstance(item, (Tracer, np.ndarray, bool)):
                     raise ctx.error("indexing with a boolean mask together with other "
                                     "indices is not supported yet",
                                     hint="index with the mask alone: x[mask]")
@@ -210,7 +210,7 @@ def _items_in_order(mask: Any, value: Any) -> bool:
     if isinstance(value, MaskedValue):
         return not isinstance(mask, MaskedValue) and not (
             isinstance(mask, Tracer) and same_value(value.mask, mask))
-    return isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) > 0 or (
+    return (isinstance(value, (list, tuple, np.ndarray)) and np.ndim(value) > 0) or (
         isinstance(value, Tracer) and value.ndim > 0)
 
 

@@ -130,7 +130,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     v = as_tracer(x)
     if v.dtype.kind in "biu":
         v = lax.convert(v, np.dtype(np.float64))
-    vector = axis is not None and not isinstance(axis, tuple) or (axis is None and v.ndim == 1)
+    vector = (axis is not None and not isinstance(axis, tuple)) or (axis is None and v.ndim == 1)
     if ord is None or ord == "fro" or (ord == 2 and vector):
         if v.dtype.kind == "c":  # |z|**2 = re**2 + im**2, in the parts' dtype
             re, im = (lax.bind1(p, v.atom) for p in (real_p, imag_p))

@@ -272,7 +272,7 @@ def _inverted(s: Tracer, cutoff: Tracer) -> Tracer:
 
 def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Tracer:
     x = _matrix(a, "np.linalg.pinv")
-    m, n = x.aval.shape
+    _m, _n = x.aval.shape
     if rcond is None:
         rcond = 1e-15 if rtol is None else rtol
     u, s, vh = _svd2(x, False, True)
@@ -318,7 +318,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Tracer, Tracer, Tracer, Tr
     # LAPACK for large matrices, or any at the top level (.lapack.by_order), but never
     # for a right-hand side with no columns (LAPACK takes none)
     big = maximum(m, n) if current().parent is not None else DimExpr.const(SMALL + 1)
-    if dtype.kind == "c" or k.is_const and k.value == 0 or big.is_const and big.value <= SMALL:
+    if dtype.kind == "c" or (k.is_const and k.value == 0) or (big.is_const and big.value <= SMALL):
         solution, squares, rank, s = small()
     elif k.is_const and big.is_const:
         solution, squares, rank, s = lapack()

@@ -18,7 +18,7 @@ from . import joining
 
 
 def _listish(value: Any) -> bool:
-    return isinstance(value, (list, tuple)) or isinstance(value, Tracer) and value.list_like
+    return isinstance(value, (list, tuple)) or (isinstance(value, Tracer) and value.list_like)
 
 
 def _as_items(value: Any) -> Tracer:
@@ -40,8 +40,8 @@ def _concatenate(first: Any, second: Any) -> Tracer:
 
 
 def _repeat(items: Any, count: Any) -> Tracer:
-    if not (isinstance(count, int) or isinstance(count, Tracer) and count.ndim == 0
-            and count.dtype.kind in "iu" and not count.list_like):
+    if not (isinstance(count, int) or (isinstance(count, Tracer) and count.ndim == 0
+            and count.dtype.kind in "iu" and not count.list_like)):
         raise current().error("can't multiply sequence by non-int (Python's TypeError)",
                               hint="use np.array(the_list) for elementwise arithmetic")
     values = _as_items(items)
@@ -57,7 +57,7 @@ def list_operators(operators: dict[str, Callable[..., Any]]) -> dict[str, Callab
         plain = operators[name]
 
         def op(self: Tracer, other: Any) -> Any:
-            if self.list_like or isinstance(other, Tracer) and other.list_like:
+            if self.list_like or (isinstance(other, Tracer) and other.list_like):
                 return as_list(self, other)
             return plain(self, other)
         return op

@@ -41,7 +41,7 @@ def _decimals(decimals: Any) -> int:
         raise current().error("np.round: decimals must be a build-time integer, not a "
                               "runtime value",
                               hint="pass it as a default argument (a build-time constant)")
-    if isinstance(decimals, (bool, np.bool_)) or isinstance(decimals, (int, np.integer)):
+    if isinstance(decimals, (bool, np.bool_, int, np.integer)):
         return int(decimals)
     raise current().error(f"'{type(decimals).__name__}' object cannot be interpreted as an "
                           "integer")

@@ -107,8 +107,8 @@ def _kth(kth: Any, length: DimExpr, total: DimExpr) -> None:
         list(kth.ravel()) if isinstance(kth, np.ndarray) else [kth]
     may_be_empty = not (total - 1).is_nonneg()
     for k in values:
-        if isinstance(k, Tracer) or may_be_empty and isinstance(k, (int, np.integer)) \
-                and not isinstance(k, (bool, np.bool_)):
+        if isinstance(k, Tracer) or (may_be_empty and isinstance(k, (int, np.integer)) \
+                and not isinstance(k, (bool, np.bool_))):
             _traced_kth(as_tracer(k), length, total)
             continue
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):

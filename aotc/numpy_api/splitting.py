@@ -12,6 +12,7 @@ give the views between them.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -60,14 +61,14 @@ def _pieces(x: Tracer, sections: Any, axis: int, equal: bool) -> Any:
 
 def _at_points(x: Tracer, points: Any, axis: int) -> list[Tracer]:
     bounds = [0, *points, x.shape[axis]]
-    return [_along(x, axis, a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return [_along(x, axis, a, b) for a, b in itertools.pairwise(bounds)]
 
 
 def _split(ary: Any, indices_or_sections: Any, axis: Any, equal: bool) -> Any:
     x = as_tracer(ary)
     ax = _axis(x, axis)
     if isinstance(indices_or_sections, (list, tuple)) or \
-            isinstance(indices_or_sections, Tracer) and indices_or_sections.ndim == 1:
+            (isinstance(indices_or_sections, Tracer) and indices_or_sections.ndim == 1):
         return _at_points(x, list(indices_or_sections), ax)
     return _pieces(x, indices_or_sections, ax, equal)
 

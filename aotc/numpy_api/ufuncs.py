@@ -88,7 +88,7 @@ def broadcast_into(value: Tracer, shape: tuple[DimExpr, ...], message: str,
         raise ctx.error(message.format(lhs=value.aval.shape, rhs=shape))
     for axis, d in enumerate(value.aval.shape):
         target = shape[lead + axis]
-        if d == target or d.is_const and d.value == 1:
+        if d == target or (d.is_const and d.value == 1):
             continue
         lhs, rhs = (d, target) if value_first else (target, d)
         if from_values(d) and not from_values(target):

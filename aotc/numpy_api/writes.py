@@ -113,7 +113,7 @@ def check_same_kind(value: Tracer, dtype: np.dtype, what: str) -> None:
     kind = dtype_arg(value)
     if isinstance(kind, type):  # weak: NumPy checks the value fits, we keep the kind rule
         kind = np.dtype(kind)
-        if kind.kind in "iub" and dtype.kind in "iub" or kind.kind == "b":
+        if (kind.kind in "iub" and dtype.kind in "iub") or kind.kind == "b":
             return
     if not np.can_cast(kind, dtype, "same_kind"):
         raise current().error(f"cannot {what} {kind} values into a {dtype} array with "

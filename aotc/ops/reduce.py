@@ -77,10 +77,13 @@ def _arg_type(x: Any, *, axis: int) -> tuple[Any, ...]:
 #: ``argmax``/``argmin`` along one axis; NaN counts as the extreme (NumPy's rule) and the
 #: first occurrence wins. The axis must be non-empty (tracing adds the check).
 ARG_REDUCTIONS = {name: primitive(name, REDUCTION) for name in ("argmax", "argmin")}
+def _arg_impl(fn: Any) -> Any:
+    return lambda x, *, axis: (np.asarray(fn(x, axis=axis), np.int64),)
+
+
 for _name, _p in ARG_REDUCTIONS.items():
     type_rules[_p] = _arg_type
-    impl_rules[_p] = (lambda fn: lambda x, *, axis: (np.asarray(fn(x, axis=axis), np.int64),))(
-        getattr(np, _name))
+    impl_rules[_p] = _arg_impl(getattr(np, _name))
 
 
 def _cumulative_type(x: Any, *, axis: int) -> tuple[Any, ...]:
@@ -92,7 +95,10 @@ def _cumulative_type(x: Any, *, axis: int) -> tuple[Any, ...]:
 
 #: Inclusive scans along one axis, accumulating in the input dtype.
 CUMULATIVE = {name: primitive(name) for name in ("cumsum", "cumprod")}
+def _cumulative_impl(fn: Any) -> Any:
+    return lambda x, *, axis: (np.asarray(fn(x, axis=axis, dtype=x.dtype)),)
+
+
 for _name, _p in CUMULATIVE.items():
     type_rules[_p] = _cumulative_type
-    impl_rules[_p] = (lambda fn: lambda x, *, axis: (np.asarray(fn(x, axis=axis, dtype=x.dtype)),))(
-        getattr(np, _name))
+    impl_rules[_p] = _cumulative_impl(getattr(np, _name))

@@ -187,6 +187,6 @@ def _tracing(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     from ..tracing.tracer import Tracer
 
     def traced(a: Any) -> bool:
-        return isinstance(a, Tracer) or isinstance(a, (list, tuple)) and any(map(traced, a))
+        return isinstance(a, Tracer) or (isinstance(a, (list, tuple)) and any(map(traced, a)))
 
     return any(map(traced, (*args, *kwargs.values())))

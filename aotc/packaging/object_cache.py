@@ -19,6 +19,7 @@ empties it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -103,10 +104,8 @@ def load(key: str) -> bytes | None:
         for damaged in (path, stamp):
             damaged.unlink(missing_ok=True)
         return None
-    try:
+    with contextlib.suppress(OSError):
         os.utime(path)  # recently used: pruned last
-    except OSError:
-        pass
     return data
 
 

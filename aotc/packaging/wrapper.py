@@ -203,7 +203,7 @@ def _check(functions: Sequence[Function]) -> None:
         if not fn.overloads:
             raise BuildError(f"kernel '{fn.name}' has no signature")
         if fn.name in TEMPLATE_NAMES or fn.name in _private_template_names() \
-                or fn.name.startswith("__") and fn.name.endswith("__"):
+                or (fn.name.startswith("__") and fn.name.endswith("__")):
             raise BuildError(f"'{fn.name}' cannot be the name of an exported kernel: the "
                              "generated module uses it itself", kernel=fn.name,
                              hint="rename the function")

@@ -283,11 +283,9 @@ def _build(group: _Group, program: Program, uses: dict[Var, list[int]],
     outputs = [v for v in outputs if not _is_view(eqns[_def(v, eqns, members)])
                and _def(v, eqns, members) not in duplicated]  # the original serves them
     params = {v: Var(v.type) for v in externals}
-    body_eqns = []
     rename = Renamer()
     rename.env.update(params)
-    for m in members:
-        body_eqns.append(rename.eqn(eqns[m]))
+    body_eqns = [rename.eqn(eqns[m]) for m in members]
     body = Program(tuple(params[v] for v in externals), tuple(body_eqns),
                    tuple(rename(v) for v in outputs), name="fusion")
     outs = [Var(v.type) for v in outputs]

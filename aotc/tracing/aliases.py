@@ -132,7 +132,7 @@ class Views:
         def body(*args: Any) -> Any:
             *lead, values = args
             out = fn(*lead, unflatten(self.structure, self.expand(values)))
-            leaves, structure = flatten(out)
+            leaves, _structure = flatten(out)
             if len(leaves) != len(self.leaves):
                 return out  # the construct reports the mismatch
             lost = {k for k in (*self.outer, *self.inner)

@@ -243,7 +243,7 @@ def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_struc
     as in JAX: the body is traced again with that dtype.
     """
     for _ in range(3):
-        program, consts, leaves, out_structure = trace_body(
+        program, consts, leaves, _out_structure = trace_body(
             fn, lead + [init], lead_structures + [structure], what, identity)
         outs = [o.type for o in program.outputs]
         if len(outs) != len(init):
@@ -269,7 +269,7 @@ def carried_numbers(results: list[Any], paths: list[list[Any]], ran: Any = None)
         if not isinstance(result, Tracer) or result.ndim:
             continue
         values = [path[k] for path in paths]
-        if all(isinstance(v, WEAK_TYPES) or isinstance(v, Tracer) and v.weak for v in values):
+        if all(isinstance(v, WEAK_TYPES) or (isinstance(v, Tracer) and v.weak) for v in values):
             result.weak = True
         flags = [python_number(v) for v in values]
         if ran is not None and flags[0] is not False and flags[1] is False:
@@ -326,7 +326,7 @@ _KINDS = "biufc"
 def _weak_takes(value: Tracer, dtype: np.dtype) -> bool:
     """A weak scalar (a Python number) or a Python list's values take ``dtype`` when that
     is of their kind or a higher one (0 -> 0.0, as NumPy would compute; never 5 -> True)."""
-    return (value.weak and value.ndim == 0 or value.list_like) and value.dtype != dtype \
+    return ((value.weak and value.ndim == 0) or value.list_like) and value.dtype != dtype \
         and _KINDS.index(value.dtype.kind) <= _KINDS.index(dtype.kind)
 
 

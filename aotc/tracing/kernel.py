@@ -117,8 +117,8 @@ def _tree(result: Any, leaves: list[Any]) -> str:
 
 def is_tree(result: Any) -> bool:
     """A result only a nested structure describes (a list, a dict, a tuple holding one)."""
-    return isinstance(result, (list, dict)) or isinstance(result, tuple) and any(
-        isinstance(v, (tuple, list, dict)) for v in result)
+    return isinstance(result, (list, dict)) or (isinstance(result, tuple) and any(
+        isinstance(v, (tuple, list, dict)) for v in result))
 
 
 def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:

@@ -162,7 +162,7 @@ class TraceContext:
             if self.parent is None:
                 raise TraceError(message.format(lhs=lhs, rhs=rhs), loc=user_loc(),
                                  kernel=self.kernel)
-        elif op == ">=" and diff.is_nonneg() or op == "<=" and (-diff).is_nonneg():
+        elif (op == ">=" and diff.is_nonneg()) or (op == "<=" and (-diff).is_nonneg()):
             return
         if self.parent is None and not bound_symbols(diff):
             self.guards.before_check(self.eqns, self.checks)
@@ -173,7 +173,7 @@ class TraceContext:
         # before the kernel runs anyway, and the check's message is the better one.
         sign_check = op == ">=" and rhs.is_const and rhs.value == 0
         if self.parent is not None or bound_symbols(diff) \
-                or self.guards.blocked and not sign_check:
+                or (self.guards.blocked and not sign_check):
             self.emit(check_p, [], op=op, lhs=lhs, rhs=rhs, error=error, message=message)
             return
         new = Check(op, lhs, rhs, error, message)

@@ -215,7 +215,8 @@ def _numpy_loop(ctx: BatchCtx, args: list[Atom], batched: list[bool], *, loop: s
             lead = (ctx.size, *a.type.shape[b:a.type.ndim - len(core)])
     ins = []
     for a, b, core in zip(args, batched, cores, strict=False):
-        if not b and a.type.ndim == len(core) == 0 or b and tuple(a.type.shape[:len(lead)]) == lead:
+        if (not b and a.type.ndim == len(core) == 0) \
+                or (b and tuple(a.type.shape[:len(lead)]) == lead):
             ins.append(a)
             continue
         shape = (*lead, *a.type.shape[a.type.ndim - len(core):])

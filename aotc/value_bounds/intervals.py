@@ -167,9 +167,9 @@ def _mul(scope: Scope, eqn: Eqn, k: int) -> Interval:
 def _preferred(a: Bound, b: Bound, pick: Callable[[DimExpr, DimExpr], DimExpr]) -> Bound:
     """Either bound holds (the lower of a max, the upper of a min): both when both are
     known, else the one known; a carried one only when the other is not known."""
-    if a is None or carried(a) and b is not None and not carried(b):
+    if a is None or (carried(a) and b is not None and not carried(b)):
         return b
-    if b is None or carried(b) and not carried(a):
+    if b is None or (carried(b) and not carried(a)):
         return a
     return pick(a, b)
 

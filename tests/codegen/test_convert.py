@@ -44,7 +44,7 @@ def kernels():
 def test_convert_matches_astype(kernels, src, dst):
     kernel = kernels[(src, dst)]
     x = _inputs(src)
-    if src.kind == "f" and dst.kind in "iu" and not X86 or src.kind == "c" and dst.kind == "u":
+    if (src.kind == "f" and dst.kind in "iu" and not X86) or (src.kind == "c" and dst.kind == "u"):
         info = np.iinfo(dst)
         re = x.real
         x = x[np.isfinite(re) & (re > info.min - 1) & (re < info.max + 1)]  # defined range

@@ -49,7 +49,7 @@ ZERO_SIGN_UNSPECIFIED = {"max", "min", "fmax", "fmin"}
 
 def _refused(prim: str, dtype: np.dtype) -> bool:
     """No NumPy loop, or a complex loop aotc does not have yet."""
-    return not has_numpy_loop(prim, dtype) or dtype.kind == "c" and prim in NO_COMPLEX_KERNEL
+    return not has_numpy_loop(prim, dtype) or (dtype.kind == "c" and prim in NO_COMPLEX_KERNEL)
 
 
 CASES = [(p, d) for p in UNARY + BINARY for d in DTYPES if not _refused(p, d)]

@@ -41,6 +41,17 @@ def softmax_rows(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
+def exp_and_its_row_sums(x):
+    e = np.exp(x / 4)
+    return e, e.sum(axis=1)
+
+
+def softmax_3d(x):
+    """Softmax over the last two axes of a 3-d array."""
+    e = np.exp(x - x.max(axis=(1, 2), keepdims=True))
+    return e / e.sum(axis=(1, 2), keepdims=True)
+
+
 def layernorm_rows(x, g, b):
     """Layer normalization along rows (also traced by tests/passes/test_fusion.py)."""
     mu = x.mean(axis=1, keepdims=True)
@@ -63,7 +74,7 @@ KERNELS = {
         "(f8[:, n], f8[n], f8[:])", [(m, m[0] * 2, m[:, 0] - 1) for m in _mats(M) if m.size], 1,
         0.0),
     "softmax": (softmax_rows, "(f4[:, :])", [(m,) for m in _mats(M32) if m.shape[1]], 1, 1e-6),
-    "exp_and_its_row_sums": (lambda x: (lambda e: (e, e.sum(axis=1)))(np.exp(x / 4)),
+    "exp_and_its_row_sums": (exp_and_its_row_sums,
                              "(f8[:, :])", [(m,) for m in _mats(M)], 1, 1e-13),
     "layernorm": (layernorm_rows, "(f4[:, d], f4[d], f4[d])",
                   [(m, m[0] + 1, np.abs(m[-1]) + 8) for m in _mats(M32) if m.shape[0]], 1, 1e-5),
@@ -79,9 +90,7 @@ KERNELS = {
                                   1e-12),
     "l2_normalize": (lambda x: x / np.sqrt((x * x).sum(axis=1, keepdims=True)),
                      "(f4[:, :])", [(m,) for m in _mats(M32)], 1, 1e-6),
-    "softmax_3d_last_two_axes": (
-        lambda x: (lambda e: e / e.sum(axis=(1, 2), keepdims=True))(
-            np.exp(x - x.max(axis=(1, 2), keepdims=True))),
+    "softmax_3d_last_two_axes": (softmax_3d,
         "(f8[:, :, :])", [(t,) for t in (M[:36].reshape(4, 9, 53),
                                          M[:36].reshape(4, 9, 53)[:, ::-2, 1::3])], 1, 1e-12),
     "statistic_of_another_row": (lambda x: x - x.sum(axis=1)[0] + x.max(axis=1)[::-1, None],

@@ -94,7 +94,7 @@ def dots(dtype: str):
     )
 
 
-ARG_DTYPES = [d for d in DTYPES]
+ARG_DTYPES = list(DTYPES)
 PROGRAMS = {p.name: p for p in [
     take_axis1("i8"), take_axis1("u4"), take_axis1("i1"), dynamic_slices(), update_slices(),
     concatenate(), raise_if(), iota(),

@@ -72,7 +72,7 @@ def _sorted(keys: np.ndarray, vector_bytes: int, depth: int | None = None) -> np
     signed keys when it takes those)."""
     signed = quicksort.keys_for(NATIVE.isa, keys_of(keys.dtype), vector_bytes).signed
     x = keys ^ keys.dtype.type(1 << (8 * keys.itemsize - 1) if signed else 0)
-    levels = 2 * int(len(keys)).bit_length() if depth is None else depth
+    levels = 2 * len(keys).bit_length() if depth is None else depth
     _sorts(vector_bytes)[f"u{8 * keys.itemsize}"](x.ctypes.data, len(keys), levels)
     return x
 

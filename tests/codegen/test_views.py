@@ -122,7 +122,7 @@ def _args(name: str, rng: np.random.Generator):
 
 @pytest.fixture(scope="module")
 def kernels():
-    library = JitLibrary(list(p() for p in PROGRAMS.values()))
+    library = JitLibrary([p() for p in PROGRAMS.values()])
     return dict(zip(PROGRAMS, library.kernels, strict=True))
 
 

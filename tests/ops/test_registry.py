@@ -176,7 +176,7 @@ def _numpy_loops(dtype: np.dtype) -> Program | None:
     pb = ProgramBuilder()
     outputs = []
     for entry in loops:
-        ins, outs = entry.types.split("->")
+        ins, _ = entry.types.split("->")
         cores = entry.operands
         named = [name for core in cores[:entry.nin] for name in core]
         atoms = [pb.array(code, "b", *core) if core else pb.scalar(code)

@@ -131,6 +131,8 @@ def test_value_and_grad_and_vjp() -> None:
         np.testing.assert_allclose(got, want, rtol=1e-12)
     got_v, got_w, got_y = kernel_vg(*args)
     np.testing.assert_allclose([got_v], [value], rtol=1e-12)
+    np.testing.assert_allclose(got_w, gw, rtol=1e-12)  # the same program, compiled
+    np.testing.assert_allclose(got_y, gy, rtol=1e-12)
     with pytest.raises(ValueError):
         kernel(a, x, rng.normal(size=5))  # a cotangent of the wrong shape
 

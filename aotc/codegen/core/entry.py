@@ -216,8 +216,8 @@ def _emit_body(ctx: Lowering, program: Program, inputs: list[Scalar | View],
         raise
     returned = returned_arguments(program)
     for j, atom in enumerate(program.outputs):
-        if j in returned or isinstance(atom, Var) and ctx.layout.homes.get(atom) == \
-                OutputHome(j):
+        if j in returned or (isinstance(atom, Var) and ctx.layout.homes.get(atom) == \
+                OutputHome(j)):
             continue  # the caller returns the argument itself, or computed in place
         _copy_output(ctx, j, atom.type.dtype, ctx.read(atom))
     _write_back(ctx, dests, program, private)

@@ -27,6 +27,7 @@ time), which keeps up with memory bandwidth.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -193,7 +194,7 @@ def _mergeable(b: ir.IRBuilder, lhs: View, dest: View, axes: list[tuple[int, int
     """Whether the (lhs axis, dest axis) pairs, outermost first, are each laid out as one
     axis in both: every outer stride is the inner stride times the inner dim."""
     ok: ir.Value = ir.Constant(ir.IntType(1), 1)
-    for (lo, do), (li, di) in zip(axes, axes[1:], strict=False):
+    for (lo, do), (li, di) in itertools.pairwise(axes):
         ok = b.and_(ok, b.icmp_signed("==", lhs.strides[lo], b.mul(lhs.strides[li], lhs.dims[li])))
         ok = b.and_(ok, b.icmp_signed("==", dest.strides[do],
                                       b.mul(dest.strides[di], dest.dims[di])))

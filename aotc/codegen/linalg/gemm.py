@@ -193,9 +193,8 @@ def address(b: ir.IRBuilder, base: ir.Value, *terms: tuple[ir.Value, ir.Value]) 
 def _zero(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> None:
     """``C = 0``: the product over an empty contracted axis."""
     zero = ir.Constant(mem_type(dtype), 0.0)
-    with for_range(b, p["m"], "zi") as i:
-        with for_range(b, p["n"], "zj") as j:
-            b.store(zero, address(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
+    with for_range(b, p["m"], "zi") as i, for_range(b, p["n"], "zj") as j:
+        b.store(zero, address(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
 
 
 def _symmetric(b: KernelBuilder, p: Mapping[str, ir.Value]) -> ir.Value:
@@ -215,11 +214,10 @@ def _mirror(b: KernelBuilder, p: Mapping[str, ir.Value], dtype: np.dtype) -> Non
     """``C[i, j] = C[j, i]`` below the diagonal: the tiles a symmetric product skipped
     (each element is the same sum of the same products either side: exactly
     symmetric)."""
-    with for_range(b, p["m"], "mi") as i:
-        with for_range(b, i, "mj") as j:
-            value = b.load(address(b, p["c"], (j, p["c_rs"]), (i, p["c_cs"])), typ=mem_type(dtype),
-                           align=1)
-            b.store(value, address(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
+    with for_range(b, p["m"], "mi") as i, for_range(b, i, "mj") as j:
+        value = b.load(address(b, p["c"], (j, p["c_rs"]), (i, p["c_cs"])), typ=mem_type(dtype),
+                       align=1)
+        b.store(value, address(b, p["c"], (i, p["c_rs"]), (j, p["c_cs"])), align=1)
 
 
 def micro_kernels(module: ir.Module, dtype: np.dtype, blk: Blocking, vector_bytes: int,

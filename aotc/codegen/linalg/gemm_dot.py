@@ -75,13 +75,12 @@ def dot_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: boo
                     x = b.load(b.gep(p["x"], [at], source_etype=ty), typ=ty, align=1)
                     y = b.load(b.gep(p["y"], [at], source_etype=ty), typ=ty, align=1)
                     b.store(fused_multiply_add(b, x, y, b.load(total, typ=ty)), total)
-            with strided:
-                with for_range(b, n, "i") as i:
-                    x = b.load(b.gep(p["x"], [b.mul(i, p["xs"])], source_etype=I8), typ=ty,
-                               align=1)
-                    y = b.load(b.gep(p["y"], [b.mul(i, p["ys"])], source_etype=I8), typ=ty,
-                               align=1)
-                    b.store(fused_multiply_add(b, x, y, b.load(total, typ=ty)), total)
+            with strided, for_range(b, n, "i") as i:
+                x = b.load(b.gep(p["x"], [b.mul(i, p["xs"])], source_etype=I8), typ=ty,
+                           align=1)
+                y = b.load(b.gep(p["y"], [b.mul(i, p["ys"])], source_etype=I8), typ=ty,
+                           align=1)
+                b.store(fused_multiply_add(b, x, y, b.load(total, typ=ty)), total)
         b.ret(b.load(total, typ=ty))
     fn = existing(module, name)
     assert fn is not None
@@ -119,16 +118,14 @@ def gemv_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bo
         with b.if_else(rows_unit, likely=True) as (by_rows, other):
             with by_rows:
                 _row_blocks(b, p, ty, size, vector_bytes // size)
-            with other:
-                with b.if_else(columns_unit) as (by_columns, generic):
-                    with by_columns:
-                        _by_columns(b, p, ty, size)
-                    with generic:
-                        with for_range(b, p["m"], "i") as i:
-                            row = b.gep(p["a"], [b.mul(i, p["a_rs"])], source_etype=I8)
-                            value = b.call(dot, [p["n"], row, p["a_cs"], p["x"], p["xs"]])
-                            b.store(value, b.gep(p["out"], [b.mul(i, p["os"])], source_etype=I8),
-                                    align=1)
+            with other, b.if_else(columns_unit) as (by_columns, generic):
+                with by_columns:
+                    _by_columns(b, p, ty, size)
+                with generic, for_range(b, p["m"], "i") as i:
+                    row = b.gep(p["a"], [b.mul(i, p["a_rs"])], source_etype=I8)
+                    value = b.call(dot, [p["n"], row, p["a_cs"], p["x"], p["xs"]])
+                    b.store(value, b.gep(p["out"], [b.mul(i, p["os"])], source_etype=I8),
+                            align=1)
         b.ret_void()
     fn = existing(module, name)
     assert fn is not None

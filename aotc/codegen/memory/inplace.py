@@ -350,9 +350,9 @@ def _fused(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
 
 RULES: dict[Primitive, Rule] = {
     fusion_p: _fused,
-    **{prim: _view for prim in VIEW_PRIMITIVES},
-    **{prim: _update for prim in UPDATES},
-    **{prim: _loop for prim in LOOP_FORMS},
+    **dict.fromkeys(VIEW_PRIMITIVES, _view),
+    **dict.fromkeys(UPDATES, _update),
+    **dict.fromkeys(LOOP_FORMS, _loop),
     cond_p: _cond,
 }
 

@@ -94,7 +94,7 @@ class Scope:
     def __init__(self, program: Program) -> None:
         self.eqns = program.eqns
         self.inputs = program.inputs
-        self.made: dict[Var, int] = {v: -1 for v in program.inputs}
+        self.made: dict[Var, int] = dict.fromkeys(program.inputs, -1)
         self.uses: dict[Var, list[int]] = defaultdict(list)
         for p, eqn in enumerate(program.eqns):
             self.made.update((v, p) for v in eqn.outs)

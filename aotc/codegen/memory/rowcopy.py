@@ -40,10 +40,9 @@ def copy_rows(b: ir.IRBuilder, dest: View, src: View, loop: Callable[[], None]) 
     for view in (dest, src):
         fast = b.and_(fast, b.icmp_signed("==", view.strides[-1], i64(size)))
     with b.if_else(fast) as (then, otherwise):
-        with then:
-            with loop_nest(b, dest.dims[:-1], "rowcopy") as outer:
-                first = [*outer, i64(0)]
-                b.call(_memmove(b), [element_ptr(b, dest, first), element_ptr(b, src, first),
-                                     nbytes, ir.Constant(I1, 0)])
+        with then, loop_nest(b, dest.dims[:-1], "rowcopy") as outer:
+            first = [*outer, i64(0)]
+            b.call(_memmove(b), [element_ptr(b, dest, first), element_ptr(b, src, first),
+                                 nbytes, ir.Constant(I1, 0)])
         with otherwise:
             loop()

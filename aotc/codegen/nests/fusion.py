@@ -128,7 +128,7 @@ class Nest:
         reduced = [(o.reduction, o.dtype) for o in plan.outputs if o.reduction]
         reduced += [(_op(s), _dtype(s)) for s in plan.stats()]
         floats = [lanes_for(real_dtype(dtype)) for op, dtype in reduced
-                  if dtype.kind == "f" or op == "reduce_sum" and dtype.kind == "c"]
+                  if dtype.kind == "f" or (op == "reduce_sum" and dtype.kind == "c")]
         reassoc = "reassoc" in self.b.fp_flags
         self.lanes = max(floats) if floats and not reassoc and not plan.rows else 1
         self.reductions = [FusedReduction(ctx, o.reduction, o.dtype, self.lanes)
@@ -282,7 +282,7 @@ class Nest:
         last = self.phase == self.plan.phases - 1
         carries = set(self._carries().values())
         stores = [s for k, (s, o) in enumerate(zip(self.stores, self.plan.outputs, strict=True))
-                  if s is not None and (o.reduction is None and last or self.plan.rows
+                  if s is not None and ((o.reduction is None and last) or self.plan.rows
                                         or k in carries)]
         return [a for a in loads + stores if axis in a.steps]
 

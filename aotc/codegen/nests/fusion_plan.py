@@ -169,8 +169,8 @@ def plan_fusion(body: Program, shape: tuple[DimExpr, ...], axes: tuple[int, ...]
             roots.append((eqn.inputs[0], eqn.prim.name))
         elif eqn is not None and eqn.prim in BODY_REDUCTIONS:
             roots.append((eqn.inputs[0], None))  # over no axes: the value itself
-        elif atom.type.ndim == len(shape) or reduced and not rows and atom.type.ndim \
-                == len(kept):
+        elif atom.type.ndim == len(shape) or (reduced and not rows and atom.type.ndim \
+                == len(kept)):
             roots.append((atom, None))
         else:
             raise UnsupportedError(f"fusion: output {atom.type} is not computed by the loop")
@@ -182,9 +182,8 @@ def plan_fusion(body: Program, shape: tuple[DimExpr, ...], axes: tuple[int, ...]
     nodes: dict[tuple[Atom, Index], Node] = {}
 
     def node(atom: Atom, index: Index) -> Node:
-        if isinstance(atom, Lit):
-            if (atom, ()) not in nodes:
-                add(atom, (), Node(atom, (), -1))
+        if isinstance(atom, Lit) and (atom, ()) not in nodes:
+            add(atom, (), Node(atom, (), -1))
         return nodes[(atom, index if atom.type.ndim else ())]
 
     def add(atom: Atom, index: Index, made: Node) -> None:

@@ -154,7 +154,7 @@ def lower_cumulative(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
 
 
 RULES: dict[Primitive, EqnRule] = {
-    **{p: lower_reduction for p in REDUCTIONS.values()},
-    **{p: lower_arg_reduction for p in ARG_REDUCTIONS.values()},
-    **{p: lower_cumulative for p in CUMULATIVE.values()},
+    **dict.fromkeys(REDUCTIONS.values(), lower_reduction),
+    **dict.fromkeys(ARG_REDUCTIONS.values(), lower_arg_reduction),
+    **dict.fromkeys(CUMULATIVE.values(), lower_cumulative),
 }

@@ -70,16 +70,15 @@ def parallel_fusion(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Valu
     partials = {j: (b.entry_alloca(array, f"partial{j}"), array) for j, array in arrays.items()}
     inputs = dict(zip(body.inputs, args, strict=True))
     outline = Outline(ctx, "fusion")
-    with outline as (begin, end):
-        with for_range(b, b.sub(end, begin), "chunk") as t:
-            k = b.add(begin, t)
-            lo, hi = chunk_bounds(b, dims[axis], chunks, k)
-            slab = [b.sub(hi, lo) if a == axis else d for a, d in enumerate(dims)]
-            results = Nest(ctx, plan, inputs, eqn.outs, slab, {axis: lo}).run()
-            for j, (slot, array) in partials.items():
-                result = results[j]
-                assert isinstance(result, Scalar)
-                b.store(result.value, b.gep(slot, [i64(0), k], source_etype=array))
+    with outline as (begin, end), for_range(b, b.sub(end, begin), "chunk") as t:
+        k = b.add(begin, t)
+        lo, hi = chunk_bounds(b, dims[axis], chunks, k)
+        slab = [b.sub(hi, lo) if a == axis else d for a, d in enumerate(dims)]
+        results = Nest(ctx, plan, inputs, eqn.outs, slab, {axis: lo}).run()
+        for j, (slot, array) in partials.items():
+            result = results[j]
+            assert isinstance(result, Scalar)
+            b.store(result.value, b.gep(slot, [i64(0), k], source_etype=array))
     outline.call(chunks, work)
     values: list[Value] = []
     for j, (out, home) in enumerate(zip(plan.outputs, homes, strict=True)):

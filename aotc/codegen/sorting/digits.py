@@ -290,14 +290,13 @@ class Passes:
         b = self.b
         passes = _intrinsic(b, "llvm.ctpop", counted)
         done = Local(b, I64, i64(0), "done")
-        with for_range(b, i64(self.digits), "dig") as d:
-            with b.if_then(_has(b, counted, d)):
-                j = b.add(done.get(), i64(1))
-                done.set(j)
-                digit = self.digit(d)
-                odd = b.trunc(b.sub(passes, j), I1)
-                step(digit, b.icmp_signed("==", j, i64(1)), b.icmp_signed("==", j, passes),
-                     odd, shortcut)
+        with for_range(b, i64(self.digits), "dig") as d, b.if_then(_has(b, counted, d)):
+            j = b.add(done.get(), i64(1))
+            done.set(j)
+            digit = self.digit(d)
+            odd = b.trunc(b.sub(passes, j), I1)
+            step(digit, b.icmp_signed("==", j, i64(1)), b.icmp_signed("==", j, passes),
+                 odd, shortcut)
 
     def sort(self, varying: ir.Value, step: Step,
              finish: Callable[[ir.Value], ir.Value]) -> None:

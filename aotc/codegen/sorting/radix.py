@@ -97,30 +97,28 @@ def _large_values(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row,
         target = _choose(b, into_a, ka, kb)
         current = packed(b, cur.get(), keys.ty)
         with b.if_else(first) as (from_input, from_keys):
-            with from_input:
-                with b.if_else(last) as (only, not_only):
-                    with only:  # one pass: values straight from the input to the output
-                        passes.scatter(digit, lambda i: _keyed(passes, src.load(b, i)),
-                                       lambda pos, c: dst.store(b, pos, b.select(
-                                           shortcut, c[1], c[0])))
-                    with not_only:
-                        passes.scatter(digit,
-                                       lambda i: _keyed_key(passes, src.load(b, i)),
-                                       lambda pos, c: target.store(b, pos, c[0]))
-            with from_keys:
-                with b.if_else(last) as (final, middle):
-                    with final:  # (keys, when the insertion sort finishes the order)
-                        with b.if_else(shortcut) as (keeping, plain):
-                            with keeping:
-                                passes.scatter(digit, lambda i: _key_only(b, current, i),
-                                               lambda pos, c: dst.store(b, pos, c[0]))
-                            with plain:
-                                passes.scatter(digit, lambda i: _key_only(b, current, i),
-                                               lambda pos, c: dst.store(
-                                                   b, pos, passes.value(c[0])))
-                    with middle:
-                        passes.scatter(digit, lambda i: _key_only(b, current, i),
-                                       lambda pos, c: target.store(b, pos, c[0]))
+            with from_input, b.if_else(last) as (only, not_only):
+                with only:  # one pass: values straight from the input to the output
+                    passes.scatter(digit, lambda i: _keyed(passes, src.load(b, i)),
+                                   lambda pos, c: dst.store(b, pos, b.select(
+                                       shortcut, c[1], c[0])))
+                with not_only:
+                    passes.scatter(digit,
+                                   lambda i: _keyed_key(passes, src.load(b, i)),
+                                   lambda pos, c: target.store(b, pos, c[0]))
+            with from_keys, b.if_else(last) as (final, middle):
+                with final:  # (keys, when the insertion sort finishes the order)
+                    with b.if_else(shortcut) as (keeping, plain):
+                        with keeping:
+                            passes.scatter(digit, lambda i: _key_only(b, current, i),
+                                           lambda pos, c: dst.store(b, pos, c[0]))
+                        with plain:
+                            passes.scatter(digit, lambda i: _key_only(b, current, i),
+                                           lambda pos, c: dst.store(
+                                               b, pos, passes.value(c[0])))
+                with middle:
+                    passes.scatter(digit, lambda i: _key_only(b, current, i),
+                                   lambda pos, c: target.store(b, pos, c[0]))
         cur.set(target.data)
 
     def finish(budget: ir.Value) -> ir.Value:
@@ -248,18 +246,16 @@ def _large_indices(b: KernelBuilder, keys: Keys, n: ir.Value, src: Row, dst: Row
                     passes.scatter(digit, read, to_output)
 
         with b.if_else(first) as (start, later):
-            with start:
-                with b.if_else(last) as (only, not_only):
-                    with only:
-                        last_pass(from_input)
-                    with not_only:
-                        passes.scatter(digit, from_input, to_buffers)
-            with later:
-                with b.if_else(last) as (final, middle):
-                    with final:
-                        last_pass(from_buffers)
-                    with middle:
-                        passes.scatter(digit, from_buffers, to_buffers)
+            with start, b.if_else(last) as (only, not_only):
+                with only:
+                    last_pass(from_input)
+                with not_only:
+                    passes.scatter(digit, from_input, to_buffers)
+            with later, b.if_else(last) as (final, middle):
+                with final:
+                    last_pass(from_buffers)
+                with middle:
+                    passes.scatter(digit, from_buffers, to_buffers)
         kcur.set(ktarget.data)
         icur.set(itarget.data)
 

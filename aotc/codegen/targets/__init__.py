@@ -26,7 +26,7 @@ def host_arch() -> str:
 
 def for_triple(triple: str) -> InstructionSet:
     """The instruction set of LLVM target ``triple`` (an unset triple means the host's)."""
-    arch = triple.split("-")[0]
+    arch = triple.split("-", maxsplit=1)[0]
     if arch not in INSTRUCTION_SETS and triple.startswith("unknown"):
         arch = host_arch()
     try:
