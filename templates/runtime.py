@@ -1,5 +1,6 @@
 """The slow paths of every generated module, in plain Python: choosing the CPU target,
-noticing an edited source, and building the exceptions a failed call raises.
+noticing an edited source, sizing and sharing the thread pool, and building the
+exceptions a failed call raises.
 
 Why not Cython: none of this runs on a successful call, and Cython turns each line of it
 into dozens of lines of C, which gcc spent a quarter of a module's build on. The wrapper
@@ -54,6 +55,105 @@ def _edited_source() -> str | None:
     except OSError:
         return None  # an installed wheel: no source next to the extension
     return path if edited else None
+
+
+#: Where the process's one thread pool is published (the first aotc module imported
+#: shares its own; the name changes when the C side's aotc_pool_ops does).
+_POOL_HOME = "_aotc_pool_v1"
+
+
+def _shared_pool(capsule: object) -> object:
+    """The capsule of the process's thread pool: ``capsule`` (this module's) if no aotc
+    module was imported before, else the one the first module published; registers
+    the threadpoolctl controller once."""
+    import sys
+    import types
+
+    home = sys.modules.get(_POOL_HOME)
+    if home is None:
+        home = types.ModuleType(_POOL_HOME, "The thread pool every aotc module shares.")
+        home.capsule = capsule  # type: ignore[attr-defined]
+        sys.modules[_POOL_HOME] = home
+        _register_threadpoolctl()
+    return home.capsule  # type: ignore[attr-defined]
+
+
+def _default_threads(environ: "_typing.Mapping[str, str] | None" = None,
+                     cgroup: str = "/sys/fs/cgroup", cpus: "int | None" = None) -> int:
+    """The pool's size: ``AOTC_NUM_THREADS`` when set, else the CPUs this process may
+    run on: its affinity mask (``cpus``), capped by a cgroup CPU quota (a container
+    started with ``--cpus=2`` on a 64-core host gets 2), v2's ``cpu.max`` or v1's
+    ``cpu.cfs_quota_us``/``cpu.cfs_period_us``, rounded up."""
+    environ = _os.environ if environ is None else environ
+    text = environ.get("AOTC_NUM_THREADS", "").strip()
+    if text:
+        try:
+            return min(max(int(text), 1), 256)
+        except ValueError:
+            raise ValueError(f"AOTC_NUM_THREADS={text!r}: expected a number of threads") \
+                from None
+    if cpus is None:
+        cpus = len(_os.sched_getaffinity(0)) if hasattr(_os, "sched_getaffinity") else \
+            (_os.cpu_count() or 1)
+    quota = _cgroup_cpus(cgroup)
+    return max(1, min(cpus, quota) if quota else cpus)
+
+
+def _cgroup_cpus(root: str) -> "int | None":
+    """The CPUs a cgroup quota allows (rounded up), or None without a quota."""
+    def read(name: str) -> "list[str] | None":
+        try:
+            with open(_os.path.join(root, name)) as f:
+                return f.read().split()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    pair = read("cpu.max")  # v2: "max 100000" or "200000 100000"
+    if pair is None:  # v1: two files
+        v1_quota = read("cpu/cpu.cfs_quota_us") or read("cpu.cfs_quota_us")
+        v1_period = read("cpu/cpu.cfs_period_us") or read("cpu.cfs_period_us")
+        pair = v1_quota + v1_period if v1_quota and v1_period else None
+    if pair is None or len(pair) < 2 or pair[0] in ("max", "-1"):
+        return None
+    try:
+        quota, period = int(pair[0]), int(pair[1])
+        if quota <= 0 or period <= 0:
+            return None
+        return max(1, -(-quota // period))
+    except ValueError:
+        return None
+
+
+def _register_threadpoolctl() -> None:
+    """Make ``threadpoolctl`` see and limit the pool (``threadpool_limits(1)`` limits
+    aotc as it limits BLAS and OpenMP), when threadpoolctl is installed: a controller
+    for every loaded library that exports aotc's two threadpool functions."""
+    try:
+        import threadpoolctl  # type: ignore[import-not-found]
+    except ImportError:
+        return
+
+    class AotcController(threadpoolctl.LibController):  # type: ignore[misc]
+        user_api = internal_api = "aotc"
+        filename_prefixes = ("",)  # any name: an aotc module is known by its symbols
+        check_symbols = ("aotc_threadpool_get_num_threads",)
+
+        def _function(self, name: str) -> "_typing.Any":
+            return getattr(self.dynlib, name, None)
+
+        def get_num_threads(self) -> "int | None":
+            get = self._function("aotc_threadpool_get_num_threads")
+            return None if get is None else int(get())
+
+        def set_num_threads(self, num_threads: int) -> None:
+            set_ = self._function("aotc_threadpool_set_num_threads")
+            if set_ is not None:
+                set_(int(num_threads))
+
+        def get_version(self) -> "str | None":
+            return None
+
+    threadpoolctl.register(AotcController)
 
 
 _TOKEN = _re.compile(r"\{(lhs|rhs|v2|v3)(?:!([a-zA-Z?])(r?))?(:[^{}]*)?\}")

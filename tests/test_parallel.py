@@ -7,6 +7,7 @@ saves its results; the test compares them with NumPy and with a serial build's.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -211,3 +212,121 @@ def test_interrupt_polling_still_works(builds: dict[str, Path]) -> None:
     done = subprocess.run([sys.executable, "-c", script, str(builds["parallel"])], env=env,
                           capture_output=True, text=True, timeout=120)
     assert "interrupted" in done.stdout, done.stdout + done.stderr
+
+
+# -- the thread policies -------------------------------------------------------------------
+
+def _child(script: str, roots: list[Path], threads: str = "3") -> str:
+    """Run ``script`` in a fresh interpreter with ``roots`` importable; its stdout."""
+    env = dict(os.environ, AOTC_NUM_THREADS=threads)
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(script),
+                           *map(str, roots)], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _pool_threads(cpus: int, files: dict[str, str], tmp_path: Path,
+                  environ: dict[str, str] | None = None) -> int:
+    from aotc.packaging.slow_paths import runtime
+
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return runtime()["_default_threads"](environ or {}, str(tmp_path), cpus)
+
+
+@pytest.mark.parametrize(("files", "environ", "want"), [
+    ({}, None, 64),                                              # no quota: the CPUs
+    ({"cpu.max": "200000 100000\n"}, None, 2),                   # docker --cpus=2
+    ({"cpu.max": "150000 100000\n"}, None, 2),                   # 1.5 CPUs: rounded up
+    ({"cpu.max": "max 100000\n"}, None, 64),                     # v2, unlimited
+    ({"cpu/cpu.cfs_quota_us": "300000", "cpu/cpu.cfs_period_us": "100000"}, None, 3),
+    ({"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"}, None, 64),
+    ({"cpu.max": "200000 100000\n"}, {"AOTC_NUM_THREADS": "5"}, 5),  # asked for: given
+    ({}, {"AOTC_NUM_THREADS": "0"}, 1),
+], ids=["none", "v2-two", "v2-fraction", "v2-max", "v1-three", "v1-none", "env", "env-0"])
+def test_pool_size_follows_affinity_quota_and_environment(files, environ, want, tmp_path):
+    assert _pool_threads(64, files, tmp_path, environ) == want
+
+
+def test_pool_size_refuses_a_bad_environment_value(tmp_path):
+    with pytest.raises(ValueError, match="AOTC_NUM_THREADS='many'"):
+        _pool_threads(4, {}, tmp_path, {"AOTC_NUM_THREADS": "many"})
+
+
+#: Threads of this process, from /proc (Linux).
+THREADS = "import os; threads = lambda: len(os.listdir('/proc/self/task'))\n"
+
+
+def test_threadpoolctl_sees_and_limits_the_pool(builds: dict[str, Path]) -> None:
+    """threadpool_limits(1) caps aotc's pool as it caps BLAS: the call stays on the
+    caller's thread (no worker is started), and the limit is undone on exit."""
+    out = _child('''
+        import sys, json
+        import numpy as np
+        sys.path.insert(0, sys.argv[1])
+        import par.kernels as k
+        from threadpoolctl import threadpool_info, threadpool_limits
+        ''' + THREADS + '''
+        ours = lambda: [i["num_threads"] for i in threadpool_info() if i["user_api"] == "aotc"]
+        b = np.arange(3_000_001.0)
+        report = {"default": ours(), "before": threads()}
+        with threadpool_limits(1):
+            report["limited"] = ours()
+            same = np.array_equal(k.triad(b, b, 3.0), b + 3.0 * b)
+            report["limited_threads"] = threads()
+        report["after"] = ours()
+        k.triad(b, b, 3.0)
+        report["pooled_threads"] = threads()
+        print(json.dumps(dict(report, same=bool(same))))
+    ''', [builds["parallel"]])
+    report = json.loads(out)
+    assert report["default"] == [3] and report["limited"] == [1] and report["after"] == [3]
+    assert report["same"]
+    assert report["limited_threads"] == report["before"]  # no worker started
+    assert report["pooled_threads"] == report["before"] + 2  # three threads: two workers
+
+
+def test_modules_and_python_threads_share_one_pool(builds: dict[str, Path],
+                                                   tmp_path: Path) -> None:
+    """Two parallel modules called from eight Python threads at once: one pool of
+    AOTC_NUM_THREADS - 1 workers in the process, not one per module or per caller (a
+    call finding the pool busy runs on its own thread), and NumPy's results."""
+    other = tmp_path / "other"
+    other.mkdir()
+    build_project(other, "par2", '''
+import numpy as np
+import aotc
+from aotc import f64
+
+
+@aotc.export
+def scaled(b: f64["n"], c: f64["n"]) -> f64["n"]:
+    return 2.0 * b - c
+''', "parallel = true\n")
+    out = _child('''
+        import sys, json, threading
+        from concurrent.futures import ThreadPoolExecutor
+        import numpy as np
+        sys.path[:0] = sys.argv[1:]
+        import par.kernels as k
+        import par2.kernels as k2
+        ''' + THREADS + '''
+        b = np.random.default_rng(1).random(3_000_001)
+        # native threads: the OS's threads of the process less Python's own
+        native = lambda: threads() - threading.active_count()
+        before = native()
+        with ThreadPoolExecutor(8) as pool:
+            jobs = [pool.submit(k.triad if i % 2 else k2.scaled, b, b, *([3.0] if i % 2 else []))
+                    for i in range(64)]
+            results = [j.result() for j in jobs]
+            callers, during = len(pool._threads), native()
+        ok = all(np.array_equal(r, b + 3.0 * b if i % 2 else 2.0 * b - b)
+                 for i, r in enumerate(results))
+        print(json.dumps({"before": before, "during": during, "callers": callers, "ok": ok}))
+    ''', [builds["parallel"], other])
+    report = json.loads(out)
+    assert report["ok"]
+    assert report["callers"] > 2, report  # calls did overlap
+    assert report["during"] - report["before"] == 2, report  # one pool: two workers
