@@ -1,11 +1,13 @@
 """``python -m aotc``: build extensions in place, or look inside the compiler.
 
     python -m aotc build [PROJECT]          compile [tool.aotc] modules next to their sources
-    python -m aotc inspect MOD:FN [--ir] [--passes] [--llvm] [--asm]
+    python -m aotc inspect MOD:FN [--ir] [--passes] [--llvm] [--asm] [--save-ir FILE]
+    python -m aotc opt FILE [-p PASS,PASS...]   run passes on IR text, print the result
     python -m aotc cache info|clear         aotc.jit's object cache (aotc.packaging.object_cache)
 
 ``inspect`` takes ``package.module:function`` (importable from the current directory or
-its ``src/``) or ``path/to/file.py:function``. Every error is printed as
+its ``src/``) or ``path/to/file.py:function``; ``--save-ir`` writes its traced IR, which
+``opt`` reads back (:mod:`aotc.ir_text`) to replay passes on. Every error is printed as
 ``aotc: error: …`` with exit status 2, never as a traceback; an internal compiler error
 (a bug in aotc) shows its Python traceback with ``-v``.
 """
@@ -138,9 +140,19 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     cfg = config.parse(table, settings=_overrides(args))
     wanted = [flag for flag in ("ir", "passes", "llvm", "asm") if getattr(args, flag)] or ["ir"]
     entries = []
-    for k, signature in enumerate(fn.__aotc_export__.signatures):
+    signatures = fn.__aotc_export__.signatures
+    for k, signature in enumerate(signatures):
         traced = trace_kernel(fn, signature, name=fn.__name__)
         label = f"{fn.__name__} :: {signature}"
+        if args.save_ir:
+            path = Path(args.save_ir)
+            if len(signatures) > 1:  # one file per overload: rosen.0.ir, rosen.1.ir...
+                path = path.with_name(f"{path.stem}.{k}{path.suffix}")
+            try:
+                path.write_text(str(traced.program) + "\n")
+            except OSError as exc:
+                return _fail(f"{path}: {exc.strerror or exc}")
+            print(f"aotc: saved the traced IR of {label} to {path}", file=sys.stderr)
         if "ir" in wanted or "passes" in wanted:
             _section(f"{label}: traced", str(traced.program))
         show: Callable[[str, Any], None] | None = None
@@ -160,6 +172,39 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             _section(f"LLVM IR ({name})", codegen.emit_llvm(entries, target))
         if "asm" in wanted:
             _section(f"assembly ({name})", codegen.emit_asm(entries, target))
+    return 0
+
+
+# -- opt -----------------------------------------------------------------------------------
+
+def cmd_opt(args: argparse.Namespace) -> int:
+    """Read a program as IR text, run the passes named in order, print the result."""
+    from .errors import internal_errors
+    from .ir import VerifyError, verify
+    from .ir_text import parse_program
+    from .passes import PIPELINE
+
+    passes = dict(PIPELINE)
+    names = [n.strip() for n in args.passes.split(",") if n.strip()] \
+        if args.passes is not None else list(passes)
+    unknown = [n for n in names if n not in passes]
+    if unknown:
+        return _fail(f"unknown pass{'es' if len(unknown) > 1 else ''} "
+                     f"{', '.join(map(repr, unknown))} (the passes: {', '.join(passes)})")
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text()
+    except OSError as exc:
+        return _fail(f"{args.file}: {exc.strerror or exc}")
+    try:
+        program = parse_program(text)
+        verify(program)
+    except (ValueError, VerifyError) as err:
+        return _fail(f"{args.file}: {err}")
+    for name in names:
+        with internal_errors(f"pass '{name}'", kernel=program.name):
+            program = passes[name](program)
+            verify(program)
+    print(program)
     return 0
 
 
@@ -188,7 +233,16 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--passes", action="store_true", help="IR after tracing and each pass")
     i.add_argument("--llvm", action="store_true", help="optimized LLVM IR")
     i.add_argument("--asm", action="store_true", help="assembly")
+    i.add_argument("--save-ir", metavar="FILE", help="write the traced IR to FILE (one "
+                   "file per overload: FILE's name with .0, .1...), for 'opt' to replay")
     i.set_defaults(run=cmd_inspect)
+
+    o = sub.add_parser("opt", help="run passes on a program's IR text and print the result")
+    o.add_argument("file", help="IR text, as 'inspect --save-ir' writes it ('-': stdin)")
+    o.add_argument("-p", "--passes", metavar="PASS,...",
+                   help="passes to run, in order (default: the whole pipeline)")
+    o.add_argument("-v", "--verbose", action="store_true", help="tracebacks of internal errors")
+    o.set_defaults(run=cmd_opt)
 
     c = sub.add_parser("cache", help="show or empty aotc.jit's object cache")
     c.add_argument("action", choices=("info", "clear"))

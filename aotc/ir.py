@@ -12,6 +12,8 @@ Every consumer is the same short loop over ``program.eqns`` with an environment.
 from __future__ import annotations
 
 import itertools
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,7 +22,7 @@ import numpy as np
 from .errors import Loc
 from .ops.core import COMPARE, EFFECT, GUARDED, LOOP, STATEFUL, Primitive, type_rules
 from .ops.shape import bind_dim_p
-from .shapes import DimExpr
+from .shapes import DimExpr, FloorDiv, IfNeg, Relu, Sym
 from .tracing.avals import AType
 from .types import SHORT_NAMES
 
@@ -64,10 +66,21 @@ class Lit:
                 and other.value.tobytes() == self.value.tobytes())
 
     def __str__(self) -> str:
-        return f"{self.value.item()!r}:{SHORT_NAMES[self.dtype]}"
+        return f"{scalar_text(self.value)}:{SHORT_NAMES[self.dtype]}"
 
 
 Atom = Var | Lit
+
+
+def scalar_text(value: np.generic) -> str:
+    """Python's repr of a scalar, or for a NaN of another sign or payload than NumPy's,
+    its bytes in hex (``0x...``, in memory order)."""
+    text = repr(value.item())
+    if value.dtype.kind in "fc" and np.isnan(value):
+        back = (complex if value.dtype.kind == "c" else float)(text)
+        if np.asarray(back, value.dtype).tobytes() != value.tobytes():
+            return "0x" + value.tobytes().hex()
+    return text
 
 
 class Params(tuple):
@@ -157,6 +170,10 @@ class Program:
 
 
 # -- printing ----------------------------------------------------------------------------
+#
+# The text is what :mod:`aotc.ir_text` parses back: every field of a program is printed
+# (sizes read from the arguments, checks with their errors, writes, argument orders),
+# strings are quoted, and a size param that would read as an int or a tuple is ``dim(...)``.
 
 class _Names:
     def __init__(self) -> None:
@@ -177,6 +194,49 @@ class _Names:
         return self.names[atom]
 
 
+#: A size symbol printed bare (others are quoted); the words are the size syntax's own.
+SYMBOL_NAME = re.compile(r"[A-Za-z_@$][\w.@$]*")
+_DIM_WORDS = {"relu", "if", "else", "dim"}
+#: Words a size param alone must not be printed as (they read as other values).
+_VALUE_WORDS = {"True", "False", "None", "nan", "inf", *SHORT_NAMES.values()}
+
+
+def symbol_text(name: str) -> str:
+    return name if SYMBOL_NAME.fullmatch(name) and name not in _DIM_WORDS else repr(name)
+
+
+def dim_text(d: DimExpr) -> str:
+    """``str(d)``, except where that is ambiguous: a floor division that is not a term
+    of its own is in parentheses (``3*(n // 2)``), an odd symbol name is quoted."""
+    out = ""
+    for i, (mono, coeff) in enumerate(d.terms):
+        body = "*".join(_dim_atom_text(a, len(mono) == 1 and coeff == 1) for a in mono)
+        mag = abs(coeff)
+        text = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
+        if i == 0:
+            out = text if coeff > 0 else f"-{text}"
+        else:
+            out += f" + {text}" if coeff > 0 else f" - {text}"
+    return out or "0"
+
+
+def _dim_atom_text(atom: Sym | Relu | FloorDiv | IfNeg, alone: bool) -> str:
+    if isinstance(atom, Sym):
+        return symbol_text(atom.name)
+    if isinstance(atom, Relu):
+        return f"relu({dim_text(atom.expr)})"
+    if isinstance(atom, IfNeg):
+        return f"({dim_text(atom.neg)} if {dim_text(atom.cond)} < 0 else {dim_text(atom.nonneg)})"
+    inner = dim_text(atom.expr)
+    text = f"({inner}) // {atom.divisor}" if len(atom.expr.terms) > 1 \
+        else f"{inner} // {atom.divisor}"
+    return text if alone else f"({text})"
+
+
+def type_text(t: AType) -> str:
+    return f"{SHORT_NAMES[t.dtype]}[{','.join(dim_text(d) for d in t.shape)}]"
+
+
 def _param_text(value: Any, names: _Names, indent: str) -> str:
     if isinstance(value, Program):
         body = print_program(value, names, indent + "    ")
@@ -186,18 +246,93 @@ def _param_text(value: Any, names: _Names, indent: str) -> str:
     if isinstance(value, tuple):
         return "(" + ",".join(_param_text(v, names, indent) for v in value) + \
             ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, DimExpr):
+        text = dim_text(value)
+        plain = not value.is_const and re.match(r"[-\w@$]", text) \
+            and text.lstrip("-") not in _VALUE_WORDS
+        return text if plain else f"dim({text})"
+    if isinstance(value, str):
+        return repr(str(value))
+    if isinstance(value, (float, np.floating)):
+        return scalar_text(np.float64(value))
     return str(value)
 
 
-def print_program(program: Program, names: _Names | None = None, indent: str = "") -> str:
-    """Readable text of a program, one equation a line, with source locations."""
-    names = names or _Names()
-    ins = " ".join(f"{names(v)}:{v.type}" for v in program.inputs)
-    lines = [f"{indent}{{ lambda {ins} ."]
+def _source_text(src: DimSource, program: Program, names: _Names, indent: str) -> str:
+    """Where a size is read: ``a.shape[0]``, the value ``b``, or a program's result."""
+    if src.program is None:
+        arg = names(program.inputs[src.index]) if 0 <= src.index < len(program.inputs) \
+            else f"arg{src.index}"
+        return arg if src.axis is None else f"{arg}.shape[{src.axis}]"
+    extra = {"errors": src.errors, "index": src.index, "axis": src.axis}
+    given = {"errors": (), "index": -1, "axis": None}
+    return _param_text(src.program, names, indent) + "".join(
+        f" {k}={_param_text(v, names, indent)}" for k, v in extra.items() if v != given[k])
+
+
+def implied_signed(src: DimSource) -> bool:
+    """Whether a size symbol is signed, as the text says: one read from an integer
+    argument's value or computed by a program is (one read from an axis is not)."""
+    return src.program is not None or src.axis is None
+
+
+def _all_dims(program: Program) -> Iterator[DimExpr]:
+    for var in program.inputs:
+        yield from var.type.shape
+    for src in program.dim_sources:
+        if src.program is not None:
+            yield from _all_dims(src.program)
     for check in program.checks:
-        lines.append(f"{indent}  check {check.lhs} {check.op} {check.rhs}")
+        yield from (check.lhs, check.rhs)
     for eqn in program.eqns:
-        outs = " ".join(f"{names(v)}:{v.type}" for v in eqn.outs)
+        for var in eqn.outs:
+            yield from var.type.shape
+        for _, value in eqn.params:
+            yield from _value_dims(value)
+
+
+def _value_dims(value: Any) -> Iterator[DimExpr]:
+    if isinstance(value, DimExpr):
+        yield value
+    elif isinstance(value, tuple):
+        for v in value:
+            yield from _value_dims(v)
+    elif isinstance(value, Program):
+        yield from _all_dims(value)
+
+
+def _signedness(program: Program) -> list[str]:
+    """Lines naming the symbols whose signedness the size lines do not imply."""
+    implied = {src.symbol for src in program.dim_sources if implied_signed(src)}
+    found: dict[str, bool] = {}
+    for d in _all_dims(program):
+        for atom in d.atoms():
+            if isinstance(atom, Sym):
+                found.setdefault(atom.name, atom.signed)
+    signed = [n for n, s in found.items() if s and n not in implied]
+    unsigned = [n for n, s in found.items() if not s and n in implied]
+    return [f"{word} {' '.join(map(symbol_text, syms))}"
+            for word, syms in (("signed", signed), ("unsigned", unsigned)) if syms]
+
+
+def print_program(program: Program, names: _Names | None = None, indent: str = "") -> str:
+    """Readable text of a program, one equation a line, with source locations;
+    :func:`aotc.ir_text.parse_program` reads it back."""
+    top = names is None
+    names = names or _Names()
+    ins = " ".join(f"{names(v)}:{type_text(v.type)}" for v in program.inputs)
+    name = "" if program.name == "kernel" else f"{program.name!r} "
+    lines = [f"{indent}{{ {name}lambda {ins} ."]
+    lines += [f"{indent}  size {symbol_text(src.symbol)} = "
+              f"{_source_text(src, program, names, indent)}" for src in program.dim_sources]
+    if top:
+        lines += [f"{indent}  {line}" for line in _signedness(program)]
+    for check in program.checks:
+        error = check.error if check.error.isidentifier() else repr(check.error)
+        lines.append(f"{indent}  check {dim_text(check.lhs)} {check.op} {dim_text(check.rhs)} "
+                     f"else {error}({check.message!r})")
+    for eqn in program.eqns:
+        outs = " ".join(f"{names(v)}:{type_text(v.type)}" for v in eqn.outs)
         params = " ".join(f"{k}={_param_text(v, names, indent)}" for k, v in eqn.params)
         head = eqn.prim.name + (f"[{params}]" if params else "")
         args = " ".join(names(a) for a in eqn.inputs)
@@ -207,6 +342,8 @@ def print_program(program: Program, names: _Names | None = None, indent: str = "
     outs = ", ".join(names(a) for a in program.outputs)
     for index, atom in program.writebacks:
         lines.append(f"{indent}  write {names(program.inputs[index])} <- {names(atom)}")
+    if program.orders is not None:
+        lines.append(f"{indent}  orders {_param_text(program.orders, names, indent)}")
     lines.append(f"{indent}  in ({outs}) }}")
     return "\n".join(lines)
 

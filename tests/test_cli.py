@@ -104,6 +104,9 @@ def test_inspect_llvm_and_asm(tmp_path):
     (["inspect", "no_such.module:f"], "kernel module 'no_such.module' not found"),
     (["inspect", "missing.py:f"], "missing.py: no such file"),
     (["build", "does-not-exist"], "has no pyproject.toml"),
+    (["opt", "missing.ir"], "missing.ir: No such file or directory"),
+    (["opt", "missing.ir", "-p", "cse,fuse"], "unknown pass 'fuse' (the passes: constant_fold, "
+                                              "cse, dce, argument_order, interleave, fusion,"),
 ])
 def test_usage_errors(tmp_path, args, message):
     _project(tmp_path, GOOD)
@@ -111,6 +114,52 @@ def test_usage_errors(tmp_path, args, message):
     assert done.returncode == 2
     assert done.stderr.startswith("aotc: error: ") and message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _sections(stdout: str) -> dict[str, str]:
+    """``inspect``'s output by section title (``traced``, ``after cse``...)."""
+    found: dict[str, list[str]] = {}
+    for line in stdout.splitlines():
+        if line.startswith(";; ---- "):
+            title = line.split("): ", 1)[1].rstrip("- ")
+            found[title] = []
+        else:
+            found[title].append(line)
+    return {title: "\n".join(lines) for title, lines in found.items()}
+
+
+def test_saved_ir_replays_through_opt(tmp_path):
+    """``inspect --save-ir`` writes the traced IR and ``opt`` runs passes on it: the
+    whole pipeline gives the IR ``inspect`` shows after the last pass, the first three
+    passes the IR after the third."""
+    _project(tmp_path, GOOD)
+    done = _aotc("inspect", "cli_pkg.kernels:rosen", "--passes", "--save-ir", "rosen.ir",
+                 cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "aotc: saved the traced IR of rosen :: f64(f64['n']) to rosen.ir" in done.stderr
+    sections = _sections(done.stdout)
+    assert (tmp_path / "rosen.ir").read_text() == sections["traced"] + "\n"
+    replay = _aotc("opt", "rosen.ir", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stderr
+    assert replay.stdout == sections["after snapshots"] + "\n"
+    assert "= fusion[" in replay.stdout
+    replay = _aotc("opt", "rosen.ir", "-p", "constant_fold,cse,dce", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stderr
+    assert replay.stdout == sections["after dce"] + "\n"
+    assert "= fusion[" not in replay.stdout
+
+
+def test_opt_reports_malformed_and_invalid_ir(tmp_path):
+    (tmp_path / "bad.ir").write_text("{ lambda a:f64[n] .\n  b:f64[n] = frob a\n  in (b) }\n")
+    done = _aotc("opt", "bad.ir", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("aotc: error: bad.ir: line 2, column 14: unknown primitive "
+                                  "'frob'\n      b:f64[n] = frob a\n")
+    (tmp_path / "wrong.ir").write_text("{ lambda a:f64[n] .\n  b:f64[] = neg a\n  in (b) }\n")
+    done = _aotc("opt", "wrong.ir", "-p", "cse", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "aotc: error: wrong.ir: neg at None: outputs f64[] but the type rule gives f64[n]" \
+        in done.stderr
 
 
 def test_build_error_is_located(tmp_path):
