@@ -260,7 +260,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return args.run(args)
+        status: int = args.run(args)
+        return status
     except AotcError as err:  # InternalError too: located, traceback only with -v
         return _fail(diagnostic(err, getattr(args, "verbose", False)))
     except KeyboardInterrupt:

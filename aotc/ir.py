@@ -83,14 +83,14 @@ def scalar_text(value: np.generic) -> str:
     return text
 
 
-class Params(tuple):
+class Params(tuple[tuple[str, Any], ...]):
     """Hashable, ordered parameters; read them as a dict with ``dict(eqn.params)``."""
 
     @staticmethod
     def of(mapping: dict[str, Any]) -> Params:
         return Params(sorted(mapping.items()))
 
-    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             for k, v in tuple.__iter__(self):
                 if k == key:

@@ -24,11 +24,12 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from .errors import Loc
-from .ir import Atom, AType, Check, DimSource, Eqn, Lit, Params, Program, Var
+from .ir import Atom, Check, DimSource, Eqn, Lit, Params, Program, Var
 from .ops import ALL_PRIMITIVES
 from .ops.core import COMPARE
 from .shapes import Atom as SizeAtom
 from .shapes import DimExpr, FloorDiv, IfNeg, Relu, Sym
+from .tracing.avals import AType
 from .types import SHORT_NAMES
 
 DTYPES = {name: dtype for dtype, name in SHORT_NAMES.items()}
@@ -73,7 +74,9 @@ class _Parser:
         found = [(kind := str(m.lastgroup), m.group(kind), m.start(kind))
                  for m in _TOKEN.finditer(text)]
         found.append(("end", "end of text", len(text)))
-        self.kinds, self.texts, self.starts = (list(column) for column in zip(*found, strict=True))
+        self.kinds: list[str] = [kind for kind, _, _ in found]
+        self.texts: list[str] = [text for _, text, _ in found]
+        self.starts: list[int] = [start for _, _, start in found]
         if "bad" in self.kinds:
             self.i = self.kinds.index("bad")
             raise self.error(f"unexpected character {self.text!r}")
@@ -255,7 +258,7 @@ class _Parser:
             self.take("op", "[")
             axis = self.integer()
             self.take("op", "]")
-        return DimSource(symbol, inputs.index(cast(Var, var)), axis)
+        return DimSource(symbol, inputs.index(var), axis)
 
     def check(self) -> Check:
         self.take("name", "check")

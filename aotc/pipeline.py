@@ -196,8 +196,9 @@ def _result(outputs: list[Any], kernel: TracedKernel) -> Any:
         values, kind = values[1:], {"optional": "single", "optional_tuple": "tuple"}[kind]
     if kind == "tree":
         return eval(re.sub(r"@(\d+)@", r"_v[\1]", kernel.result_tree), {"_v": values})  # noqa: S307 - our own expression
-    return {"single": lambda: values[0], "tuple": lambda: tuple(values),
-            "none": lambda: None}[kind]()
+    by_kind: dict[str, Callable[[], Any]] = {
+        "single": lambda: values[0], "tuple": lambda: tuple(values), "none": lambda: None}
+    return by_kind[kind]()
 
 
 def _symbol(kernel: TracedKernel, k: int) -> str:

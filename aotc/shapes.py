@@ -34,7 +34,7 @@ class Sym:
     name: str
     signed: bool = False
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[int, str]:
         return (0, self.name)
 
     def __str__(self) -> str:
@@ -45,7 +45,7 @@ class Sym:
 class Relu:
     expr: DimExpr
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[int, str]:
         return (1, str(self.expr))
 
     def __str__(self) -> str:
@@ -57,7 +57,7 @@ class FloorDiv:
     expr: DimExpr
     divisor: int
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[int, str, int]:
         return (2, str(self.expr), self.divisor)
 
     def __str__(self) -> str:
@@ -75,7 +75,7 @@ class IfNeg:
     neg: DimExpr
     nonneg: DimExpr
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[int, str, str, str]:
         return (3, str(self.cond), str(self.neg), str(self.nonneg))
 
     def __str__(self) -> str:

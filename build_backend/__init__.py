@@ -26,7 +26,7 @@ import io
 import os
 import tarfile
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 ConfigSettings = dict[str, Any] | None
 #: The time stamp of every file in a wheel and an sdist when ``SOURCE_DATE_EPOCH`` is
@@ -55,10 +55,28 @@ def _settings(config_settings: ConfigSettings, *, wheel: bool = False) -> Iterat
             os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
-def _backend() -> Any:
+class _BuildMeta(Protocol):
+    """The hooks of ``setuptools.build_meta`` used here (setuptools ships no types)."""
+
+    def get_requires_for_build_wheel(self, config_settings: ConfigSettings) -> list[str]: ...
+    def get_requires_for_build_sdist(self, config_settings: ConfigSettings) -> list[str]: ...
+    def get_requires_for_build_editable(self, config_settings: ConfigSettings) -> list[str]: ...
+    def prepare_metadata_for_build_wheel(self, metadata_directory: str,
+                                         config_settings: ConfigSettings) -> str: ...
+    def prepare_metadata_for_build_editable(self, metadata_directory: str,
+                                            config_settings: ConfigSettings) -> str: ...
+    def build_wheel(self, wheel_directory: str, config_settings: ConfigSettings,
+                    metadata_directory: str | None) -> str: ...
+    def build_sdist(self, sdist_directory: str, config_settings: ConfigSettings) -> str: ...
+    def build_editable(self, wheel_directory: str, config_settings: ConfigSettings,
+                       metadata_directory: str | None) -> str: ...
+
+
+def _backend() -> _BuildMeta:
     from setuptools import build_meta
 
-    return build_meta
+    backend: _BuildMeta = build_meta
+    return backend
 
 
 def get_requires_for_build_wheel(config_settings: ConfigSettings = None) -> list[str]:

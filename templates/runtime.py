@@ -75,7 +75,7 @@ def _shared_pool(capsule: object) -> object:
         home.capsule = capsule  # type: ignore[attr-defined]
         sys.modules[_POOL_HOME] = home
         _register_threadpoolctl()
-    return home.capsule  # type: ignore[attr-defined]
+    return home.capsule
 
 
 def _default_threads(environ: "_typing.Mapping[str, str] | None" = None,
@@ -129,7 +129,7 @@ def _register_threadpoolctl() -> None:
     aotc as it limits BLAS and OpenMP), when threadpoolctl is installed: a controller
     for every loaded library that exports aotc's two threadpool functions."""
     try:
-        import threadpoolctl  # type: ignore[import-not-found]
+        import threadpoolctl
     except ImportError:
         return
 

@@ -21,7 +21,7 @@ import linecache
 import sys
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ..errors import Loc, TraceError
 from . import runtime
@@ -158,7 +158,7 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     converted.__wrapped__ = fn
     converted.__name__ = fn.__name__
     _CACHE[fn] = converted
-    return converted
+    return cast(Callable[..., Any], converted)
 
 
 runtime.converter = convert  # runtime.call converts helpers it meets

@@ -13,15 +13,16 @@ every array's here). Any array among the values can be joined so, a tuple's too.
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .. import lax
-from ..ir import Atom, AType
+from ..ir import Atom
 from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, bound_symbols, relu, size, upper_bound
 from ..tracing.aliases import outer_array
+from ..tracing.avals import AType
 from ..tracing.control import BranchTypes
 from ..tracing.tracer import Tracer, bind_dim, current
 
@@ -49,7 +50,7 @@ class Joined:
         for s in sizes:
             total = total * s
         front = self.buffer[:lax.dim_value(total)]
-        return front.reshape(tuple(lax.dim_value(s) for s in sizes))
+        return cast(Tracer, front.reshape(tuple(lax.dim_value(s) for s in sizes)))
 
 
 class Join:

@@ -49,7 +49,7 @@ class RuntimeList:
 
     def items(self) -> Tracer:
         """The items so far, laid out (a runtime length, at most the buffer's)."""
-        used = self.buffer[:self.count]
+        used: Tracer = self.buffer[:self.count]
         used.list_like = True
         return used
 

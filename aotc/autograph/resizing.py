@@ -21,9 +21,9 @@ import numpy as np
 
 from .. import lax
 from ..errors import TraceError
-from ..ir import AType
 from ..numpy_api.masks import MaskedValue
 from ..shapes import DimExpr, FloorDiv, Relu, bound_symbols, maximum, relu, upper_bound
+from ..tracing.avals import AType
 from ..tracing.bodies import flatten, probe, probe_sizes
 from ..tracing.tracer import Tracer, as_tracer, current
 from .joins import Join, Joined, layout

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -342,8 +342,8 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             trees.append((tree, len(leaves)))
             inner = flatten(values)[0]
             sources.append({k: joins.outside(leaves[k], inner, outer_leaves) for k in joined})
-            return unflatten(tree, [joined[k].pad(v) if k in joined else v
-                                    for k, v in enumerate(leaves)])
+            return cast(tuple[Any, ...], unflatten(tree, [joined[k].pad(v) if k in joined else v
+                                                          for k, v in enumerate(leaves)]))
         return run
 
     try:

@@ -19,7 +19,7 @@ the arguments alone, as ``np.bincount``'s length.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -138,7 +138,7 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Tracer:
     if axis is None:
         x, axis = ravel(x), 0
     (ax,) = normalize_axes(axis, x.ndim)
-    return x[_along_index(x, idx, ax)]
+    return cast(Tracer, x[_along_index(x, idx, ax)])
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -30,7 +30,7 @@ def _u(ufunc: np.ufunc, *args: Any) -> Tracer:
 
 def _part(x: Tracer, axis: int, start: int | None, stop: int | None) -> Tracer:
     key = tuple(slice(start, stop) if k == axis else slice(None) for k in range(x.ndim))
-    return x[key]
+    return cast(Tracer, x[key])
 
 
 def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Tracer:
@@ -115,7 +115,7 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Tracer:
     shape_equal: Any = np.True_
     for d, e in differ:
         shape_equal = _u(np.logical_and, shape_equal, lax.dim_value(d) == lax.dim_value(e))
-    return lax.cond(shape_equal, same, lambda pair: as_tracer(np.False_), (x, y))
+    return cast(Tracer, lax.cond(shape_equal, same, lambda pair: as_tracer(np.False_), (x, y)))
 
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {

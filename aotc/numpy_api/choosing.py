@@ -15,7 +15,7 @@ decompositions into ``where``, ``searchsorted``, reshapes and matrix products.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -161,7 +161,7 @@ def _runtime_power(m: Tracer, n: Tracer) -> Tracer:
         return left >> 1, result, matmul(power, power)
 
     _, result, _ = lax.while_loop(more, step, (magnitude, _identity_like(m), base))
-    return result
+    return cast(Tracer, result)
 
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {

@@ -22,8 +22,8 @@ from .functions_base import where
 from .histograms import raise_if
 from .joining import atleast_2d, concatenate
 from .linalg import dot_general, matmul
+from .reductions import mean
 from .shaping import ravel, transpose
-from .statistics import mean
 from .ufuncs import apply_ufunc, promote_types
 
 I64 = np.dtype(np.int64)
@@ -65,7 +65,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Tracer:
 
 
 def tri(N: Any, M: Any = None, k: Any = 0, dtype: Any = float) -> Tracer:
-    from .shaping import as_dim
+    from ..lax import as_dim
     rows = as_dim(N)
     cols = rows if M is None else as_dim(M)
     i, j = iota(I64, (rows, cols), 0), iota(I64, (rows, cols), 1)

@@ -12,7 +12,7 @@ axis (the flattened array for ``axis=None``), as NumPy's own code builds them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -55,7 +55,7 @@ def _position(obj: Any, n: DimExpr, axis: int, end_ok: bool) -> DimExpr:
 def _part(x: Tracer, axis: int, start: DimExpr, stop: DimExpr | None) -> Tracer:
     key = [slice(None)] * x.ndim
     key[axis] = slice(lax.dim_value(start), None if stop is None else lax.dim_value(stop))
-    return getitem(x, tuple(key))
+    return cast(Tracer, getitem(x, tuple(key)))
 
 
 def _is_scalar_index(obj: Any) -> bool:

@@ -16,7 +16,7 @@ Transforms over several axes go axis by axis, the last first, as ``_raw_fftnd`` 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -59,7 +59,7 @@ def _factor(norm: Any, forward: bool, count: Tracer, real_dtype: np.dtype) -> Tr
     if norm in (None, "backward"):
         return one
     points = lax.convert(count, real_dtype)
-    return one / (apply_ufunc(np.sqrt, points) if norm == "ortho" else points)
+    return cast(Tracer, one / (apply_ufunc(np.sqrt, points) if norm == "ortho" else points))
 
 
 def _raw_fft(a: Any, n: Any, axis: Any, norm: Any, real_input: bool, forward: bool
@@ -188,13 +188,15 @@ def fftfreq(n: Any, d: Any = 1.0, device: Any = None) -> Tracer:
     i = iota(I64, (count,), 0)
     total = lax.dim_value(count)
     signed = where(i < (total - 1) // 2 + 1, i, i - total)
-    return lax.convert(signed, np.dtype(np.float64)) * (1.0 / (total * as_tracer(d)))
+    return cast(Tracer, lax.convert(signed, np.dtype(np.float64))
+                * (1.0 / (total * as_tracer(d))))
 
 
 def rfftfreq(n: Any, d: Any = 1.0, device: Any = None) -> Tracer:
     count = size_value(n, "n")
     i = iota(I64, (count // 2 + 1,), 0)
-    return lax.convert(i, np.dtype(np.float64)) * (1.0 / (lax.dim_value(count) * as_tracer(d)))
+    return cast(Tracer, lax.convert(i, np.dtype(np.float64))
+                * (1.0 / (lax.dim_value(count) * as_tracer(d))))
 
 
 def _shift(x: Any, axes: Any, inverse: bool) -> Tracer:

@@ -17,7 +17,7 @@ powers of two, which ``exp2`` of an integer gives exactly:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -41,7 +41,7 @@ def _scaled(x: Tracer, n: Tracer) -> Tracer:
     n = clip(n, -2200, 2200)
     first = _u(np.floor_divide, n, 2)
     power = lax.convert(first, x.dtype), lax.convert(n - first, x.dtype)
-    return x * _u(np.exp2, power[0]) * _u(np.exp2, power[1])
+    return cast(Tracer, x * _u(np.exp2, power[0]) * _u(np.exp2, power[1]))
 
 
 def _ldexp(a: Any, b: Any) -> Tracer:

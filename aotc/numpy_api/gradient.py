@@ -12,15 +12,15 @@ coordinate arrays (non-uniform) is not supported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
 from ..tracing.tracer import Tracer, as_tracer, current
-from .joining import concatenate, expand_dims
-from .shaping import normalize_axes
+from .joining import concatenate
+from .shaping import expand_dims, normalize_axes
 from .ufuncs import apply_ufunc
 
 F64 = np.dtype(np.float64)
@@ -46,7 +46,7 @@ def _spacings(varargs: tuple[Any, ...], count: int) -> list[Any]:
 
 
 def _along(f: Tracer, axis: int, index: Any) -> Tracer:
-    return f[(slice(None),) * axis + (index,)]
+    return cast(Tracer, f[(slice(None),) * axis + (index,)])
 
 
 def _one_axis(f: Tracer, axis: int, dx: Any, edge_order: int, otype: np.dtype) -> Tracer:

@@ -21,7 +21,7 @@ by the bin widths and the total.
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -118,7 +118,7 @@ def _counted(index: Tracer, weights: Tracer | None, bins: DimExpr) -> Tracer:
         c[k] = c[k] + (1 if weights is None else weights[i])
         return c
 
-    return lax.fori_loop(0, lax.dim_value(index.aval.shape[0]), count, counts)
+    return cast(Tracer, lax.fori_loop(0, lax.dim_value(index.aval.shape[0]), count, counts))
 
 
 def _bins_from_data(values: Tracer, least: DimExpr) -> DimExpr | None:
@@ -254,7 +254,8 @@ def _extreme(data: Tracer, which: str) -> Tracer:
 
 def _edge_values(edges: _Edges, bins: DimExpr | int) -> Tracer:
     count = bins if isinstance(bins, DimExpr) else DimExpr.const(bins)
-    return linspace(edges.first, edges.last, lax.dim_value(count + 1), dtype=edges.bin_type)
+    return cast(Tracer, linspace(edges.first, edges.last, lax.dim_value(count + 1),
+                                 dtype=edges.bin_type))
 
 
 def _check_increasing(values: Tracer, bins: Tracer, nonempty: Tracer | None) -> None:

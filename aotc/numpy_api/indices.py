@@ -16,7 +16,7 @@ creation-style stand-ins (``CREATION``) that a converted kernel calls by any nam
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -57,7 +57,7 @@ def _order(order: Any) -> bool:
     """Whether ``order`` is C's (the last axis varies fastest)."""
     if order not in ("C", "F"):
         raise current().error("only 'C' or 'F' order is permitted")
-    return order == "C"
+    return bool(order == "C")
 
 
 def raise_first(bad: Tracer, values: Tracer, limit: DimExpr, message: str,
@@ -130,7 +130,7 @@ def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise",
             c = _u(np.minimum, _u(np.maximum, c, 0), _u(np.subtract, extent, 1))
         result = _u(np.add, result, _u(np.multiply, c, lax.dim_value(stride)))
         stride = stride * sizes[k]
-    return result
+    return cast(Tracer, result)
 
 
 def _mask(n: Any, m: Any) -> Tracer:

@@ -8,11 +8,13 @@ axes first); ``tile`` is a broadcast and a reshape; ``roll`` is a
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
 from .. import lax
+from ..lax import as_dim
 from ..ops.index import take_p
 from ..ops.reduce import CUMULATIVE
 from ..ops.shape import concatenate_p
@@ -21,7 +23,7 @@ from ..tracing.tracer import Tracer, as_tracer, bind_dim, current
 from .creation import LAYOUT, full_from_dims
 from .functions_base import check_cast, reject_unsupported
 from .reductions import sum_dtype
-from .shaping import as_count, as_dim, expand_dims, normalize_axes, ravel, transpose
+from .shaping import as_count, expand_dims, normalize_axes, ravel, transpose
 from .ufuncs import apply_ufunc, promote_types
 from .views import layout_view
 
@@ -196,7 +198,7 @@ def flip(m: Any, axis: Any = None) -> Tracer:
     x = as_tracer(m)
     axes = normalize_axes(axis, x.ndim)
     key = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(x.ndim))
-    return x[key]
+    return cast(Tracer, x[key])
 
 
 def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None,
@@ -218,7 +220,7 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None,
     return x
 
 
-def _cumulative(name: str) -> Any:
+def _cumulative(name: str) -> Callable[..., Tracer]:
     prim = CUMULATIVE[name]
 
     def scan(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tracer:

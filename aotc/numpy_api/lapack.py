@@ -20,7 +20,7 @@ LAPACK: NumPy's exact results and errors for a few microseconds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar
 
 from .. import lax
 from ..shapes import DimExpr
@@ -30,8 +30,11 @@ from ..tracing.tracer import Tracer, current
 SMALL = 16
 
 
-def by_order(x: Tracer, small: Callable[[], Any], large: Callable[[], Any],
-             order: DimExpr | None = None) -> Any:
+T = TypeVar("T")
+
+
+def by_order(x: Tracer, small: Callable[[], T], large: Callable[[], T],
+             order: DimExpr | None = None) -> T:
     """``large()``, LAPACK's, for the matrix (or stack) ``x``; ``small()``, aotc's own,
     for a complex one, and for one of ``order`` (its last axis by default) up to
     :data:`SMALL` in a loop or a stack. One matrix at the kernel's top level goes to
@@ -44,4 +47,5 @@ def by_order(x: Tracer, small: Callable[[], Any], large: Callable[[], Any],
     n = x.aval.shape[-1] if order is None else order
     if n.is_const:
         return small() if n.value <= SMALL else large()
-    return lax.cond(lax.dim_value(n) <= SMALL, small, large)
+    chosen: T = lax.cond(lax.dim_value(n) <= SMALL, small, large)  # what both branches give
+    return chosen

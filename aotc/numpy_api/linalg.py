@@ -4,7 +4,7 @@ rank rules and dtype promotion."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.linalg import _linalg as numpy_linalg
@@ -169,13 +169,13 @@ def vecdot(a: Any, b: Any) -> Tracer:
 def matvec(a: Any, b: Any) -> Tracer:
     """``a @ b`` of stacks of matrices and vectors: ``(..., m, n), (..., n) -> (..., m)``."""
     x, y = _pair(a, b)
-    return matmul(x, y[..., None])[..., 0]
+    return cast(Tracer, matmul(x, y[..., None])[..., 0])
 
 
 def vecmat(a: Any, b: Any) -> Tracer:
     """``conj(a) @ b``: ``(..., n), (..., n, m) -> (..., m)``."""
     x, y = _pair(a, b)
-    return matmul(_conj(x)[..., None, :], y)[..., 0, :]
+    return cast(Tracer, matmul(_conj(x)[..., None, :], y)[..., 0, :])
 
 
 def multi_dot(arrays: Any, *, out: Any = None) -> Tracer:
@@ -201,7 +201,7 @@ def multi_dot(arrays: Any, *, out: Any = None) -> Tracer:
                         "first and last may be 1-D)")
     result = _three(*items) if len(items) == 3 else _chain(items)
     if first == 1 and last == 1:
-        return result[0, 0]
+        return cast(Tracer, result[0, 0])
     return ravel(result) if first == 1 or last == 1 else result
 
 
@@ -212,9 +212,9 @@ def _three(a: Tracer, b: Tracer, c: Tracer) -> Tracer:
     gap = cost_left - cost_right
     if gap.is_const:
         return dot(dot(a, b), c) if gap.value < 0 else dot(a, dot(b, c))
-    return lax.cond(lax.dim_value(cost_left) < lax.dim_value(cost_right),
-                    lambda x, y, z: dot(dot(x, y), z), lambda x, y, z: dot(x, dot(y, z)),
-                    a, b, c)
+    return cast(Tracer, lax.cond(lax.dim_value(cost_left) < lax.dim_value(cost_right),
+                                 lambda x, y, z: dot(dot(x, y), z),
+                                 lambda x, y, z: dot(x, dot(y, z)), a, b, c))
 
 
 def _chain(items: list[Tracer]) -> Tracer:

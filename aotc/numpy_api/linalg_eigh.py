@@ -22,7 +22,7 @@ rotations within a repeated eigenvalue): they match NumPy's up to those.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -33,9 +33,9 @@ from .creation import eye, iota
 from .functions_base import where
 from .histograms import raise_if
 from .lapack import by_order
-from .linalg_solve import LINALG_ERROR, _result_dtype, per_matrix, square
+from .linalg_solve import _result_dtype, per_matrix, square
 from .linalg_svd import each_pair, rotate_rows
-from .loops import call_loop
+from .loops import LINALG_ERROR, call_loop
 from .reductions import all_, sum_
 from .sorting import argsort
 from .ufuncs import apply_ufunc
@@ -140,11 +140,11 @@ def _eigh(a: Any, UPLO: str, vectors: bool) -> Any:
 
 
 def eigh(a: Any, UPLO: str = "L") -> tuple[Tracer, Tracer]:
-    return _eigh(a, UPLO, True)
+    return cast(tuple[Tracer, Tracer], _eigh(a, UPLO, True))
 
 
 def eigvalsh(a: Any, UPLO: str = "L") -> Tracer:
-    return _eigh(a, UPLO, False)
+    return cast(Tracer, _eigh(a, UPLO, False))
 
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {

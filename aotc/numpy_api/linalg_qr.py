@@ -22,7 +22,7 @@ returns its minimum-norm fit.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -36,7 +36,8 @@ from .functions_base import where
 from .histograms import raise_if
 from .joining import concatenate, cumprod
 from .linalg import matmul
-from .linalg_solve import LINALG_ERROR, _result_dtype, solve
+from .linalg_solve import _result_dtype, solve
+from .loops import LINALG_ERROR
 from .reductions import max_, sum_
 from .shaping import transpose
 from .ufuncs import apply_ufunc
@@ -52,7 +53,7 @@ def scaled_norm(v: Tracer) -> Tracer:
     largest = max_(apply_ufunc(np.absolute, v))
     scale = where(largest > 0, largest, 1)
     scaled = v / scale
-    return apply_ufunc(np.sqrt, sum_(scaled * scaled)) * scale
+    return cast(Tracer, apply_ufunc(np.sqrt, sum_(scaled * scaled)) * scale)
 
 
 def _householder(a: Tracer) -> tuple[Tracer, Tracer]:
@@ -114,7 +115,7 @@ def vander(x: Any, N: Any = None, increasing: bool = False) -> Tracer:
         if not (count.is_const and count.value <= 1) else None
     columns = ones if rest is None else concatenate([ones, cumprod(rest, axis=1)], axis=1)
     columns = columns[:, :lax.dim_value(count)]
-    return columns if increasing else columns[:, ::-1]
+    return columns if increasing else cast(Tracer, columns[:, ::-1])
 
 
 def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: Any = None,
@@ -154,7 +155,8 @@ def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: 
              "distinct x than coefficients); NumPy warns and returns its minimum-norm fit",
              LINALG_ERROR)
     coefficients = solve(r, matmul(transpose(q), rhs))
-    return (transpose(coefficients) / scale).T if rhs.ndim == 2 else coefficients / scale
+    return cast(Tracer, (transpose(coefficients) / scale).T if rhs.ndim == 2
+                else coefficients / scale)
 
 
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {

@@ -25,7 +25,7 @@ Stacks ``(..., n, n)`` loop over the matrices of the stack.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -142,7 +142,7 @@ def _substitute(lu: Tracer, perm: Tracer, b: Tracer, masks: _Masks) -> Tracer:
         return x
 
     n = lax.dim_value(masks.n)
-    return lax.fori_loop(0, n, backward, lax.fori_loop(0, n, forward, y))
+    return cast(Tracer, lax.fori_loop(0, n, backward, lax.fori_loop(0, n, forward, y)))
 
 
 #: The core shape and dtype of one result of a function of one matrix.
@@ -312,7 +312,7 @@ def _cholesky_one(a: Tracer) -> Tracer:
     start = (full_from_dims(a.aval.shape, 0, a.dtype), np.bool_(False))
     low, bad = lax.fori_loop(0, lax.dim_value(masks.n), step, start)
     _fail_if(bad, "Matrix is not positive definite")
-    return low
+    return cast(Tracer, low)
 
 
 def cholesky(a: Any, upper: bool = False) -> Tracer:

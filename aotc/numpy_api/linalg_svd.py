@@ -25,7 +25,7 @@ converge"), raised as ``ValueError`` (see :mod:`.linalg_solve`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -39,8 +39,8 @@ from .histograms import raise_if
 from .joining import concatenate
 from .lapack import SMALL, by_order
 from .linalg import matmul
-from .linalg_solve import LINALG_ERROR, _result_dtype, inv, per_matrix
-from .loops import call_loop
+from .linalg_solve import _result_dtype, inv, per_matrix
+from .loops import LINALG_ERROR, call_loop
 from .reductions import any_, max_, min_, sum_
 from .sorting import argsort
 from .statistics import argmin, count_nonzero
@@ -131,7 +131,7 @@ def _complete(unit: Tracer, rank: Tracer, rows: DimExpr) -> Tracer:
         ur[j] = v / _u(np.sqrt, sum_(v * v))
         return ur
 
-    return lax.fori_loop(rank, lax.dim_value(rows), fill, unit)
+    return cast(Tracer, lax.fori_loop(rank, lax.dim_value(rows), fill, unit))
 
 
 def _tall(a: Tracer, full: bool, vectors: bool) -> tuple[Tracer | None, Tracer, Tracer | None]:
@@ -261,7 +261,8 @@ def _largest(s: Tracer) -> Tracer:
 def _default_rtol(x: Tracer) -> Tracer:
     """``max(m, n) * eps``, NumPy's cut on singular values relative to the largest."""
     m, n = x.aval.shape
-    return lax.convert(lax.dim_value(maximum(m, n)), x.dtype) * float(np.finfo(x.dtype).eps)
+    return cast(Tracer, lax.convert(lax.dim_value(maximum(m, n)), x.dtype)
+                * float(np.finfo(x.dtype).eps))
 
 
 def _inverted(s: Tracer, cutoff: Tracer) -> Tracer:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from .. import lax
 from ..shapes import DimExpr, size
@@ -36,8 +36,8 @@ def _item(self: Tracer, *args: Any) -> Tracer:
     """The one element of a size-1 array (or the element at ``args``), as a scalar."""
     if args:
         index = args[0] if len(args) == 1 else args
-        return getitem_any(ravel(self), index) if not isinstance(index, tuple) \
-            else getitem_any(self, index)
+        return cast(Tracer, getitem_any(ravel(self), index) if not isinstance(index, tuple)
+                    else getitem_any(self, index))
     one = DimExpr.const(1)
     current().check("==", size(self.aval.shape), one, "ValueError",
                     "can only convert an array of size 1 to a Python scalar")

@@ -11,7 +11,7 @@ at run time, become a ``fori_loop`` over the coefficients.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -53,7 +53,7 @@ def polyval(p: Any, x: Any) -> Tracer:
         first = horner(y, concatenate([coeffs, tail])[0])
         y = where(apply_ufunc(np.greater, lax.dim_value(n), 0), first,
                   lax.convert(y, first.dtype))
-    return lax.fori_loop(1, coeffs.shape[0], lambda i, y: horner(y, coeffs[i]), y)
+    return cast(Tracer, lax.fori_loop(1, coeffs.shape[0], lambda i, y: horner(y, coeffs[i]), y))
 
 
 def _coefficients(p: Any) -> Tracer:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -54,7 +54,7 @@ def random_() -> Tracer:
 
 def uniform(a: Any, b: Any) -> Tracer:
     lo, hi = _float(a), _float(b)
-    return lo + (hi - lo) * _python("double")
+    return cast(Tracer, lo + (hi - lo) * _python("double"))
 
 
 def randrange(start: Any, stop: Any = None, step: Any = 1) -> Tracer:
@@ -72,12 +72,12 @@ def randrange(start: Any, stop: Any = None, step: Any = 1) -> Tracer:
     if step == 1:
         raise_if(width <= 0, "ValueError", "empty range for randrange() ({lhs}, {rhs}, {v2})",
                  first, last, width)
-        return first + _python("below", width)
+        return cast(Tracer, first + _python("below", width))
     if step == 0:
         raise current().error("zero step for randrange()")
     n = (width + step - 1) // step if step > 0 else (width + step + 1) // step
     raise_if(n <= 0, "ValueError", "empty range for randrange()")
-    return first + step * _python("below", n)
+    return cast(Tracer, first + step * _python("below", n))
 
 
 def randint(a: Any, b: Any) -> Tracer:
@@ -85,7 +85,7 @@ def randint(a: Any, b: Any) -> Tracer:
 
 
 def gauss(mu: Any = 0.0, sigma: Any = 1.0) -> Tracer:
-    return _float(mu) + _python("pygauss") * _float(sigma)
+    return cast(Tracer, _float(mu) + _python("pygauss") * _float(sigma))
 
 
 def normalvariate(mu: Any = 0.0, sigma: Any = 1.0) -> Tracer:
@@ -100,11 +100,11 @@ def normalvariate(mu: Any = 0.0, sigma: Any = 1.0) -> Tracer:
 
     z, _ = lax.while_loop(lambda state: ~state[1], body,
                           (as_tracer(0.0, F64), as_tracer(False, np.dtype(bool))))
-    return _float(mu) + z * _float(sigma)
+    return cast(Tracer, _float(mu) + z * _float(sigma))
 
 
 def expovariate(lambd: Any = 1.0) -> Tracer:
-    return _python("exponential") / _float(lambd)
+    return cast(Tracer, _python("exponential") / _float(lambd))
 
 
 def triangular(low: Any = 0.0, high: Any = 1.0, mode: Any = None) -> Any:
@@ -144,7 +144,7 @@ def choice(seq: Any) -> Tracer:
     items = _sequence(seq, "choice")
     n = lax.dim_value(items.aval.shape[0])
     raise_if(n <= 0, "IndexError", "Cannot choose from an empty sequence")
-    return getitem(items, _python("below", np.maximum(n, 1)))
+    return cast(Tracer, getitem(items, _python("below", np.maximum(n, 1))))
 
 
 def shuffle(x: Any) -> None:

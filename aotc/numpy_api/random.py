@@ -15,7 +15,7 @@ bit generators and algorithms differ from these (see :func:`refuse`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -109,19 +109,19 @@ def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Tracer:
     lo, hi = floats(low, high)
     span = hi - lo
     raise_if(~np.isfinite(span), "OverflowError", "Range exceeds valid bounds")
-    return lo + span * draw("double", shape_of(size, [lo, hi]))
+    return cast(Tracer, lo + span * draw("double", shape_of(size, [lo, hi])))
 
 
 def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Tracer:
     mean, spread = floats(loc, scale)
     raise_if(negative(spread), "ValueError", "scale < 0")
-    return mean + spread * draw("gauss", shape_of(size, [mean, spread]))
+    return cast(Tracer, mean + spread * draw("gauss", shape_of(size, [mean, spread])))
 
 
 def exponential(scale: Any = 1.0, size: Any = None) -> Tracer:
     (spread,) = floats(scale)
     raise_if(negative(spread), "ValueError", "scale < 0")
-    return spread * draw("exponential", shape_of(size, [spread]))
+    return cast(Tracer, spread * draw("exponential", shape_of(size, [spread])))
 
 
 def poisson(lam: Any = 1.0, size: Any = None) -> Tracer:
@@ -166,13 +166,13 @@ def gamma(shape: Any, scale: Any = 1.0, size: Any = None) -> Tracer:
     (theta,) = floats(scale)
     raise_if(negative(k), "ValueError", "shape < 0")
     raise_if(negative(theta), "ValueError", "scale < 0")
-    return theta * draw("standard_gamma", shape_of(size, [theta]), k)
+    return cast(Tracer, theta * draw("standard_gamma", shape_of(size, [theta]), k))
 
 
 def chisquare(df: Any, size: Any = None) -> Tracer:
     freedom = scalar_parameter(df, "chisquare", "df")
     raise_if(freedom <= 0, "ValueError", "df <= 0")
-    return 2.0 * draw("standard_gamma", size_shape(size), freedom / 2.0)
+    return cast(Tracer, 2.0 * draw("standard_gamma", size_shape(size), freedom / 2.0))
 
 
 def beta(a: Any, b: Any, size: Any = None) -> Tracer:

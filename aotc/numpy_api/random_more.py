@@ -11,7 +11,7 @@ checked with NumPy's constraints and messages.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -24,7 +24,7 @@ def _location_scale(name: str) -> Callable[..., Tracer]:
     def family(loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Tracer:
         mu, spread = floats(loc, scale)
         raise_if(negative(spread), "ValueError", "scale < 0")
-        return mu + spread * draw(name, shape_of(size, [mu, spread]))
+        return cast(Tracer, mu + spread * draw(name, shape_of(size, [mu, spread])))
     family.__name__ = name
     return family
 
@@ -32,7 +32,7 @@ def _location_scale(name: str) -> Callable[..., Tracer]:
 def rayleigh(scale: Any = 1.0, size: Any = None) -> Tracer:
     (mode,) = floats(scale)
     raise_if(negative(mode), "ValueError", "scale < 0")
-    return mode * draw("rayleigh", shape_of(size, [mode]))
+    return cast(Tracer, mode * draw("rayleigh", shape_of(size, [mode])))
 
 
 def _one_shape(name: str, param: str, positive: bool) -> Callable[..., Tracer]:
@@ -72,7 +72,7 @@ def geometric(p: Any, size: Any = None) -> Tracer:
 def standard_cauchy(size: Any = None) -> Tracer:
     shape = size_shape(size)
     pairs = draw("gauss", (*shape, lax.as_dim(2, "size")))
-    return pairs[..., 0] / pairs[..., 1]
+    return cast(Tracer, pairs[..., 0] / pairs[..., 1])
 
 
 def triangular(left: Any, mode: Any, right: Any, size: Any = None) -> Tracer:
@@ -86,7 +86,7 @@ def triangular(left: Any, mode: Any, right: Any, size: Any = None) -> Tracer:
     u = draw("double", shape_of(size, [lo, peak, hi]))
     rising = lo + np.sqrt(u * (leftbase * base))
     falling = hi - np.sqrt((1.0 - u) * ((hi - peak) * base))
-    return np.where(u <= ratio, rising, falling)
+    return cast(Tracer, np.where(u <= ratio, rising, falling))
 
 
 RANDOM_MORE: dict[Callable[..., Any], Callable[..., Any]] = {

@@ -54,7 +54,8 @@ def _make(name: str, prim_name: str, result_dtype: Callable[[np.dtype, Any], np.
 
 
 def sum_dtype(dtype: np.dtype, requested: Any) -> np.dtype:
-    return np.sum(np.zeros(1, dtype), dtype=requested).dtype
+    result: np.dtype = np.sum(np.zeros(1, dtype), dtype=requested).dtype
+    return result
 
 
 sum_ = _make("sum", "reduce_sum", sum_dtype)

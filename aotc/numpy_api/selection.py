@@ -9,7 +9,7 @@ array is one ``compress`` pass.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -102,4 +102,4 @@ def trim_zeros(filt: Any, trim: str = "fb") -> Tracer:
         if "f" in trim.lower() else 0
     last = np.max(concatenate([choose(nonzero_at, positions + 1, 0), np.zeros(1, I64)])) \
         if "b" in trim.lower() else n
-    return x[first:np.maximum(first, last)]
+    return cast(Tracer, x[first:np.maximum(first, last)])

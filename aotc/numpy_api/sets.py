@@ -8,7 +8,7 @@ sorting and masks (their sizes depend on the data: bound while the kernel runs, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.lib import _arraysetops_impl as numpy_sets
@@ -34,16 +34,17 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
         raise current().error("np.intersect1d: return_indices=True is not supported yet")
     both = sort(concatenate([_flat_unique(ar1, assume_unique),
                              _flat_unique(ar2, assume_unique)]))
-    return both[:-1][apply_ufunc(np.equal, both[1:], both[:-1])]
+    return cast(Tracer, both[:-1][apply_ufunc(np.equal, both[1:], both[:-1])])
 
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Tracer:
     values = _flat_unique(ar1, assume_unique)
-    return values[isin(values, ravel(as_tracer(ar2)), assume_unique=True, invert=True)]
+    return cast(Tracer, values[isin(values, ravel(as_tracer(ar2)), assume_unique=True,
+                                    invert=True)])
 
 
 def union1d(ar1: Any, ar2: Any) -> Tracer:
-    return unique(concatenate([ravel(as_tracer(ar1)), ravel(as_tracer(ar2))]))
+    return cast(Tracer, unique(concatenate([ravel(as_tracer(ar1)), ravel(as_tracer(ar2))])))
 
 
 def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Tracer:
@@ -53,11 +54,11 @@ def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Tracer:
     differ = apply_ufunc(np.not_equal, both[1:], both[:-1])
     edge = as_tracer(np.array([True]))
     flags = concatenate([edge, differ, edge])
-    return both[apply_ufunc(np.logical_and, flags[1:], flags[:-1])]
+    return cast(Tracer, both[apply_ufunc(np.logical_and, flags[1:], flags[:-1])])
 
 
 def unique_values(x: Any) -> Tracer:
-    return unique(x, equal_nan=False)
+    return cast(Tracer, unique(x, equal_nan=False))
 
 
 def unique_counts(x: Any) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.lib import _function_base_impl as numpy_functions
@@ -144,7 +144,7 @@ def _chebyshev(x: Tracer, coefficients: Any) -> Tracer:
     for c in coefficients[1:]:
         b2, b1 = b1, b0
         b0 = x * b1 - b2 + float(c)
-    return 0.5 * (b0 - b2)
+    return cast(Tracer, 0.5 * (b0 - b2))
 
 
 def i0(x: Any) -> Tracer:

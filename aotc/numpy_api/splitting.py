@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -30,7 +30,7 @@ def _axis(x: Tracer, axis: Any) -> int:
 
 def _along(x: Tracer, axis: int, start: Any, stop: Any) -> Tracer:
     index = (slice(None),) * axis + (slice(start, stop),)
-    return x[index]
+    return cast(Tracer, x[index])
 
 
 def _pieces(x: Tracer, sections: Any, axis: int, equal: bool) -> Any:

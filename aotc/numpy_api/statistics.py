@@ -8,6 +8,7 @@ divides by ``max(n - ddof, 0)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -137,7 +138,7 @@ def nansum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) 
     return sum_(nan_filled(a, 0), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
-def _nan_extreme(name: str, reduce: Any, fill: float) -> Any:
+def _nan_extreme(name: str, reduce: Callable[..., Tracer], fill: float) -> Any:
     def nan_reduction(a: Any, axis: Any = None, keepdims: bool = False) -> Tracer:
         x = as_tracer(a)
         if x.dtype.kind == "c":  # NumPy's fmax.reduce: an all-NaN slice gives its first NaN

@@ -18,7 +18,7 @@ dtype, or the exception) is what the kernel does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -83,7 +83,7 @@ def _fold(ufunc: np.ufunc, x: Tracer, axis: int, dtype: np.dtype) -> tuple[Trace
         return new, new
 
     start = full_from_dims(items.aval.shape[1:], identity, dtype)
-    return lax.scan(step, start, (items, iota(I64, (n,), 0)))
+    return cast(tuple[Tracer, Tracer], lax.scan(step, start, (items, iota(I64, (n,), 0))))
 
 
 def _nonempty(ufunc: np.ufunc, extent: DimExpr) -> None:

@@ -133,7 +133,9 @@ def apply_ufunc(ufunc: np.ufunc, *operands: Any) -> Tracer:
                      for o in operands)
     decomposition = DECOMPOSITIONS.get(ufunc)
     if decomposition is not None:
-        return decomposition(*operands)
+        # (a tuple of tracers for a ufunc of several outputs: divmod, modf, frexp)
+        decomposed: Tracer = decomposition(*operands)
+        return decomposed
     prim = PRIM_OF_UFUNC.get(ufunc)
     if prim is None:  # the dispatch tables only let a supported ufunc reach here
         raise current().error(f"np.{ufunc.__name__} is not supported")

@@ -18,6 +18,7 @@ the kernel's size environment ``env``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -64,7 +65,9 @@ def _for_loop_type(lower: Any, upper: Any, *rest: Any, body: Any, n_consts: int,
     return tuple(carry)
 
 
-def _for_loop_impl(lower, upper, *rest, body, n_consts, step, run, env):
+def _for_loop_impl(lower: np.ndarray, upper: np.ndarray, *rest: np.ndarray, body: Any,
+                   n_consts: int, step: int, run: Callable[..., list[np.ndarray]],
+                   env: dict[str, int]) -> tuple[np.ndarray, ...]:
     consts, carry = list(rest[:n_consts]), list(rest[n_consts:])
     for i in range(int(lower), int(upper), step):
         carry = run(body, *consts, np.int64(i), *carry)
@@ -83,7 +86,9 @@ def _while_type(*ins: Any, cond: Any, body: Any, n_cond_consts: int,
     return tuple(carry)
 
 
-def _while_impl(*ins, cond, body, n_cond_consts, n_body_consts, run, env):
+def _while_impl(*ins: np.ndarray, cond: Any, body: Any, n_cond_consts: int, n_body_consts: int,
+                run: Callable[..., list[np.ndarray]], env: dict[str, int]
+                ) -> tuple[np.ndarray, ...]:
     cc, bc = ins[:n_cond_consts], ins[n_cond_consts:n_cond_consts + n_body_consts]
     carry = list(ins[n_cond_consts + n_body_consts:])
     while bool(run(cond, *cc, *carry)[0]):
@@ -103,7 +108,9 @@ def _cond_type(index: Any, *operands: Any, branches: tuple[Any, ...]) -> tuple[A
     return tuple(outs or ())
 
 
-def _cond_impl(index, *operands, branches, run, env):
+def _cond_impl(index: np.ndarray, *operands: np.ndarray, branches: tuple[Any, ...],
+               run: Callable[..., list[np.ndarray]], env: dict[str, int]
+               ) -> tuple[np.ndarray, ...]:
     chosen = branches[min(max(int(index), 0), len(branches) - 1)]
     return tuple(run(chosen, *operands))
 
@@ -123,7 +130,9 @@ def _scan_type(*ins: Any, body: Any, n_consts: int, n_carry: int, length: Any,
     return tuple(init) + ys
 
 
-def _scan_impl(*ins, body, n_consts, n_carry, length, reverse, run, env):
+def _scan_impl(*ins: np.ndarray, body: Any, n_consts: int, n_carry: int, length: int,
+               reverse: bool, run: Callable[..., list[np.ndarray]], env: dict[str, int]
+               ) -> tuple[np.ndarray, ...]:
     consts, carry = ins[:n_consts], list(ins[n_consts:n_consts + n_carry])
     xs = ins[n_consts + n_carry:]
     ys: list[list[np.ndarray]] = []

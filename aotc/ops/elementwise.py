@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TraceError
+from ..shapes import Shape
 from ..tracing.avals import AType
 from ..types import complex_dtype, real_dtype
 from .core import (
@@ -23,7 +24,9 @@ from .core import (
     COMMUTATIVE,
     COMPARISON,
     ELEMENTWISE,
+    ImplRule,
     Primitive,
+    TypeRule,
     impl_rules,
     primitive,
     type_rules,
@@ -78,14 +81,14 @@ UFUNC_OF: dict[Primitive, np.ufunc] = {}
 PRIM_OF_UFUNC: dict[np.ufunc, Primitive] = {}
 
 
-def _broadcast_shape(types: tuple[Any, ...]) -> tuple:
+def _broadcast_shape(types: tuple[AType, ...]) -> Shape:
     shapes = {t.shape for t in types if t.shape != ()}
     if len(shapes) > 1:
         raise TraceError(f"elementwise inputs differ in shape: {sorted(map(str, types))}")
     return shapes.pop() if shapes else ()
 
 
-def _same_dtype(name: str, types: tuple[Any, ...]) -> np.dtype:
+def _same_dtype(name: str, types: tuple[AType, ...]) -> np.dtype:
     dtypes = {t.dtype for t in types}
     if len(dtypes) != 1:
         raise TraceError(f"{name}: inputs must share a dtype, got {sorted(map(str, dtypes))}")
@@ -98,7 +101,7 @@ def _result_dtype(name: str, result_bool: bool, dtype: np.dtype) -> np.dtype:
     return real_dtype(dtype) if name in REAL_RESULT else dtype
 
 
-def _make_type_rule(name: str, result_bool: bool):
+def _make_type_rule(name: str, result_bool: bool) -> TypeRule:
     def rule(*types: Any) -> tuple[Any, ...]:
 
         dtype = _same_dtype(name, types)
@@ -106,7 +109,7 @@ def _make_type_rule(name: str, result_bool: bool):
     return rule
 
 
-def _make_impl_rule(name: str, ufunc: np.ufunc, result_bool: bool):
+def _make_impl_rule(name: str, ufunc: np.ufunc, result_bool: bool) -> ImplRule:
     def impl(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
         want = _result_dtype(name, result_bool, arrays[0].dtype)
         with np.errstate(all="ignore"):

@@ -38,7 +38,8 @@ def _fusion_type(*ins: Any, body: Any, shape: Any, axes: tuple[int, ...]) -> tup
     return tuple(o.type for o in body.outputs)
 
 
-def _fusion_impl(*ins: Any, body: Any, shape: Any, axes: Any, run: Any, env: Any):
+def _fusion_impl(*ins: Any, body: Any, shape: Any, axes: Any, run: Any, env: Any
+                 ) -> tuple[Any, ...]:
     return tuple(run(body, *ins))
 
 

@@ -123,7 +123,8 @@ def root_index(atom: Atom, ndim: int, axes: tuple[int, ...]) -> Index:
 
 def iota_component(eqn: Eqn, index: Index) -> Affine:
     """The loop-index component an ``iota`` at ``index`` takes its value from."""
-    return index[eqn.params["dimension"]]
+    dimension: int = eqn.params["dimension"]
+    return index[dimension]
 
 
 def read_indices(body: Program, roots: list[Atom], ndim: int, axes: tuple[int, ...]

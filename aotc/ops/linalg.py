@@ -39,7 +39,8 @@ def _dot_general_type(lhs: Any, rhs: Any, *, contracting: tuple[tuple[int, ...],
     return (AType(lhs.dtype, shape),)
 
 
-def _dot_general_impl(lhs: np.ndarray, rhs: np.ndarray, *, contracting, batch):
+def _dot_general_impl(lhs: np.ndarray, rhs: np.ndarray, *, contracting: tuple[tuple[int, ...], ...],
+                      batch: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray]:
     (lc, rc), (lb, rb) = contracting, batch
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     lsub = [next(letters) for _ in range(lhs.ndim)]

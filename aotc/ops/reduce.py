@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..tracing.avals import AType
-from .core import REDUCTION, impl_rules, primitive, type_rules
+from .core import REDUCTION, ImplRule, impl_rules, primitive, type_rules
 
 REDUCE_UFUNCS: dict[str, np.ufunc] = {
     "reduce_sum": np.add, "reduce_prod": np.multiply, "reduce_max": np.maximum,
@@ -47,7 +47,7 @@ def highest(dtype: np.dtype) -> object:
 START = {"reduce_max": lowest, "reduce_min": highest}
 
 
-def _make_impl(ufunc: np.ufunc, name: str):
+def _make_impl(ufunc: np.ufunc, name: str) -> ImplRule:
     def impl(x: np.ndarray, *, axes: tuple[int, ...]) -> tuple[np.ndarray, ...]:
         extra: dict[str, Any] = {"initial": START[name](x.dtype)} \
             if name in START and x.size == 0 else {}

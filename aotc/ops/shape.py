@@ -37,7 +37,8 @@ def _atype(dtype: np.dtype, shape: Shape) -> AType:
     return AType(dtype, tuple(shape))
 
 
-def _broadcast_in_dim_type(x: Any, *, shape: Shape, broadcast_dimensions: tuple[int, ...]):
+def _broadcast_in_dim_type(x: Any, *, shape: Shape, broadcast_dimensions: tuple[int, ...]
+                           ) -> tuple[AType]:
     """Operand axis i becomes output axis ``broadcast_dimensions[i]``.
 
     The operand size must be 1 (stretched) or the output size. Two sizes that differ in
@@ -53,48 +54,52 @@ def _broadcast_in_dim_type(x: Any, *, shape: Shape, broadcast_dimensions: tuple[
     return (_atype(x.dtype, shape),)
 
 
-def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_impl(x: np.ndarray, *, shape: tuple[int, ...],
+                           broadcast_dimensions: tuple[int, ...]) -> tuple[np.ndarray]:
     expanded = np.expand_dims(x, tuple(i for i in range(len(shape))
                                        if i not in broadcast_dimensions))
     return (np.broadcast_to(expanded, shape),)
 
 
-def _reshape_type(x: Any, *, new_sizes: Shape):
+def _reshape_type(x: Any, *, new_sizes: Shape) -> tuple[AType]:
     if size(x.shape) != size(tuple(new_sizes)):
         raise ValueError(f"cannot reshape size {size(x.shape)} into {new_sizes}")
     return (_atype(x.dtype, new_sizes),)
 
 
-def _transpose_type(x: Any, *, permutation: tuple[int, ...]):
+def _transpose_type(x: Any, *, permutation: tuple[int, ...]) -> tuple[AType]:
     if sorted(permutation) != list(range(x.ndim)):
         raise ValueError(f"transpose: {permutation} is not a permutation of {x.ndim} axes")
     return (_atype(x.dtype, tuple(x.shape[p] for p in permutation)),)
 
 
-def _slice_type(x: Any, *, start: tuple[DimExpr, ...], step: tuple[Step, ...], shape: Shape):
+def _slice_type(x: Any, *, start: tuple[DimExpr, ...], step: tuple[Step, ...],
+                shape: Shape) -> tuple[AType]:
     """``out[i, …] = x[start[0] + i*step[0], …]``; bounds were clamped by tracing."""
     if not (len(start) == len(step) == len(shape) == x.ndim) or 0 in step:
         raise ValueError("slice: one start, nonzero step and size per axis")
     return (_atype(x.dtype, shape),)
 
 
-def _slice_impl(x, *, start, step, shape):
+def _slice_impl(x: np.ndarray, *, start: tuple[int, ...], step: tuple[int, ...],
+                shape: tuple[int, ...]) -> tuple[np.ndarray]:
     index = tuple(np.arange(n) * s + b for b, s, n in zip(start, step, shape, strict=True))
     return (x[np.ix_(*index)] if index else x,)
 
 
-def _refine_shape_type(x: Any, *, shape: Shape):
+def _refine_shape_type(x: Any, *, shape: Shape) -> tuple[AType]:
     if len(shape) != x.ndim or any(a != b and a.is_const and b.is_const
                                    for a, b in zip(x.shape, shape, strict=True)):
         raise ValueError(f"refine_shape: {shape} cannot refine {x.shape}")
     return (_atype(x.dtype, shape),)
 
 
-def _dim_value_type(*, expr: DimExpr):
+def _dim_value_type(*, expr: DimExpr) -> tuple[AType]:
     return (_atype(I64, ()),)
 
 
-def _bind_dim_type(value: Any, *, symbol: str, upper: DimExpr, proven: bool = False):
+def _bind_dim_type(value: Any, *, symbol: str, upper: DimExpr,
+                   proven: bool = False) -> tuple[AType]:
     if value.shape != () or value.dtype != I64:
         raise ValueError("bind_dim binds an int64 scalar")
     return (_atype(I64, ()),)
@@ -134,20 +139,21 @@ iota_p = primitive("iota")
 concatenate_p = primitive("concatenate")
 
 
-def _iota_type(*, dtype: np.dtype, shape: Shape, dimension: int):
+def _iota_type(*, dtype: np.dtype, shape: Shape, dimension: int) -> tuple[AType]:
     """Each element's index along ``dimension``, as ``dtype`` (``arange`` and ``eye``)."""
     if not 0 <= dimension < len(shape):
         raise ValueError("iota: dimension out of range")
     return (_atype(np.dtype(dtype), shape),)
 
 
-def _iota_impl(*, dtype, shape, dimension):
+def _iota_impl(*, dtype: np.dtype, shape: tuple[int, ...], dimension: int
+               ) -> tuple[np.ndarray]:
     index = np.arange(shape[dimension], dtype=np.int64)
     index = index.reshape([-1 if i == dimension else 1 for i in range(len(shape))])
     return (np.broadcast_to(index, shape).astype(dtype),)
 
 
-def _concatenate_type(*xs: Any, axis: int):
+def _concatenate_type(*xs: Any, axis: int) -> tuple[AType]:
     first = xs[0]
     if not 0 <= axis < first.ndim:
         raise ValueError(f"concatenate: axis {axis} out of range for rank {first.ndim}")
@@ -168,7 +174,7 @@ update_slice_p = primitive("update_slice")
 
 
 def _update_slice_type(base: Any, update: Any, *, start: tuple[DimExpr, ...],
-                       step: tuple[Step, ...]):
+                       step: tuple[Step, ...]) -> tuple[AType]:
     """A new version of ``base`` with ``base[start + i*step] = update[i]``: a write into a
     view, represented functionally (buffer planning makes it an in-place store)."""
     if update.dtype != base.dtype or update.ndim != base.ndim:
@@ -178,7 +184,8 @@ def _update_slice_type(base: Any, update: Any, *, start: tuple[DimExpr, ...],
     return (_atype(base.dtype, base.shape),)
 
 
-def _update_slice_impl(base, update, *, start, step):
+def _update_slice_impl(base: np.ndarray, update: np.ndarray, *, start: tuple[int, ...],
+                       step: tuple[int, ...]) -> tuple[np.ndarray]:
     out = np.array(base, copy=True)
     index = tuple(np.arange(n) * s + b for b, s, n in zip(start, step, update.shape, strict=True))
     if all(len(i) for i in index):

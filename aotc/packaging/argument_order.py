@@ -37,7 +37,7 @@ def _ancestors(program: Program, atom: object) -> set[Var]:
     for eqn in reversed(program.eqns):
         if any(o in found for o in eqn.outs):
             found.update(a for a in eqn.inputs if isinstance(a, Var))
-    return found  # type: ignore[return-value]
+    return found
 
 
 def _first_write(program: Program, index: int, atom: object) -> int | None:

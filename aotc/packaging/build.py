@@ -354,7 +354,7 @@ def _relative(path: Path, root: Path) -> str:
     return str(path)
 
 
-class AotcBuildExt(build_ext):
+class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
     """``build_ext`` that renders and compiles the kernels first, then builds as usual."""
 
     def _plan(self) -> Plan | None:
@@ -430,8 +430,9 @@ class AotcBuildExt(build_ext):
         _log(cfg, f"cythonizing {ext.sources[0]}")
         with _chdir(root):
             try:
-                (cythonized,) = cythonize([ext], quiet=not cfg.verbose, force=True,
-                                          compiler_directives={"language_level": 3})
+                (cythonized,) = cythonize(  # type: ignore[no-untyped-call]  # Cython: unannotated
+                    [ext], quiet=not cfg.verbose, force=True,
+                    compiler_directives={"language_level": 3})
             except CompileError as exc:
                 raise BuildError(f"Cython could not compile the generated {ext.sources[0]} "
                                  "(a bug in aotc: please report it with that file)") from exc

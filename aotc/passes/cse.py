@@ -16,15 +16,15 @@ x; a[s] = t``, whose last write stores ``t`` where it already is) is its base.
 
 from __future__ import annotations
 
-from ..ir import Atom, Eqn, Program, Var, is_stateful
-from ..ops.core import COMMUTATIVE
+from ..ir import Atom, Eqn, Params, Program, Var, is_stateful
+from ..ops.core import COMMUTATIVE, Primitive
 from ..ops.shape import reshape_p, slice_p, update_slice_p
 from .rewrite import Renamer, map_nested
 
 
 def cse(program: Program) -> Program:
     rename = Renamer()
-    seen: dict[tuple, tuple[Var, ...]] = {}
+    seen: dict[tuple[Primitive, tuple[Atom, ...], Params], tuple[Var, ...]] = {}
     eqns: list[Eqn] = []
     defs: dict[Var, Eqn] = {}
     for eqn in program.eqns:

@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import TraceError
-from ..ir import Atom, AType, Program, Var, bound_uppers
+from ..ir import Atom, Program, Var, bound_uppers
 from ..shapes import DimExpr, Shape, bound_symbols
+from .avals import AType
 from .bind import convert, refine_shape
 from .tracer import (
     WEAK_TYPES,

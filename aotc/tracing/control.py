@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TraceError
-from ..ir import AType, Eqn, Params, Program, Var, bound_uppers
+from ..ir import Eqn, Params, Program, Var, bound_uppers
 from ..ops.control import cond_p, for_loop_p, scan_p, while_loop_p
 from ..ops.elementwise import convert_p
 from ..shapes import DimExpr
@@ -30,6 +30,7 @@ from .aliases import (
     swapped_arrays,
     trip_count,
 )
+from .avals import AType
 from .bind import as_dim, bind, convert, fresh
 from .bodies import (
     SCALAR_I64,

@@ -22,13 +22,14 @@ from ..autograph import convert, optional
 from ..autograph.optional import Optional
 from ..autograph.runtime import KernelRaises
 from ..errors import AotcError, Loc, TraceError, internal_errors, tracing_failure
-from ..ir import Atom, AType, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
+from ..ir import Atom, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
 from ..ops.elementwise import convert_p
 from ..ops.index import PYTHON_NUMBER_BITS, python_number_p
 from ..ops.shape import broadcast_in_dim_p
 from ..shapes import DimExpr, upper_bound
 from ..types import ArrayType, Signature
 from ..value_bounds import exact_interval
+from .avals import AType
 from .bind import bind1
 from .tracer import TraceContext, Tracer, as_atom, current, tracing
 
@@ -151,7 +152,7 @@ def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKin
         else:
             raise ctx.error(f"the kernel returns {type(item).__name__}, which is not an array "
                             "or number")
-    return atoms, kind  # type: ignore[return-value]
+    return atoms, kind
 
 
 def _copies_made(result: Any, params: dict[str, Tracer]) -> Any:

@@ -19,16 +19,17 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from ..errors import AotcError, Loc, TraceError
-from ..ir import Atom, AType, Check, Eqn, Lit, Params, Var
+from ..ir import Atom, Check, Eqn, Lit, Params, Var
 from ..ops import Primitive, type_rules
 from ..ops.index import check_p
 from ..ops.shape import bind_dim_p, dim_value_p
 from ..shapes import BOUND_PREFIX, DimExpr, bound_symbols, size, upper_bound
+from .avals import AType
 from .guards import Guards
 from .messages import SLOTS, token
 
@@ -338,7 +339,7 @@ class Tracer:
                  "or write an if statement (those compile on runtime values)",
         )
 
-    def _concrete(self, what: str) -> Any:
+    def _concrete(self, what: str) -> NoReturn:
         raise current().error(
             f"{what}() of a traced value: its value is only known when the kernel runs",
             hint="keep it an array operation, or make it a build-time constant",
@@ -436,6 +437,9 @@ class Tracer:
         def __le__(self, other: Any) -> Any: ...
         def __gt__(self, other: Any) -> Any: ...
         def __ge__(self, other: Any) -> Any: ...
+        def __eq__(self, other: Any) -> Any: ...  # elementwise: a traced bool
+        def __ne__(self, other: Any) -> Any: ...
+        def __hash__(self) -> int: ...  # (still object's: __eq__ is set after the class)
         def __neg__(self) -> Any: ...
         def __truediv__(self, other: Any) -> Any: ...
         def __floordiv__(self, other: Any) -> Any: ...
@@ -533,7 +537,8 @@ def as_atom(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> At
             return Lit(np.array(value, dtype=target), target)
         except OverflowError as err:
             raise current().error(str(err)) from None
-    return DISPATCH.get("constant")(value).atom
+    constant: Tracer = DISPATCH.get("constant")(value)
+    return constant.atom
 
 
 def as_tracer(value: Any, dtype: np.dtype | None = None, wrap: bool = False) -> Tracer:

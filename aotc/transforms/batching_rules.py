@@ -32,7 +32,7 @@ from ..ops.shape import (
 )
 from ..ops.sorting import argsort_p, searchsorted_p, sort_p
 from ..shapes import DimExpr, Step
-from .batching import BatchCtx, batch_rules
+from .batching import BatchCtx, BatchRule, batch_rules
 
 I64 = np.dtype(np.int64)
 BOOL = np.dtype(bool)
@@ -43,7 +43,7 @@ def _prim(name: str) -> Primitive:
     return ALL_PRIMITIVES[name]
 
 
-def _elementwise(prim: Primitive):
+def _elementwise(prim: Primitive) -> BatchRule:
     """Inputs are broadcast to one batched shape; unbatched scalars stay scalars (an
     elementwise primitive reads a rank-0 input as the same value at every index)."""
     def rule(ctx: BatchCtx, args: list[Atom], batched: list[bool], **params: Any) -> Out:
@@ -57,14 +57,14 @@ def _elementwise(prim: Primitive):
     return rule
 
 
-def _shift_axes(prim: Primitive):
+def _shift_axes(prim: Primitive) -> BatchRule:
     def rule(ctx: BatchCtx, args: list[Atom], batched: list[bool], *,
              axes: tuple[int, ...]) -> Out:
         return [ctx.em.one(prim, args[0], axes=tuple(a + 1 for a in axes))], [True]
     return rule
 
 
-def _shift_axis(prim: Primitive):
+def _shift_axis(prim: Primitive) -> BatchRule:
     def rule(ctx: BatchCtx, args: list[Atom], batched: list[bool], *, axis: int,
              **params: Any) -> Out:
         return [ctx.em.one(prim, args[0], axis=axis + 1, **params)], [True]

@@ -68,7 +68,7 @@ def unbroadcast(em: Emitter, ct: Atom, atype: AType) -> Atom:
     return em.one(REDUCTIONS["reduce_sum"], ct, axes=tuple(range(ct.type.ndim)))
 
 
-def _unary(grad: Callable[[Ops, Atom, Atom, Atom], Atom]):
+def _unary(grad: Callable[[Ops, Atom, Atom, Atom], Atom]) -> VjpRule:
     """``grad(o, g, x, z)``: the input's cotangent from the output's ``g``, input ``x`` and
     result ``z``."""
     def rule(em: Emitter, cts: Cts, ins: list[Atom], outs: list[Atom]) -> Cts:
@@ -79,7 +79,8 @@ def _unary(grad: Callable[[Ops, Atom, Atom, Atom], Atom]):
     return rule
 
 
-def _binary(grad: Callable[[Ops, Atom, Atom, Atom, Atom], tuple[Atom | None, Atom | None]]):
+def _binary(grad: Callable[[Ops, Atom, Atom, Atom, Atom], tuple[Atom | None, Atom | None]]
+            ) -> VjpRule:
     def rule(em: Emitter, cts: Cts, ins: list[Atom], outs: list[Atom]) -> Cts:
         (g,), (x, y), (z,) = cts, ins, outs
         if g is None or not is_float(z.type):
@@ -90,7 +91,7 @@ def _binary(grad: Callable[[Ops, Atom, Atom, Atom, Atom], tuple[Atom | None, Ato
     return rule
 
 
-def _extremum(greater: str):
+def _extremum(greater: str) -> Callable[[Ops, Atom, Atom, Atom, Atom], tuple[Atom, Atom]]:
     """max/min: the cotangent goes to the chosen side; ties split it in half (JAX)."""
     def grad(o: Ops, g: Atom, x: Atom, y: Atom, z: Atom) -> tuple[Atom, Atom]:
         half = o.mul(g, o.c(0.5, g))

@@ -23,7 +23,7 @@ from ..targets.isa import InstructionSet
 from .dtypes import PTR, i64
 
 
-class KernelBuilder(ir.IRBuilder):
+class KernelBuilder(ir.IRBuilder):  # type: ignore[misc]  # llvmlite is untyped
     """An ``IRBuilder`` that knows the fast-math flags and the kernel's error exits."""
 
     def __init__(self, block: ir.Block, fp_flags: tuple[str, ...] = (),

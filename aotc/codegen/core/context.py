@@ -16,9 +16,10 @@ from llvmlite import ir
 
 from ...abi import NEGATIVE_IN_KERNEL
 from ...errors import AotcError, UnsupportedError
-from ...ir import Atom, AType, Eqn, Lit, Program, Var
+from ...ir import Atom, Eqn, Lit, Program, Var
 from ...ops.core import Primitive
 from ...shapes import bound_symbols
+from ...tracing.avals import AType
 from ..memory.layout import Home, Layout, OutputHome
 from .builder import KernelBuilder
 from .dims import DimEvaluator

@@ -66,7 +66,8 @@ def compile_object(entries: Entries, target: TargetSpec) -> bytes:
 
 def object_from_text(text: str, target: TargetSpec) -> bytes:
     """The object file of a module's unoptimized IR text."""
-    return target_machine(target).emit_object(optimized_text(text, target))
+    obj: bytes = target_machine(target).emit_object(optimized_text(text, target))
+    return obj
 
 
 def emit_llvm(entries: Entries, target: TargetSpec, optimized: bool = True) -> str:
@@ -76,5 +77,6 @@ def emit_llvm(entries: Entries, target: TargetSpec, optimized: bool = True) -> s
 
 def emit_asm(entries: Entries, target: TargetSpec, optimized: bool = True) -> str:
     """Target assembly text."""
-    return target_machine(target).emit_assembly(
+    asm: str = target_machine(target).emit_assembly(
         optimized_module(entries, target, optimize=optimized))
+    return asm

@@ -51,8 +51,9 @@ import numpy as np
 from llvmlite import ir
 
 from ... import abi
-from ...ir import AType, Eqn
+from ...ir import Eqn
 from ...shapes import minimum, size
+from ...tracing.avals import AType
 from ..core.builder import KernelBuilder, existing, internal_function
 from ..core.dtypes import I8, I64, PTR, i64, mem_type
 from ..core.loops import for_range

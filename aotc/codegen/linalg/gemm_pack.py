@@ -21,6 +21,8 @@ width, with a fast path for the common unit-stride layout (rows of a C-contiguou
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from llvmlite import ir
 
@@ -158,7 +160,8 @@ def _transpose4(b: ir.IRBuilder, rows: list[ir.Value]) -> list[ir.Value]:
             shuffle(low[0], low[1], [2, 3, 6, 7]), shuffle(high[0], high[1], [2, 3, 6, 7])]
 
 
-def _copy_columns(b: KernelBuilder, kc: ir.Value, dst: ir.Value, width: int, source,
+def _copy_columns(b: KernelBuilder, kc: ir.Value, dst: ir.Value, width: int,
+                  source: Callable[[int, ir.Value], ir.Value],
                   ty: ir.Type, size: int, keep: list[ir.Value] | None = None) -> None:
     """``dst[p * width + i] = *source(i, p)`` for every ``p < kc``, ``i < width``; where
     ``keep[i]`` is false, 0 instead (the source is then a valid stand-in address)."""

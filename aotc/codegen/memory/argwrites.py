@@ -15,7 +15,7 @@ end has nothing left to do (the entry point's overlap check still applies, see
 from __future__ import annotations
 
 from ...ir import Atom, Eqn, Program, Var
-from ...ops.core import ELEMENTWISE
+from ...ops.core import ELEMENTWISE, Primitive
 from ...ops.fusion import fusion_p
 from ...ops.linalg import dot_general_p
 from ..core.carries import LOOP_FORMS
@@ -23,7 +23,7 @@ from ..nests.fusion_plan import plan_fusion, reads_only_at_own_index
 from .planner import Planner, Scope
 
 
-def chain_start(program: Program, atom: Atom, updates: frozenset) -> Var | None:
+def chain_start(program: Program, atom: Atom, updates: frozenset[Primitive]) -> Var | None:
     """The first version of the update chain that ends in ``atom``: follow update bases
     and loop initial values back to a value made some other way (or an input)."""
     made = {out: eqn for eqn in program.eqns for out in eqn.outs}
@@ -43,7 +43,7 @@ def chain_start(program: Program, atom: Atom, updates: frozenset) -> Var | None:
     return None
 
 
-def targets(program: Program, updates: frozenset) -> dict[Var, int]:
+def targets(program: Program, updates: frozenset[Primitive]) -> dict[Var, int]:
     """Values that could be computed into argument ``index``'s array: the start of the
     update chain of each write into an argument."""
     found: dict[Var, int] = {}

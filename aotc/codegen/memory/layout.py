@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 from ...abi import SCRATCH_ALIGN
 from ...errors import UnsupportedError
-from ...ir import AType, Program, Var, bound_uppers, nested_programs, returned_arguments
+from ...ir import Program, Var, bound_uppers, nested_programs, returned_arguments
 from ...ops.control import cond_p
 from ...shapes import DimExpr, relu, size, upper_bound
+from ...tracing.avals import AType
 from ..core.carries import LOOP_FORMS
 from ..core.dtypes import check_supported
 from .inplace import BufferPlan, Move, Update, plan_buffers

@@ -213,7 +213,7 @@ class Planner:
     def region_moves(self, values: Sequence[Atom], slots: Sequence[Var]) -> tuple[Move, ...]:
         """Moves that assign ``values[k]`` to the buffer of ``slots[k]``, all at once."""
         skip = [v is s or (bool(s.type.ndim) and self.is_version(v)
-                           and self.find(v) is self.find(s))  # type: ignore[arg-type]
+                           and self.find(v) is self.find(s))
                 for v, s in zip(values, slots, strict=True)]
         overwritten = {self.find(s) for s, sk in zip(slots, skip, strict=True)
                        if s.type.ndim and not sk}

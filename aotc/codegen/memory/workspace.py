@@ -14,12 +14,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...ir import AType, Eqn
+from ...ir import Eqn
 from ...ops.core import Primitive
 from ...ops.fusion import fusion_p
 from ...ops.linalg import dot_general_p
 from ...ops.sorting import argsort_p, sort_p
 from ...shapes import DimExpr
+from ...tracing.avals import AType
 from ..linalg import gemm
 from ..sorting.radix import histogram_size
 

@@ -136,7 +136,8 @@ class Slots:
             copy_into(self.ctx, value, slot)
 
 
-def _staging(ctx: Lowering, key: tuple, atoms: Sequence[Atom]) -> list[View | None]:
+def _staging(ctx: Lowering, key: tuple[Eqn] | tuple[Eqn, int],
+             atoms: Sequence[Atom]) -> list[View | None]:
     return [ctx.buffer(ctx.layout.staging[(*key, k)], atom.type)
             if (*key, k) in ctx.layout.staging else None for k, atom in enumerate(atoms)]
 

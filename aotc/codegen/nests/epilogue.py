@@ -43,7 +43,7 @@ def lower_dot_epilogue(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[V
     head = body.eqns[0]
     (product,) = head.outs
     env = dict(zip(body.inputs, args, strict=True))
-    lhs, rhs = (env[a] for a in head.inputs)  # type: ignore[index]
+    lhs, rhs = (env[a] for a in head.inputs)
     assert isinstance(lhs, View) and isinstance(rhs, View)
     dest = ctx.home(eqn.outs[0])
     rest = Program((product, *body.inputs), body.eqns[1:], body.outputs, name="fusion")

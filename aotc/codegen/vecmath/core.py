@@ -40,7 +40,7 @@ class Fmt:
 
     @property
     def bits(self) -> int:
-        return self.ity.width
+        return int(self.ity.width)
 
     @property
     def precision(self) -> int:

@@ -22,7 +22,7 @@ FALLBACK_FUNCTIONS = ("sin", "cos", "tan")
 MAPPINGS_ATTRIBUTE = "vector-function-abi-variant"
 
 
-class _Attributes(ir.values.FunctionAttributes):
+class _Attributes(ir.values.FunctionAttributes):  # type: ignore[misc]  # llvmlite is untyped
     """Function attributes that may also hold one ``"key"="value"`` string attribute
     (llvmlite's own set only accepts LLVM's enum attribute names)."""
 

@@ -11,9 +11,11 @@ never a runtime one).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 #: name -> (remainder function of the polynomial variable, interval, doc)
-FUNCTIONS = {
+FUNCTIONS: dict[str, tuple[Callable[[Any, Any], Any], tuple[float, float], str]] = {
     "EXP": (lambda mp, r: (mp.exp(r) - 1 - r) / r**2, (-0.3467, 0.3467),
             "(exp(r) - 1 - r) / r**2 for |r| <= ln2/2"),
     "LOG": (lambda mp, z: (2 * mp.atanh(mp.sqrt(z)) / mp.sqrt(z) - 2) / z, (0.0, 0.02944),
@@ -39,7 +41,7 @@ def fit(name: str, target: float) -> list[float]:
     import mpmath as mp
     mp.mp.dps = 160  # the remainders cancel ~80 digits next to 0
     fn, (lo, hi), _ = FUNCTIONS[name]
-    def remainder(t):  # the removable singularity at 0: step off it
+    def remainder(t: Any) -> Any:  # the removable singularity at 0: step off it
         return fn(mp, t if t != 0 else mp.mpf(10)**-40)
 
     for degree in range(1, 20):
