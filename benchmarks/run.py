@@ -4,6 +4,7 @@
     python benchmarks/run.py --quick          # small inputs, few repeats: does everything run?
     python benchmarks/run.py --only selu,softmax --threads 1
     python benchmarks/run.py --tables parallel --threads 2 --no-build
+    python benchmarks/run.py --portable --tables single,parallel   # for another machine
 
 Each thread count runs in a process of its own, started with that count in every
 library's thread variables (and pinned to that many cores); every system gets the same
@@ -28,6 +29,11 @@ them alike).
 - ``parallel`` (N > 1 threads): issue 13's kernels, aotc built with ``parallel = true``,
   Numba ``parallel=True``/``prange``, JAX with XLA's default threading, numexpr, and
   NumPy (OpenBLAS uses N threads for the products; its other loops have one).
+
+``--portable`` times the default portable builds (x86-64-v2/-v3/-v4, the best chosen at
+import) instead of native ones, in the ``single`` and ``parallel`` tables: build here,
+copy ``benchmarks/build`` to a machine without a compiler, and run there with
+``--portable --no-build`` (the workers keep the PYTHONPATH the runner was started with).
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ TOUR = HERE.parent / "examples" / "numpy_tour"
 #: Further builds of bench_kernels, one project directory each: their [tool.aotc] keys.
 VARIANTS: dict[str, dict[str, Any]] = {
     "parallel": {"target": "native", "parallel": True},
+    "parallel-portable": {"parallel": True},  # the default targets, for --portable
     "portable": {},  # the default targets: x86-64-v2, -v3, -v4
     "x86-64-v3": {"target": "x86-64-v3"},
     "znver3": {"target": "znver3"},
@@ -500,13 +507,17 @@ def _variant_project(name: str, keys: dict[str, Any]) -> Path:
     return root
 
 
-def build(tables: set[str], counts: list[int]) -> None:
-    """The in-place native build, the numpy_tour loops, and the variants the tables use."""
-    projects: list[tuple[Path, list[str]]] = [(HERE, [])]
+def build(tables: set[str], counts: list[int], portable: bool = False) -> None:
+    """The in-place native build, the numpy_tour loops, and the variants the tables use
+    (``portable``: the default-target builds the single and parallel tables time)."""
+    projects: list[tuple[Path, list[str]]] = [] if portable else [(HERE, [])]
     if 1 in counts and {"single", "loops"} & tables:
-        projects.append((TOUR, ["--target", "native"]))
-    names = (["parallel"] if any(c > 1 for c in counts) and "parallel" in tables else []) + (
+        projects.append((TOUR, [] if portable else ["--target", "native"]))
+    parallel = "parallel-portable" if portable else "parallel"
+    names = ([parallel] if any(c > 1 for c in counts) and "parallel" in tables else []) + (
+        ["portable"] if portable and 1 in counts else []) + (
         ["portable", "x86-64-v3", "znver3"] if 1 in counts and "portable" in tables else [])
+    names = list(dict.fromkeys(names))
     projects += [(_variant_project(n, VARIANTS[n]), []) for n in names]
     print("building the benchmark kernels with aotc ...", file=sys.stderr, flush=True)
     t0 = time.perf_counter()
@@ -584,7 +595,11 @@ def run_tables(args: argparse.Namespace, count: int) -> int:
     tables = [t for t in args.tables.split(",") if (t == "parallel") == (count > 1)]
     sources = {"bench_kernels": _source_module(HERE / "bench_kernels.py"),
                "tour.loops": _source_module(TOUR / "tour" / "loops.py")}
-    compiled = {"bench_kernels": load(HERE if count == 1 else VARIANT_DIR / "parallel")}
+    if args.portable:
+        home = VARIANT_DIR / ("portable" if count == 1 else "parallel-portable")
+    else:
+        home = HERE if count == 1 else VARIANT_DIR / "parallel"
+    compiled = {"bench_kernels": load(home)}
     if {"single", "loops"} & set(tables):
         sys.path.insert(0, str(TOUR))
         compiled["tour.loops"] = importlib.import_module("tour.loops")
@@ -641,6 +656,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated thread counts (default 1,{cores})")
     parser.add_argument("--tables", default=",".join(TABLES),
                         help=f"comma-separated, of {','.join(TABLES)} (default all)")
+    parser.add_argument("--portable", action="store_true",
+                        help="time the default portable builds, not native ones")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
@@ -651,8 +668,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = tables - set(TABLES) or {n for n in args.only.split(",") if n} - known
     if unknown:
         parser.error(f"unknown: {', '.join(sorted(unknown))}")
+    if args.portable and tables - {"single", "parallel"}:
+        parser.error("--portable times the single and parallel tables only")
     if not args.no_build:
-        build(tables, counts)
+        build(tables, counts, args.portable)
     status = 0
     for count in counts:
         child = [sys.executable, __file__, *argv, "--child", str(count)]
