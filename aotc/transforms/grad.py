@@ -8,6 +8,7 @@ program with the NumPy reference interpreter, so both paths compute the same thi
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -15,9 +16,11 @@ import numpy as np
 
 from ..interpret import eval_program
 from ..ir import Atom, Check, DimSource, Lit, Program, Var, verify
-from ..ops.index import KernelError
+from ..ops.index import KernelError, check_p
+from ..ops.shape import refine_shape_p
 from ..packaging.slow_paths import kernel_exception
-from ..shapes import DimExpr
+from ..shapes import DimExpr, bound_symbols
+from ..tracing.avals import AType
 from ..tracing.kernel import TracedKernel
 from ..types import ArrayType, Signature
 from . import vjp_control  # noqa: F401  (fills the control-flow rules)
@@ -27,6 +30,29 @@ from .reverse import vjp_eqns
 from .vjp_rules import is_float
 
 Mode = Literal["grad", "value_and_grad", "vjp"]
+
+
+def _cotangents(program: Program, first: int, sources: list[DimSource],
+                checks: list[Check]) -> tuple[list[Var], list[tuple[str, DimExpr, str]]]:
+    """One cotangent parameter per result (parameters ``first``, ...), each of its
+    result's shape: sizes known before the kernel runs are checked with the arguments;
+    those bound while it runs are returned, to be checked after the forward sweep."""
+    cts, late = [], []
+    for j, out in enumerate(program.outputs):
+        shape = []
+        for axis, dim in enumerate(out.type.shape):
+            symbol = f"ct{j}.{axis}"
+            sources.append(DimSource(symbol, first + j, axis))
+            message = (f"cotangent {j} axis {axis} has size {{lhs}}, expected {{rhs}} "
+                       "(the result's)")
+            if bound_symbols(dim):
+                shape.append(DimExpr.sym(symbol))
+                late.append((symbol, dim, message))
+            else:
+                shape.append(dim)
+                checks.append(Check("==", DimExpr.sym(symbol), dim, "ValueError", message))
+        cts.append(Var(AType(out.type.dtype, tuple(shape))))
+    return cts, late
 
 
 def gradient_program(program: Program, names: Sequence[str], argnums: Sequence[int],
@@ -45,17 +71,18 @@ def gradient_program(program: Program, names: Sequence[str], argnums: Sequence[i
     em = Emitter()
     inputs = [Var(v.type) for v in program.inputs]
     sources, checks = list(program.dim_sources), list(program.checks)
-    seeds: list[Atom | None]
     if mode == "vjp":
-        cts = [Var(a.type) for a in program.outputs]
-        for j, ct in enumerate(cts):  # each cotangent has its result's shape
-            for axis, dim in enumerate(ct.type.shape):
-                symbol = f"ct{j}.{axis}"
-                sources.append(DimSource(symbol, len(inputs) + j, axis))
-                checks.append(Check("==", DimExpr.sym(symbol), dim, "ValueError",
-                                    f"cotangent {j} axis {axis} has size {{lhs}}, "
-                                    "expected {rhs} (the result's)"))
-        seeds = list(cts)
+        cts, late = _cotangents(program, len(inputs), sources, checks)
+
+        def seeds() -> list[Atom | None]:
+            """The cotangents, as the results' types once the forward sweep has bound
+            the sizes known only while the kernel runs (``x[mask]``), checked then."""
+            for symbol, dim, message in late:
+                em.emit(check_p, op="==", lhs=DimExpr.sym(symbol), rhs=dim,
+                        error="ValueError", message=message)
+            return [ct if ct.type == out.type else
+                    em.one(refine_shape_p, ct, shape=out.type.shape)
+                    for ct, out in zip(cts, program.outputs, strict=True)]
     else:
         if len(program.outputs) != 1 or program.outputs[0].type.shape \
                 or not is_float(program.outputs[0].type):
@@ -63,7 +90,9 @@ def gradient_program(program: Program, names: Sequence[str], argnums: Sequence[i
             raise TransformError(f"{mode}: the kernel must return one float scalar, it "
                                  f"returns {got}", kernel=program.name,
                                  hint="reduce the result (np.sum) or use aotc.vjp")
-        seeds = [Lit(1.0, program.outputs[0].type.dtype)]
+        def seeds() -> list[Atom | None]:
+            return [Lit(1.0, program.outputs[0].type.dtype)]
+
         cts = []
     outs, in_cts = vjp_eqns(program, inputs, seeds, em, argnums)
     grads = [or_zeros(em, in_cts[k], inputs[k].type) for k in argnums]
@@ -81,6 +110,18 @@ def _argnums(argnums: int | Sequence[int], count: int) -> tuple[int, ...]:
     return tuple(k % count for k in found)
 
 
+def _with_cotangents(spec: inspect.Signature, fn: Callable[..., Any]) -> inspect.Signature:
+    """A vjp's parameters: the kernel's, every one given (a cotangent follows them), then
+    one cotangent per declared result (what calls bind to, through aotc.jit too)."""
+    signatures = kernel_signatures(fn)
+    count = len(signatures[0].results or ()) if signatures else 1
+    names = ["cotangent"] if count == 1 else [f"cotangent{j}" for j in range(count)]
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return spec.replace(parameters=[
+        *(p.replace(default=inspect.Parameter.empty) for p in spec.parameters.values()),
+        *(inspect.Parameter(n, kind) for n in names)])
+
+
 class Gradient(Transform):
     """``aotc.grad`` / ``value_and_grad`` / ``vjp`` of a kernel."""
 
@@ -88,6 +129,8 @@ class Gradient(Transform):
         super().__init__(fn, mode)
         self.argnums, self.mode = argnums, mode
         self._programs: dict[int, tuple[Program, TracedKernel]] = {}
+        if mode == "vjp":
+            self.__signature__ = _with_cotangents(self.__signature__, fn)
 
     def transform_signature(self, signature: Signature) -> Signature:
         nums = _argnums(self.argnums, len(signature.params))

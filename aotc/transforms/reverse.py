@@ -80,12 +80,16 @@ def _depends_on(program: Program, inputs: Sequence[int]) -> set[Var]:
     return active
 
 
-def vjp_eqns(program: Program, args: Sequence[Atom], out_cts: Sequence[Atom | None],
-             em: Emitter, wrt: Sequence[int] | None = None
-             ) -> tuple[list[Atom], list[Atom | None]]:
-    """Emit ``program`` on ``args`` and its reverse sweep from ``out_cts``; returns the
-    primal outputs and each input's cotangent (None: zero, or not a float). ``wrt``: the
-    inputs whose cotangents are wanted (all by default)."""
+Seeds = Sequence[Atom | None]
+
+
+def vjp_eqns(program: Program, args: Sequence[Atom],
+             out_cts: Seeds | Callable[[], Seeds], em: Emitter,
+             wrt: Sequence[int] | None = None) -> tuple[list[Atom], list[Atom | None]]:
+    """Emit ``program`` on ``args`` and its reverse sweep from ``out_cts`` (or from what
+    ``out_cts()`` emits after the forward sweep: checks of sizes known only then);
+    returns the primal outputs and each input's cotangent (None: zero, or not a float).
+    ``wrt``: the inputs whose cotangents are wanted (all by default)."""
     sweep = Sweep(em)
     sweep.values.update(zip(program.inputs, args, strict=True))
     for src in program.dim_sources:  # an integer argument's value is a size symbol
@@ -105,6 +109,8 @@ def vjp_eqns(program: Program, args: Sequence[Atom], out_cts: Sequence[Atom | No
             sweep.values[var] = out
             sweep.made_by[var] = eqn
     primal_outs = [sweep.read(a) for a in program.outputs]
+    if callable(out_cts):
+        out_cts = out_cts()
 
     cts: dict[Var, Atom] = {}
     active = _depends_on(program, range(len(program.inputs)) if wrt is None else wrt)

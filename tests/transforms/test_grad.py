@@ -226,3 +226,26 @@ def test_uncompiled_and_compiled_gradients_behave_alike():
         assert type(err.value) is ValueError
         swapped = np.array([1.0, 2.0]).astype(">f8")
         np.testing.assert_array_equal(run(swapped), [2.0, 4.0])
+
+
+def _masked_sine(x: aotc.f64[:, :, :], m: aotc.bool_[:, :]) -> aotc.f64[:, :]:
+    return np.sin(x[m])
+
+
+def test_vjp_of_a_result_sized_by_the_data() -> None:
+    """x[mask]'s size is known only while the kernel runs: the cotangent's size is
+    checked then (ValueError), the pullback is cos(x) where the mask is set, and
+    aotc.jit takes the cotangent as the vjp's last parameter."""
+    x = rng.normal(size=(3, 4, 2))
+    m = np.array([[True, False, True, True], [False] * 4, [True, True, False, True]])
+    ct = rng.normal(size=(int(m.sum()), 2))
+    want = np.zeros_like(x)
+    want[m] = ct * np.cos(x[m])
+    pullback = aotc.vjp(_masked_sine, argnums=0)
+    assert list(inspect.signature(pullback).parameters) == ["x", "m", "cotangent"]
+    np.testing.assert_allclose(pullback(x, m, ct), want, rtol=1e-15)
+    fast = aotc.jit(pullback)
+    np.testing.assert_allclose(fast(x, m, ct), want, rtol=1e-15)
+    for call in (pullback, fast):
+        with pytest.raises(ValueError, match="cotangent 0 axis 0 has size 1, expected 6"):
+            call(x, m, ct[:1])
