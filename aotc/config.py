@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import difflib
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
@@ -61,8 +62,8 @@ class Config:
     Results may differ from NumPy in the last bits, and NaN/inf handling is not kept."""
 
     parallel: bool = False
-    """Reserved for multi-threaded kernels. Accepted so projects can opt in early; it
-    has no effect yet."""
+    """Split large loop nests, matrix products and reductions over the process's thread
+    pool (``@aotc.export(parallel=...)`` overrides it per kernel)."""
 
     build_dir: str = ".aotc-build"
     """Where rendered ``.pyx``, headers, objects and logs are kept, relative to the
@@ -70,6 +71,12 @@ class Config:
 
     verbose: bool = False
     """Print each step of the build (tracing, passes, codegen, Cython) to stderr."""
+
+    glibc: str = ""
+    """The oldest glibc the extensions must load on, such as ``"2.17"`` (manylinux2014:
+    RHEL 7 and later). Set, they are compiled and linked by ``zig cc`` for that glibc
+    (the ``ziglang`` package) and the wheel is tagged ``manylinux_2_17_<arch>``; empty,
+    the host's compiler and glibc are used (see :mod:`aotc.packaging.toolchain`)."""
 
     fusion: bool = True
     """Fuse elementwise operations, views and the reductions consuming them into one loop
@@ -128,6 +135,13 @@ def _parse_modules(key: str, value: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _parse_glibc(key: str, value: Any) -> str:
+    text = value.strip() if isinstance(value, str) else value
+    if text != "" and not (isinstance(text, str) and re.fullmatch(r"2\.\d{1,2}", text)):
+        raise _fail(key, 'a glibc version such as "2.17" (or "" for the host\'s)', value)
+    return str(text)
+
+
 def _parse_targets(key: str, value: Any) -> tuple[str, ...]:
     """One target name, a list of them, or (from -C or the environment) a comma list."""
     if isinstance(value, str):
@@ -148,6 +162,7 @@ TOML_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "targets": ((str, list), "a target name or a non-empty list of them"),
     "opt_level": ((int,), "an integer from 0 to 3"),
     "build_dir": ((str,), "a non-empty string"),
+    "glibc": ((str,), 'a glibc version such as "2.17"'),
     **dict.fromkeys(("fast_math", "parallel", "verbose", "fusion"), ((bool,), "true or false")),
 }
 
@@ -166,6 +181,7 @@ PARSERS: dict[str, Callable[[str, Any], Any]] = {
     "fast_math": _parse_bool,
     "parallel": _parse_bool,
     "build_dir": _parse_str,
+    "glibc": _parse_glibc,
     "verbose": _parse_bool,
     "fusion": _parse_bool,
 }

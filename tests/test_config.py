@@ -66,6 +66,8 @@ def test_all_keys():
     ({"modules": ["m"], "targets": []}, "a target name or a non-empty list"),
     ({"modules": ["m"], "targets": ["native", "native"]}, "without duplicates"),
     ({"modules": ["m"], "build-dir": None}, "non-empty string"),
+    ({"modules": ["m"], "glibc": "2.x"}, 'glibc must be a glibc version such as "2.17"'),
+    ({"modules": ["m"], "glibc": 2.17}, "glibc must be a glibc version"),
 ])
 def test_validation(table, message):
     if message is None:
@@ -180,3 +182,20 @@ def test_replace_validates():
     assert config.replace(cfg, opt_level="1").opt_level == 1
     with pytest.raises(ConfigError):
         config.replace(cfg, opt_level=7)
+
+
+def test_glibc_selects_zig_and_the_manylinux_tag(monkeypatch):
+    from aotc.errors import BuildError
+    from aotc.packaging import toolchain
+
+    assert _parse({"modules": ["m"]}).glibc == ""
+    assert _parse({"modules": ["m"], "glibc": "2.17"}).glibc == "2.17"
+    assert _parse({"modules": ["m"]}, settings={"glibc": "2.28"}).glibc == "2.28"
+    arch = toolchain.host_arch()
+    assert toolchain.wheel_platform("2.17") == f"manylinux_2_17_{arch}"
+    assert toolchain.wheel_platform("") is None
+    assert toolchain.c_compiler("2.17")[-2:] == ["-target", f"{arch}-linux-gnu.2.17"]
+    monkeypatch.setattr(toolchain.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(BuildError, match="ziglang package is not installed") as err:
+        toolchain.c_compiler("2.17")
+    assert "build-system" in str(err.value.hint)

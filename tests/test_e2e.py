@@ -252,3 +252,26 @@ def test_sdists_are_reproducible_without_source_date_epoch(tmp_path, build_env):
         with tarfile.open(sdist) as tar:
             assert {m.mtime for m in tar.getmembers()} == {315532800}
     assert built[0] == built[1]
+
+
+def test_manylinux2014_wheel_from_a_newer_host(tmp_path, build_env, runtime):
+    """glibc = "2.17" links through zig for glibc 2.17 whatever the host's glibc: the
+    wheel is tagged manylinux_2_17, auditwheel agrees, and the bare runtime runs it."""
+    project = _copy_project(tmp_path / "src" / "quickstart")
+    out = tmp_path / "out"
+    _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-C", "glibc=2.17",
+          "--outdir", str(out), str(project)], env=build_env)
+    (wheel,) = out.glob("*.whl")
+    tag = f"manylinux_2_17_{platform.machine()}"
+    assert wheel.name == f"quickstart-0.1.0-{TAG}-{TAG}-{tag}.whl"
+    shown = _run([sys.executable, "-m", "auditwheel", "show", str(wheel)]).stdout
+    assert f'consistent with the following platform tag: "{tag}"' in " ".join(shown.split())
+    site = tmp_path / "site"
+    _run([str(runtime), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+          "--no-deps", "--target", str(site), str(wheel)])
+    got = json.loads(_run([str(runtime), "-c", RUN_KERNELS], cwd="/",
+                          env={**os.environ, "PYTHONPATH": str(site)}).stdout)
+    x = np.random.default_rng(1).standard_normal(9)
+    want = np.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+    np.testing.assert_allclose(got["rosen"][1], want, rtol=1e-12)
+    np.testing.assert_allclose(got["scale64"][1], 1.5 * x, rtol=1e-15)

@@ -30,6 +30,7 @@ from setuptools.command.build_ext import build_ext
 from .. import abi, config
 from ..errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
 from . import objects, wrapper
+from .toolchain import c_compiler, wheel_platform
 from .ufunc_loops import check_program
 
 # -- the compiler driver -----------------------------------------------------------------
@@ -316,7 +317,7 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
     objfiles = [out_dir / f"_aotc_{leaf}{t.suffix}.o" for t in targets]
     with timer.phase("link"):
         for target, objfile in zip(targets, objfiles, strict=True):
-            objects.join_objects(parts[target.name], objfile)
+            objects.join_objects(parts[target.name], objfile, c_compiler(cfg.glibc))
     source = source_path(module_name, root).relative_to(root).as_posix()
     pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
     rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
@@ -443,20 +444,24 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         if mod is None:
             super().build_extension(ext)
             return
-        linker = self.compiler.linker_so
+        linker, compiler = self.compiler.linker_so, self.compiler.compiler_so
         # No build-machine paths in the binary: Python's LDSHARED may carry an rpath to
         # the build interpreter's lib dir, which an extension does not need.
         self.compiler.linker_so = [a for a in linker if not a.startswith("-Wl,-rpath")]
+        plan = self._plan()
+        if plan is not None and plan.config.glibc:  # zig cc, Python's flags kept
+            cc = c_compiler(plan.config.glibc)
+            self.compiler.compiler_so = [*cc, *compiler[1:]]
+            self.compiler.linker_so = [*cc, *self.compiler.linker_so[1:]]
         try:
             with mod.timer.phase("cc"):
                 self._compile_wrapper(ext)
                 super().build_extension(ext)
         finally:
-            self.compiler.linker_so = linker
+            self.compiler.linker_so, self.compiler.compiler_so = linker, compiler
         stub = Path(self.get_ext_fullpath(ext.name)).with_name(mod.name.rpartition(".")[2]
                                                                + ".pyi")
         _write(stub, mod.pyi.encode())  # the stub goes into the wheel next to the extension
-        plan = self._plan()
         detail = f" ({mod.timer.breakdown()})" if plan and plan.config.verbose else ""
         print(f"aotc: built {mod.name} ({len(mod.functions)} kernels, "
               f"{len(mod.objects)} targets) in {mod.timer.total():.1f} s{detail}",
@@ -507,3 +512,7 @@ def finalize_distribution_options(dist: Any) -> None:
     ours = [Extension(m, sources=[pyx[m].as_posix()], language="c") for m in sorted(cfg.modules)]
     dist.ext_modules = [*(dist.ext_modules or []), *ours]
     dist.cmdclass["build_ext"] = AotcBuildExt
+    platform = wheel_platform(cfg.glibc)
+    if platform is not None:  # the glibc the extensions are linked for
+        dist.get_option_dict("bdist_wheel").setdefault("plat_name", ("[tool.aotc] glibc",
+                                                                     platform))

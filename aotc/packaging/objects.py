@@ -18,9 +18,7 @@ import hashlib
 import multiprocessing
 import os
 import re
-import shlex
 import subprocess
-import sysconfig
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,11 +163,10 @@ def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target
     return {name: [job.obj for job in group] for name, group in jobs.items()}, len(todo)
 
 
-def join_objects(parts: Sequence[Path], out: Path) -> None:
+def join_objects(parts: Sequence[Path], out: Path, cc: Sequence[str]) -> None:
     """One relocatable object of ``parts`` (``cc -r``), rewritten only when they changed."""
     if out.is_file() and all(out.stat().st_mtime_ns >= p.stat().st_mtime_ns for p in parts):
         return
-    cc = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
     done = subprocess.run([*cc, "-r", "-nostdlib", "-o", str(out), *map(str, parts)],
                           capture_output=True, text=True)
     if done.returncode != 0:
