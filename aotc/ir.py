@@ -208,16 +208,7 @@ def symbol_text(name: str) -> str:
 def dim_text(d: DimExpr) -> str:
     """``str(d)``, except where that is ambiguous: a floor division that is not a term
     of its own is in parentheses (``3*(n // 2)``), an odd symbol name is quoted."""
-    out = ""
-    for i, (mono, coeff) in enumerate(d.terms):
-        body = "*".join(_dim_atom_text(a, len(mono) == 1 and coeff == 1) for a in mono)
-        mag = abs(coeff)
-        text = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
-        if i == 0:
-            out = text if coeff > 0 else f"-{text}"
-        else:
-            out += f" + {text}" if coeff > 0 else f" - {text}"
-    return out or "0"
+    return d.format_terms(_dim_atom_text)
 
 
 def _dim_atom_text(atom: Sym | Relu | FloorDiv | IfNeg, alone: bool) -> str:

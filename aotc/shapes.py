@@ -15,8 +15,9 @@ needs no runtime check. ``max`` and ``min`` are written with ``relu``::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 Monomial = tuple["Atom", ...]
 
@@ -204,18 +205,21 @@ class DimExpr:
         return DimExpr((((FloorDiv(self, divisor),), 1),))
 
     def __str__(self) -> str:
-        if not self.terms:
-            return "0"
+        return self.format_terms(lambda atom, alone: str(atom))
+
+    def format_terms(self, atom_text: Callable[[Any, bool], str]) -> str:
+        """The sum of terms with each atom written by ``atom_text(atom, alone)``
+        (``alone``: the atom is its term's whole product, coefficient 1)."""
         out = ""
         for i, (mono, coeff) in enumerate(self.terms):
-            body = "*".join(str(a) for a in mono)
+            body = "*".join(atom_text(a, len(mono) == 1 and coeff == 1) for a in mono)
             mag = abs(coeff)
             text = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
             if i == 0:
                 out = text if coeff > 0 else f"-{text}"
             else:
                 out += f" + {text}" if coeff > 0 else f" - {text}"
-        return out
+        return out or "0"
 
     __repr__ = __str__
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from aotc.interpret import eval_program
+from aotc.ir import Program
 from aotc.ops.elementwise import (
     BINARY_UFUNCS,
     COMPARISON_UFUNCS,
@@ -502,3 +504,22 @@ def check_against_numpy(case: Case, run: Callable[..., list[Any]],
 
 def outputs_of(result: Any) -> list[Any]:
     return list(result) if isinstance(result, tuple) else [result]
+
+
+def _outcome_bits(value: Any) -> tuple[str, tuple[int, ...], bytes]:
+    a = np.asarray(value)
+    return a.dtype.str, a.shape, np.ascontiguousarray(a).tobytes()
+
+
+def interpreted_outcome(program: Program, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The results' and the array arguments' bits after ``program`` ran on the reference
+    interpreter (on copies of ``args``), or the error raised: equal outcomes are equal
+    programs, as far as these arguments can tell."""
+    mine = copy_arguments(args)
+    try:
+        with np.errstate(all="ignore"):
+            results = eval_program(program, *mine)
+    except Exception as err:
+        return "error", type(err).__name__, str(err)
+    return ("value", [_outcome_bits(r) for r in results],
+            [_outcome_bits(a) for a in mine if isinstance(a, np.ndarray)])

@@ -20,13 +20,12 @@ import constructs_kernels
 import jam_kernels
 import numpy as np
 import pytest
-from numpy_cases import CASES, copy_arguments
+from numpy_cases import CASES, interpreted_outcome
 from numpy_cases_extended import EXTENDED_CASES
 from ops.test_registry import CASES as REGISTRY
 from test_python_constructs import CALLS
 
 from aotc.errors import Loc
-from aotc.interpret import eval_program
 from aotc.ir import DimSource, Eqn, Lit, Params, Program, Var, nested_programs, verify
 from aotc.ir_text import IRSyntaxError, parse_program
 from aotc.ops import ALL_PRIMITIVES
@@ -103,23 +102,6 @@ def _contents(program: Program, numbers: dict[Var, int] | None = None) -> Any:
             value(program.outputs), value(program.writebacks), program.orders)
 
 
-def _bits(value: Any) -> tuple[str, tuple[int, ...], bytes]:
-    a = np.asarray(value)
-    return a.dtype.str, a.shape, np.ascontiguousarray(a).tobytes()
-
-
-def _outcome(program: Program, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The results' and the array arguments' bits after a run, or the error raised."""
-    mine = copy_arguments(args)
-    try:
-        with np.errstate(all="ignore"):
-            results = eval_program(program, *mine)
-    except Exception as err:
-        return "error", type(err).__name__, str(err)
-    return ("value", [_bits(r) for r in results],
-            [_bits(a) for a in mine if isinstance(a, np.ndarray)])
-
-
 def _with_defaults(args: tuple[Any, ...], defaults: tuple[Any, ...]) -> tuple[Any, ...]:
     """The call's arguments, those it leaves out that have defaults included."""
     missing = defaults[len(args):]
@@ -141,7 +123,7 @@ def test_catalog_programs_round_trip(kernel: Kernel) -> None:
         ran += 1
         for original, parsed in ((traced.program, parsed_traced),
                                  (optimized, parsed_optimized)):
-            assert _outcome(parsed, args) == _outcome(original, args), args
+            assert interpreted_outcome(parsed, args) == interpreted_outcome(original, args), args
     assert ran or not kernel.inputs or kernel.name in NOT_INTERPRETED, \
         "no input fits the kernel's parameters"
 

@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from numpy_cases import copy_arguments
+from numpy_cases import interpreted_outcome
 
-from aotc.interpret import eval_program
 from aotc.ir import Program, verify
 from aotc.ir_text import parse_program
 from aotc.passes import PIPELINE
@@ -60,18 +59,6 @@ def _arguments(program: Program, base: int, rng: np.random.Generator) -> tuple[A
     return tuple(args)
 
 
-def _outcome(program: Program, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The bits of the results and of the array arguments after a run, or the error."""
-    mine = copy_arguments(args)
-    try:
-        with np.errstate(all="ignore"):
-            results = eval_program(program, *mine)
-    except Exception as err:
-        return "error", type(err).__name__, str(err)
-    return "value", [(np.asarray(a).dtype.str, np.shape(a), np.asarray(a).tobytes())
-                     for a in [*results, *(m for m in mine if isinstance(m, np.ndarray))]]
-
-
 def test_the_files_cover_the_passes():
     covered = {name for path in FILES for name in _read(path)[0]}
     assert {"constant_fold", "cse", "dce", "fusion", "interleave", "snapshots"} <= covered
@@ -95,6 +82,6 @@ def test_ir_file(path: Path) -> None:
     outcomes = []
     for base in (3, 4, 7):
         args = _arguments(program, base, rng)
-        outcomes.append(_outcome(program, args))
-        assert _outcome(result, args) == outcomes[-1], f"sizes from {base}"
+        outcomes.append(interpreted_outcome(program, args))
+        assert interpreted_outcome(result, args) == outcomes[-1], f"sizes from {base}"
     assert any(kind == "value" for kind, *_ in outcomes), outcomes
