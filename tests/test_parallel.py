@@ -170,7 +170,7 @@ def test_results_match_numpy_and_every_thread_count(builds: dict[str, Path],
                                                     tmp_path: Path) -> None:
     expected = _expected()
     serial = _run(builds["serial"], tmp_path / "serial.npz", None)
-    runs = {t: _run(builds["parallel"], tmp_path / f"t{t}.npz", t) for t in ("1", "2", "3")}
+    runs = {t: _run(builds["parallel"], tmp_path / f"t{t}.npz", t) for t in ("1", "2", "3", "8")}
     runs["default"] = _run(builds["parallel"], tmp_path / "default.npz", None)
     for name, want in expected.items():
         rtol = 1e-5 if name in ("softmax", "ramp2d") else 1e-12  # float32 results

@@ -2,16 +2,18 @@
 
 With no more slabs than the runtime has threads, each slab runs the module's whole GEMM
 (:func:`~.gemm.gemm_function`) with packing buffers of its own (from ``aligned_alloc``):
-one job, each thread packing ``B`` once. With more slabs than threads, a thread running
-several slabs would pack all of ``B`` for each (a 1024^3 product spent 8% of its
-two-thread time re-packing ``B``: 0.91x OpenBLAS), so the slabs share the packing: the
-five loops run as on one thread, and for each panel of ``B`` (the ``jc`` and ``pc``
-loops) two jobs go to the threads, packing the panel's slivers into the kernel's one
-``B`` buffer, then the row slabs, each packing its blocks of ``A`` into a buffer of its
-own and running the micro-kernel over the shared panel. A job returns when all its
-chunks are done: the panel is whole before any slab reads it, and no slab reads it any
-more when the next one is packed. (Two jobs per panel cost a 256-row MLP layer a fifth
-of its time: hence one job for few slabs.)
+one job, each thread packing ``B`` once. Fewer slabs than threads split their columns
+too, into blocks of whole micro-kernel slivers, so that every thread has a block: a
+256-row MLP layer is two slabs, which left eleven of thirteen threads idle. With more
+slabs than threads, a thread running several slabs would pack all of ``B`` for each (a
+1024^3 product spent 8% of its two-thread time re-packing ``B``: 0.91x OpenBLAS), so
+the slabs share the packing: the five loops run as on one thread, and for each panel of
+``B`` (the ``jc`` and ``pc`` loops) two jobs go to the threads, packing the panel's
+slivers into the kernel's one ``B`` buffer, then the row slabs, each packing its blocks
+of ``A`` into a buffer of its own and running the micro-kernel over the shared panel. A
+job returns when all its chunks are done: the panel is whole before any slab reads it,
+and no slab reads it any more when the next one is packed. (Two jobs per panel cost a
+256-row MLP layer a fifth of its time: hence one job for few slabs.)
 
 Slabs start at multiples of the micro-kernel's rows and every element of ``C`` is summed
 over ``k`` in the same order as with one thread: results are bit-identical. Products
@@ -59,6 +61,9 @@ GEMM_PARALLEL_WORK = 1 << 22
 SLAB_ROWS = 128
 #: Chunks per product, at most.
 MAX_GEMM_CHUNKS = 32
+#: Micro-kernel slivers of ``B``'s columns per column block, at least (a block packs its
+#: own ``B``; narrower ones would spend their time packing).
+BLOCK_SLIVERS = 4
 
 
 def parallel_dot(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value] | None:
@@ -111,9 +116,10 @@ def parallel_gemm(ctx: Lowering, dtype: np.dtype, args: Sequence[ir.Value],
     b = ctx.b
     p = dict(zip((name for name, _ in GEMM_PARAMS), args, strict=True))
     chunks = _clamp(b, b.sdiv(p["m"], i64(SLAB_ROWS)), MAX_GEMM_CHUNKS)
-    with b.if_else(b.icmp_signed("<=", chunks, threads(b, ctx.runtime))) as (few, many):
+    count = threads(b, ctx.runtime)
+    with b.if_else(b.icmp_signed("<=", chunks, count)) as (few, many):
         with few, ctx.region():
-            _gemm_per_slab(ctx, dtype, p, chunks, tile)
+            _gemm_per_slab(ctx, dtype, p, chunks, b.sdiv(count, chunks), tile)
         with many, ctx.region():
             _shared_panels(ctx, dtype, p, chunks, tile)
 
@@ -129,10 +135,15 @@ def _slab_rows(b: ir.IRBuilder, m: ir.Value, mr: int, chunks: ir.Value, k: ir.Va
 
 
 def _gemm_per_slab(ctx: Lowering, dtype: np.dtype, p: dict[str, ir.Value],
-                   chunks: ir.Value, tile: TileHook | None) -> None:
-    """Each slab of rows the whole GEMM, with packing buffers of its own."""
+                   chunks: ir.Value, per_slab: ir.Value, tile: TileHook | None) -> None:
+    """Each slab of rows the whole GEMM, with packing buffers of its own; its columns in
+    up to ``per_slab`` blocks of at least :data:`BLOCK_SLIVERS` slivers each."""
     b = ctx.b
     blk = blocking(dtype, b.vector_bytes, b.isa.vector_registers(b.vector_bytes))
+    slivers = b.sdiv(b.add(p["n"], i64(blk.nr - 1)), i64(blk.nr))
+    blocks = _clamp(b, b.sdiv(slivers, i64(BLOCK_SLIVERS)), MAX_GEMM_CHUNKS)
+    blocks = b.select(b.icmp_signed("<", per_slab, blocks), per_slab, blocks)
+    blocks = b.select(b.icmp_signed("<", blocks, i64(1)), i64(1), blocks)
     sizes = [(blk.mc + blk.mr) * dtype.itemsize, (blk.nc + blk.nr) * dtype.itemsize]
     free = libc_function(b.module, "free", ir.FunctionType(ir.VoidType(), [PTR]))
     outline = Outline(ctx, "gemm")
@@ -146,23 +157,28 @@ def _gemm_per_slab(ctx: Lowering, dtype: np.dtype, p: dict[str, ir.Value],
             b.call(free, [pb])
             b.ret(i64(abi.OUT_OF_MEMORY))
         with for_range(b, b.sub(end, begin), "slab") as t:
-            lo, hi = _slab_rows(b, p["m"], blk.mr, chunks, b.add(begin, t))
-            rows = [b.sub(hi, lo), p["n"], p["k"], address(b, p["a"], (lo, p["a_rs"])),
-                    p["a_rs"], p["a_cs"], p["b"], p["b_rs"], p["b_cs"],
-                    address(b, p["c"], (lo, p["c_rs"])), p["c_rs"], p["c_cs"], pa, pb, null]
+            unit = b.add(begin, t)
+            lo, hi = _slab_rows(b, p["m"], blk.mr, chunks, b.sdiv(unit, blocks))
+            first, last = _slab_rows(b, p["n"], blk.nr, blocks, b.srem(unit, blocks))
+            rows = [b.sub(hi, lo), b.sub(last, first), p["k"],
+                    address(b, p["a"], (lo, p["a_rs"])), p["a_rs"], p["a_cs"],
+                    address(b, p["b"], (first, p["b_cs"])), p["b_rs"], p["b_cs"],
+                    address(b, p["c"], (lo, p["c_rs"]), (first, p["c_cs"])), p["c_rs"],
+                    p["c_cs"], pa, pb, null]
             if tile is None:
                 b.call(gemm_function(b.module, dtype, b.vector_bytes, b.fma), rows)
             else:
-                tiled_gemm(b, dtype, rows, _shifted(b, tile, lo))
+                tiled_gemm(b, dtype, rows, _shifted(b, tile, lo, first))
         b.call(free, [pa])
         b.call(free, [pb])
-    outline.call(chunks, b.mul(b.mul(p["m"], p["n"]), p["k"]))
+    outline.call(b.mul(chunks, blocks), b.mul(b.mul(p["m"], p["n"]), p["k"]))
 
 
-def _shifted(b: ir.IRBuilder, tile: TileHook, first: ir.Value) -> TileHook:
-    """``tile`` for a slab whose row 0 is row ``first`` of ``C``."""
+def _shifted(b: ir.IRBuilder, tile: TileHook, row: ir.Value, column: ir.Value
+             ) -> TileHook:
+    """``tile`` for a block whose element (0, 0) is ``C[row, column]``."""
     def hook(i: ir.Value, j: ir.Value, rows: ir.Value, cols: ir.Value) -> None:
-        tile(b.add(first, i), j, rows, cols)
+        tile(b.add(row, i), b.add(column, j), rows, cols)
     return hook
 
 
