@@ -3,8 +3,9 @@
 With no more slabs than the runtime has threads, each slab runs the module's whole GEMM
 (:func:`~.gemm.gemm_function`) with packing buffers of its own (from ``aligned_alloc``):
 one job, each thread packing ``B`` once. Fewer slabs than threads split their columns
-too, into blocks of whole micro-kernel slivers, so that every thread has a block: a
-256-row MLP layer is two slabs, which left eleven of thirteen threads idle. With more
+too, into blocks of whole micro-kernel slivers, so that every thread gets as many blocks
+as the others: a 256-row MLP layer is two slabs, which left eleven of thirteen threads
+idle, and a 1024-row product eight, which left five. With more
 slabs than threads, a thread running several slabs would pack all of ``B`` for each (a
 1024^3 product spent 8% of its two-thread time re-packing ``B``: 0.91x OpenBLAS), so
 the slabs share the packing: the five loops run as on one thread, and for each panel of
@@ -119,7 +120,10 @@ def parallel_gemm(ctx: Lowering, dtype: np.dtype, args: Sequence[ir.Value],
     count = threads(b, ctx.runtime)
     with b.if_else(b.icmp_signed("<=", chunks, count)) as (few, many):
         with few, ctx.region():
-            _gemm_per_slab(ctx, dtype, p, chunks, b.sdiv(count, chunks), tile)
+            # slabs x blocks a multiple of the threads: each thread gets as many blocks
+            even = b.icmp_signed("==", b.srem(count, chunks), i64(0))
+            _gemm_per_slab(ctx, dtype, p, chunks, b.select(even, b.sdiv(count, chunks), count),
+                           tile)
         with many, ctx.region():
             _shared_panels(ctx, dtype, p, chunks, tile)
 
