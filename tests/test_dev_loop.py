@@ -83,3 +83,16 @@ def test_a_fresh_checkout_reuses_the_shared_object_cache(tmp_path: Path) -> None
     assert "compiled 0 of 3 entry point(s)" in rebuilt.stderr, rebuilt.stderr
     done = _probe(copy)
     assert done.stdout.split() == ["so", "6.0"] and not done.stderr, done.stderr
+
+
+def test_an_edit_that_changes_no_kernel_still_rebuilds_in_place(tmp_path: Path) -> None:
+    """A comment edited in the kernel source: the rebuild links nothing new, and the
+    extension it leaves must still be the one that runs (not the source, as stale)."""
+    root = build_project(tmp_path, PACKAGE, KERNELS, target=None)
+    source = root / PACKAGE / "kernels.py"
+    source.write_text(source.read_text() + "\n# a comment\n")
+    rebuilt = subprocess.run([sys.executable, "-m", "aotc", "build", str(root)],
+                             capture_output=True, text=True)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    done = _probe(root)
+    assert done.stdout.split() == ["so", "6.0"] and not done.stderr, done.stderr

@@ -388,6 +388,9 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
             stem = name.rpartition(".")[2]
             if self.inplace:  # setuptools copied the .so to the source tree; the stub follows
                 _write(mod.source.with_name(stem + ".pyi"), mod.pyi.encode())
+                # Newer than its source, even when nothing was linked again (an edit that
+                # changes no kernel): the module trusts an extension no older than it.
+                os.utime(self.get_ext_fullpath(name))
             else:  # the wheel holds the extension only, not the Python source it replaces
                 py = Path(self.get_ext_fullpath(name)).with_name(stem + ".py").resolve()
                 if py.is_relative_to(Path(self.build_lib).resolve()) and py != mod.source.resolve():
