@@ -291,3 +291,30 @@ def test_swapping_names_in_a_loop_leaves_both_arrays_alone(n):
     np.testing.assert_array_equal(out, [float(n % 2)] * 2)
     np.testing.assert_array_equal(x, [0.0, 0.0])
     np.testing.assert_array_equal(y, [1.0, 1.0])
+
+
+def _sized(x: f64[:], n: i64) -> f64[:, :]:
+    if n > 0:
+        return np.zeros((n + 2, x.shape[0]))
+    return np.ones((2, x.shape[0]))
+
+
+#: (defined on one line: found by its code's position, whatever it is later called)
+_sized_lambda = lambda x, n: np.zeros((n + 2, 3)) if n > 0 else np.ones((2, 3))  # noqa: E731
+
+
+@pytest.mark.parametrize("fn", [_sized, _sized_lambda], ids=["def", "lambda"])
+def test_a_renamed_function_is_still_converted(fn):
+    """Conversion finds the source by the name the code was defined under: a function
+    renamed afterwards (functools.wraps, a registry's copy, __name__ set) keeps its
+    Python control flow, where it once ran unconverted and failed on the branch."""
+    import types
+
+    renamed = types.FunctionType(fn.__code__, fn.__globals__, "renamed", fn.__defaults__,
+                                 fn.__closure__)
+    renamed.__annotations__ = {"x": f64[:], "n": i64}
+    program = trace_kernel(renamed, signature_from_annotations(renamed)).program
+    x = np.arange(3.0)
+    for n in (2, 0):
+        (got,) = eval_program(program, x, np.int64(n))
+        np.testing.assert_array_equal(got, fn(x, n))

@@ -141,7 +141,7 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     _CACHE[fn] = fn  # a guard against recursion while converting
     if not isinstance(fn, types.FunctionType):
         return fn
-    compiled = _converted_code(fn.__code__, fn.__name__)
+    compiled = _converted_code(fn.__code__, fn.__code__.co_name)  # as defined, not renamed
     if compiled is None:
         return fn
     module_code, name = compiled
