@@ -20,6 +20,7 @@ import argparse
 import math
 import os
 import re
+import resource
 import sys
 import time
 import warnings
@@ -46,7 +47,7 @@ import aotc  # noqa: E402
 from numpy_cases import CASES  # noqa: E402
 from numpy_cases_extended import EXTENDED_CASES  # noqa: E402
 
-ONLY = NAMES
+ONLY = set(NAMES)
 for _case in [*CASES, *EXTENDED_CASES]:
     if ONLY and _case.name not in ONLY:
         continue
@@ -76,8 +77,8 @@ def traces(case: Any) -> bool:
     return True
 
 
-def build(only: str) -> Any:
-    """Write and build the sweep's project (the cases ``only`` names); its module."""
+def build(names: list[str]) -> Any:
+    """Write and build the sweep's project (the cases ``names``); its module."""
     import importlib.machinery
     import importlib.util
     import subprocess
@@ -86,9 +87,8 @@ def build(only: str) -> Any:
     (PROJECT / "pyproject.toml").write_text(
         '[project]\nname = "aotc-sweep"\nversion = "0"\n\n'
         '[tool.aotc]\nmodules = ["sweep_kernels"]\ntarget = "native"\n')
-    names = sorted(n for n in only.split(",") if n)
     source = MODULE.replace("TESTS", repr(str(ROOT / "tests")))
-    source = source.replace("NAMES", repr(set(names)) if names else "set()")
+    source = source.replace("NAMES", repr(sorted(names)))
     path = PROJECT / "sweep_kernels.py"
     if not path.is_file() or path.read_text() != source:
         path.write_text(source)
@@ -142,7 +142,9 @@ def median_time(fn: Any, args: tuple[Any, ...], budget: float) -> float:
 def sweep(cases: list[Any], module: Any, budget: float) -> list[tuple[str, str, float, float]]:
     rows = []
     for case in cases:
-        kernel = getattr(module, kernel_name(case.name))
+        kernel = getattr(module, kernel_name(case.name), None)
+        if kernel is None:
+            continue
         base = max(case.inputs, key=lambda args: sum(np.size(a) for a in args))
         for label, target in SIZES.items():
             try:
@@ -154,7 +156,8 @@ def sweep(cases: list[Any], module: Any, budget: float) -> list[tuple[str, str, 
             except Exception:
                 continue
             rows.append((case.name, label, theirs, ours))
-        print(f"  {case.name}", file=sys.stderr, end="\r")
+            print(f"{case.name}\t{label}\t{theirs:.3e}\t{ours:.3e}", file=sys.stderr,
+                  flush=True)
     return rows
 
 
@@ -163,6 +166,9 @@ def main() -> int:
     parser.add_argument("--only", default="", help="comma-separated case names")
     parser.add_argument("--budget", type=float, default=0.05, help="seconds per timing")
     parser.add_argument("--threshold", type=float, default=0.9)
+    parser.add_argument("--memory-gb", type=float, default=8.0,
+                        help="address space limit while timing: a grown case whose result "
+                             "would not fit (an outer product) is skipped, not killed")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:1])
@@ -172,7 +178,9 @@ def main() -> int:
     only = {n for n in args.only.split(",") if n}
     cases = [c for c in [*CASES, *EXTENDED_CASES] if not only or c.name in only]
     cases = [c for c in cases if traces(c)]
-    module = build(",".join(c.name for c in cases))
+    module = build([c.name for c in cases])
+    limit = int(args.memory_gb * (1 << 30))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
     t0 = time.perf_counter()
     rows = sweep(cases, module, args.budget)
     ratios = {}
