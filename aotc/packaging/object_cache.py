@@ -109,17 +109,25 @@ def load(key: str) -> bytes | None:
     return data
 
 
-def store(key: str, data: bytes) -> None:
-    """Keep ``data`` under ``key``, then prune to the bound (a read-only or full disk
-    only means compiling again next time)."""
+def store(key: str, data: bytes, *, bound: bool = True) -> None:
+    """Keep ``data`` under ``key``, then prune to the bound unless ``bound`` is false (a
+    build storing many objects prunes once, after them: :func:`keep_bound`). A read-only
+    or full disk only means compiling again next time."""
     root = cache_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
         _write_atomically(root / f"{key}{OBJECT}", data)
         _write_atomically(root / f"{key}{DIGEST}", _digest(data).encode())
-        prune(max_bytes(), root)
+        if bound:
+            prune(max_bytes(), root)
     except OSError:
         pass
+
+
+def keep_bound() -> None:
+    """Prune the cache to ``AOTC_CACHE_MAX_MB``."""
+    with contextlib.suppress(OSError):
+        prune(max_bytes(), cache_dir())
 
 
 @dataclass(frozen=True)

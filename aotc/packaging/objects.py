@@ -69,8 +69,14 @@ class Job:
     key: str
 
 
-def _compile(text: str, spec: Any) -> bytes:
-    return object_cache.compiled(text, spec)
+def _compile(text: str, spec: Any, key: str) -> bytes:
+    """The job's object, compiled and put in the shared cache under its ``key`` (the
+    build looked there first, and prunes the cache once afterwards)."""
+    from ..codegen.core.module import object_from_text
+
+    data = object_from_text(text, spec)
+    object_cache.store(key, data, bound=False)
+    return data
 
 
 def _stamp(job: Job, data: bytes) -> str:
@@ -104,7 +110,7 @@ def _serially(jobs: list[Job], locate: Locate) -> list[bytes]:
     objects = []
     for job in jobs:
         try:
-            objects.append(_compile(job.text, job.spec))
+            objects.append(_compile(job.text, job.spec, job.key))
         except AotcError as err:
             raise locate(job.prefix, err) from None
     return objects
@@ -121,13 +127,15 @@ def _run(jobs: list[Job], locate: Locate) -> None:
             with concurrent.futures.ProcessPoolExecutor(min(cores, len(jobs)),
                                                         mp_context=context) as pool:
                 objects = list(pool.map(_compile, [j.text for j in jobs],
-                                        [j.spec for j in jobs]))
+                                        [j.spec for j in jobs], [j.key for j in jobs]))
         except Exception:
             objects = None
     if objects is None:
         objects = _serially(jobs, locate)
     for job, data in zip(jobs, objects, strict=True):
         _write(job, data)
+    if jobs:
+        object_cache.keep_bound()
 
 
 def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target],
