@@ -98,8 +98,8 @@ def _accepted(name: str, names: Sequence[str], sig: Signature) -> str:
     """``scale(x: f64[:], a: f64) -> f64[:]``, from the declared results (the build
     shows the traced ones)."""
     declared = [str(r) for r in sig.results or ()]
-    results = shown("single" if len(declared) == 1 else "tuple" if declared else "none",
-                    declared, "({})") if declared else None
+    results = shown("single" if len(declared) == 1 else "tuple", declared, "({})") \
+        if declared else None
     return signature_line(name, names, sig.params, results)
 
 

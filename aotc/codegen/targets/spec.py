@@ -131,7 +131,8 @@ def _probe(cpu: str, features: str) -> str | None:
     """Try the CPU in a child process: LLVM only warns about an unknown CPU name, then
     *aborts the process* when it generates code for it ("64-bit code requested on a
     subtarget that doesn't support it"), and a 32-bit CPU aborts the same way."""
-    if cpu in for_cpu(cpu).default_levels and features == tuning(cpu):
+    isa = for_cpu(cpu)
+    if cpu in (*isa.default_levels, isa.oldest) and features == tuning(cpu):
         return None
     initialize_llvm()
     if cpu == llvm.get_host_cpu_name() and features == _native_features():
