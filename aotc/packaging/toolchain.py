@@ -20,12 +20,8 @@ import shlex
 import sys
 import sysconfig
 
+from ..codegen.targets import host_arch
 from ..errors import BuildError
-
-
-def host_arch() -> str:
-    """``x86_64``, ``aarch64``: the machine the build runs on, in triple spelling."""
-    return sysconfig.get_platform().rpartition("-")[2]
 
 
 def c_compiler(glibc: str) -> list[str]:
