@@ -56,7 +56,7 @@ def _permute(module: ir.Module, vector_bytes: int, key: ir.IntType) -> LanePermu
     """How a step's keys are permuted: as lanes of their own width, or as pairs of
     32-bit halves (64-bit keys in AVX2, which permutes only 32-bit lanes)."""
     permute = for_module(module).lane_permute(key.width, vector_bytes)
-    assert permute is not None, "quicksort.available() is false for this target"
+    assert permute is not None, "the target does not sort in registers"
     return permute
 
 

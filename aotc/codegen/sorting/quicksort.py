@@ -48,12 +48,6 @@ WIDE_SAMPLE = 64
 SAMPLE_KEYS = 64
 
 
-def available(isa: InstructionSet, vector_bytes: int, width: int) -> bool:
-    """Whether keys of ``width`` bits sort here: the target needs a variable permutation
-    of lanes in registers of ``vector_bytes`` (AVX2, AVX-512)."""
-    return isa.sorts_in_registers(width, vector_bytes)
-
-
 def keys_for(isa: InstructionSet, keys: Keys, vector_bytes: int) -> Keys:
     """The keys the quicksort sorts in registers of ``vector_bytes``: signed ones where
     the target compares such lanes only as signed (AVX2's 64-bit lanes; then min, max

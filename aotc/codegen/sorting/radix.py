@@ -61,7 +61,7 @@ def sort_values_function(module: ir.Module, dtype: np.dtype, vector_bytes: int
     contiguous); ``hist`` holds :func:`histogram_size` int64. With AVX2 or AVX-512 registers
     (``vector_bytes``), 4- and 8-byte keys are sorted by :mod:`.quicksort` instead."""
     keys = keys_of(dtype)
-    quick = quicksort.available(for_module(module), vector_bytes, keys.width)
+    quick = for_module(module).sorts_in_registers(keys.width, vector_bytes)
     name = f"aotc.sort.values.{dtype.name}{'.quick' if quick else ''}"
     found = existing(module, name)
     if found is not None:
