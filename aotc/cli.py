@@ -133,17 +133,19 @@ def _section(title: str, text: str) -> None:
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .abi import symbol_prefix
     from .passes import optimize
-    from .tracing.kernel import trace_kernel
+    from .pipeline import Overloads
 
     module_name, fn = _load_function(args.function)
     table = config.read_pyproject(Path.cwd()) or {"modules": [module_name]}
     cfg = config.parse(table, settings=_overrides(args))
     wanted = [flag for flag in ("ir", "passes", "llvm", "asm") if getattr(args, flag)] or ["ir"]
     entries = []
-    signatures = fn.__aotc_export__.signatures
+    stages = Overloads(fn, fn.__aotc_export__.signatures, fn.__name__)
+    signatures = stages.signatures  # what the build compiles: twins too
     for k, signature in enumerate(signatures):
-        traced = trace_kernel(fn, signature, name=fn.__name__)
-        label = f"{fn.__name__} :: {signature}"
+        traced = stages(signature).kernel
+        twin = " (broadcast twin)" if signature.stretches else ""
+        label = f"{fn.__name__} :: {signature}{twin}"
         if args.save_ir:
             path = Path(args.save_ir)
             if len(signatures) > 1:  # one file per overload: rosen.0.ir, rosen.1.ir...

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .packaging import object_cache
+from .packaging.broadcast_twins import dispatching, twin_of, with_broadcast_twins
 from .packaging.checks import Matcher
 from .packaging.weak_scalars import Traces, with_strong_twins
 from .types import Signature, parse_signature_string
@@ -50,21 +51,31 @@ def trace(fn: Callable[..., Any], signature: str | Signature | None = None, *,
 
 
 class Overloads:
-    """A function's signatures, each followed by its strong twins, each traced once."""
+    """A function's signatures, each followed by its strong twins, and each of those by
+    its broadcast twin where it has one; each traced once."""
 
     def __init__(self, fn: Callable[..., Any], signatures: Sequence[Signature],
                  name: str | None = None) -> None:
         self._declared = tuple(signatures)
         self._traces: Traces[Traced] = Traces(lambda s: trace(fn, s, name=name))
+        self._twinned: set[Signature] = set()
 
     @property
     def signatures(self) -> list[Signature]:
-        """What is compiled: the declared signatures and their strong twins (tracing
-        each, to see which weak parameters matter; raises AotcError)."""
-        return with_strong_twins(self._declared, lambda s: str(self._traces(s).program))
+        """What is compiled: the declared signatures, their strong twins and broadcast
+        twins (tracing each, to see which are needed; raises AotcError)."""
+        strong = with_strong_twins(self._declared, lambda s: str(self._traces(s).program))
+        every = with_broadcast_twins(strong, lambda s: self._traces(s).kernel)
+        self._twinned = {every[k] for k in range(len(every)) if twin_of(every, k) >= 0}
+        return every
 
     def __call__(self, signature: Signature) -> Traced:
-        return self._traces(signature)
+        """The trace of ``signature``; of one with a broadcast twin (once
+        :attr:`signatures` has found it), with the checks that dispatch to the twin."""
+        traced = self._traces(signature)
+        if signature in self._twinned:
+            return Traced(dispatching(traced.kernel))
+        return traced
 
 
 # -- the stages ----------------------------------------------------------------------------
@@ -218,8 +229,12 @@ class Linked:
         names = [_symbol(kernel, k) for k, kernel in enumerate(kernels)]
         self.library = JitLibrary(list(programs), target, names=names,
                                   make_object=_cached_object)
-        for kernel, linked in zip(self.kernels, self.library.kernels, strict=True):
+        signatures = [kernel.signature for kernel in self.kernels]
+        for k, (kernel, linked) in enumerate(zip(self.kernels, self.library.kernels,
+                                                 strict=True)):
             linked.checks_arguments, linked.param_names = True, list(kernel.param_names)
+            twin = twin_of(signatures, k)
+            linked.twin = self.library.kernels[twin] if twin >= 0 else None
 
     def call(self, k: int, values: Sequence[Any]) -> Any:
         return _result(self.library.kernels[k](*values), self.kernels[k])

@@ -153,6 +153,10 @@ class Signature:
     results: tuple[ArrayType, ...] | None = None
     #: True when the declared result is a tuple (even of one element).
     returns_tuple: bool = False
+    #: Traced with broadcasting decided at run time, as NumPy does it: a size that is 1
+    #: stretches where the plain trace took two sizes to be equal
+    #: (:mod:`aotc.packaging.broadcast_twins`). Not part of the signature's text.
+    stretches: bool = False
 
     def __str__(self) -> str:
         args = ", ".join(str(p) for p in self.params)
@@ -296,6 +300,8 @@ def _parse_type_list(tokens: _Tokens, close: str = ")") -> list[ArrayType]:
     while True:
         types.append(_parse_type(tokens))
         sep = tokens.take()
+        if sep == "," and tokens.peek() == close:  # a trailing comma, as Python allows
+            sep = tokens.take()
         if sep == close:
             return types
         if sep != ",":

@@ -1056,6 +1056,60 @@ def three_windows(x: f64[:], y: f64[:], z: f64[:], a: i64, b: i64, c: i64, d: i6
     return np.where(x[a:b] > 0, y[c:d], z)  # each window checked against z's size
 
 
+# -- sizes of arguments that are 1 at run time stretch too (the broadcast twin) -----------------
+
+@aotc.export
+def plus(x: f64[:, :], y: f64[:, :]) -> f64[:, :]:
+    return x + y
+
+
+@aotc.export
+def times_first_column(x: f64[:, :]) -> f64[:, :]:
+    return x * x[:, :1]
+
+
+@aotc.export
+def scaled_rows_into(x: f64[:, :], w: f64[:]) -> f64[:, :]:
+    out = np.empty_like(x)
+    out[:] = x * w  # w may be 1 long; out's own sizes never stretch
+    return out
+
+
+@aotc.export
+def chosen(c: bool_[:], x: f64[:], y: f64[:]) -> f64[:]:
+    return np.where(c, x, y)
+
+
+@aotc.export
+def sums_beside_broadcast(x: f64[:], y: f64[:]) -> tuple:
+    return (x + y).sum(), y.sum(), len(y)  # y itself keeps its size
+
+
+@aotc.export
+def broadcast_in_loop(x: f64[:], y: f64[:], n: i64) -> f64[:]:
+    acc = np.zeros_like(x)
+    for _ in range(n):
+        acc += x * y
+    return acc
+
+
+@aotc.export
+def guard_then_broadcast(x: f64[:], y: f64[:]) -> f64[:]:
+    if x.shape[0] == 0:
+        raise ValueError(f"empty: {x.shape[0]}")
+    return x - y
+
+
+@aotc.export
+def rows_of(x: f64[:], n: i64) -> f64[:, :]:
+    return np.broadcast_to(x, (n, 3)) * 2.0
+
+
+@aotc.export
+def cube_products(a: f64[:, :, :], b: f64[:, :, :]) -> f64[:, :, :]:
+    return a * b + 1.0
+
+
 # -- explicit index loops: checks proven for the whole range, or kept ---------------------------
 
 @aotc.export

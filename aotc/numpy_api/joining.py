@@ -24,7 +24,7 @@ from .creation import LAYOUT, full_from_dims
 from .functions_base import check_cast, reject_unsupported
 from .reductions import sum_dtype
 from .shaping import as_count, expand_dims, normalize_axes, ravel, transpose
-from .ufuncs import apply_ufunc, promote_types
+from .ufuncs import apply_ufunc, broadcast_into, promote_types
 from .views import layout_view
 
 ONE = DimExpr.const(1)
@@ -122,14 +122,8 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tracer:
     dims = tuple(as_dim(s) for s in items)
     if len(dims) < x.ndim:
         raise current().error("np.broadcast_to: the new shape has fewer dimensions")
-    lead = len(dims) - x.ndim
-    for i, d in enumerate(x.aval.shape):
-        target = dims[lead + i]
-        if d != target and not (d.is_const and d.value == 1):
-            current().check("==", d, target, "ValueError",
-                            "operands could not be broadcast to the requested shape: size "
-                            "{lhs} against {rhs}")
-    return layout_view(x, lax.broadcast_to(x, dims))
+    message = "operands could not be broadcast to the requested shape: size {lhs} against {rhs}"
+    return layout_view(x, broadcast_into(x, dims, message))
 
 
 def tile(A: Any, reps: Any) -> Tracer:

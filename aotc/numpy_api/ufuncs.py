@@ -17,10 +17,9 @@ import numpy as np
 from .. import lax
 from ..ops.core import COMPARISON
 from ..ops.elementwise import NO_COMPLEX_KERNEL, PRIM_OF_UFUNC
-from ..ops.index import raise_if_p, take_p
-from ..ops.shape import iota_p
-from ..shapes import DimExpr, broadcast_shapes, from_values
-from ..tracing.tracer import WEAK_TYPES, Tracer, as_tracer, current
+from ..ops.index import raise_if_p
+from ..shapes import DimExpr, broadcast_shapes, from_values, relu
+from ..tracing.tracer import WEAK_TYPES, Tracer, as_tracer, bind_dim, current
 from ..types import SHORT_NAMES
 from . import pynumbers
 
@@ -62,15 +61,47 @@ def broadcast_all(operands: list[Tracer], error: str = "ValueError",
     A size computed from integer values against one from shapes alone (``d[:, k:k + 1]
     + d[k:k + 1, :]``, whose slices are 1 long for any ``k`` in range) is stretched
     when it is 1, as NumPy would: the operand is read through ``min(i, size - 1)``
-    along that axis, so the other size wins either way."""
+    along that axis, so the other size wins either way. Two sizes of arrays' shapes are
+    taken to be equal, unless the kernel is traced for broadcasting at run time (its
+    broadcast twin, which the call falls back on when they differ): there any size
+    may be 1 and stretch (:func:`_runtime_shape`)."""
     ctx = current()
     try:  # (the shape's sizes: those of array shapes, where an axis has one)
         shape, _ = broadcast_shapes(*(t.aval.shape for t in operands))
     except ValueError as err:
         raise ctx.error(str(err).replace("operands", what)) from None
     message = f"{what} could not be broadcast together: size {{lhs}} against size {{rhs}}"
+    if len(operands) == 2 and all(t.ndim == 1 for t in operands):  # NumPy's very words
+        message = f"{what} could not be broadcast together with shapes ({{lhs}},) ({{rhs}},) "
+    if ctx.root.stretches:
+        shape = _runtime_shape(operands, shape, error, message)
     return [t if t.ndim == 0 and not scalars else
             broadcast_into(t, shape, message, error, value_first=False) for t in operands]
+
+
+def _runtime_shape(operands: list[Tracer], shape: tuple[DimExpr, ...], error: str,
+                   message: str) -> tuple[DimExpr, ...]:
+    """The common shape when any size may be 1 at run time: along an axis where the
+    operands' sizes differ in form, a fixed size other than 1 wins; else the result's
+    size is bound while the kernel runs, the first size that is not 1 (all must be 1 or
+    it: :func:`broadcast_into` checks each operand)."""
+    out = list(shape)
+    for axis in range(len(shape)):
+        sizes = list(dict.fromkeys(
+            t.aval.shape[axis - len(shape) + t.ndim] for t in operands
+            if axis - len(shape) + t.ndim >= 0))
+        sizes = [d for d in sizes if not (d.is_const and d.value == 1)]
+        if len(sizes) < 2 or any(d.is_const for d in sizes):
+            continue
+        values = [lax.dim_value(d) for d in sizes]
+        result: Any = values[0]
+        for v in values[1:]:
+            result = np.where(np.equal(result, 1), v, result)
+        upper = sizes[0]
+        for d in sizes[1:]:
+            upper = upper + d
+        out[axis] = bind_dim(as_tracer(result), upper)
+    return tuple(out)
 
 
 def broadcast_into(value: Tracer, shape: tuple[DimExpr, ...], message: str,
@@ -79,9 +110,10 @@ def broadcast_into(value: Tracer, shape: tuple[DimExpr, ...], message: str,
     from values may be 1 and stretch (see :func:`broadcast_all`), any other must equal
     the shape's (``error`` with ``message`` when it does not: its ``{lhs}`` is the
     value's size and ``{rhs}`` the shape's, or the other way round without
-    ``value_first``). Assignments broadcast into their region so, and
-    :func:`broadcast_all` every operand into the common shape, so each operand is
-    checked against the result, not only against another."""
+    ``value_first``), or, traced for broadcasting at run time, may be 1 and stretch too.
+    Assignments broadcast into their region so, and :func:`broadcast_all` every operand
+    into the common shape, so each operand is checked against the result, not only
+    against another."""
     ctx = current()
     lead = len(shape) - value.ndim
     if lead < 0:
@@ -91,26 +123,32 @@ def broadcast_into(value: Tracer, shape: tuple[DimExpr, ...], message: str,
         if d == target or (d.is_const and d.value == 1):
             continue
         lhs, rhs = (d, target) if value_first else (target, d)
-        if from_values(d) and not from_values(target):
-            value = _stretched(value, axis, target, error, message, value_first)
-        elif d.is_const and target.is_const:
+        if d.is_const and target.is_const:
             raise ctx.error(message.format(lhs=lhs, rhs=rhs))
+        if ctx.root.stretches or (from_values(d) and not from_values(target)):
+            value = _stretched(value, axis, target, error, message, value_first)
         else:
-            ctx.check("==", lhs, rhs, error, message)
+            ctx.assume_equal(lhs, rhs, error, message)
     return value if value.aval.shape == shape else lax.broadcast_to(value, shape)
 
 
 def _stretched(t: Tracer, axis: int, target: DimExpr, error: str, message: str,
                value_first: bool) -> Tracer:
     """``t`` along ``axis`` read ``target`` times: its elements in order when it is that
-    long, its one element over and over when it is 1 long; else ``error``."""
-    n, want = lax.dim_value(t.aval.shape[axis]), lax.dim_value(target)
+    long, its one element over and over when it is 1 long; else ``error``. A slice
+    whose step along ``axis`` is 0 or 1 at run time (``[size >= 2]``), so the loop
+    reading it stays a strided loop, with stride 0 for a size of 1."""
+    d = t.aval.shape[axis]
+    n, want = lax.dim_value(d), lax.dim_value(target)
     bad: Any = np.logical_and(np.not_equal(n, 1), np.not_equal(n, want))
     lhs, rhs = (n, want) if value_first else (want, n)
     lax.bind(raise_if_p, bad.atom, lhs.atom, rhs.atom, error=error, message=message)
-    index = np.minimum(lax.bind1(iota_p, dtype=np.dtype(np.int64), shape=(target,),
-                                 dimension=0), n - 1)
-    return lax.bind1(take_p, t.atom, as_tracer(index).atom, axis=axis)
+    zero = DimExpr.const(0)
+    moves = relu(d - 1) - relu(d - 2)  # 0 for sizes 0 and 1, else 1
+    shape = list(t.aval.shape)
+    shape[axis] = target
+    return lax.slice_(t, (zero,) * t.ndim, tuple(moves if k == axis else 1
+                                                 for k in range(t.ndim)), tuple(shape))
 
 
 def loop_dtypes(ufunc: np.ufunc, operands: tuple[Any, ...]) -> tuple[np.dtype, ...]:

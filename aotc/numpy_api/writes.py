@@ -27,8 +27,20 @@ from .views import Window
 ONE = DimExpr.const(1)
 
 
-def write(target: Tracer, key: Any, value: Any) -> None:
-    """``target[key] = value`` with NumPy's casting and broadcasting."""
+#: NumPy's messages for a value that does not broadcast into the written region: of an
+#: assignment, and of an in-place operator (``x += v``, whose result is the larger);
+#: ``{lhs}`` is the value's size, ``{rhs}`` the region's.
+ASSIGNED = ("could not broadcast input array from shape ({lhs},) into shape ({rhs},)",
+            "could not broadcast input array into the region: size {lhs} against size {rhs}")
+OPERATED = ("non-broadcastable output operand with shape ({rhs},) doesn't match the "
+            "broadcast shape ({lhs},)", "non-broadcastable output operand: size {rhs} "
+            "against the broadcast size {lhs}")
+
+
+def write(target: Tracer, key: Any, value: Any,
+          mismatch: tuple[str, str] = ASSIGNED) -> None:
+    """``target[key] = value`` with NumPy's casting and broadcasting (``mismatch``: the
+    messages for a value that does not fit, for a region of one axis and of more)."""
     ctx = current()
     if is_mask_key(key):
         return write_masked(target, key, value)
@@ -44,10 +56,7 @@ def write(target: Tracer, key: Any, value: Any) -> None:
         return None  # ``U[k] += v`` already wrote through the view U[k]
     warn_complex_cast(new.dtype, region.dtype)
     new = lax.convert(new, region.dtype)  # assignment casts unsafely, as NumPy's does
-    new = broadcast_into(new, region.aval.shape,
-                         "could not broadcast input array from shape ({lhs},) into shape "
-                         "({rhs},)" if region.ndim == 1 else "could not broadcast input "
-                         "array into the region: size {lhs} against size {rhs}")
+    new = broadcast_into(new, region.aval.shape, mismatch[region.ndim != 1])
     base = region.base if region.base is not None else region
     if region is target and target.base is None and key is Ellipsis \
             and base.context is ctx:  # a whole new value for a base: no update_slice
@@ -134,6 +143,6 @@ def inplace_with(fn: Callable[[Tracer, Any], Tracer], name: str = "np.matmul"
         if self.ndim == 0 and self.base is None:
             return result  # a scalar is immutable (a Python or NumPy number): += rebinds
         check_same_kind(result, self.dtype, f"write {name} of")
-        write(self, Ellipsis, result)
+        write(self, Ellipsis, result, OPERATED)
         return self
     return op

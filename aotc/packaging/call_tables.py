@@ -20,6 +20,7 @@ from ..errors import BuildError
 from ..ir import returned_arguments, runs_loops, runtime_errors
 from ..shapes import bound_symbols
 from .argument_order import order_conflicts
+from .broadcast_twins import twin_of
 from .objects import Target
 from .wrapper_model import (
     DTYPES,
@@ -88,7 +89,9 @@ class _Builder:
         self.faces: list[str] = []
         self.candidates: list[str] = []
 
-    def overload(self, f: int, fn: Function, ov: Overload) -> None:
+    def overload(self, f: int, fn: Function, ov: Overload, twin: int) -> None:
+        """Rows of overload ``ov`` of function ``fn`` (number ``f``); ``twin`` is the
+        module-wide index of its broadcast twin, or -1."""
         k = len(self.overloads)
         written = written_params(ov)
         first_param, first_output, first_order = len(self.params), len(self.outputs), \
@@ -121,7 +124,7 @@ class _Builder:
         self.overloads.append(_row(
             (f, len(ov.signature.params), len(ov.program.outputs), ndims, first_param,
              first_output, first_order, len(conflicts), int(runs_loops(ov.program)),
-             RESULT_CODES[kind], optional), f"{k}: {signature_text(fn, ov)}"))
+             RESULT_CODES[kind], optional, twin), f"{k}: {signature_text(fn, ov)}"))
         self.checks.append(errors_literal(fn, [(c.error, c.message)
                                                for c in ov.program.checks]))
         self.errors.append(errors_literal(fn, runtime_errors(ov.program)))
@@ -132,8 +135,10 @@ class _Builder:
     def function(self, fn: Function) -> None:
         f = len(self.functions)
         first = len(self.overloads)
-        for ov in fn.overloads:
-            self.overload(f, fn, ov)
+        signatures = [ov.signature for ov in fn.overloads]
+        for j, ov in enumerate(fn.overloads):
+            twin = twin_of(signatures, j)
+            self.overload(f, fn, ov, first + twin if twin >= 0 else -1)
         fewest = min(len(ov.signature.params) for ov in fn.overloads)
         kinds, candidates = [], []
         for i, name in enumerate(fn.param_names):
@@ -154,7 +159,8 @@ class _Builder:
              len(self.sequences) if takes_sequences else -1), fn.name))
         if takes_sequences:
             self.sequences += [f"    {kind}," for kind in kinds]
-        sigs = tuple(signature_text(fn, ov) for ov in fn.overloads)
+        # (a broadcast twin reads as the overload it follows)
+        sigs = tuple(dict.fromkeys(signature_text(fn, ov) for ov in fn.overloads))
         self.faces.append(f"({fn.name!r}, {sigs!r}, {tuple(fn.param_names)!r})")
         self.candidates.append("(" + "".join(f"{c}, " for c in candidates).rstrip(" ") + ")")
 

@@ -131,8 +131,9 @@ class Matcher:
                 _check_values(self.names, arrays, sig)
                 return k, bound, values, arrays
         names = [n for n in self.names if n in given]
-        runtime()["_no_match"](self.name, tuple(_accepted(self.name, names, s)
-                                                for s in self.signatures),
+        # (a broadcast twin reads as the signature it follows)
+        runtime()["_no_match"](self.name, tuple(dict.fromkeys(
+                                   _accepted(self.name, names, s) for s in self.signatures)),
                                tuple(names), tuple(bound.arguments[n] for n in names))
         raise AssertionError("unreachable: _no_match raises")
 

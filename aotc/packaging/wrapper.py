@@ -275,6 +275,9 @@ def _c_comment(text: str) -> str:
 
 def _entry_doc(fn: Function, ov: Overload) -> str:
     lines = []
+    if ov.signature.stretches:
+        lines.append("The broadcast twin of the entry above: where that one's _shapes "
+                     "fails, call this one (it stretches sizes that are 1, as NumPy does).")
     for i, (name, p) in enumerate(zip(fn.param_names, ov.signature.params, strict=False)):
         c = "aotc_array" if not p.is_scalar else \
             _C_SPELLING.get(p.dtype, dtype_info(p.dtype, name).ctype)

@@ -51,6 +51,9 @@ class TracedKernel:
     #: For a result of nested tuples, lists and dicts (kind "tree"): the Python
     #: expression that rebuilds it, output ``i`` written ``@i@``.
     result_tree: str = ""
+    #: Sizes of the entry that broadcasting took to be equal, anywhere in the kernel
+    #: (where NumPy would stretch one that is 1: aotc.packaging.broadcast_twins).
+    equal_sizes: tuple[Check, ...] = ()
 
 
 def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceContext
@@ -223,7 +226,7 @@ def _return_loc(fn: Callable[..., Any], name: str, names: list[str], signature: 
                 ) -> Loc | None:
     """Where the kernel returned, for an error about its results: found by tracing it
     again under a profile hook (not the first time: the hook slowed every trace 6x)."""
-    ctx = TraceContext(name)
+    ctx = TraceContext(name, stretches=signature.stretches)
     optional.forget()
     try:
         with tracing(ctx), np.errstate(all="ignore"):
@@ -249,7 +252,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
     params = runtime_parameters(fn, len(signature.params), name, loc)
     names = [p.name for p in params]
     defaults = tuple(p.default for p in params)
-    ctx = TraceContext(name)
+    ctx = TraceContext(name, stretches=signature.stretches)
     optional.forget()
     try:
         with tracing(ctx):
@@ -285,7 +288,11 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
                       tuple(sources) + tuple(ctx.derived), tuple(ctx.checks), name, writebacks)
     with internal_errors("tracing", kernel=name):  # whatever the kernel does, a malformed
         verify(program)                            # program is a bug in aotc
-    return TracedKernel(name, program, tuple(names), signature, kind, defaults, tree)
+    entry = {source.symbol for source in program.dim_sources}
+    equal_sizes = tuple(c for c in ctx.equal_sizes  # (not sizes bound in loops, or later)
+                        if (c.lhs - c.rhs).symbols() <= entry)
+    return TracedKernel(name, program, tuple(names), signature, kind, defaults, tree,
+                        equal_sizes)
 
 
 def runtime_parameters(fn: Callable[..., Any], count: int, name: str, loc: Loc | None

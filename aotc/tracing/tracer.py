@@ -101,6 +101,17 @@ class TraceContext:
     #: Intervals of values not made by equations here (integer arguments, loop indices):
     #: var -> a function giving its interval (see aotc.value_bounds).
     known: dict[Var, Callable[[], Any]] = field(default_factory=dict)
+    #: The kernel's context only: whether broadcasting stretches a size that is 1 at run
+    #: time (a broadcast twin's trace); and, without that, the sizes of its entry that
+    #: broadcasting took to be equal anywhere (the broadcast twin runs where one is not:
+    #: aotc.packaging.broadcast_twins).
+    stretches: bool = False
+    equal_sizes: list[Check] = field(default_factory=list)
+
+    @property
+    def root(self) -> TraceContext:
+        """The kernel's own context (this one outside any loop body)."""
+        return self if self.parent is None else self.parent.root
 
     def find_bound(self, name: str) -> tuple[Var, DimExpr] | None:
         """The binding of a size symbol here or in an enclosing trace."""
@@ -180,6 +191,16 @@ class TraceContext:
         new = Check(op, lhs, rhs, error, message)
         if new not in self.checks:
             self.checks.append(new)
+
+    def assume_equal(self, lhs: DimExpr, rhs: DimExpr, error: str, message: str) -> None:
+        """Broadcasting takes two sizes to be equal here: a size check as any other
+        (:meth:`check`), also noted on the kernel's context, so a call where they differ
+        can run the broadcast twin instead (where both are sizes of the kernel's entry:
+        see ``aotc.tracing.kernel``)."""
+        noted = Check("==", lhs, rhs, error, message)
+        if noted not in self.root.equal_sizes:
+            self.root.equal_sizes.append(noted)
+        self.check("==", lhs, rhs, error, message)
 
     def error(self, message: str, hint: str | None = None) -> TraceError:
         return TraceError(message, loc=user_loc(), kernel=self.kernel, hint=hint)

@@ -179,6 +179,9 @@ class JitKernel:
     #: Threads of the runtime's ``parallel_for`` hook (0: no hook, kernels built with
     #: ``parallel`` run every chunk on the calling thread).
     threads: int = 2
+    #: The overload's broadcast twin (aotc.packaging.broadcast_twins): run instead when
+    #: the sizes fail this one's checks.
+    twin: JitKernel | None = None
 
     def __init__(self, program: Program, target: TargetSpec | None = None) -> None:
         other = JitLibrary([program], target).kernels[0]
@@ -220,6 +223,8 @@ class JitKernel:
         if failed < 0:
             name, message = SHAPE_ERRORS[failed]
             raise kernel_exception(name, message)
+        if failed and self.twin is not None:
+            return self.twin(*args)
         if failed:
             check = program.checks[failed - 1]
             raise kernel_exception(check.error, fill(check.message, info[1], info[2]))
