@@ -93,6 +93,7 @@ KERNEL_ERRORS: dict[int, tuple[str, str]] = {
     5: ("KeyboardInterrupt", "the kernel was interrupted"),
     6: ("ValueError", "negative dimensions are not allowed"),
     7: ("MemoryError", "out of memory for a thread's working buffers"),
+    8: ("RecursionError", "maximum recursion depth exceeded in a compiled function"),
 }
 #: ``P``'s code when the runtime's poll hook asked it to stop.
 INTERRUPTED = 5
@@ -100,6 +101,8 @@ INTERRUPTED = 5
 NEGATIVE_IN_KERNEL = 6
 #: ``P``'s code when a parallel chunk could not allocate its buffers.
 OUT_OF_MEMORY = 7
+#: ``P``'s code when compiled recursion goes deeper than ``aotc.ops.calls.DEPTH_LIMIT``.
+RECURSION_TOO_DEEP = 8
 #: ``P``'s codes from here on are the program's own errors, in the order of
 #: :func:`aotc.ir.runtime_errors` (its ``raise_if`` and in-body ``check`` equations). A
 #: failing check stores its two sides in ``rt->detail`` (when ``rt`` is not NULL), for

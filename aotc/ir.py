@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .errors import Loc
+from .ops.calls import call_p
 from .ops.core import COMPARE, EFFECT, GUARDED, LOOP, STATEFUL, Primitive, type_rules
 from .ops.shape import bind_dim_p
 from .shapes import DimExpr, FloorDiv, IfNeg, Relu, Sym
@@ -166,7 +167,13 @@ class Program:
         return replace(self, **changes)
 
     def __str__(self) -> str:
-        return print_program(self)
+        """The program's text; then that of each function it calls (``def f$0 = {...}``:
+        see :mod:`aotc.ops.calls`), which the text parser does not read back."""
+        text = print_program(self)
+        for callee in called_functions(self):
+            if callee.program is not None:
+                text += f"\ndef {callee.name} = {print_program(callee.program)}"
+        return text
 
 
 # -- printing ----------------------------------------------------------------------------
@@ -424,17 +431,41 @@ def runs_loops(program: Program) -> bool:
                for eqn in program.eqns)
 
 
+def called_functions(program: Program) -> list[Any]:
+    """The :class:`~aotc.ops.calls.Callee` s that ``call`` equations of ``program`` (and
+    of its nested programs) call, and those they call, each once, in order."""
+    found: dict[int, Any] = {}
+
+    def visit(p: Program) -> None:
+        for eqn in p.eqns:
+            callee = eqn.params["callee"] if eqn.prim is call_p else None
+            if callee is not None and id(callee) not in found:
+                found[id(callee)] = callee
+                visit(callee.program)
+            for nested in nested_programs(eqn):
+                visit(nested)
+    visit(program)
+    return list(found.values())
+
+
 def runtime_errors(program: Program) -> tuple[tuple[str, str], ...]:
     """The distinct (exception, message) pairs the program's ``raise_if`` and ``check``
-    equations raise, nested programs included, in order: the kernel's error table (the
-    code of entry ``k`` is ``abi.FIRST_PROGRAM_ERROR + k``)."""
+    equations raise, nested programs and the functions it calls included, in order: the
+    kernel's error table (the code of entry ``k`` is ``abi.FIRST_PROGRAM_ERROR + k``)."""
+    found = dict.fromkeys(_own_errors(program))
+    for callee in called_functions(program):
+        found.update(dict.fromkeys(_own_errors(callee.program)))
+    return tuple(found)
+
+
+def _own_errors(program: Program) -> tuple[tuple[str, str], ...]:
     found: dict[tuple[str, str], None] = {}
     for eqn in program.eqns:
         error, message = eqn.params.get("error"), eqn.params.get("message")
         if eqn.prim.has(EFFECT) and error is not None and message is not None:
             found[(error, message)] = None
         for nested in nested_programs(eqn):
-            found.update(dict.fromkeys(runtime_errors(nested)))
+            found.update(dict.fromkeys(_own_errors(nested)))
     return tuple(found)
 
 

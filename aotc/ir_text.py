@@ -26,6 +26,7 @@ import numpy as np
 from .errors import Loc
 from .ir import Atom, Check, DimSource, Eqn, Lit, Params, Program, Var
 from .ops import ALL_PRIMITIVES
+from .ops.calls import Callee, call_p
 from .ops.core import COMPARE
 from .shapes import Atom as SizeAtom
 from .shapes import DimExpr, FloorDiv, IfNeg, Relu, Sym
@@ -82,7 +83,8 @@ class _Parser:
             raise self.error(f"unexpected character {self.text!r}")
         self.i = 0
         self.signed = self.signed_symbols()
-        self.vars: dict[str, Var] = {}  # a name is one variable in the whole text
+        self.vars: dict[str, Var] = {}  # a name is one variable in a program and its bodies
+        self.callees: dict[str, Callee] = {}  # functions called, by name (aotc.ops.calls)
         self.scope: set[Var] = set()  # those the program being read has defined
 
     # -- tokens ---------------------------------------------------------------------
@@ -146,8 +148,28 @@ class _Parser:
         self.skip_lines(comments=True)
         program = self.program()
         self.skip_lines(comments=True)
+        while self.kind == "name" and self.text == "def":  # the functions it calls
+            self.i += 1
+            at, name = self.i, self.symbol()
+            self.take("op", "=")
+            callee = self.callee(name, at)
+            self.vars = {}  # (each function names its variables afresh)
+            callee.program = self.program()
+            callee.result = callee.program.outputs[0].type
+            self.skip_lines(comments=True)
         self.take("end")
+        missing = [n for n, c in self.callees.items() if c.program is None]
+        if missing:
+            raise self.error(f"a call of {missing[0]!r}, which no 'def' defines")
         return program
+
+    def callee(self, name: str, at: int) -> Callee:
+        """The function called ``name`` (one object for every call and its ``def``)."""
+        if name not in self.callees:
+            self.callees[name] = Callee(name, AType(np.dtype(bool), ()))
+        elif self.callees[name].program is not None and self.texts[at - 1] == "def":
+            raise self.error(f"a second 'def' of {name!r}", at)
+        return self.callees[name]
 
     def program(self) -> Program:
         outer, self.scope = self.scope, set()
@@ -284,7 +306,15 @@ class _Parser:
         if prim is None or self.kind != "name":
             raise self.error(f"unknown primitive {self.text!r}")
         self.i += 1
-        params = Params(self.params() if self.accept("[") else ())
+        if prim is call_p:  # call[callee=NAME]: the function, defined after the program
+            self.take("op", "[")
+            self.take("name", "callee")
+            self.take("op", "=")
+            at = self.i
+            params = Params.of({"callee": self.callee(self.symbol(), at)})
+            self.take("op", "]")
+        else:
+            params = Params(self.params() if self.accept("[") else ())
         inputs = []
         while self.kind not in ("newline", "comment", "end"):
             inputs.append(self.atom())

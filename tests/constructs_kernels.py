@@ -1110,6 +1110,95 @@ def cube_products(a: f64[:, :, :], b: f64[:, :, :]) -> f64[:, :, :]:
     return a * b + 1.0
 
 
+# -- recursion on runtime values: each recursive function compiled once, called for real -------
+
+def _fib(n):
+    if n < 2:
+        return n
+    return _fib(n - 1) + _fib(n - 2)
+
+
+def _ackermann(m, n):
+    if m == 0:
+        return n + 1
+    if n == 0:
+        return _ackermann(m - 1, 1)
+    return _ackermann(m - 1, _ackermann(m, n - 1))
+
+
+def _is_even(n):
+    return True if n == 0 else _is_odd(n - 1)
+
+
+def _is_odd(n):
+    return False if n == 0 else _is_even(n - 1)
+
+
+def _collatz_steps(n, steps):
+    if n == 1:
+        return steps
+    if n % 2 == 0:
+        return _collatz_steps(n // 2, steps + 1)
+    return _collatz_steps(3 * n + 1, steps + 1)
+
+
+def _factorial(n):
+    if n < 0:
+        raise ValueError(f"factorial of a negative number: {n}")
+    return 1 if n == 0 else n * _factorial(n - 1)
+
+
+def _depth(n):
+    return 0.0 if n <= 0 else 0.5 + _depth(n - 1)
+
+
+def _power_sum(x, k):  # a depth known at build time: inlined
+    return 0.0 if k == 0 else x**k + _power_sum(x, k - 1)
+
+
+@aotc.export
+def fib(n: i64) -> i64:
+    return _fib(n)
+
+
+@aotc.export
+def ackermann(m: i64, n: i64) -> i64:
+    return _ackermann(m, n)
+
+
+@aotc.export
+def parity(n: i64) -> tuple:
+    return _is_even(n), _is_odd(n)
+
+
+@aotc.export
+def collatz(n: i64) -> i64:
+    return _collatz_steps(n, 0)
+
+
+@aotc.export
+def factorial(n: i64) -> i64:
+    return _factorial(n)
+
+
+@aotc.export
+def halves(n: i64) -> f64:
+    return _depth(n)
+
+
+@aotc.export
+def fibs_of(x: i64[:]) -> i64[:]:
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = _fib(x[i])
+    return out
+
+
+@aotc.export
+def power_sum(x: f64) -> f64:
+    return _power_sum(x, 4)
+
+
 # -- explicit index loops: checks proven for the whole range, or kept ---------------------------
 
 @aotc.export

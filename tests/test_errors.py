@@ -431,14 +431,22 @@ def _countdown(n):
     return 1 + _countdown(n - 1)
 
 
-def test_recursion_on_runtime_values_is_a_located_error():
-    def k(n: aotc.i64):
-        return _countdown(n)
+def _halved(x):
+    if x.shape[0] == 0:
+        return 0.0
+    return _halved(x[1:]) + x[0]
 
-    with pytest.raises(TraceError, match="'_countdown' calls itself on values known only "
+
+def test_recursion_on_runtime_arrays_is_a_located_error():
+    """Recursion on scalars compiles (tests/test_recursion.py); on arrays whose sizes are
+    known only at run time it is refused at the recursive call."""
+    def k(x: aotc.f64[:]):
+        return _halved(x)
+
+    with pytest.raises(TraceError, match="'_halved' calls itself on arrays known only "
                                          "at run time") as info:
         _trace(k)
-    assert "return 1 + _countdown(n - 1)" in str(info.value)
+    assert "return _halved(x[1:]) + x[0]" in str(info.value)
 
     def fixed(x: f64):
         return x * _countdown(5)  # recursion on build-time values runs while tracing

@@ -26,9 +26,20 @@ from ops.test_registry import CASES as REGISTRY
 from test_python_constructs import CALLS
 
 from aotc.errors import Loc
-from aotc.ir import DimSource, Eqn, Lit, Params, Program, Var, nested_programs, verify
+from aotc.ir import (
+    DimSource,
+    Eqn,
+    Lit,
+    Params,
+    Program,
+    Var,
+    called_functions,
+    nested_programs,
+    verify,
+)
 from aotc.ir_text import IRSyntaxError, parse_program
 from aotc.ops import ALL_PRIMITIVES
+from aotc.ops.calls import Callee
 from aotc.passes import optimize
 from aotc.shapes import DimExpr, if_neg, relu
 from aotc.tracing.avals import AType
@@ -72,6 +83,8 @@ def _round_trip(program: Program) -> Program:
     verify(parsed)
     assert str(parsed) == text
     assert _contents(parsed) == _contents(program)
+    assert [(c.name, _contents(c.program)) for c in called_functions(parsed)] == \
+        [(c.name, _contents(c.program)) for c in called_functions(program)]
     return parsed
 
 
@@ -88,6 +101,8 @@ def _contents(program: Program, numbers: dict[Var, int] | None = None) -> Any:
             return "lit", v.dtype, v.value.tobytes()
         if isinstance(v, Program):
             return _contents(v, numbers)
+        if isinstance(v, Callee):  # (its program is compared on its own: it calls itself)
+            return "callee", v.name, v.result
         if isinstance(v, tuple):
             return tuple(value(x) for x in v)
         if isinstance(v, float):

@@ -295,6 +295,16 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                       (np.arange(3.0).reshape(1, 3, 1), np.arange(8.0).reshape(2, 1, 4)),
                       (np.ones((2, 3, 4)), np.ones((2, 3, 4))),
                       (np.ones((2, 3, 4)), np.ones((2, 2, 4)))],
+    # Recursion on runtime values: real calls of functions compiled once. Past the
+    # depth limits both raise RecursionError (Python's ~1000, compiled 5000).
+    "fib": [(0,), (1,), (2,), (20,), (-3,)],
+    "ackermann": [(0, 0), (1, 2), (2, 3), (3, 3)],
+    "parity": [(0,), (7,), (10,), (100000,)],
+    "collatz": [(1,), (27,), (97,)],
+    "factorial": [(0,), (10,), (20,), (-2,)],
+    "halves": [(0,), (5,), (300,), (100000,)],
+    "fibs_of": [(np.array([0, 1, 5, 10, 20]),), (np.zeros(0, np.int64),)],
+    "power_sum": [(1.5,), (-2.0,)],
     "window_times": [(X, X[:3], 1, 4), (X, X[:3], 2, 3), (X, X[:3], 3, 3), (X, X[:3], 0, 5),
                      (X, X[:3], -1, 100)],
     # Index loops: in range (the unchecked loop), out of range part-way (the checked loop

@@ -32,6 +32,7 @@ from ..numpy_api.pyrandom import PYRANDOM, is_python_random
 from ..numpy_api.pyrandom import refuse as refuse_pyrandom
 from ..numpy_api.random import refuse as refuse_random
 from ..ops.index import raise_if_p
+from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
 from . import optional, pyfuncs
@@ -246,7 +247,7 @@ def _raise_where(cond: Any, exc: BaseException, values: list[Tracer]) -> None:
     """Raise ``exc`` where ``cond`` holds; ``values``: the runtime values its message
     shows (see :mod:`aotc.tracing.messages`)."""
     error, message = _builtin_exception(exc)
-    if current().parent is None and not isinstance(cond, Tracer) and not values:
+    if current().at_top and not isinstance(cond, Tracer) and not values:
         raise KernelRaises(error, message)
     atom = cond.atom if isinstance(cond, Tracer) else Lit(True, np.dtype(bool))
     details = [v.atom for v in values] + [Lit(0, np.dtype(np.int64))] * (len(values) == 1)
@@ -402,14 +403,25 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             hint="aotc compiles these math functions: " + ", ".join(supported))
     if isinstance(fn, types.FunctionType) and converter is not None and _is_user_code(fn):
         code = (fn.__code__.co_filename, fn.__code__.co_firstlineno, fn.__qualname__)
-        if _CALLING.count(code) >= _NESTING_LIMIT and \
-                any(traced(a) for a in (*args, *kwargs.values())):
-            raise current().error(
-                f"'{fn.__name__}' calls itself on values known only at run time: a "
-                "compiled kernel inlines the functions it calls, so the recursion has no "
-                "end", hint="write it as a loop (with an explicit stack array if needed); "
-                "recursion on build-time values is fine")
-        _CALLING.append(code)
+        spec = functions.kinds(args, kwargs)
+        if not _CALLING:
+            _RECURSIONS.clear()
+        if any(c == code for c, _ in _CALLING) and traced(*args, *kwargs.values()):
+            _RECURSIONS[code] = _RECURSIONS.get(code, 0) + 1
+            if spec is not None and (code, spec) in _CALLING:  # the same call again
+                return functions.call(fn, converter(fn), (code, spec), args, kwargs, _CALLING)
+            if spec is not None and _RECURSIONS[code] > _INLINED_RECURSIONS:
+                args, kwargs = functions.promoted(args, kwargs)  # values that never repeat
+                spec = functions.kinds(args, kwargs)
+                return functions.call(fn, converter(fn), (code, spec), args, kwargs, _CALLING)
+            if spec is None and (_RECURSIONS[code] > _INLINED_ARRAY_RECURSIONS or sum(
+                    c == code for c, _ in _CALLING) >= _ARRAY_RECURSION_DEPTH):
+                raise current().error(
+                    f"'{fn.__name__}' calls itself on arrays known only at run time: a "
+                    "compiled kernel inlines such calls, so the recursion has no end",
+                    hint="write it as a loop (with an explicit stack array if needed); "
+                    "recursion on scalars, and on build-time sizes, compiles")
+        _CALLING.append((code, spec))
         try:
             return converter(fn)(*args, **kwargs)
         finally:
@@ -421,9 +433,20 @@ pyfuncs.converted_call = call
 
 
 #: The user's functions being traced (by where their source is: each conversion is a new
-#: function object), innermost last. The same function nested this deep on traced values
-#: is recursion with no build-time end (closures composed a few levels deep are fine).
-_CALLING: list[tuple[str, int, str]] = []
-_NESTING_LIMIT = 24
+#: function object), with the kinds of their arguments (aotc.tracing.functions), innermost
+#: last. A call again of the same kinds on runtime values is recursion, compiled as a
+#: real call; the same function nested this deep on runtime values also is (closures
+#: composed a few levels deep are inlined).
+_CALLING: list[tuple[tuple[str, int, str], Any]] = []
+#: Calls of a function inside itself on runtime values, per function, in this kernel's
+#: trace. Past this many, Python numbers that change with each call (``steps + 1``) are
+#: made runtime values too, and the recursion a compiled function; a recursion that
+#: ends at build time (``power(x, k - 1)`` with a constant ``k``) stays inlined below it.
+_RECURSIONS: dict[tuple[str, int, str], int] = {}
+_INLINED_RECURSIONS = 16
+#: Past this many such calls on arrays, the recursion is refused (arrays are inlined
+#: only: a recursion on sizes known at build time ends, one on runtime sizes does not).
+_INLINED_ARRAY_RECURSIONS = 64
+_ARRAY_RECURSION_DEPTH = 8
 
 DISPATCH.call_user = call  # np.piecewise's functions run as converted code too

@@ -42,7 +42,7 @@ def by_order(x: Tracer, small: Callable[[], T], large: Callable[[], T],
     NumPy's own result."""
     if x.dtype.kind == "c":  # (LAPACK's complex loops are not called yet)
         return small()
-    if current().parent is None and x.ndim == 2:
+    if current().at_top and x.ndim == 2:
         return large()
     n = x.aval.shape[-1] if order is None else order
     if n.is_const:

@@ -68,7 +68,7 @@ def write(target: Tracer, key: Any, value: Any,
     window = region.window if region.base is not None else Window.identity(base.aval.shape)
     base.set_atom(window.write(base, new).atom)
     base.version += 1
-    if ctx.parent is None and id(base) in ctx.argument_ids:
+    if ctx.at_top and id(base) in ctx.argument_ids:
         ctx.guards.written(ctx.eqns, ctx.checks)
     return _through_path_aliases(base, window, new)
 

@@ -1,6 +1,7 @@
 """The primitive table, one file per family; importing this registers them all."""
 
 from . import (  # noqa: F401
+    calls,
     control,
     elementwise,
     external,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import internal_errors
-from ..ir import Program, verify
+from ..ir import Program, called_functions, verify
 from ..packaging.argument_order import record_orders
 from .constant_fold import constant_fold
 from .cse import cse
@@ -58,7 +58,17 @@ def optimize(program: Program, *, verify_each: bool = False, fuse: bool = True,
                 verify(program)
         if trace is not None:
             trace(name, program)
+    _optimize_callees(program, fuse)
     return program
+
+
+def _optimize_callees(program: Program, fuse: bool) -> None:
+    """Each function the program calls (:mod:`aotc.ops.calls`) through the same passes,
+    once: its ``optimized`` program is what code generation emits."""
+    for callee in called_functions(program):
+        if callee.optimized is None:
+            callee.optimized = callee.program  # (a call to itself finds it in progress)
+            callee.optimized = optimize(callee.program, fuse=fuse)
 
 
 __all__ = ["PIPELINE", "constant_fold", "cse", "dce", "dot_epilogue", "fusion", "jam",

@@ -107,6 +107,18 @@ class TraceContext:
     #: aotc.packaging.broadcast_twins).
     stretches: bool = False
     equal_sizes: list[Check] = field(default_factory=list)
+    #: A function compiled once (recursion on runtime values, aotc.tracing.functions):
+    #: a program of its own, whose checks and raises run where its code runs.
+    function: bool = False
+    #: The kernel's compiled functions so far, by the kinds of their calls (one table
+    #: the kernel and its functions share).
+    callees: dict[Any, Any] = field(default_factory=dict)
+
+    @property
+    def at_top(self) -> bool:
+        """Whether this is the kernel's own top level (not a loop body, branch or
+        compiled function), where code runs once per call, first."""
+        return self.parent is None and not self.function
 
     @property
     def root(self) -> TraceContext:
@@ -171,12 +183,12 @@ class TraceContext:
         if diff.is_const:
             if Check(op, lhs, rhs, error, message).holds(diff.value, 0):
                 return
-            if self.parent is None:
+            if self.at_top:
                 raise TraceError(message.format(lhs=lhs, rhs=rhs), loc=user_loc(),
                                  kernel=self.kernel)
         elif (op == ">=" and diff.is_nonneg()) or (op == "<=" and (-diff).is_nonneg()):
             return
-        if self.parent is None and not bound_symbols(diff):
+        if self.at_top and not bound_symbols(diff):
             self.guards.before_check(self.eqns, self.checks)
         # In a body, on a size bound while the kernel runs, or after a raise that is no
         # size check (its test reads values, or its message does), the check must hold
@@ -184,7 +196,7 @@ class TraceContext:
         # ``e >= 0`` stays first all the same: ``P_shapes`` refuses a negative size
         # before the kernel runs anyway, and the check's message is the better one.
         sign_check = op == ">=" and rhs.is_const and rhs.value == 0
-        if self.parent is not None or bound_symbols(diff) \
+        if not self.at_top or bound_symbols(diff) \
                 or (self.guards.blocked and not sign_check):
             self.emit(check_p, [], op=op, lhs=lhs, rhs=rhs, error=error, message=message)
             return

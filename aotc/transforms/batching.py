@@ -37,6 +37,8 @@ NO_RULE_HINTS = {
                 "x, 0) and a reduction instead",
     # Never copied unbatched either: the lanes would share the draws a loop over them
     # would draw one by one.
+    "call": "a recursive function takes scalars, one call each; loop over the batch in "
+            "the kernel (for i in range(n): out[i] = f(x[i])) instead",
     **dict.fromkeys(("random_seed", "random_draw"),
                     "random draws are not batched (the lanes would share them); draw the "
                     "numbers outside and pass them in with a batch axis"),

@@ -68,6 +68,9 @@ NOT_DIFFERENTIABLE = {
         "write the draw from standard ones that take no parameters, e.g. "
         "np.exp(mean + sigma * np.random.standard_normal(n)) for lognormal(mean, sigma, n), "
         "or make the parameters constants"),
+    ALL_PRIMITIVES["call"]: (
+        "a recursive function (compiled as a call of its own) has no derivative rule yet",
+        "write the recursion as a loop to take its gradient"),
 }
 
 

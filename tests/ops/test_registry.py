@@ -241,6 +241,20 @@ def _fusion(dtype: np.dtype) -> Program:
                    f"({CODE[dtype]}[:, :], {CODE[dtype]}[:, :])", fuse=True)
 
 
+def _counted_down(x, n):  # type: ignore[no-untyped-def]
+    return x if n <= 0 else x + _counted_down(x, n - 1)
+
+
+def _calls(dtype: np.dtype) -> Program:
+    """A recursive function of ``dtype`` (aotc.ops.calls), called in a loop."""
+    def kernel(x, n):
+        total = x
+        for i in range(n):
+            total = total + _counted_down(x, i)
+        return total
+    return _traced(kernel, f"({CODE[dtype]}, i8)")
+
+
 #: name -> (the primitives it is there to lower, its builder per dtype)
 BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     "select": (("select",), _select),
@@ -259,6 +273,7 @@ BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     "random": (("random_seed", "random_draw"), _random),
     "control": (("for_loop", "while_loop", "cond", "scan"), _control),
     "fusion": (("fusion",), _fusion),
+    "calls": (("call",), _calls),
     "numpy_loops": (("numpy_loop",), _numpy_loops),
 }
 

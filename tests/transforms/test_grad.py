@@ -190,6 +190,7 @@ def test_every_float_primitive_has_a_vjp_rule_or_a_reason() -> None:
         "sort", "cumprod", "copysign",
         "complex", "real", "imag", "conj",  # complex gradients are not defined here
         "numpy_loop",  # NumPy's LAPACK and FFT loops: their adjoints are not written yet
+        "call",  # a recursive function: refused where a gradient reaches it
         "fusion"}  # gradients are taken before the optimizer runs
     missing = {n for n, p in ALL_PRIMITIVES.items() if p not in vjp_rules}
     assert missing == not_float | not_yet | {"random_seed"}  # (no outputs)

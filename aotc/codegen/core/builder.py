@@ -23,6 +23,22 @@ from ..targets.isa import InstructionSet
 from .dtypes import PTR, i64
 
 
+def start_function(fn: ir.Function, fp_flags: tuple[str, ...], vector_bytes: int = 16,
+                   fma: bool = False) -> KernelBuilder:
+    """A builder positioned after ``fn``'s entry block, which holds only allocas (and is
+    closed by :func:`finish_function`)."""
+    fn.append_basic_block("entry")
+    return KernelBuilder(fn.append_basic_block("start"), fp_flags, vector_bytes, fma)
+
+
+def finish_function(b: KernelBuilder) -> None:
+    """Return 0 from where the builder is, and let the entry block fall into the code."""
+    b.ret(ir.Constant(ir.IntType(64), 0))
+    entry, start = b.function.basic_blocks[:2]
+    with b.goto_block(entry):
+        b.branch(start)
+
+
 class KernelBuilder(ir.IRBuilder):  # type: ignore[misc]  # llvmlite is untyped
     """An ``IRBuilder`` that knows the fast-math flags and the kernel's error exits."""
 

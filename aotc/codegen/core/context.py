@@ -71,6 +71,8 @@ class Lowering:
         #: Entry-block slots of values fetched once per call, at their first use (the
         #: random state): (function, what) -> the slot.
         self.slots: dict[tuple[ir.Function, str], ir.Value] = {}
+        #: In a compiled function (:mod:`.calls`): how deep its call is; None in a kernel.
+        self.call_depth: ir.Value | None = None
 
     def run(self, program: Program, inputs: Sequence[Value]) -> list[Value]:
         """Lower ``program``'s equations here, with its inputs bound to ``inputs``.

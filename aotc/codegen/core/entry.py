@@ -40,8 +40,9 @@ from ..parallel.nest import RULES as PARALLEL_NESTS
 from ..random import lowering as random_draws
 from ..sorting import lowering as sorting
 from ..targets.spec import TargetSpec
+from . import calls
 from .args import Args
-from .builder import KernelBuilder
+from .builder import KernelBuilder, finish_function, start_function
 from .context import Lowering
 from .dims import DimEvaluator
 from .dtypes import I64, PTR, i64
@@ -60,7 +61,8 @@ def _eqn_rules() -> dict[Primitive, EqnRule]:
     for prim, view_rule in VIEW_RULES.items():
         rules[prim] = _view_eqn_rule(view_rule)
     for table in (nests.RULES, reductions.RULES, indexing.RULES, linalg.RULES, control.RULES,
-                  epilogue.RULES, sorting.RULES, random_draws.RULES, external.RULES):
+                  epilogue.RULES, sorting.RULES, random_draws.RULES, external.RULES,
+                  calls.RULES):
         rules.update(table)
     return rules
 
@@ -85,20 +87,10 @@ def _declare(module: ir.Module, name: str, arg_names: tuple[str, ...]) -> ir.Fun
 
 def _start(fn: ir.Function, fp_flags: tuple[str, ...], target: TargetSpec | None = None
            ) -> KernelBuilder:
-    """A builder positioned after the entry block, which holds only allocas (and is
-    closed by :func:`_finish`); it knows the target's vector registers, if given."""
-    fn.append_basic_block("entry")
+    """:func:`start_function`, knowing the target's vector registers, if given."""
     if target is None:
-        return KernelBuilder(fn.append_basic_block("start"), fp_flags)
-    return KernelBuilder(fn.append_basic_block("start"), fp_flags, target.vector_bytes,
-                         target.has_fma)
-
-
-def _finish(b: KernelBuilder) -> None:
-    b.ret(i64(0))
-    entry, start = b.function.basic_blocks[:2]
-    with b.goto_block(entry):
-        b.branch(start)
+        return start_function(fn, fp_flags)
+    return start_function(fn, fp_flags, target.vector_bytes, target.has_fma)
 
 
 def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) -> None:
@@ -154,7 +146,7 @@ def emit_shapes(module: ir.Module, name: str, program: Program, layout: Layout) 
             slot += 1
     put(info, 0, scratch)
     put(info, 3, touched)
-    _finish(b)
+    finish_function(b)
 
 
 def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
@@ -203,7 +195,7 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
                      {k: as_contiguous(b, v) for k, v in callers.items()})  # type: ignore[misc]
             with otherwise:
                 body(inputs, callers)
-    _finish(b)
+    finish_function(b)
 
 
 def _emit_body(ctx: Lowering, program: Program, inputs: list[Scalar | View],

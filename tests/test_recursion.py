@@ -1,0 +1,125 @@
+"""Recursion on runtime values (aotc.tracing.functions), on the IR: which calls become
+real calls, the types their results settle at, and what the programs compute, run by
+the reference interpreter against the Python source. No C toolchain: the compiled calls
+are tested in test_python_constructs (``fib``, ``ackermann``, ``parity``...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import aotc
+from aotc.errors import TraceError
+from aotc.interpret import eval_program
+from aotc.ir import called_functions
+
+
+def fib(n):  # type: ignore[no-untyped-def]
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def is_even(n):  # type: ignore[no-untyped-def]
+    return True if n == 0 else is_odd(n - 1)
+
+
+def is_odd(n):  # type: ignore[no-untyped-def]
+    return False if n == 0 else is_even(n - 1)
+
+
+def depth(n):  # type: ignore[no-untyped-def]
+    return 0.0 if n <= 0 else 0.5 + depth(n - 1)
+
+
+def steps(n, count):  # type: ignore[no-untyped-def]
+    if n == 1:
+        return count
+    return steps(n // 2 if n % 2 == 0 else 3 * n + 1, count + 1)
+
+
+def power_sum(x, k):  # type: ignore[no-untyped-def]
+    return 0.0 if k == 0 else x**k + power_sum(x, k - 1)
+
+
+def fib_pair(n):  # type: ignore[no-untyped-def]
+    if n == 0:
+        return 0, 1
+    a, b = fib_pair(n - 1)
+    return b, a + b
+
+
+def halving_sum(x):  # type: ignore[no-untyped-def]
+    if x.shape[0] <= 1:
+        return x.sum()
+    return halving_sum(x[: x.shape[0] // 2]) + halving_sum(x[x.shape[0] // 2:])
+
+
+def _kernel(body: Any, text: str) -> Any:
+    """The program of a kernel of one parameter calling ``body`` on it."""
+    def kernel(x: Any) -> Any:
+        return body(x)
+    return aotc.trace(kernel, text).program
+
+
+@pytest.mark.parametrize(("body", "text", "calls", "result"), [
+    (fib, "(i8,)", [0, 1, 2, 10, 15, -4], np.int64),
+    (is_even, "(i8,)", [0, 1, 6, 9], np.bool_),
+    (depth, "(i8,)", [0, 3, 50], np.float64),
+    (lambda n: steps(n, 0), "(i8,)", [1, 6, 27], np.int64),
+])
+def test_recursion_is_a_real_call_with_the_sources_results(body: Any, text: str,
+                                                           calls: list[int],
+                                                           result: type) -> None:
+    program = _kernel(body, text)
+    assert called_functions(program), str(program)  # a call, not an inlined copy
+    for n in calls:
+        (got,) = eval_program(program, n)
+        want = body(n)
+        assert got.dtype == result and got == want, (n, got, want)
+
+
+def test_the_ir_shows_the_call_and_the_function() -> None:
+    text = str(_kernel(fib, "(i8,)"))
+    assert "call[callee=fib$0]" in text and "def fib$0 = {" in text
+
+
+def test_mutual_recursion_compiles_both_functions() -> None:
+    names = {c.name.split("$")[0] for c in called_functions(_kernel(is_even, "(i8,)"))}
+    assert names == {"is_even", "is_odd"}
+
+
+def test_recursion_that_ends_at_build_time_stays_inlined() -> None:
+    program = _kernel(lambda x: power_sum(x, 4), "(f8,)")
+    assert not called_functions(program)
+    (got,) = eval_program(program, 1.5)
+    assert got == power_sum(1.5, 4)
+
+
+def test_a_recursive_function_returning_a_tuple_is_a_located_error() -> None:
+    with pytest.raises(TraceError) as err:
+        _kernel(fib_pair, "(i8,)")
+    assert err.value.loc is not None and err.value.loc.line > 0
+    assert "a compiled recursive function returns one scalar" in str(err.value)
+
+
+def test_recursion_on_arrays_of_runtime_sizes_is_a_located_error() -> None:
+    with pytest.raises(TraceError, match="calls itself on arrays known only at run time"):
+        _kernel(halving_sum, "(f8[:],)")
+    # On a size known at build time the recursion ends, inlined.
+    (got,) = eval_program(_kernel(halving_sum, "(f8[8],)"), np.arange(8.0))
+    assert got == 28.0
+
+
+def decayed(x, n):  # type: ignore[no-untyped-def]
+    return 0.0 if n <= 0 else x + 0.5 * decayed(x, n - 1)
+
+
+def test_a_gradient_through_a_recursive_call_is_refused_with_what_to_do() -> None:
+    def loss(x: aotc.f64, n: aotc.i64) -> aotc.f64:
+        return decayed(x, n)
+
+    gradient = aotc.grad(loss)
+    with pytest.raises(aotc.errors.AotcError, match="recursive function") as err:
+        aotc.trace(gradient, gradient.signatures()[0])
+    assert "loop" in str(err.value)
