@@ -1110,6 +1110,25 @@ def cube_products(a: f64[:, :, :], b: f64[:, :, :]) -> f64[:, :, :]:
     return a * b + 1.0
 
 
+# -- lists of different lengths on two paths: joined, as Python's paths are ---------------------
+
+@aotc.export
+def divisors_or_self(n: i64) -> list:
+    if n == 2:
+        return [2]
+    return [1, n, n * n]
+
+
+@aotc.export
+def ragged_then_used(n: i64, x: f64) -> tuple:
+    if n > 3:
+        v = [x, 2 * x]
+    else:
+        v = [x, x, x]
+    w = v + [0.5]  # still a list: + concatenates
+    return len(v), sum(w), w[-1]
+
+
 # -- recursion on runtime values: each recursive function compiled once, called for real -------
 
 def _fib(n):

@@ -295,6 +295,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                       (np.arange(3.0).reshape(1, 3, 1), np.arange(8.0).reshape(2, 1, 4)),
                       (np.ones((2, 3, 4)), np.ones((2, 3, 4))),
                       (np.ones((2, 3, 4)), np.ones((2, 2, 4)))],
+    "divisors_or_self": [(2,), (5,), (0,)],
+    "ragged_then_used": [(5, 1.5), (1, 1.5), (4, -2.0)],
     # Recursion on runtime values: real calls of functions compiled once. Past the
     # depth limits both raise RecursionError (Python's ~1000, compiled 5000).
     "fib": [(0,), (1,), (2,), (20,), (-3,)],

@@ -20,14 +20,14 @@ import numpy as np
 
 from .. import lax
 from ..ir import Var
-from ..numpy_api import CREATION
+from ..numpy_api import CREATION, pylists
 from ..numpy_api.creation import full_from_dims
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, bound_symbols
 from ..tracing.aliases import path_aliased
 from ..tracing.bind import fresh
 from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, unflatten
-from ..tracing.control import BranchTypes
+from ..tracing.control import BranchArity, BranchTypes
 from ..tracing.tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
 from . import joins, lists, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
@@ -317,12 +317,17 @@ def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
 
 
 def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
-          unified: optional.Unified | None, joined: dict[int, joins.Join] | None = None
-          ) -> State:
+          unified: optional.Unified | None, joined: dict[int, joins.Join] | None = None,
+          listed: frozenset[int] = frozenset()) -> State:
     """The conditional; ``joined``: the leaves (indices among the flattened values the
-    branches give) whose arrays differ in size, laid out in one buffer (:mod:`.joins`)."""
+    branches give) whose arrays differ in size, laid out in one buffer (:mod:`.joins`);
+    ``listed``: the variables holding Python lists of different lengths on the two
+    paths (``return [2]`` before ``return [n, n + 1]``), made arrays that stand for
+    lists, which are then joined so."""
     known = [i for i, v in enumerate(state) if v is not UNDEFINED]
     joined = joined or {}
+    #: per branch, per variable: its number of leaves, if it is a Python list
+    lengths: list[list[int | None]] = []
     trees: list[tuple[Any, int]] = []  # each branch's values: structure, leaf count
     #: per branch, per joined leaf: the array from outside the branch it is, if one
     sources: list[dict[int, Any]] = []
@@ -336,6 +341,9 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             out = fn(tuple(full))
             if any(value is UNDEFINED for value in out):
                 raise optional.Unassigned
+            lengths.append([len(flatten(v)[0]) if isinstance(v, list) else None for v in out])
+            out = tuple(pylists.as_list_array(v) if i in listed else v
+                        for i, v in enumerate(out))
             if unified is None:
                 optional.check_body(out)
             leaves, tree = flatten(out)
@@ -347,10 +355,17 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
         return run
 
     try:
-        result = lax.cond(as_bool(test), branch(then), branch(orelse),
-                          *(state[i] for i in known))
+        try:
+            result = lax.cond(as_bool(test), branch(then), branch(orelse),
+                              *(state[i] for i in known))
+        except BranchArity:
+            ragged = frozenset(i for i, (a, b) in enumerate(zip(*lengths[-2:], strict=True))
+                               if a is not None and b is not None and a != b)
+            if not ragged or ragged <= listed:
+                raise
+            return _cond(test, then, orelse, state, names, unified, joined, listed | ragged)
         if not joined:
-            return result  # type: ignore[no-any-return]
+            return _lists_again(result, listed)
         tree, count = trees[0]
         leaves, at = flatten(result)[0], 0
         values = []
@@ -369,7 +384,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             else:
                 values.append(part[0])
             at += width
-        return unflatten(tree, values)  # type: ignore[no-any-return]
+        return _lists_again(unflatten(tree, values), listed)
     except BranchTypes as mismatch:
         leaf = _unjoined_leaf(mismatch.index, joined)
         join = joins.joinable(mismatch) if leaf is not None and leaf not in joined else None
@@ -378,13 +393,20 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             front = resizing.carried_front(before[leaf]) if leaf < len(before) else None
             if front is not None and front.dtype == join.dtype:
                 join.passing(front)
-            return _cond(test, then, orelse, state, names, unified, {**joined, leaf: join})
+            return _cond(test, then, orelse, state, names, unified, {**joined, leaf: join},
+                         listed)
         name = _name_of_leaf(state, names, mismatch.index if leaf is None else leaf)
         if name is None:
             raise
         what = "the kernel returns values of" if name == RET else \
             f"the two branches of this if give variable '{name}'"
         raise BranchTypes(mismatch.index, mismatch.types, what) from None
+
+
+def _lists_again(state: State, listed: frozenset[int]) -> State:
+    """The state after a conditional, the variables in ``listed`` (Python lists of
+    different lengths on the two paths, joined as arrays) standing for lists again."""
+    return tuple(pylists.as_list_array(v) if i in listed else v for i, v in enumerate(state))
 
 
 def _unjoined_leaf(index: int, joined: dict[int, joins.Join]) -> int | None:

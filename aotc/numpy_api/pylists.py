@@ -30,6 +30,11 @@ def _listed(value: Tracer) -> Tracer:
     return value
 
 
+def as_list_array(value: Any) -> Tracer:
+    """A Python list (or an array already) as an array that stands for a list."""
+    return _listed(_as_items(value))
+
+
 def _concatenate(first: Any, second: Any) -> Tracer:
     if not (_listish(first) and _listish(second)):
         other = second if _listish(first) else first

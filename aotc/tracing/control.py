@@ -44,7 +44,7 @@ from .bodies import (
     unflatten,
     with_outer_writes,
 )
-from .tracer import Tracer, as_tracer, current, tracing_now
+from .tracer import Tracer, as_tracer, current, tracing_now, user_loc
 
 
 def _state(value: Any) -> tuple[list[Tracer], Any]:
@@ -227,7 +227,8 @@ def _unify_outputs(programs: list[Program], leaves: list[list[Any]]) -> list[Pro
     the dtype another gives that value (``x if c else 0``), as in JAX."""
     types = [[o.type for o in p.outputs] for p in programs]
     if len({len(t) for t in types}) != 1:
-        raise current().error("cond: the branches return different numbers of values")
+        raise BranchArity("cond: the branches return different numbers of values",
+                          loc=user_loc(), kernel=current().kernel)
     out = list(programs)
     for k in range(len(types[0])):
         column = [t[k] for t in types]
@@ -254,6 +255,11 @@ def _weak_kind(value: Any, atype: AType) -> Any:
     weak = isinstance(value, (bool, int, float, complex)) or (
         isinstance(value, Tracer) and value.weak and atype.ndim == 0)
     return atype.dtype.type(0).item() if weak else atype.dtype
+
+
+class BranchArity(TraceError):
+    """The branches give different numbers of values (a list one item longer on one
+    path: ``aotc.autograph.statements`` lays such lists out as arrays and joins them)."""
 
 
 class BranchTypes(TraceError):
