@@ -8,6 +8,7 @@ every kernel against this very source run as plain Python on NumPy.
 
 import itertools
 import math
+import time
 
 import numpy as N
 import numpy as np
@@ -1108,6 +1109,18 @@ def rows_of(x: f64[:], n: i64) -> f64[:, :]:
 @aotc.export
 def cube_products(a: f64[:, :, :], b: f64[:, :, :]) -> f64[:, :, :]:
     return a * b + 1.0
+
+
+# -- clocks read where the kernel runs ---------------------------------------------------------
+
+@aotc.export
+def timed_sum(x: f64[:]) -> tuple:
+    start = time.time()
+    total = 0.0
+    for v in x:
+        total += v
+    elapsed = time.perf_counter() - time.perf_counter()
+    return total, time.time() - start >= 0.0, elapsed <= 0.0, start
 
 
 # -- lists of different lengths on two paths: joined, as Python's paths are ---------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -391,6 +392,19 @@ def test_compiled_matches_source(modules: Any, name: str) -> None:
         for m, t in zip(mine, theirs, strict=True):
             if isinstance(t, np.ndarray):
                 np.testing.assert_array_equal(m, t, err_msg=f"{where}: argument after the call")
+
+
+def test_time_time_is_read_when_the_kernel_runs(modules: Any) -> None:
+    """Not a constant of the build: the compiled kernel's clock lies between two reads
+    of Python's around the call, and moves on from call to call."""
+    compiled, _ = modules
+    before = time.time()
+    total, forward, elapsed_ok, start = compiled.timed_sum(X)
+    after = time.time()
+    assert total == X.sum() and forward and elapsed_ok
+    assert before - 1e-3 <= start <= after + 1e-3  # (a millisecond for the float's rounding)
+    time.sleep(0.01)
+    assert compiled.timed_sum(X)[3] > start
 
 
 def test_range_bounds_beyond_the_size_limit_raise_overflow_error(modules: Any) -> None:

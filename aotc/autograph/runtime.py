@@ -16,6 +16,7 @@ import datetime
 import operator
 import os
 import sysconfig
+import time
 import types
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +32,7 @@ from ..numpy_api.pymath import PYMATH
 from ..numpy_api.pyrandom import PYRANDOM, is_python_random
 from ..numpy_api.pyrandom import refuse as refuse_pyrandom
 from ..numpy_api.random import refuse as refuse_random
-from ..ops.index import raise_if_p
+from ..ops.index import clock_p, raise_if_p
 from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
@@ -314,8 +315,15 @@ converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 #: Functions the kernel may call under any name, and what runs instead while tracing:
 #: NumPy's creation functions (no array argument reaches ``__array_function__``),
 #: Python's builtins, the sequences loops and comprehensions walk, ``math`` and ``random``.
+def _clock() -> Tracer:
+    """``time.time()`` read where the kernel runs (:data:`aotc.ops.index.clock_p`)."""
+    return lax.bind1(clock_p)
+
+
+#: The clocks a kernel reads at run time: their differences are elapsed seconds.
+_CLOCKS = {time.time: _clock, time.perf_counter: _clock, time.monotonic: _clock}
 TRACED: dict[Callable[..., Any], Callable[..., Any]] = {**CREATION, **BUILTINS, **SEQUENCES,
-                                                       **PYMATH, **PYRANDOM}
+                                                       **PYMATH, **PYRANDOM, **_CLOCKS}
 _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 

@@ -11,6 +11,7 @@ table of such errors is :func:`aotc.ir.runtime_errors`.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from ..abi import DETAILS, KERNEL_ERRORS
 from ..tracing.avals import AType
 from ..tracing.messages import fill
-from .core import COMPARE, EFFECT, impl_rules, primitive, type_rules
+from .core import COMPARE, EFFECT, STATEFUL, impl_rules, primitive, type_rules
 
 take_p = primitive("take")
 #: ``compress[size] x mask``: the items of ``x`` (sub-arrays over the axes after the
@@ -34,6 +35,11 @@ check_p = primitive("check", EFFECT)
 python_number_p = primitive("python_number")
 #: Scalar arguments past this many are not asked about (NumPy's answer for them).
 PYTHON_NUMBER_BITS = 64
+#: ``clock``: the wall clock's seconds since the epoch, as a float64, read where it runs
+#: (``time.time()``; ``time.perf_counter()`` and ``time.monotonic()`` read it too, so
+#: their differences are elapsed seconds). Stateful, so two reads stay two; an effect,
+#: so no read is folded into a constant of the build.
+clock_p = primitive("clock", EFFECT, STATEFUL)
 
 
 class KernelError(Exception):
@@ -123,7 +129,9 @@ def _python_number_type(x: Any, *, argument: int) -> tuple[Any, ...]:
 
 type_rules.update({compress_p: _compress_type, take_p: _take_type,
                    raise_if_p: _raise_if_type, check_p: _check_type,
-                   python_number_p: _python_number_type})
+                   python_number_p: _python_number_type,
+                   clock_p: lambda: (AType(np.dtype(np.float64), ()),)})
 impl_rules.update({compress_p: _compress_impl, take_p: _take_impl,
                    raise_if_p: _raise_if_impl, check_p: _check_impl,
-                   python_number_p: lambda x, *, argument: (np.asarray(False),)})
+                   python_number_p: lambda x, *, argument: (np.asarray(False),),
+                   clock_p: lambda: (np.asarray(time.time()),)})

@@ -155,7 +155,7 @@ def test_every_primitive_has_a_batching_rule_or_a_reason() -> None:
     """A primitive is batchable, or takes no inputs (never batched), or says why not."""
     from aotc.ops.core import ALL_PRIMITIVES
     from aotc.transforms.batching import NO_RULE_HINTS, batch_rules
-    no_inputs = {"iota", "dim_value", "check"}
+    no_inputs = {"iota", "dim_value", "check", "clock"}
     before_fusion = {"fusion"}  # vmap runs on traced programs, before the optimizer
     missing = {name for name, p in ALL_PRIMITIVES.items() if p not in batch_rules}
     assert missing == no_inputs | before_fusion | NO_RULE_HINTS.keys()

@@ -18,11 +18,12 @@ from llvmlite import ir
 
 from ...ir import Eqn
 from ...ops.core import Primitive
-from ...ops.index import check_p, compress_p, python_number_p, raise_if_p, take_p
+from ...ops.index import check_p, clock_p, compress_p, python_number_p, raise_if_p, take_p
 from ...ops.shape import concatenate_p, update_slice_p
 from ..core.builder import KernelBuilder
 from ..core.context import Lowering
-from ..core.dtypes import BOOL, FLOAT64, I8, I64, INT64, i64
+from ..core.dtypes import BOOL, FLOAT64, I8, I64, INT64, PTR, i64
+from ..core.libc import libc_function
 from ..core.loops import loop_nest
 from ..core.runtime import python_number, set_detail
 from ..core.values import Scalar, Value, View, load, step_value, store, sub_view
@@ -191,12 +192,31 @@ def lower_check(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     return []
 
 
+def lower_clock(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """C11's ``timespec_get(&ts, TIME_UTC)`` (glibc 2.16+, macOS 10.15+, Windows' UCRT):
+    ``tv_sec`` is 64 bits everywhere aotc builds for, ``tv_nsec`` (below 10**9) is read
+    as the 32 bits every ``long`` has at the front of its slot (little-endian targets)."""
+    b = ctx.b
+    spec = ir.LiteralStructType([I64, I64])
+    fn = libc_function(b.module, "timespec_get", ir.FunctionType(ir.IntType(32),
+                                                                 [PTR, ir.IntType(32)]))
+    ts = b.entry_alloca(spec)
+    b.call(fn, [ts, ir.Constant(ir.IntType(32), 1)])
+    seconds = b.load(b.gep(ts, [i64(0), ir.Constant(ir.IntType(32), 0)], source_etype=spec),
+                     typ=I64)
+    nanos = b.load(b.gep(ts, [i64(0), ir.Constant(ir.IntType(32), 1)], source_etype=spec),
+                   typ=ir.IntType(32))
+    whole, part = b.sitofp(seconds, ir.DoubleType()), b.sitofp(nanos, ir.DoubleType())
+    return [Scalar(b.fadd(whole, b.fmul(part, ir.Constant(ir.DoubleType(), 1e-9))), FLOAT64)]
+
+
 def lower_python_number(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     return [Scalar(python_number(ctx.b, ctx.runtime, eqn.params["argument"]), BOOL)]
 
 
 RULES: dict[Primitive, EqnRule] = {
     python_number_p: lower_python_number,
+    clock_p: lower_clock,
     take_p: lower_take,
     compress_p: lower_compress,
     update_slice_p: lower_update_slice,
