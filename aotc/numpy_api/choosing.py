@@ -149,7 +149,9 @@ def _runtime_power(m: Tracer, n: Tracer) -> Tracer:
                          "matrix is a float matrix; pass the power at build time, or a "
                          "float matrix")
         base = m
-    magnitude = np.abs(k)
+    # |k| as unsigned: |-2**63| is 2**63, which int64 cannot hold (NumPy's own loop
+    # returns None there; its value is the inverse to the power 2**63).
+    magnitude = lax.convert(np.abs(k), np.dtype(np.uint64))
 
     def more(state: Any) -> Any:
         return state[0] > 0
