@@ -1111,6 +1111,22 @@ def cube_products(a: f64[:, :, :], b: f64[:, :, :]) -> f64[:, :, :]:
     return a * b + 1.0
 
 
+# -- builtins over runtime items: sorted(key=...), min/max/any/all of lists ---------------------
+
+@aotc.export
+def ranked_by(x: f64[:]) -> tuple:
+    order = sorted(range(len(x)), key=lambda i: x[i])
+    down = sorted(range(len(x)), key=lambda i: x[i], reverse=True)
+    few = sorted([0, 1, 2], key=lambda i: -x[i])
+    return order, down, few, sorted(x, reverse=True)
+
+
+@aotc.export
+def extremes_of_lists(x: f64[:]) -> tuple:
+    vals = [x[0], x[-1], 3.0]
+    return min(vals), max(vals), any([x[0] > 2.0, x[1] > 2.0]), all((x[0] > 0.0, x[-1] > 0.0))
+
+
 # -- clocks read where the kernel runs ---------------------------------------------------------
 
 @aotc.export

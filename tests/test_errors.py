@@ -571,3 +571,15 @@ def test_misspelled_numpy_names_suggest_the_right_one():
         with pytest.raises(TraceError) as err:
             trace_kernel(fn, parse_signature_string("f8[:](f8[:])"))
         assert hint in str(err.value) and "cumsun" in str(err.value)
+
+
+def test_a_builtin_walking_a_runtime_sequence_is_a_located_error_not_a_hang():
+    """frozenset(range(n)) made Python walk the sequence item by item, forever: the index
+    check of a runtime sequence runs only when the kernel does."""
+    def k(n: i64):
+        return len(frozenset(range(n)))
+
+    with pytest.raises(TraceError, match="iterating a sequence whose length is only known "
+                                         "at run time") as info:
+        _trace(k)
+    assert "frozenset(range(n))" in str(info.value)

@@ -296,6 +296,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                       (np.arange(3.0).reshape(1, 3, 1), np.arange(8.0).reshape(2, 1, 4)),
                       (np.ones((2, 3, 4)), np.ones((2, 3, 4))),
                       (np.ones((2, 3, 4)), np.ones((2, 2, 4)))],
+    # Ties keep their order (stable), reversed ones too, as Python's sorted.
+    "ranked_by": [(np.array([3.0, 1.0, 2.0, 1.0, 3.0]),), (X[:3],), (X[:1],)],
+    "extremes_of_lists": [(X,), (-X,), (np.array([np.nan, 1.0, 5.0]),),
+                          (np.array([1.0, 7.0, np.nan]),)],
     "divisors_or_self": [(2,), (5,), (0,)],
     "ragged_then_used": [(5, 1.5), (1, 1.5), (4, -2.0)],
     # Recursion on runtime values: real calls of functions compiled once. Past the

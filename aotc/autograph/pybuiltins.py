@@ -30,12 +30,20 @@ def _traced(*values: Any) -> bool:
     return any(isinstance(v, (Tracer, RuntimeSeq)) for v in values)
 
 
+def _traced_items(iterable: Any) -> bool:
+    """Whether an iterable's items are runtime values: it is traced, or a list or tuple
+    holding some (``min([x[0], x[-1], 3.0])``)."""
+    return _traced(iterable) or (isinstance(iterable, (list, tuple)) and _traced(*iterable))
+
+
 def _items(value: Any) -> Any:
     """An iterable of traced items as one array, its items along axis 0."""
     seq = sequence(value)
     if isinstance(seq, RuntimeSeq):
         items = seq.unrolled()
         return np.stack(items) if items is not None else seq.stacked(lambda v: v)
+    if isinstance(value, (list, tuple)):  # Python's items, some of them runtime values
+        return CREATION[np.array](list(value))
     return value
 
 
@@ -93,7 +101,7 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
                 return reduce(padded, axis=0)
             flat_mask = lax.reshape(selection.mask, (size(selection.mask.aval.shape),))
             return _first_nan_kept(values[np.argmax(flat_mask)], padded, largest)
-        if kwargs or not _traced(*args):
+        if kwargs or not (_traced(*args) or (len(args) == 1 and _traced_items(args[0]))):
             return builtin(*args, **kwargs)
         if len(args) == 1:
             items = _items(args[0])
@@ -125,7 +133,7 @@ def _truth(reduce: Callable[..., Any], builtin: Callable[..., Any]) -> Callable[
         if isinstance(iterable, MaskedValue):  # skipped items count as all() wants them
             values, axes = _kept(iterable, builtin is builtins.all)
             return reduce(values, axis=axes)
-        if not _traced(iterable):
+        if not _traced_items(iterable):
             return builtin(iterable)
         return reduce(_items(iterable), axis=0)
     return truth
@@ -204,17 +212,41 @@ def _round(number: Any, ndigits: Any = None) -> Any:
 def _sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
     """``sorted()`` of runtime values: a list standing for its items, in order (NumPy's
     sort: NaNs last, where Python's comparisons leave NaNs where they are)."""
-    items: Any = iterable if isinstance(iterable, Tracer) else None
-    if items is None and isinstance(iterable, (list, tuple)) and _traced(*iterable):
-        items = CREATION[np.array](iterable)
-    if items is None:
-        return builtins.sorted(iterable, key=key, reverse=reverse)
+    if not _traced_items(iterable):
+        if key is None:
+            return builtins.sorted(iterable, reverse=reverse)
+        listed = list(iterable)
+        keys = [key(v) for v in listed]  # (they may read runtime values: x[i])
+        if not _traced(*keys):
+            order = builtins.sorted(range(len(listed)), key=keys.__getitem__, reverse=reverse)
+            return [listed[i] for i in order]
+        return _sorted_by(CREATION[np.array](listed), CREATION[np.array](keys), reverse)
+    items: Any = _items(iterable)
     if key is not None:
-        raise current().error("sorted(key=...) of runtime values",
-                              hint="sort an array of keys with np.argsort and take by it")
+        seq = sequence(iterable)
+        keys_of: Any = seq.stacked(key) if isinstance(seq, RuntimeSeq) else \
+            CREATION[np.array]([key(v) for v in iterable])
+        return _sorted_by(items, keys_of, reverse)
     ordered: Any = np.sort(items, axis=0)
     if reverse:
         ordered = np.flip(ordered, axis=0)
+    ordered.list_like = True
+    return ordered
+
+
+def _sorted_by(items: Any, keys: Any, reverse: bool) -> Any:
+    """``sorted(items, key=...)`` given each item's key: the items in the stable order
+    of their keys (for ``reverse``, Python's: equal keys keep their order, so not a
+    flipped ascending sort). NaN keys go last, as NumPy sorts them."""
+    if keys.ndim != 1:
+        raise current().error("sorted(key=...): each key must be one number",
+                              hint="sort by one number per item (a tuple key needs np.lexsort)")
+    if reverse:
+        n = keys.shape[0]
+        order = (n - 1 - np.argsort(keys[::-1], kind="stable"))[::-1]
+    else:
+        order = np.argsort(keys, kind="stable")
+    ordered: Any = items[order]
     ordered.list_like = True
     return ordered
 

@@ -47,6 +47,18 @@ class RuntimeSeq:
         n = self.static_length()
         return [self.item(i) for i in range(n)] if n is not None and n <= UNROLL_LIMIT else None
 
+    def __iter__(self) -> Any:
+        """Python iterating it while the kernel is built (``list(seq)``, a builtin the
+        kernel calls): its items when few, else an error, never the endless walk that
+        ``__getitem__`` alone would give (its index check runs only at run time)."""
+        items = self.unrolled()
+        if items is None:
+            raise current().error(
+                "iterating a sequence whose length is only known at run time, outside a "
+                "for loop", hint="write a for loop over it, or make an array of it "
+                "(np.array([f(v) for v in seq]))")
+        return iter(items)
+
     def __getitem__(self, index: Any) -> Any:
         """``seq[i]`` as a list's: negative from the end, IndexError outside."""
         if isinstance(index, slice):
