@@ -151,7 +151,7 @@ def _runtime_power(m: Tracer, n: Tracer) -> Tracer:
         base = m
     # |k| as unsigned: |-2**63| is 2**63, which int64 cannot hold (NumPy's own loop
     # returns None there; its value is the inverse to the power 2**63).
-    magnitude = lax.convert(np.abs(k), np.dtype(np.uint64))
+    magnitude = lax.convert(cast(Tracer, np.abs(k)), np.dtype(np.uint64))
 
     def more(state: Any) -> Any:
         return state[0] > 0
