@@ -213,7 +213,7 @@ def signature_from_annotations(fn: Any) -> Signature:
     ret = sig.return_annotation
     if ret is None or ret is type(None) or ret == "None":
         return Signature(tuple(params), ())  # the kernel only writes into its arguments
-    if any(ret is bare for bare in (tuple, list, dict, object, typing.Any, typing.Tuple)):  # noqa: UP006
+    if any(ret is bare for bare in (tuple, list, dict, str, object, typing.Any, typing.Tuple)):  # noqa: UP006
         return Signature(tuple(params))  # a bare annotation users write: whatever it returns
     if typing.get_origin(ret) is tuple:  # tuple[f64[:], f64]
         ret = typing.get_args(ret)

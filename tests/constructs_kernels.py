@@ -1127,6 +1127,28 @@ def extremes_of_lists(x: f64[:]) -> tuple:
     return min(vals), max(vals), any([x[0] > 2.0, x[1] > 2.0]), all((x[0] > 0.0, x[-1] > 0.0))
 
 
+# -- strings chosen at run time ------------------------------------------------------------------
+
+@aotc.export
+def grade(n: i64) -> tuple:
+    if n >= 90:
+        g = "A"
+    elif n >= 80:
+        g = "B"
+    else:
+        g = "F"
+    return g, g == "A", g != "B", ("pass" if g != "F" else "fail", n)
+
+
+@aotc.export
+def sign_word(x: f64[:]) -> str:
+    if x.shape[0] == 0:
+        return "empty"
+    if x.sum() > 0:
+        return "positive"
+    return "non-positive"
+
+
 # -- clocks read where the kernel runs ---------------------------------------------------------
 
 @aotc.export

@@ -46,6 +46,9 @@ def _same(got: Any, want: Any) -> None:
     if want is None:
         assert got is None
         return
+    if isinstance(want, str):
+        assert type(got) is str and got == want, (got, want)
+        return
     if isinstance(want, (tuple, list)) and (isinstance(want, tuple) or isinstance(got, list)):
         assert type(got) is type(want) and len(got) == len(want), (got, want)
         for g, w in zip(got, want, strict=True):  # (a list grown in a loop is an array)
@@ -300,6 +303,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "ranked_by": [(np.array([3.0, 1.0, 2.0, 1.0, 3.0]),), (X[:3],), (X[:1],)],
     "extremes_of_lists": [(X,), (-X,), (np.array([np.nan, 1.0, 5.0]),),
                           (np.array([1.0, 7.0, np.nan]),)],
+    "grade": [(95,), (85,), (3,), (90,)],
+    "sign_word": [(X,), (-np.abs(X),), (X[:0],)],
     "divisors_or_self": [(2,), (5,), (0,)],
     "ragged_then_used": [(5, 1.5), (1, 1.5), (4, -2.0)],
     # Recursion on runtime values: real calls of functions compiled once. Past the

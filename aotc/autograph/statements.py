@@ -33,6 +33,7 @@ from . import joins, lists, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
+from .texts import Path, Text, replaced, strings_in, union
 from .written import Written
 
 State = tuple[Any, ...]
@@ -115,8 +116,8 @@ def _typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[St
     leaves, structure = flatten(state)
     leaves = [v if v is UNDEFINED else as_tracer(v) for v in leaves]
     typed = list(state)
-    for body in bodies:
-        after = probe(body, [leaves], [structure])
+    for body in bodies:  # (a string it gives traced aside as a Text: it has no leaves)
+        after = probe(lambda s, body=body: _texts(body(s)), [leaves], [structure])
         for i in slots:
             if typed[i] is UNDEFINED and after[i] is not UNDEFINED:
                 typed[i] = _zeros_like(after[i])
@@ -318,14 +319,20 @@ def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
 
 def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
           unified: optional.Unified | None, joined: dict[int, joins.Join] | None = None,
-          listed: frozenset[int] = frozenset()) -> State:
+          listed: frozenset[int] = frozenset(),
+          strings: Strings | None = None) -> State:
     """The conditional; ``joined``: the leaves (indices among the flattened values the
     branches give) whose arrays differ in size, laid out in one buffer (:mod:`.joins`);
     ``listed``: the variables holding Python lists of different lengths on the two
     paths (``return [2]`` before ``return [n, n + 1]``), made arrays that stand for
-    lists, which are then joined so."""
-    known = [i for i, v in enumerate(state) if v is not UNDEFINED]
+    lists, which are then joined so; ``strings``: the variables holding strings, with
+    every string either branch gives them (each a :class:`~.texts.Text` over them)."""
+    # (a string is a constant each branch reads as it is, not a value passed in)
+    known = [i for i, v in enumerate(state) if v is not UNDEFINED and not isinstance(v, str)]
     joined = joined or {}
+    strings = strings or {}
+    #: per branch trace, the strings it gave, by place
+    texts: list[Strings] = []
     #: per branch, per variable: its number of leaves, if it is a Python list
     lengths: list[list[int | None]] = []
     trees: list[tuple[Any, int]] = []  # each branch's values: structure, leaf count
@@ -344,6 +351,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             lengths.append([len(flatten(v)[0]) if isinstance(v, list) else None for v in out])
             out = tuple(pylists.as_list_array(v) if i in listed else v
                         for i, v in enumerate(out))
+            out = _strings_chosen(out, strings, texts)
             if unified is None:
                 optional.check_body(out)
             leaves, tree = flatten(out)
@@ -358,6 +366,9 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
         try:
             result = lax.cond(as_bool(test), branch(then), branch(orelse),
                               *(state[i] for i in known))
+        except _Strings as found:
+            return _cond(test, then, orelse, state, names, unified, joined, listed,
+                         {**strings, **found.options})
         except BranchArity:
             ragged = frozenset(i for i, (a, b) in enumerate(zip(*lengths[-2:], strict=True))
                                if a is not None and b is not None and a != b)
@@ -365,7 +376,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 raise
             return _cond(test, then, orelse, state, names, unified, joined, listed | ragged)
         if not joined:
-            return _lists_again(result, listed)
+            return _strings_again(_lists_again(result, listed))
         tree, count = trees[0]
         leaves, at = flatten(result)[0], 0
         values = []
@@ -384,7 +395,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             else:
                 values.append(part[0])
             at += width
-        return _lists_again(unflatten(tree, values), listed)
+        return _strings_again(_lists_again(unflatten(tree, values), listed))
     except BranchTypes as mismatch:
         leaf = _unjoined_leaf(mismatch.index, joined)
         join = joins.joinable(mismatch) if leaf is not None and leaf not in joined else None
@@ -394,13 +405,61 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             if front is not None and front.dtype == join.dtype:
                 join.passing(front)
             return _cond(test, then, orelse, state, names, unified, {**joined, leaf: join},
-                         listed)
+                         listed, strings)
         name = _name_of_leaf(state, names, mismatch.index if leaf is None else leaf)
         if name is None:
             raise
         what = "the kernel returns values of" if name == RET else \
             f"the two branches of this if give variable '{name}'"
         raise BranchTypes(mismatch.index, mismatch.types, what) from None
+
+
+#: Strings in a conditional's values, by where they are (a variable's index, then the
+#: path down its tuples and lists), with the strings each may be.
+Strings = dict[Path, tuple[str, ...]]
+
+
+class _Strings(Exception):  # noqa: N818 - a signal to trace the conditional again
+    """The branches give strings not yet known to be among their options."""
+
+    def __init__(self, options: Strings) -> None:
+        super().__init__()
+        self.options = options
+
+
+def _strings_chosen(out: State, strings: Strings, texts: list[Strings]) -> State:
+    """A branch's values with each string a :class:`~.texts.Text` over the strings its
+    place may hold (``strings``); ``texts`` notes what this branch gave. Once both
+    branches have given strings not among those, :class:`_Strings` says which."""
+    seen = strings_in(out)
+    texts.append(seen)
+    if len(texts) >= 2:  # (each trace of a branch appends: the last two are then, orelse)
+        wanted = {p: union(*(t.get(p, ()) for t in texts[-2:]))
+                  for p in sorted({*texts[-2], *texts[-1]})}
+        new = {p: union(strings.get(p, ()), o) for p, o in wanted.items()
+               if not set(o) <= set(strings.get(p, ()))}
+        if new:
+            raise _Strings(new)
+    for path, mine in seen.items():  # (its own strings, until both branches are known)
+        known = strings.get(path, ())
+        out = replaced(out, path, lambda v, o=known if set(mine) <= set(known) else mine:
+                       Text.of(v, o))
+    return out
+
+
+def _texts(state: State) -> State:
+    """``state`` with each string a :class:`~.texts.Text` of that one string."""
+    for path, options in strings_in(state).items():
+        state = replaced(state, path, lambda v, o=options: Text.of(v, o))
+    return state
+
+
+def _strings_again(state: State) -> State:
+    """The state after a conditional: a Text that can only be one string is that string."""
+    for path in strings_in(state):
+        state = replaced(state, path, lambda v: v.options[0] if isinstance(v, Text)
+                         and len(v.options) == 1 else v)
+    return state
 
 
 def _lists_again(state: State, listed: frozenset[int]) -> State:

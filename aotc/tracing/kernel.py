@@ -21,6 +21,7 @@ from .. import numpy_api  # noqa: F401  (registers NumPy's API into the tracer's
 from ..autograph import convert, optional
 from ..autograph.optional import Optional
 from ..autograph.runtime import KernelRaises
+from ..autograph.texts import Text
 from ..errors import AotcError, Loc, TraceError, internal_errors, tracing_failure
 from ..ir import Atom, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
 from ..ops.elementwise import convert_p
@@ -115,14 +116,20 @@ def _tree(result: Any, leaves: list[Any]) -> str:
         if not all(isinstance(k, (str, int, float, bool)) for k in result):
             raise current().error("the kernel returns a dict whose keys are not constants")
         return "{" + ", ".join(f"{k!r}: {_tree(v, leaves)}" for k, v in result.items()) + "}"
+    if isinstance(result, str):  # a string of the build
+        return repr(result)
+    if isinstance(result, Text):  # one chosen at run time
+        leaves.append(result.index)
+        return f"{result.options!r}[@{len(leaves) - 1}@]"
     leaves.append(result)
     return f"@{len(leaves) - 1}@"
 
 
 def is_tree(result: Any) -> bool:
     """A result only a nested structure describes (a list, a dict, a tuple holding one)."""
-    return isinstance(result, (list, dict)) or (isinstance(result, tuple) and any(
-        isinstance(v, (tuple, list, dict)) for v in result))
+    # (strings too: the wrapper picks one by an index)
+    return isinstance(result, (list, dict, str, Text)) or (isinstance(result, tuple) and any(
+        isinstance(v, (tuple, list, dict, str, Text)) for v in result))
 
 
 def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:
