@@ -13,9 +13,10 @@ the second trace, as types only climb NumPy's promotion).
 
 Arguments that are Python values take part in the kinds (``ackermann(m - 1, 1)`` and
 ``ackermann(m - 1, n)`` are two functions) and stay constants inside, so recursion
-that ends at build time (a static depth) is still inlined, as before; only past the
-nesting limit are Python numbers made runtime values too. Only scalars cross a call:
-a recursion on arrays is inlined (and refused past the nesting limit).
+that ends at build time (a static depth) is still inlined, as before; past a number of
+inlined recursive calls (``aotc.autograph.runtime``), Python numbers that never repeat
+(``steps + 1``) are made runtime values too. Only scalars cross a call: a recursion on
+arrays is inlined (and refused past a depth or a number of calls).
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ scalar arguments in registers, the result stored through the pointer, and the er
 code returned as the kernel's own (0, or a code of the kernel's table: the callee's
 errors are in it, see :func:`aotc.ir.runtime_errors`). ``depth`` counts the calls
 under the kernel; past :data:`~aotc.ops.calls.DEPTH_LIMIT` the call fails with
-RecursionError rather than overflowing the C stack. The function is emitted with the
-same rules, by a :class:`~.context.Lowering` of its own, before its body is lowered
-its declaration is registered, so a call to itself finds it.
+RecursionError rather than overflowing the C stack. Its body is lowered with the
+kernel's rules by a :class:`~.context.Lowering` of its own; its declaration is in the
+module before that, so a call to itself finds it.
 
 Its program makes scalars only: a callee that would need scratch buffers (arrays of
 its own) is refused at build time.
@@ -36,7 +36,7 @@ from .values import Scalar, Value, load_memory, store_memory
 def _function_name(callee: Callee) -> str:
     """A name for the callee's code: the same program, the same function (two kernels of
     a module calling one helper share it), wherever it is called from."""
-    digest = hashlib.sha256(str(callee.optimized).encode()).hexdigest()[:12]
+    digest = hashlib.sha256(str(callee.optimized or callee.program).encode()).hexdigest()[:12]
     return f"aotc.fn.{callee.name.replace('$', '.')}.{digest}"
 
 
@@ -46,7 +46,7 @@ def _function(ctx: Lowering, callee: Callee) -> ir.Function:
     if name in module.globals:
         found: ir.Function = module.globals[name]
         return found
-    program = callee.optimized
+    program = callee.optimized or callee.program  # (a program lowered without the passes)
     params = [reg_type(v.type.dtype) for v in program.inputs]
     fn = ir.Function(module, ir.FunctionType(I64, [PTR, PTR, I64, *params]), name)
     fn.linkage = "internal"
