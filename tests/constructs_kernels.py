@@ -8,6 +8,7 @@ every kernel against this very source run as plain Python on NumPy.
 
 import itertools
 import math
+import random
 import time
 
 import numpy as N
@@ -1147,6 +1148,21 @@ def sign_word(x: f64[:]) -> str:
     if x.sum() > 0:
         return "positive"
     return "non-positive"
+
+
+# -- Python's random.sample: CPython's draws, from its pool or its set --------------------------
+
+@aotc.export
+def sampled_indices(n: i64, k: i64, seed: i64) -> list:
+    random.seed(seed)
+    return random.sample(range(n), k)
+
+
+@aotc.export
+def sampled_values(x: f64[:], k: i64, seed: i64) -> tuple:
+    random.seed(seed)
+    picks = random.sample([x[0], x[1], x[2], x[3]], k)
+    return picks, random.random()  # the generator goes on from where sample left it
 
 
 # -- clocks read where the kernel runs ---------------------------------------------------------

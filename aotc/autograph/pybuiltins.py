@@ -9,6 +9,7 @@ the order of float additions is NumPy's pairwise one).
 from __future__ import annotations
 
 import builtins
+import random
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,7 @@ from ..numpy_api import CREATION
 from ..numpy_api.complexes import make_complex
 from ..numpy_api.functions_base import warn_complex_cast
 from ..numpy_api.masks import MaskedValue
+from ..numpy_api.pyrandom import sample
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current, user_loc
@@ -45,6 +47,23 @@ def _items(value: Any) -> Any:
     if isinstance(value, (list, tuple)):  # Python's items, some of them runtime values
         return CREATION[np.array](list(value))
     return value
+
+
+def random_sample(population: Any, k: Any, *, counts: Any = None) -> Any:
+    """``random.sample``: of a list, tuple or range (CPython refuses arrays: they are no
+    sequence), drawn as CPython draws it (:func:`aotc.numpy_api.pyrandom.sample`)."""
+    if counts is not None:
+        raise current().error("random.sample(counts=...) in a kernel",
+                              hint="repeat the items with np.repeat and sample from that")
+    if isinstance(population, Tracer) and not population.list_like:
+        raise current().error("Population must be a sequence.  For dicts or sets, use "
+                              "sorted(d). (Python's TypeError: an array is no sequence)",
+                              hint="pass range(n) or a list, or use np.random.choice(x, k, "
+                              "replace=False)")
+    items = _items(population)
+    if not isinstance(items, Tracer):
+        items = CREATION[np.array](items)
+    return sample(items, k)
 
 
 def _kept(selection: MaskedValue, fill: Any) -> tuple[Any, tuple[int, ...]]:
@@ -279,5 +298,5 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
     builtins.complex: _complex,
     builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: _sorted,
-    builtins.print: _print,
+    builtins.print: _print, random.sample: random_sample,
 }

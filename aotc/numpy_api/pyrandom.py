@@ -23,7 +23,8 @@ import numpy as np
 
 from .. import lax
 from ..ops.random import random_seed_p
-from ..tracing.tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, bind_dim, current
+from .creation import full_from_dims
 from .indexing import getitem
 from .random import F64, draw, integer_scalar, raise_if
 from .writes import write
@@ -172,6 +173,52 @@ PYRANDOM: dict[Callable[..., Any], Callable[..., Any]] = {
     random.paretovariate: paretovariate, random.weibullvariate: weibullvariate,
     random.choice: choice, random.shuffle: shuffle,
 }
+
+
+def sample(items: Tracer, k: Any) -> Tracer:
+    """CPython 3.11's ``sample`` of the population ``items`` (a 1-d array of them):
+    ``k`` distinct ones, drawn from a pool (the items still unpicked, the last one moved
+    into each vacancy) when the population is small next to a set of ``k``, else by
+    ``randbelow(n)`` again until one not picked yet (a mask here where CPython keeps a
+    set: the same draws). A list standing for the items."""
+    n = lax.dim_value(items.aval.shape[0])
+    want = integer_scalar(k, "random.sample's k")
+    raise_if(np.logical_or(want < 0, want > n), "ValueError",
+             "Sample larger than population or is negative")
+    count = bind_dim(cast(Tracer, np.clip(want, 0, n)), items.aval.shape[0])
+    taken = lax.dim_value(count)
+    result = full_from_dims((count, *items.aval.shape[1:]), 0, items.dtype)
+    # CPython's set size: 21, plus for k > 5 a table of 4 ** ceil(log(3k, 4)) entries
+    table = 4.0 ** np.ceil(np.log(_float(np.maximum(taken, 1) * 3)) / math.log(4.0))
+    setsize = 21.0 + np.where(taken > 5, table, 0.0)
+
+    small = _float(n) <= setsize  # CPython's pool; else its set (a mask here)
+
+    def pick(i: Tracer, state: tuple[Tracer, Tracer, Tracer]) -> tuple[Tracer, ...]:
+        out, pool, picked = state
+
+        def pooled() -> tuple[Tracer, Tracer, Tracer]:
+            j = _python("below", n - i)
+            return getitem(pool, j), j, getitem(pool, n - i - 1)
+
+        def redraw(_: Any = None) -> tuple[Tracer, Tracer]:
+            j = _python("below", n)
+            return j, getitem(picked, j)
+
+        def rejected() -> tuple[Tracer, Tracer, Tracer]:
+            j, _ = lax.while_loop(lambda drawn: drawn[1], redraw, redraw())
+            return getitem(items, j), j, getitem(pool, j)
+
+        value, j, filler = lax.cond(small, pooled, rejected)  # (only these draw)
+        write(out, i, value)
+        write(pool, j, filler)  # the last unpicked item into the vacancy (pool only)
+        write(picked, j, np.logical_or(getitem(picked, j), np.logical_not(small)))
+        return out, pool, picked
+
+    unpicked = full_from_dims((items.aval.shape[0],), False, np.dtype(bool))
+    chosen: Tracer = lax.fori_loop(0, taken, pick, (result, lax.fresh(items), unpicked))[0]
+    chosen.list_like = True
+    return chosen
 
 
 def is_python_random(fn: Any) -> bool:
