@@ -311,11 +311,14 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
     with timer.phase("codegen"):
         parallel = {prefix: info.parallel for prefix, name in kernels.items()
                     if (info := dict(exports)[name].__aotc_export__).parallel is not None}
+        twins = frozenset(ov.prefix for f in functions for ov in f.overloads
+                          if ov.signature.stretches)
         parts, compiled = objects.compile_targets(entries, targets,
                                                   out_dir / f"_aotc_{leaf}.cache", locate,
-                                                  parallel)
-    _log(cfg, f"compiled {compiled} of {len(entries) * len(targets)} entry point(s) for "
-              f"{', '.join(cfg.targets)} ({len(entries) * len(targets) - compiled} unchanged)")
+                                                  parallel, baseline_only=twins)
+    total = sum(len(group) for group in parts.values())
+    _log(cfg, f"compiled {compiled} of {total} entry point(s) for "
+              f"{', '.join(cfg.targets)} ({total - compiled} unchanged)")
     objfiles = [out_dir / f"_aotc_{leaf}{t.suffix}.o" for t in targets]
     with timer.phase("link"):
         for target, objfile in zip(targets, objfiles, strict=True):

@@ -168,12 +168,15 @@ class _Builder:
 def _entry_points(functions: Sequence[Function], targets: Sequence[Target]) -> str:
     """Each target's shapes and kernel functions, overload by overload (``_use_target``
     points at one target's row)."""
-    prefixes = [ov.prefix for fn in functions for ov in fn.overloads]
+    overloads = [ov for fn in functions for ov in fn.overloads]
     shapes, kernels = [], []
     for target in targets:
-        shapes += [f"    {target.symbol(p)}_shapes," for p in prefixes]
-        kernels += [f"    {target.symbol(p)}," for p in prefixes]
-    return (f"#define AOTC_NOVERLOADS {len(prefixes)}\n"
+        # (a broadcast twin is compiled for the first target only: objects.compile_targets)
+        symbols = [(targets[0] if ov.signature.stretches else target).symbol(ov.prefix)
+                   for ov in overloads]
+        shapes += [f"    {s}_shapes," for s in symbols]
+        kernels += [f"    {s}," for s in symbols]
+    return (f"#define AOTC_NOVERLOADS {len(overloads)}\n"
             "static aotc_shapes_fn const AOTC_SHAPES[] = {\n" + "\n".join(shapes + ["    0"])
             + "\n};\nstatic aotc_kernel_fn const AOTC_KERNELS[] = {\n"
             + "\n".join(kernels + ["    0"]) + "\n};\n")

@@ -139,17 +139,23 @@ def _run(jobs: list[Job], locate: Locate) -> None:
 
 
 def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target],
-                    cache: Path, locate: Locate, parallel: Mapping[str, bool] | None = None
+                    cache: Path, locate: Locate, parallel: Mapping[str, bool] | None = None,
+                    baseline_only: frozenset[str] = frozenset()
                     ) -> tuple[dict[str, list[Path]], int]:
     """Each target's per-entry objects (compiled or reused from ``cache``), and how many
     were compiled. Lowering errors surface here, per entry, before anything is compiled.
-    ``parallel`` overrides the targets' ``parallel`` per entry (``export(parallel=)``)."""
+    ``parallel`` overrides the targets' ``parallel`` per entry (``export(parallel=)``);
+    the entries in ``baseline_only`` (broadcast twins: a fallback, not the loop calls
+    run) are compiled for the first target alone, which every other target's table
+    points at (:func:`aotc.packaging.call_tables.build`)."""
     from ..codegen import build_llvm_module
 
     cache.mkdir(parents=True, exist_ok=True)
     jobs: dict[str, list[Job]] = {}
-    for target in targets:
+    for k, target in enumerate(targets):
         for prefix, program in entries:
+            if k and prefix in baseline_only:
+                continue
             symbol = target.symbol(prefix)
             spec = target.spec
             if parallel and prefix in parallel:

@@ -303,6 +303,7 @@ def render_header(module: str, functions: Sequence[Function], *, source: str,
               nouts=len(ov.program.outputs),
               ndims=sum(out.type.ndim for out in ov.program.outputs))
         for k, t in enumerate(targets) for fn in functions for ov in fn.overloads
+        if not (k and ov.signature.stretches)  # (twins: the first target's only)
     )
     guard = "AOTC_" + "".join(c if c.isalnum() else "_" for c in module.upper()) + "_H"
     others = ", ".join(t.name for t in targets[1:]) or "no other target"
