@@ -374,7 +374,8 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                                if a is not None and b is not None and a != b)
             if not ragged or ragged <= listed:
                 raise
-            return _cond(test, then, orelse, state, names, unified, joined, listed | ragged)
+            return _cond(test, then, orelse, state, names, unified, joined, listed | ragged,
+                         strings)
         if not joined:
             return _strings_again(_lists_again(result, listed))
         tree, count = trees[0]
