@@ -415,25 +415,38 @@ def bound_symbols(expr: DimExpr) -> set[str]:
 def rename_symbols(expr: DimExpr, names: Mapping[str, str]) -> DimExpr:
     """``expr`` with each symbol in ``names`` renamed (a copy of code that binds sizes of
     its own binds them under new names)."""
-    if not expr.symbols() & names.keys():
+    return substitute_symbols(expr, {old: named_symbol(new) for old, new in names.items()})
+
+
+def named_symbol(new: str) -> Callable[[Sym], DimExpr]:
+    """A symbol under the name ``new``, signed as it was."""
+    return lambda s: DimExpr.sym(new, s.signed)
+
+
+def substitute_symbols(expr: DimExpr, values: Mapping[str, Callable[[Sym], DimExpr]]
+                       ) -> DimExpr:
+    """``expr`` with each symbol in ``values`` replaced by what its function makes of it
+    (a new name, or a size of the code a program is inlined into)."""
+    if not expr.symbols() & values.keys():
         return expr
     total = DimExpr.const(0)
     for mono, coeff in expr.terms:
         term = DimExpr.const(coeff)
         for atom in mono:
-            term = term * _renamed_atom(atom, names)
+            term = term * _substituted_atom(atom, values)
         total = total + term
     return total
 
 
-def _renamed_atom(atom: Atom, names: Mapping[str, str]) -> DimExpr:
+def _substituted_atom(atom: Atom, values: Mapping[str, Callable[[Sym], DimExpr]]) -> DimExpr:
     if isinstance(atom, Sym):
-        return DimExpr.sym(names.get(atom.name, atom.name), atom.signed)
+        make = values.get(atom.name)
+        return make(atom) if make is not None else DimExpr.sym(atom.name, atom.signed)
     if isinstance(atom, Relu):
-        return relu(rename_symbols(atom.expr, names))
+        return relu(substitute_symbols(atom.expr, values))
     if isinstance(atom, FloorDiv):
-        return rename_symbols(atom.expr, names) // atom.divisor
-    return if_neg(*(rename_symbols(e, names) for e in (atom.cond, atom.neg, atom.nonneg)))
+        return substitute_symbols(atom.expr, values) // atom.divisor
+    return if_neg(*(substitute_symbols(e, values) for e in (atom.cond, atom.neg, atom.nonneg)))
 
 
 Interval = tuple[DimExpr | None, DimExpr | None]  # (low, high); None: unbounded

@@ -1150,6 +1150,28 @@ def sign_word(x: f64[:]) -> str:
     return "non-positive"
 
 
+# -- transforms called inside kernels: inlined, as jax.grad inside jax.jit ---------------------
+
+@aotc.export
+def cubic_energy(x: f64[:]) -> f64:
+    return np.sum(x**3) / 3.0
+
+
+@aotc.export
+def gradient_step(x: f64[:], lr: f64) -> f64[:]:
+    return x - lr * aotc.grad(cubic_energy)(x)
+
+
+@aotc.export
+def row_norm(r: f64[:]) -> f64:
+    return np.sqrt(np.sum(r * r))
+
+
+@aotc.export
+def all_row_norms(m: f64[:, :]) -> f64[:]:
+    return aotc.vmap(row_norm)(m) * 2.0
+
+
 # -- Python's random.sample: CPython's draws, from its pool or its set --------------------------
 
 @aotc.export

@@ -378,6 +378,8 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` as written in a converted kernel (AutoGraph's converted
     call): a traced stand-in where :data:`TRACED` has one, an error for ``numpy.random``,
     the user's own functions converted first."""
+    if getattr(fn, "__aotc_transform__", False) is True and traced(*args, *kwargs.values()):
+        return DISPATCH.get("inline_transform")(fn, args, kwargs)  # aotc.grad(f)(x) here
     try:
         stand_in = TRACED.get(fn)
     except TypeError:  # an unhashable callable

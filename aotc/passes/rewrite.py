@@ -96,7 +96,7 @@ class Copier:
                        outs=tuple(self.fresh(v) for v in eqn.outs))
 
     def program(self, program: Program) -> Program:
-        inner = Copier(self.symbols, dict(self.env))
+        inner = replace(self, env=dict(self.env))  # (a subclass's own fields kept)
         inputs = tuple(inner.fresh(v) for v in program.inputs)
         eqns = tuple(inner.eqn(e) for e in program.eqns)
         return program.replace(inputs=inputs, eqns=eqns,

@@ -285,6 +285,9 @@ class Dispatch:
     #: A Python sequence of a length known at run time, ``item(k)`` its items
     #: (``np.array_split`` into a traced number of pieces): set by :mod:`aotc.autograph`.
     runtime_sequence: Callable[[Tracer, Callable[[Any], Any]], Any] | None = None
+    #: A transformed kernel (``aotc.grad(f)``) called on tracers inside a kernel: its
+    #: program inlined there (set by :mod:`aotc.transforms`).
+    inline_transform: Callable[..., Any] | None = None
 
     def get(self, name: str) -> Callable[..., Any]:
         handler = getattr(self, name)
@@ -528,6 +531,11 @@ def dim_value(expr: DimExpr) -> Tracer:
 _BOUND_COUNT = itertools.count()
 
 
+def new_bound_symbol() -> str:
+    """A size symbol name no other binding in this process has (see :func:`bind_dim`)."""
+    return f"{BOUND_PREFIX}{next(_BOUND_COUNT)}"
+
+
 def bind_dim(value: Tracer, upper: DimExpr) -> DimExpr:
     """A runtime integer as a new size symbol, clamped into ``[0, upper]`` (the caller
     makes sure it is there already). ``upper`` may itself use bound sizes: it is replaced
@@ -537,7 +545,7 @@ def bind_dim(value: Tracer, upper: DimExpr) -> DimExpr:
     if entry_upper is None:
         raise ctx.error(f"cannot bound the size {upper}, which is only known while the "
                         "kernel runs")
-    name = f"{BOUND_PREFIX}{next(_BOUND_COUNT)}"
+    name = new_bound_symbol()
     (var,) = ctx.emit(bind_dim_p, [value.atom], symbol=name, upper=entry_upper)
     ctx.bound[name] = (var, entry_upper)
     return DimExpr.sym(name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .api import Transform, Vmapped, vmap
 from .core import TransformError
 from .grad import Gradient, grad, value_and_grad, vjp
+from .inline import inline  # (it registers itself: a transform called inside a kernel)
 
-__all__ = ["Gradient", "Transform", "TransformError", "Vmapped", "grad", "value_and_grad",
-           "vjp", "vmap"]
+__all__ = ["Gradient", "Transform", "TransformError", "Vmapped", "grad", "inline",
+           "value_and_grad", "vjp", "vmap"]
