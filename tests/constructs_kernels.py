@@ -1172,6 +1172,17 @@ def all_row_norms(m: f64[:, :]) -> f64[:]:
     return aotc.vmap(row_norm)(m) * 2.0
 
 
+@aotc.export
+def first_over(x: f64[:], t: f64) -> f64:
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return x[i]  # an early return in a loop: not batchable, so vmap loops over lanes
+    return -1.0
+
+
+first_over_each = aotc.export(aotc.vmap(first_over, in_axes=(0, None)), name="first_over_each")
+
+
 # -- Python's random.sample: CPython's draws, from its pool or its set --------------------------
 
 @aotc.export

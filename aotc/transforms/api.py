@@ -28,7 +28,8 @@ from ..export import ExportInfo
 from ..ir import Program
 from ..tracing.kernel import TracedKernel, trace_kernel
 from ..types import ArrayType, Signature, signature_from_annotations
-from .core import TransformError
+from .core import NoBatchingRule, TransformError
+from .lanes import lane_loop
 from .vmap import vmap_program
 
 Axes = int | None | Sequence[int | None]
@@ -182,6 +183,24 @@ class Vmapped(Transform):
             outs = self._out_axes([t.ndim for t in results])
             results = tuple(_insert(t, a, name) for t, a in zip(results, outs, strict=True))
         return Signature(params, results, signature.returns_tuple)
+
+    def __aotc_trace__(self, signature: Signature, *, name: str) -> TracedKernel:
+        """Batched; or, where a primitive cannot be batched, a loop over the lanes
+        (:mod:`.lanes`) for a kernel of one result batched along axis 0."""
+        try:
+            return super().__aotc_trace__(signature, name=name)
+        except NoBatchingRule:
+            inner = kernel_signatures(self.fn)[self.signatures().index(signature)]
+            single = inner.results is not None and len(inner.results) == 1 \
+                and not inner.returns_tuple
+            if not single or _per_item(self.out_axes, 1, "out_axes") != (0,):
+                raise
+            names = list(inspect.signature(getattr(self.fn, "__aotc_unchecked__", self.fn))
+                         .parameters)[:len(signature.params)]
+            looped = lane_loop(self.fn, names, self._axes(inner))
+            traced = trace_kernel(looped, signature, name=name)
+            return TracedKernel(name, traced.program, tuple(names), signature,
+                                traced.result_kind, traced.defaults, traced.result_tree)
 
     def transform_program(self, traced: TracedKernel, signature: Signature
                           ) -> tuple[Program, str]:

@@ -19,7 +19,7 @@ from ..ops.core import Primitive
 from ..ops.shape import broadcast_in_dim_p, transpose_p
 from ..shapes import DimExpr
 from ..tracing.avals import AType
-from .core import Emitter
+from .core import Emitter, NoBatchingRule
 
 #: ``rule(ctx, args, batched, **params) -> (outs, outs_batched)``: ``args`` are atoms of
 #: the batched program, ``batched[i]`` whether ``args[i]`` has the batch axis (at 0).
@@ -108,9 +108,9 @@ def batch_eqns(program: Program, args: Sequence[Atom], batched: Sequence[bool],
         else:
             rule = batch_rules.get(eqn.prim)
             if rule is None:
-                raise ctx.em.error(
+                raise NoBatchingRule(
                     f"vmap: primitive '{eqn.prim.name}' has no batching rule",
-                    hint=NO_RULE_HINTS.get(eqn.prim.name, _HINT))
+                    loc=ctx.em.loc, hint=NO_RULE_HINTS.get(eqn.prim.name, _HINT))
             outs, out_flags = rule(ctx, atoms, flags, **dict(eqn.params))
         for var, atom, flag in zip(eqn.outs, outs, out_flags, strict=True):
             env[var] = (atom, flag)

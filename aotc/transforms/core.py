@@ -22,6 +22,11 @@ class TransformError(AotcError, TypeError):
     depend on a batched value…): a build error located at the user's source line."""
 
 
+class NoBatchingRule(TransformError):
+    """vmap met a primitive it cannot batch on a batched value: ``aotc.vmap`` then loops
+    over the lanes instead (:mod:`aotc.transforms.lanes`)."""
+
+
 class Emitter:
     """Collects equations for a program under construction."""
 
