@@ -603,9 +603,11 @@ def test_draws_are_constants_to_a_gradient():
     _same(kernel(np.ones(700)), np.random.RandomState(0).rand(700))
 
 
-def test_vmap_refuses_draws():
-    """Copied unbatched, the lanes would share one draw; batched, each would need its
-    own: refused, with the way out."""
-    with pytest.raises(AotcError, match="random draws are not batched"):
-        batched = aotc.vmap(weighted)
-        trace_kernel(batched, batched.signatures()[0], name="v")
+def test_vmap_of_draws_draws_lane_by_lane():
+    """No batching rule gives each lane its own draws: the vmapped kernel runs the lanes
+    one by one (transforms/lanes.py), drawing as the uncompiled vmap's loop does (here
+    each lane seeds, so each draws the same numbers)."""
+    batched = aotc.vmap(weighted)
+    compiled = aotc.jit(aotc.export(batched, name="weighted_lanes"))
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(compiled(x), batched(x))

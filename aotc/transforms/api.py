@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import Loc
 from ..export import ExportInfo
 from ..ir import Program
+from ..shapes import bound_symbols
 from ..tracing.kernel import TracedKernel, trace_kernel
 from ..types import ArrayType, Signature, signature_from_annotations
 from .core import NoBatchingRule, TransformError
@@ -116,6 +117,12 @@ class Transform:
 
 # -- vmap --------------------------------------------------------------------------------
 
+def _lane_sized(traced: TracedKernel) -> bool:
+    """Whether a result's size is known only while the kernel runs (``x[x > 0]``): each
+    lane would have its own, which no stacked array holds."""
+    return any(bound_symbols(d) for out in traced.program.outputs for d in out.type.shape)
+
+
 def _per_item(axes: Axes, count: int, what: str) -> tuple[int | None, ...]:
     if axes is None or isinstance(axes, int):
         return (axes,) * count
@@ -193,7 +200,8 @@ class Vmapped(Transform):
             inner = kernel_signatures(self.fn)[self.signatures().index(signature)]
             single = inner.results is not None and len(inner.results) == 1 \
                 and not inner.returns_tuple
-            if not single or _per_item(self.out_axes, 1, "out_axes") != (0,):
+            if not single or _per_item(self.out_axes, 1, "out_axes") != (0,) \
+                    or _lane_sized(trace_kernel(self.fn, inner, name=name)):
                 raise
             names = list(inspect.signature(getattr(self.fn, "__aotc_unchecked__", self.fn))
                          .parameters)[:len(signature.params)]

@@ -33,6 +33,7 @@ from ..ops.shape import (
 from ..ops.sorting import argsort_p, searchsorted_p, sort_p
 from ..shapes import DimExpr, Step
 from .batching import BatchCtx, BatchRule, batch_rules
+from .core import NoBatchingRule
 
 I64 = np.dtype(np.int64)
 BOOL = np.dtype(bool)
@@ -172,8 +173,9 @@ def _take(ctx: BatchCtx, args: list[Atom], batched: list[bool], *, axis: int) ->
 def _searchsorted(ctx: BatchCtx, args: list[Atom], batched: list[bool], *, side: str) -> Out:
     a, v = args
     if batched[0]:
-        raise ctx.em.error("vmap: searchsorted over a batch of sorted arrays has no batching "
-                           "rule (only the searched values may be batched)")
+        raise NoBatchingRule("vmap: searchsorted over a batch of sorted arrays has no "
+                             "batching rule (only the searched values may be batched)",
+                             loc=ctx.em.loc)
     return [ctx.em.one(searchsorted_p, a, v, side=side)], [True]
 
 
