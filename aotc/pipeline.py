@@ -17,6 +17,7 @@ others reuse.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -52,28 +53,34 @@ def trace(fn: Callable[..., Any], signature: str | Signature | None = None, *,
 
 class Overloads:
     """A function's signatures, each followed by its strong twins, and each of those by
-    its broadcast twin where it has one; each traced once."""
+    its broadcast twin where it has one (``broadcast_twins``: not for a ufunc export,
+    whose loop dims NumPy broadcasts itself); each traced once."""
 
     def __init__(self, fn: Callable[..., Any], signatures: Sequence[Signature],
-                 name: str | None = None) -> None:
+                 name: str | None = None, *, broadcast_twins: bool = True) -> None:
         self._declared = tuple(signatures)
         self._traces: Traces[Traced] = Traces(lambda s: trace(fn, s, name=name))
-        self._twinned: set[Signature] = set()
+        self._broadcast_twins = broadcast_twins
+
+    @functools.cached_property
+    def _compiled(self) -> tuple[list[Signature], frozenset[Signature]]:
+        """Every signature compiled, and those of them that have a broadcast twin."""
+        every = with_strong_twins(self._declared, lambda s: str(self._traces(s).program))
+        if self._broadcast_twins:
+            every = with_broadcast_twins(every, lambda s: self._traces(s).kernel)
+        return every, frozenset(every[k] for k in range(len(every)) if twin_of(every, k) >= 0)
 
     @property
     def signatures(self) -> list[Signature]:
         """What is compiled: the declared signatures, their strong twins and broadcast
         twins (tracing each, to see which are needed; raises AotcError)."""
-        strong = with_strong_twins(self._declared, lambda s: str(self._traces(s).program))
-        every = with_broadcast_twins(strong, lambda s: self._traces(s).kernel)
-        self._twinned = {every[k] for k in range(len(every)) if twin_of(every, k) >= 0}
-        return every
+        return list(self._compiled[0])
 
     def __call__(self, signature: Signature) -> Traced:
-        """The trace of ``signature``; of one with a broadcast twin (once
-        :attr:`signatures` has found it), with the checks that dispatch to the twin."""
+        """The trace of ``signature``; of one with a broadcast twin, with the checks that
+        dispatch to the twin."""
         traced = self._traces(signature)
-        if signature in self._twinned:
+        if signature in self._compiled[1]:
             return Traced(dispatching(traced.kernel))
         return traced
 

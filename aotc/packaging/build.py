@@ -192,13 +192,11 @@ def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[st
     overloads: list[wrapper.Overload] = []
     param_names: tuple[str, ...] | None = None
     defaults: tuple[Any, ...] = ()
-    stages = Overloads(fn, info.signatures, name)
+    stages = Overloads(fn, info.signatures, name, broadcast_twins=info.ufunc is None)
     try:
         signatures = stages.signatures
     except AotcError as err:
         raise err.with_context(loc=info.loc, kernel=name) from None
-    if info.ufunc is not None:  # NumPy broadcasts a ufunc's loop dims itself
-        signatures = [s for s in signatures if not s.stretches]
     for k, signature in enumerate(signatures):
         try:
             traced = stages(signature).kernel
