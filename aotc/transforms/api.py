@@ -191,33 +191,25 @@ class Vmapped(Transform):
             results = tuple(_insert(t, a, name) for t, a in zip(results, outs, strict=True))
         return Signature(params, results, signature.returns_tuple)
 
-    def __aotc_trace__(self, signature: Signature, *, name: str) -> TracedKernel:
-        """Batched; or, where a primitive cannot be batched, a loop over the lanes
-        (:mod:`.lanes`) for a kernel of one result batched along axis 0."""
-        try:
-            return super().__aotc_trace__(signature, name=name)
-        except NoBatchingRule:
-            inner = kernel_signatures(self.fn)[self.signatures().index(signature)]
-            single = inner.results is not None and len(inner.results) == 1 \
-                and not inner.returns_tuple
-            if not single or _per_item(self.out_axes, 1, "out_axes") != (0,) \
-                    or _lane_sized(trace_kernel(self.fn, inner, name=name)):
-                raise
-            names = list(inspect.signature(getattr(self.fn, "__aotc_unchecked__", self.fn))
-                         .parameters)[:len(signature.params)]
-            looped = lane_loop(self.fn, names, self._axes(inner))
-            traced = trace_kernel(looped, signature, name=name)
-            return TracedKernel(name, traced.program, tuple(names), signature,
-                                traced.result_kind, traced.defaults, traced.result_tree)
-
     def transform_program(self, traced: TracedKernel, signature: Signature
                           ) -> tuple[Program, str]:
+        """Batched; or, where a primitive cannot be batched, a loop over the lanes
+        (:mod:`.lanes`) for a kernel of one result batched along axis 0."""
         if traced.result_kind in ("optional", "optional_tuple"):
             raise TransformError("vmap: a kernel that returns None on some paths")
         program = traced.program
         outs = self._out_axes([a.type.ndim for a in program.outputs])
-        batched = vmap_program(program, traced.param_names, self._axes(traced.signature),
-                               outs, self.size_name())
+        axes = self._axes(traced.signature)
+        try:
+            batched = vmap_program(program, traced.param_names, axes, outs, self.size_name())
+        except NoBatchingRule:
+            inner = traced.signature
+            single = inner.results is not None and len(inner.results) == 1 \
+                and not inner.returns_tuple
+            if not single or outs != (0,) or _lane_sized(traced):
+                raise
+            looped = lane_loop(self.fn, traced.param_names, axes)
+            return trace_kernel(looped, signature, name=traced.name).program, traced.result_kind
         return batched, traced.result_kind
 
     # -- uncompiled: a loop over the batch, stacked ----------------------------------
