@@ -206,17 +206,9 @@ def jit_target(name: str | None, opt_level: int = 3, fast_math: bool = False) ->
 
 def _result(outputs: list[Any], kernel: TracedKernel) -> Any:
     """The outputs as the extension returns them (scalars, tuples, None, optionals)."""
-    values = [o[()] if o.ndim == 0 else o for o in outputs]
-    kind: str = kernel.result_kind
-    if kind.startswith("optional"):
-        if not values[0]:
-            return None
-        values, kind = values[1:], {"optional": "single", "optional_tuple": "tuple"}[kind]
-    if kind == "tree":
-        return eval(re.sub(r"@(\d+)@", r"_v[\1]", kernel.result_tree), {"_v": values})  # noqa: S307 - our own expression
-    by_kind: dict[str, Callable[[], Any]] = {
-        "single": lambda: values[0], "tuple": lambda: tuple(values), "none": lambda: None}
-    return by_kind[kind]()
+    from .tracing.kernel import rebuilt
+
+    return rebuilt(kernel, [o[()] if o.ndim == 0 else o for o in outputs])
 
 
 def _symbol(kernel: TracedKernel, k: int) -> str:

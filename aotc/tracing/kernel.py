@@ -9,6 +9,7 @@ its writes into arguments become the program.
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -123,6 +124,23 @@ def _tree(result: Any, leaves: list[Any]) -> str:
         return f"{result.options!r}[@{len(leaves) - 1}@]"
     leaves.append(result)
     return f"@{len(leaves) - 1}@"
+
+
+def rebuilt(kernel: TracedKernel, values: list[Any]) -> Any:
+    """A call's value from the kernel's outputs, as its source returned it: one value, a
+    tuple, None, or its nested result (:func:`_tree`); for a kernel that may return
+    None, the first output is the flag (the outputs are NumPy's values then)."""
+    kind: str = kernel.result_kind
+    present: dict[str, str] = {v: k for k, v in OPTIONAL_KINDS.items()}  # optional -> single
+    if kind in present:
+        if not values[0]:
+            return None
+        values, kind = values[1:], present[kind]
+    if kind == "tree":
+        return eval(re.sub(r"@(\d+)@", r"_v[\1]", kernel.result_tree), {"_v": values})  # noqa: S307 - our own expression
+    by_kind: dict[str, Callable[[], Any]] = {
+        "single": lambda: values[0], "tuple": lambda: tuple(values), "none": lambda: None}
+    return by_kind[kind]()
 
 
 def is_tree(result: Any) -> bool:

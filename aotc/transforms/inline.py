@@ -10,7 +10,6 @@ checks, and each equation is emitted again on the caller's values.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ from ..ir import Atom, Lit, Program, bound_uppers
 from ..ops.shape import bind_dim_p
 from ..passes.rewrite import Copier
 from ..shapes import DimExpr, Sym, named_symbol, substitute_symbols
+from ..tracing.kernel import rebuilt
 from ..tracing.tracer import DISPATCH, Tracer, as_tracer, current, new_bound_symbol
 from ..types import Signature
 
@@ -71,8 +71,7 @@ def inline(transform: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
         copier.env.update(zip(eqn.outs, outs, strict=True))
         if eqn.prim is bind_dim_p:  # a size the caller's later code may need to bound
             ctx.bound[params["symbol"]] = (outs[0], params["upper"])
-    results = [_value(copier(a)) for a in program.outputs]
-    return _assembled(traced, results)
+    return rebuilt(traced, [_value(copier(a)) for a in program.outputs])
 
 
 def _matching(transform: Any, values: list[Tracer], name: str) -> Signature:
@@ -90,18 +89,6 @@ def _matching(transform: Any, values: list[Tracer], name: str) -> Signature:
 
 def _value(atom: Atom) -> Tracer:
     return as_tracer(atom.value, atom.type.dtype) if isinstance(atom, Lit) else Tracer(atom)
-
-
-def _assembled(traced: Any, results: list[Tracer]) -> Any:
-    """The call's value from the inlined outputs, as the compiled kernel returns it."""
-    kind = traced.result_kind
-    if kind == "none":
-        return None
-    if kind == "single":
-        return results[0]
-    if kind == "tuple":
-        return tuple(results)
-    return eval(re.sub(r"@(\d+)@", r"_v[\1]", traced.result_tree), {"_v": results})  # noqa: S307 - our own expression
 
 
 __all__ = ["inline"]
