@@ -60,8 +60,8 @@ def broadcast_all(operands: list[Tracer], error: str = "ValueError",
 
     A size computed from integer values against one from shapes alone (``d[:, k:k + 1]
     + d[k:k + 1, :]``, whose slices are 1 long for any ``k`` in range) is stretched
-    when it is 1, as NumPy would: the operand is read through ``min(i, size - 1)``
-    along that axis, so the other size wins either way. Two sizes of arrays' shapes are
+    when it is 1, as NumPy would: the operand is read with step 0 along that axis
+    (:func:`_stretched`), so the other size wins either way. Two sizes of arrays' shapes are
     taken to be equal, unless the kernel is traced for broadcasting at run time (its
     broadcast twin, which the call falls back on when they differ): there any size
     may be 1 and stretch (:func:`_runtime_shape`)."""

@@ -143,11 +143,15 @@ def rebuilt(kernel: TracedKernel, values: list[Any]) -> Any:
     return by_kind[kind]()
 
 
+#: Values only a result tree describes (strings too: the wrapper picks one by an index).
+_NESTED = (tuple, list, dict, str, Text)
+
+
 def is_tree(result: Any) -> bool:
-    """A result only a nested structure describes (a list, a dict, a tuple holding one)."""
-    # (strings too: the wrapper picks one by an index)
-    return isinstance(result, (list, dict, str, Text)) or (isinstance(result, tuple) and any(
-        isinstance(v, (tuple, list, dict, str, Text)) for v in result))
+    """A result only a nested structure describes (a list, a dict, a string, a tuple
+    holding one)."""
+    return (isinstance(result, _NESTED) and not isinstance(result, tuple)) or (
+        isinstance(result, tuple) and any(isinstance(v, _NESTED) for v in result))
 
 
 def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:
