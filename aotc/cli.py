@@ -45,8 +45,9 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_build(args: argparse.Namespace) -> int:
     """Run setuptools' ``build_ext --inplace`` with aotc's extensions, in this process.
 
-    A build that fails removes the extensions an earlier build left next to the sources:
-    otherwise the stale ``.so`` would keep shadowing the edited source."""
+    A build that a kernel fails removes the extensions an earlier build left next to the
+    sources: otherwise the stale ``.so`` would keep shadowing the edited source. One that
+    its configuration stops keeps them: no source changed."""
     root = Path(args.project).resolve()
     if not (root / "pyproject.toml").is_file():
         return _fail(f"{root} has no pyproject.toml")
@@ -64,6 +65,8 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(f"aotc: {', '.join(cfg.modules)} up to date in {root}")
             return 0
         status = _build_in_place(root, args.verbose)
+    if status == build.EXIT_CONFIG:
+        return EXIT_ERROR
     if status != 0:
         for module in cfg.modules:
             stale = build.inplace_artifacts(module, root)
@@ -97,7 +100,9 @@ def _build_in_place(root: Path, verbose: bool) -> int:
     except SystemExit as exc:  # build.report() already printed the error
         if exc.code in (0, None):
             return 0
-        return _fail(exc.code) if isinstance(exc.code, str) else EXIT_ERROR
+        if isinstance(exc.code, str):
+            return _fail(exc.code)
+        return build.EXIT_CONFIG if exc.code == build.EXIT_CONFIG else EXIT_ERROR
     finally:
         os.chdir(previous)
     return 0

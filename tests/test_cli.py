@@ -182,6 +182,18 @@ def test_syntax_error_in_a_kernel_module_is_located(tmp_path):
     assert "    return x +* 2\n              ^" in done.stderr  # the caret at the '*'
 
 
+def test_a_build_its_config_stops_keeps_the_earlier_extension(tmp_path):
+    """A bad setting found during the build (a CPU name) is not a changed source: the
+    extension an earlier build left still matches the kernels, so it stays."""
+    _project(tmp_path, GOOD, 'targets = ["bogus-cpu"]\n')
+    built = tmp_path / "cli_pkg" / "kernels.cpython-311-x86_64-linux-gnu.so"
+    built.write_text("left by an earlier build")
+    done = _aotc("build", ".", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "target = 'bogus-cpu'" in done.stderr and "removed" not in done.stderr
+    assert built.read_text() == "left by an earlier build"
+
+
 def test_failed_build_removes_the_stale_extension(tmp_path):
     """After a failed in-place build, the edited source runs, not an old extension."""
     _project(tmp_path, BAD)

@@ -333,11 +333,16 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
                        tuple(fn.name for fn in functions), timer)
 
 
+#: The exit status of a build stopped by its configuration, not by a kernel: what an
+#: earlier build left is still right for the sources, so ``python -m aotc build`` keeps it.
+EXIT_CONFIG = 3
+
+
 def report(err: AotcError, verbose: bool = False) -> NoReturn:
     """Show a build error the way a compiler does: without a Python traceback, unless it
     is an internal error and ``verbose`` (``-v``, ``-C verbose=true``) asks for it."""
     print(f"aotc: error: {diagnostic(err, verbose)}", file=sys.stderr)
-    raise SystemExit(1)
+    raise SystemExit(EXIT_CONFIG if isinstance(err, ConfigError) else 1)
 
 
 # -- setuptools: one Extension per module, one build_ext --------------------------------
