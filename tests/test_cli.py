@@ -249,10 +249,10 @@ def test_backend_build_error_has_no_traceback(tmp_path):
 def test_backend_config_settings_override_pyproject(tmp_path):
     _project(tmp_path, GOOD)
     done = _hook(tmp_path, "b.build_wheel('out', {'opt-level': '7'})")
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 3 and "Traceback" not in done.stderr
     assert "aotc: error: -C opt-level must be an integer from 0 to 3, got 7" in done.stderr
     done = _hook(tmp_path, "b.build_wheel('out', {'opt-levl': '1'})")
-    assert done.returncode == 1 and "did you mean 'opt-level'?" in done.stderr
+    assert done.returncode == 3 and "did you mean 'opt-level'?" in done.stderr
 
 
 def test_backend_builds_a_wheel(tmp_path):
@@ -263,3 +263,14 @@ def test_backend_builds_a_wheel(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert any(n.startswith("cli_pkg/kernels.cpython-") for n in names)
     assert "cli_pkg/kernels.pyi" in names and "cli_pkg/kernels.py" not in names
+
+
+def test_backend_editable_install_is_typed(tmp_path):
+    """PEP 660's hook (what ``pip install -e .`` runs) builds the extension next to its
+    source, with the stub and the PEP 561 marker that make type checkers read it."""
+    _project(tmp_path, GOOD)
+    done = _hook(tmp_path, "print(b.build_editable('out', {'target': 'x86-64'}))")
+    assert done.returncode == 0, done.stderr
+    package = tmp_path / "cli_pkg"
+    assert list(package.glob("kernels.cpython-*.so")), sorted(p.name for p in package.iterdir())
+    assert (package / "kernels.pyi").is_file() and (package / "py.typed").is_file()

@@ -399,12 +399,14 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
                 # Newer than its source, even when nothing was linked again (an edit that
                 # changes no kernel): the module trusts an extension no older than it.
                 os.utime(self.get_ext_fullpath(name))
+                package = mod.source.parent
             else:  # the wheel holds the extension only, not the Python source it replaces
                 py = Path(self.get_ext_fullpath(name)).with_name(stem + ".py").resolve()
                 if py.is_relative_to(Path(self.build_lib).resolve()) and py != mod.source.resolve():
                     py.unlink(missing_ok=True)
-                if "." in name:  # PEP 561: type checkers read the stubs of a typed package
-                    (py.parent / "py.typed").touch()
+                package = py.parent
+            if "." in name:  # PEP 561: type checkers read the stubs of a typed package,
+                (package / "py.typed").touch()  # installed or editable alike
 
     def _prepare(self, ext: Extension, plan: Plan) -> BuiltModule:
         import numpy
