@@ -327,6 +327,7 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
                                      object_name=objfiles[0].name, doc=module.__doc__,
                                      targets=targets)
     _write(header, rendered.header.encode())
+    _write(out_dir / "_aotc_numpy.pxd", wrapper.numpy_declarations())  # cimported by the .pyx
     _write(pyx, rendered.pyx.encode())
     _write(out_dir / f"{leaf}.pyi", rendered.pyi.encode())  # kept for inspection
     return BuiltModule(module_name, root / source, pyx, header, tuple(objfiles), rendered.pyi,

@@ -30,8 +30,8 @@ def _files(root: Path, cfg: config.Config) -> Iterable[Path]:
                 yield single
     yield from sorted(_AOTC.rglob("*.py"))  # (with an installed aotc's templates/*.py)
     checkout = _AOTC.parent / "templates"  # a source checkout's templates
-    yield from sorted([*checkout.glob("*.in"), *checkout.glob("*.py")])
-    yield from sorted((_AOTC / "templates").glob("*.in"))
+    yield from sorted([*checkout.glob("*.in"), *checkout.glob("*.pxd"), *checkout.glob("*.py")])
+    yield from sorted([*(_AOTC / "templates").glob("*.in"), *(_AOTC / "templates").glob("*.pxd")])
 
 
 def stamp(root: Path, cfg: config.Config) -> str:

@@ -99,6 +99,11 @@ def _runtime_source() -> str:
     return repr(ast.unparse(tree))
 
 
+def numpy_declarations() -> bytes:
+    """``templates/numpy_c.pxd``, which the wrapper cimports as ``_aotc_numpy``."""
+    return (template_dir() / "numpy_c.pxd").read_bytes()
+
+
 # -- the Cython wrapper ------------------------------------------------------------------
 
 def literal_default(value: object) -> str | None:
@@ -180,7 +185,7 @@ def _convert_cases() -> str:
 
 #: Module-level names of the wrapper template that an exported function must not replace.
 TEMPLATE_NAMES = CYTHON_RESERVED | {
-    "np", "cnp", "free", "posix_memalign", "PyArray_Scalar", "aotc_array", "PyBool_Check",
+    "np", "cnp", "_aotc_numpy", "free", "posix_memalign", "PyArray_Scalar", "aotc_array", "PyBool_Check",
     "PyComplex_Check", "PyFloat_Check", "PyLong_Check", "int8_t", "int16_t", "int32_t",
     "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
 }
