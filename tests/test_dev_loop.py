@@ -69,7 +69,8 @@ def peak(x: f64[:]) -> f64:
 
 def test_a_fresh_checkout_reuses_the_shared_object_cache(tmp_path: Path) -> None:
     """The build and aotc.jit share one object cache (``AOTC_CACHE_DIR``): the same
-    project built again elsewhere, without its build directory, compiles nothing."""
+    project built again elsewhere, without its build directory, compiles nothing: no
+    kernel, and no wrapper (neither Cython nor the C compiler runs)."""
     (tmp_path / "first").mkdir()
     root = build_project(tmp_path / "first", PACKAGE, KERNELS, target=None)
     copy = tmp_path / "second"
@@ -81,6 +82,8 @@ def test_a_fresh_checkout_reuses_the_shared_object_cache(tmp_path: Path) -> None
                              capture_output=True, text=True)
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "compiled 0 of 3 entry point(s)" in rebuilt.stderr, rebuilt.stderr
+    assert "cythonizing" not in rebuilt.stderr and "cython 0.00 s" in rebuilt.stderr
+    assert not list((copy / ".aotc-build").rglob("*.c")), "the wrapper was cythonized"
     done = _probe(copy)
     assert done.stdout.split() == ["so", "6.0"] and not done.stderr, done.stderr
 

@@ -29,7 +29,7 @@ from setuptools.command.build_ext import build_ext
 
 from .. import abi, config
 from ..errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
-from . import objects, wrapper
+from . import object_cache, objects, wrapper, wrapper_cache
 from .toolchain import c_compiler, wheel_platform
 from .ufunc_loops import check_program
 
@@ -414,13 +414,6 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
 
         root = plan.root
         mod = compile_module(ext.name, root, plan.config)
-        ext.sources = [_relative(mod.pyx, root)]
-        with mod.timer.phase("cython"):
-            ext.sources = self._cythonize(ext, root, plan.config)
-        ext.extra_objects = [_relative(obj, root) for obj in mod.objects]
-        ext.depends = [*ext.extra_objects, _relative(mod.header, root)]
-        ext.include_dirs = [numpy.get_include(), _relative(mod.header.parent, root)]
-        ext.libraries = ["m"]
         # Small, path-free binaries: no debug info, and file names relative to the project.
         # Generated code compiles without warnings (-Wsign-compare comes from Python's own
         # CFLAGS and would read like the user's fault).
@@ -428,17 +421,32 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
                                   f"-ffile-prefix-map={Path(numpy.__file__).parent}=numpy",
                                   "-Wno-unused-function", "-Wno-unreachable-code",
                                   "-Wno-sign-compare", "-O1"]
+        pyx = _relative(mod.pyx, root)
+        ext.aotc_wrapper_key = wrapper_cache.key(
+            [mod.pyx, mod.header, mod.header.with_name("_aotc_numpy.pxd")],
+            c_compiler(plan.config.glibc), [pyx, *ext.extra_compile_args[2:]])
+        ext.sources = [pyx]
+        with mod.timer.phase("cython"):
+            ext.sources = self._cythonize(ext, root, plan.config)
+        ext.extra_objects = [_relative(obj, root) for obj in mod.objects]
+        ext.depends = [*ext.extra_objects, _relative(mod.header, root)]
+        ext.include_dirs = [numpy.get_include(), _relative(mod.header.parent, root)]
+        ext.libraries = ["m"]
         ext.aotc_built = mod
         return mod
 
     def _cythonize(self, ext: Extension, root: Path, cfg: config.Config) -> list[str]:
         """The C source of the rendered ``.pyx``; Cython (slow to import) runs only when
-        the ``.pyx`` changed since it last did."""
+        the ``.pyx`` changed since it last did, and the wrapper's object is not cached
+        (:mod:`aotc.packaging.wrapper_cache`: then the C is not needed)."""
         pyx = root / ext.sources[0]
         c_file = pyx.with_suffix(".c")
         if not self.force and c_file.is_file() and \
                 c_file.stat().st_mtime_ns >= pyx.stat().st_mtime_ns:
             return [_relative(c_file, root)]
+        ext.aotc_wrapper_object = None if self.force else object_cache.load(ext.aotc_wrapper_key)
+        if ext.aotc_wrapper_object is not None:
+            return [_relative(c_file, root)]  # not written: its object is cached
         from Cython.Build import cythonize
         from Cython.Compiler.Errors import CompileError
 
@@ -488,12 +496,18 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         sources, ext.sources = list(ext.sources), []
         (obj,) = self.compiler.object_filenames(sources, output_dir=self.build_temp)
         inputs = [*sources, *[d for d in ext.depends if d.endswith(".h")]]
-        if self.force or not os.path.exists(obj) or \
-                any(os.path.getmtime(i) > os.path.getmtime(obj) for i in inputs):
+        if not self.force and all(map(os.path.exists, [obj, *inputs])) and \
+                all(os.path.getmtime(i) <= os.path.getmtime(obj) for i in inputs):
+            pass  # compiled here since the C last changed
+        elif getattr(ext, "aotc_wrapper_object", None) is not None:
+            Path(obj).parent.mkdir(parents=True, exist_ok=True)
+            Path(obj).write_bytes(ext.aotc_wrapper_object)
+        else:
             self.compiler.compile(sources, output_dir=self.build_temp,
                                   macros=[*ext.define_macros, *((u,) for u in ext.undef_macros)],
                                   include_dirs=ext.include_dirs,
                                   extra_postargs=ext.extra_compile_args)
+            object_cache.store(ext.aotc_wrapper_key, Path(obj).read_bytes())
         ext.extra_objects = [obj, *ext.extra_objects]
         ext.depends = [*ext.depends, obj]
 
