@@ -4,6 +4,9 @@
     python -m aotc inspect MOD:FN [--ir] [--passes] [--llvm] [--asm] [--save-ir FILE]
     python -m aotc opt FILE [-p PASS,PASS...]   run passes on IR text, print the result
     python -m aotc cache info|clear         aotc.jit's object cache (aotc.packaging.object_cache)
+    python -m aotc convert FILE [-i | -o OUT]   Pythran/numba.pycc exports to @aotc.export
+    python -m aotc annotate [-n] SCRIPT [ARG...]  run SCRIPT, then write what aotc.jit
+                                            compiled into the sources as @aotc.export
 
 ``inspect`` takes ``package.module:function`` (importable from the current directory or
 its ``src/``) or ``path/to/file.py:function``; ``--save-ir`` writes its traced IR, which
@@ -224,6 +227,77 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_convert(args: argparse.Namespace) -> int:
+    """Print (or write) the module with its exports made ``@aotc.export`` lines; what
+    stays as it was goes to stderr, each with its line."""
+    from .migrate import convert_source
+
+    path = Path(args.file)
+    try:
+        converted = convert_source(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        return _fail(f"{path}: {exc.strerror or exc}")
+    except SyntaxError as exc:
+        return _fail(f"{path}:{exc.lineno}: {exc.msg}")
+    for note in converted.notes:
+        print(f"aotc: {path}: {note}", file=sys.stderr)
+    if not converted.functions:
+        return _fail(f"{path}: no '#pythran export' comment or numba.pycc "
+                     "'@cc.export' decorator to convert")
+    out = path if args.in_place else Path(args.output) if args.output else None
+    if out is None:
+        sys.stdout.write(converted.text)
+    else:
+        out.write_text(converted.text, encoding="utf-8")
+    print(f"aotc: converted {', '.join(converted.functions)}"
+          f"{f' into {out}' if out else ''}; list the module in [tool.aotc] modules "
+          "to build it", file=sys.stderr)
+    return 0
+
+
+def cmd_annotate(args: argparse.Namespace) -> int:
+    """Run the script as ``python SCRIPT ARG...`` would, then give each function it
+    called through a signature-less ``aotc.jit`` its ``@aotc.export`` line."""
+    import difflib
+    import runpy
+
+    from .migrate import annotate_source
+    from .packaging.staging import COMPILED
+
+    script = Path(args.script)
+    if not script.is_file():
+        return _fail(f"{script}: no such file")
+    argv, sys.argv = sys.argv, [str(script), *args.args]
+    sys.path.insert(0, str(script.resolve().parent))
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            return _fail(f"{script} exited with {exc.code!r}: nothing annotated")
+    finally:
+        sys.argv = argv
+    by_file: dict[Path, dict[int, list[str]]] = {}
+    for (filename, line), signatures in COMPILED.items():
+        by_file.setdefault(Path(filename), {})[line] = signatures
+    if not by_file:
+        return _fail(f"{script} called no function through aotc.jit: nothing to annotate")
+    for path, compiled in sorted(by_file.items()):
+        before = path.read_text(encoding="utf-8")
+        done = annotate_source(before, compiled)
+        for note in done.notes:
+            print(f"aotc: {path}: {note}", file=sys.stderr)
+        if args.dry_run:
+            sys.stdout.writelines(difflib.unified_diff(
+                before.splitlines(keepends=True), done.text.splitlines(keepends=True),
+                str(path), str(path)))
+        elif done.functions:
+            path.write_text(done.text, encoding="utf-8")
+        if done.functions:
+            print(f"aotc: {path}: {', '.join(done.functions)} "
+                  f"{'would be' if args.dry_run else 'now'} @aotc.export", file=sys.stderr)
+    return 0
+
+
 # -- main ----------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
@@ -254,6 +328,22 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("cache", help="show or empty aotc.jit's object cache")
     c.add_argument("action", choices=("info", "clear"))
     c.set_defaults(run=cmd_cache)
+
+    v = sub.add_parser("convert", help="turn '#pythran export' comments and numba.pycc "
+                       "'@cc.export' decorators into @aotc.export lines")
+    v.add_argument("file", help="the module to convert")
+    where = v.add_mutually_exclusive_group()
+    where.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE")
+    where.add_argument("-o", "--output", metavar="OUT", help="write to OUT (default: stdout)")
+    v.set_defaults(run=cmd_convert)
+
+    a = sub.add_parser("annotate", help="run a script, then write what aotc.jit compiled "
+                       "into the sources as @aotc.export lines")
+    a.add_argument("-n", "--dry-run", action="store_true",
+                   help="print the edit as a diff; change no file")
+    a.add_argument("script", help="the program to run (as 'python SCRIPT ARG...')")
+    a.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    a.set_defaults(run=cmd_annotate)
 
     for p in (b, i):
         p.add_argument("--target", help="CPU to compile for (default: [tool.aotc] target)")

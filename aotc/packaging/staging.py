@@ -71,6 +71,11 @@ class Jitted:
         return linked.call(k, arrays[:len(self._matcher.signatures[k].params)])
 
 
+#: The signatures each ``aotc.jit`` without signatures compiled in this process, by its
+#: function's source file and first line: what ``python -m aotc annotate`` writes back.
+COMPILED: dict[tuple[str, int], list[str]] = {}
+
+
 class Specializing:
     """``aotc.jit`` of a function without signatures: compiled once per distinct
     argument signature (:mod:`aotc.tracing.argtypes`), as Numba's ``@njit``; each compiled
@@ -100,6 +105,9 @@ class Specializing:
             jitted = Jitted(export(text)(_fresh_copy(self.__wrapped__)), self._target,
                             self._fuse)
             self._compiled[text] = jitted
+            code = self.__wrapped__.__code__
+            seen = COMPILED.setdefault((code.co_filename, code.co_firstlineno), [])
+            seen.extend([text] if text not in seen else [])
         return jitted(*args, **kwargs)
 
 
