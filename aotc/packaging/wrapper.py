@@ -185,7 +185,7 @@ def _convert_cases() -> str:
 
 #: Module-level names of the wrapper template that an exported function must not replace.
 TEMPLATE_NAMES = CYTHON_RESERVED | {
-    "np", "cnp", "_aotc_numpy", "free", "posix_memalign", "PyArray_Scalar", "aotc_array", "PyBool_Check",
+    "np", "cnp", "_aotc_numpy", "free", "posix_memalign", "aotc_array", "PyBool_Check",
     "PyComplex_Check", "PyFloat_Check", "PyLong_Check", "int8_t", "int16_t", "int32_t",
     "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
 }
