@@ -7,11 +7,9 @@ module runs on NumPy as ordinary Python.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import lax
 from .export import ExportInfo, export
-from .transforms import grad, value_and_grad, vjp, vmap
 from .types import (
     ArrayType,
     Signature,
@@ -30,21 +28,33 @@ from .types import (
     u64,
 )
 
+if TYPE_CHECKING:
+    from . import lax
+    from .packaging.staging import jit
+    from .pipeline import trace
+    from .transforms.api import vmap
+    from .transforms.grad import grad, value_and_grad, vjp
+
 __version__ = "0.1.0"
+
+#: Loaded when first used, each from its module: an uncompiled kernel module imports
+#: aotc for ``export`` and the dtypes, and ``python -m aotc`` for its command line.
+_LAZY = {"jit": ("packaging.staging", "jit"), "trace": ("pipeline", "trace"),
+         "lax": ("lax", None), "grad": ("transforms.grad", "grad"),
+         "value_and_grad": ("transforms.grad", "value_and_grad"),
+         "vjp": ("transforms.grad", "vjp"), "vmap": ("transforms.api", "vmap")}
 
 
 def __getattr__(name: str) -> Any:
-    """``aotc.jit`` and ``aotc.trace`` load the compiler only when first used: the
-    uncompiled kernel modules import aotc for ``export`` alone."""
-    if name == "jit":
-        from .packaging import staging
+    if name not in _LAZY:
+        raise AttributeError(f"module 'aotc' has no attribute {name!r}")
+    import importlib
 
-        return staging.jit
-    if name == "trace":
-        from . import pipeline
-
-        return pipeline.trace
-    raise AttributeError(f"module 'aotc' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    loaded = importlib.import_module(f"{__name__}.{module}")
+    value = loaded if attribute is None else getattr(loaded, attribute)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "ArrayType", "ExportInfo", "Signature", "export", "grad", "lax",

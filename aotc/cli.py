@@ -26,7 +26,7 @@ from typing import Any
 
 from . import config
 from .errors import AotcError, ConfigError, InternalError, diagnostic, render
-from .packaging import build, object_cache, uptodate
+from .packaging import layout, object_cache, uptodate
 
 EXIT_ERROR = 2
 
@@ -61,18 +61,18 @@ def cmd_build(args: argparse.Namespace) -> int:
             return _fail(render(err))
         if cfg is None:
             return _fail(f"{root / 'pyproject.toml'} has no [tool.aotc] table")
-        built = {m: build.inplace_artifacts(m, root) for m in cfg.modules}
+        built = {m: layout.inplace_artifacts(m, root) for m in cfg.modules}
         if uptodate.up_to_date(root, cfg, built):
             for path in (p for paths in built.values() for p in paths):
                 os.utime(path)  # newer than its (touched, unchanged) source, as if rebuilt
             print(f"aotc: {', '.join(cfg.modules)} up to date in {root}")
             return 0
         status = _build_in_place(root, args.verbose)
-    if status == build.EXIT_CONFIG:
+    if status == layout.EXIT_CONFIG:
         return EXIT_ERROR
     if status != 0:
         for module in cfg.modules:
-            stale = build.inplace_artifacts(module, root)
+            stale = layout.inplace_artifacts(module, root)
             for path in stale:
                 path.unlink()
             if stale:
@@ -87,6 +87,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 def _build_in_place(root: Path, verbose: bool) -> int:
     from setuptools.dist import Distribution
     from setuptools.errors import BaseError, CCompilerError
+
+    from .packaging import build
 
     previous = os.getcwd()
     os.chdir(root)
@@ -105,7 +107,7 @@ def _build_in_place(root: Path, verbose: bool) -> int:
             return 0
         if isinstance(exc.code, str):
             return _fail(exc.code)
-        return build.EXIT_CONFIG if exc.code == build.EXIT_CONFIG else EXIT_ERROR
+        return layout.EXIT_CONFIG if exc.code == layout.EXIT_CONFIG else EXIT_ERROR
     finally:
         os.chdir(previous)
     return 0
@@ -114,6 +116,8 @@ def _build_in_place(root: Path, verbose: bool) -> int:
 # -- inspect -------------------------------------------------------------------------------
 
 def _load_function(spec: str) -> tuple[str, Any]:
+    from .packaging import build
+
     module_part, sep, name = spec.rpartition(":")
     if not sep or not module_part or not name:
         raise ConfigError(f"'{spec}' is not module:function", hint="for example "
@@ -140,6 +144,7 @@ def _section(title: str, text: str) -> None:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .abi import symbol_prefix
+    from .packaging import build
     from .passes import optimize
     from .pipeline import Overloads
 

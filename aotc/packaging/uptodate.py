@@ -49,7 +49,7 @@ def _stamp_file(root: Path, cfg: config.Config) -> Path:
 
 def up_to_date(root: Path, cfg: config.Config, extensions: dict[str, list[Path]]) -> bool:
     """Nothing changed since the last successful in-place build, whose extensions (per
-    module, as :func:`aotc.packaging.build.inplace_artifacts` finds them) are all still there."""
+    module, as :func:`aotc.packaging.layout.inplace_artifacts` finds them) are all still there."""
     path = _stamp_file(root, cfg)
     if not path.is_file() or not all(extensions.get(m) for m in cfg.modules):
         return False
