@@ -543,8 +543,9 @@ def test_functions_needing_general_eigenvalues_are_located_errors():
 
 
 def test_clocks_and_entropy_are_located_errors():
-    """datetime.now(), os.urandom() and friends would run once, while the kernel is
-    built: refused, not made constants (time.time() is read at run time instead)."""
+    """datetime.now(), os.urandom(), np.load() and friends would run once, while the
+    kernel is built: refused, not made constants or build-time writes (time.time() is
+    read at run time instead)."""
     import datetime
 
     def clock(x: f64[:]):
@@ -553,11 +554,20 @@ def test_clocks_and_entropy_are_located_errors():
     def entropy(x: f64[:]):
         return x + os.urandom(1)[0]
 
-    for fn in (clock, entropy):
+    def weights(x: f64[:]):  # a file read at build time: no internal FileNotFoundError
+        return x * np.load("no such weights.npy")
+
+    def log(x: f64[:]):
+        np.savetxt("log.txt", x)
+        return x
+
+    for fn, where in ((clock, "return"), (entropy, "return"), (weights, "return"),
+                      (log, "np.savetxt")):
         with pytest.raises(TraceError) as info:
             _trace(fn)
         assert "would run once, while the kernel is built" in str(info.value)
-        assert f"test_errors.py:{_line_of(fn, 'return')}" in str(info.value)
+        assert f"test_errors.py:{_line_of(fn, where)}" in str(info.value)
+    assert not os.path.exists("log.txt")
 
 
 def test_misspelled_numpy_names_suggest_the_right_one():

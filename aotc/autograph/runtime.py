@@ -346,12 +346,18 @@ def _is_random(fn: Any) -> bool:
 
 #: Modules whose functions answer differently on every call (clocks, entropy).
 _WORLD_MODULES = frozenset({"time", "secrets", "uuid"})
-_WORLD_FUNCTIONS = frozenset({os.urandom, os.getpid, datetime.datetime.now,
-                              datetime.datetime.utcnow, datetime.date.today})
+_WORLD_FUNCTIONS = frozenset({
+    os.urandom, os.getpid, datetime.datetime.now, datetime.datetime.utcnow,
+    datetime.date.today, os.getenv, os.listdir, builtins.open, builtins.input,
+    # files: read at build time they are constants of the kernel; written, the build
+    # writes them, once, instead of each call
+    np.load, np.loadtxt, np.genfromtxt, np.fromfile, np.save, np.savez,
+    np.savez_compressed, np.savetxt})
 
 
 def _reads_the_world(fn: Any) -> bool:
-    """A clock or an entropy source: calling it at build time makes a constant."""
+    """A clock, an entropy source, a file or the environment: calling it at build time
+    makes a constant (or writes a file once, at the build)."""
     try:
         if fn in _WORLD_FUNCTIONS:
             return True
@@ -404,8 +410,11 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     if _reads_the_world(fn):
         raise current().error(
             f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', fn)} would run once, "
-            "while the kernel is built: its value would be a constant of the kernel",
-            hint="pass the value in as an argument")
+            "while the kernel is built, not at each call: what it reads (a clock, a file, "
+            "the environment) would be a constant of the kernel, what it writes would be "
+            "written by the build",
+            hint="call it outside the kernel: pass what it reads in as an argument, and "
+                 "return what it would write")
     if getattr(fn, "__module__", None) == "math" and traced(*args, *kwargs.values()):
         supported = sorted(f.__name__ for f in PYMATH)
         raise current().error(
