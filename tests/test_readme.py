@@ -66,7 +66,7 @@ def _transforms(m: ModuleType) -> None:
     x = np.linspace(-2, 2, 9)
     grad = 2 / 5 * X.T @ (X @ w - y)  # d/dw of mean((Xw - y)^2)
     Xs, ys = rng.standard_normal((4, 5, 3)), rng.standard_normal((4, 5))  # 4 batches
-    per_batch = np.stack([2 / 5 * Xb.T @ (Xb @ w - yb) for Xb, yb in zip(Xs, ys)])
+    per_batch = np.stack([2 / 5 * Xb.T @ (Xb @ w - yb) for Xb, yb in zip(Xs, ys, strict=True)])
     for compiled in (False, True):
         run = aotc.jit if compiled else (lambda f: f)
         np.testing.assert_allclose(run(m.selu_batch)(x), _selu(x), rtol=1e-15)
