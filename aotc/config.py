@@ -214,9 +214,22 @@ def read_pyproject(project_root: str | os.PathLike[str]) -> dict[str, Any] | Non
     return table
 
 
-#: The environment variables aotc reads besides the settings' ``AOTC_<KEY>``.
-RUNTIME_VARIABLES = frozenset({"AOTC_CPU", "AOTC_NUM_THREADS", "AOTC_CACHE_DIR",
-                               "AOTC_CACHE_MAX_MB", "AOTC_VENV"})
+#: The environment variables aotc reads besides the settings' ``AOTC_<KEY>``, with what
+#: each does (the API reference lists them from here).
+RUNTIME_VARIABLES = {
+    "AOTC_CPU": "At import of a built module (or in aotc.jit): run the code compiled for "
+                "this target (one of the module's targets) instead of the best this CPU "
+                "has; an ImportError names the targets when it has no such code.",
+    "AOTC_NUM_THREADS": "The size of the thread pool of parallel kernels, 1 to 256 "
+                        "(default: the CPUs of the affinity mask, capped by a cgroup "
+                        "quota); threadpoolctl's limits apply on top.",
+    "AOTC_CACHE_DIR": "The object cache shared by builds and aotc.jit (default: "
+                      "$XDG_CACHE_HOME/aotc or ~/.cache/aotc).",
+    "AOTC_CACHE_MAX_MB": "The cache's bound in megabytes (default 1024); the least "
+                         "recently used objects go first.",
+    "AOTC_VENV": "scripts/test.sh only: the virtual environment to test in (default "
+                 ".venv).",
+}
 
 
 def _variable(key: str) -> str:
@@ -227,7 +240,7 @@ def env_settings(environ: Mapping[str, str]) -> dict[str, str]:
     """``AOTC_<KEY>`` variables as settings (``AOTC_OPT_LEVEL`` -> ``opt-level``). An
     ``AOTC_`` variable aotc does not read but one it does is close to (``AOTC_FUSOIN``)
     is an error with a did-you-mean: a typo must not build with the defaults."""
-    known = {_variable(key) for key in KEYS} | RUNTIME_VARIABLES
+    known = {_variable(key) for key in KEYS} | set(RUNTIME_VARIABLES)
     for var in environ:
         if var.startswith("AOTC_") and var not in known:
             close = difflib.get_close_matches(var, known, n=1, cutoff=0.8)

@@ -2,7 +2,8 @@
 # The test command (README command 2; .ci/run calls exactly this).
 #
 # Makes sure .venv holds aotc (editable) and its test dependencies, then runs with it the
-# static checks (ruff, then mypy; both configured in pyproject.toml) and the whole pytest
+# static checks (ruff, then mypy; both configured in pyproject.toml), builds the API
+# reference (docs/api, generated from the code; a Sphinx warning fails) and the whole pytest
 # suite, a test file per CPU at a time (pytest-xdist: most of the suite's time is LLVM,
 # and one file's kernels share fixtures, so files are the unit; the longest go first, see
 # tests/conftest.py). Extra arguments go to pytest (scripts/test.sh -k wrapper -x; -n 0
@@ -19,4 +20,5 @@ fi
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[test]'
 "$VENV/bin/ruff" check .
 "$VENV/bin/mypy"
+"$VENV/bin/python" -m sphinx -W --keep-going -q -b html docs/api build/api-docs
 exec "$VENV/bin/python" -m pytest -n auto --dist loadfile --no-loadscope-reorder "$@"
