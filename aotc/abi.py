@@ -62,6 +62,11 @@ thread may poll). Chunks never write the same memory, and a reduction's partial 
 are combined in chunk order after the hook returns, so results do not depend on the
 threads. A body never calls the hook again (no nested parallelism) and never polls.
 
+A kernel that grows Python lists, sets or dicts in loops of unknown length keeps them in
+memory it allocates while it runs (:mod:`aotc.ops.containers`), linked from
+``rt->heap``, and frees all of it before ``P`` returns, on every path: the caller sets
+``rt->heap`` to NULL (``P`` uses a runtime of its own when ``rt`` is NULL).
+
 A kernel calling ``numpy.random`` (Python's ``random``) asks ``rt->random(rt, 0)``
 (``rt->random(rt, 1)``) for the calling thread's generator state at its first draw of
 each call; the hook returns a seeded state
@@ -94,6 +99,7 @@ KERNEL_ERRORS: dict[int, tuple[str, str]] = {
     6: ("ValueError", "negative dimensions are not allowed"),
     7: ("MemoryError", "out of memory for a thread's working buffers"),
     8: ("RecursionError", "maximum recursion depth exceeded in a compiled function"),
+    9: ("MemoryError", "out of memory for a list, set or dict of the kernel"),
 }
 #: ``P``'s code when the runtime's poll hook asked it to stop.
 INTERRUPTED = 5
@@ -103,6 +109,8 @@ NEGATIVE_IN_KERNEL = 6
 OUT_OF_MEMORY = 7
 #: ``P``'s code when compiled recursion goes deeper than ``aotc.ops.calls.DEPTH_LIMIT``.
 RECURSION_TOO_DEEP = 8
+#: ``P``'s code when a list, set or dict the kernel grows cannot get memory.
+CONTAINER_OUT_OF_MEMORY = 9
 #: ``P``'s codes from here on are the program's own errors, in the order of
 #: :func:`aotc.ir.runtime_errors` (its ``raise_if`` and in-body ``check`` equations). A
 #: failing check stores its two sides in ``rt->detail`` (when ``rt`` is not NULL), for

@@ -183,10 +183,17 @@ _NUMPY_ERRORS = {"LinAlgError: ": _np.linalg.LinAlgError}
 
 
 def _exception(error: type[Exception], message: str) -> Exception:
-    """``error(message)``, or the NumPy error the message names (a subclass of it)."""
+    """``error(message)``, or the NumPy error the message names (a subclass of it). A
+    KeyError's message is its key, as Python's is (``KeyError(5)``, not ``'5'``)."""
     for prefix, cls in _NUMPY_ERRORS.items():
         if message.startswith(prefix) and issubclass(cls, error):
             return cls(message[len(prefix):])
+    if error is KeyError:
+        import ast
+        try:
+            return KeyError(ast.literal_eval(message))
+        except (ValueError, SyntaxError):
+            pass
     return error(message)
 
 

@@ -23,7 +23,7 @@ from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, as_dim
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.derived import derived_size
-from ..tracing.tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer
 from ..value_bounds import bounded_size
 
 State = tuple[Any, ...]
@@ -110,7 +110,7 @@ def counted_appends(state: State, grown: list[int],
                      for i, v in enumerate(state))
     try:
         final = loop(counting)
-    except TraceError:
+    except (TraceError, TypeError, AttributeError):  # (the body reads the list: a box)
         return None
     counts: dict[int, DimExpr] = {}
     for i in grown:
@@ -124,6 +124,8 @@ def counted_appends(state: State, grown: list[int],
 def append(lst: Any, value: Any) -> Any:
     """``lst.append(value)`` as written in a kernel (the list is returned: it may be a
     new value when the list is traced)."""
+    if hasattr(type(lst), "append") and not isinstance(lst, list):  # a box, a stand-in
+        return lst.append(value)
     if isinstance(lst, Tracer):  # a list laid out by an earlier loop: one more row
         row = lax.reshape(lax.convert(as_tracer(value), lst.dtype), (DimExpr.const(1),)
                           + lst.aval.shape[1:])
@@ -150,19 +152,9 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
     grown = appended_lists(state, names, appends)
     if not grown:
         return state, []
-    ctx = current()
-    for i in grown:
-        if appends[names[i]] < 0:
-            raise ctx.error(f"appending to list '{names[i]}' in a loop nested in this "
-                            "runtime loop is not supported yet",
-                            hint="append in the outer loop, or fill a preallocated array")
-    trips = trip_count.dim if isinstance(trip_count, Tracer) else \
-        as_dim(int(trip_count)) if trip_count is not None else None
-    if trips is None and isinstance(trip_count, Tracer):  # zip's min(len(x), len(y))
-        trips = derived_size(trip_count) or bounded_size(trip_count)
-    if trips is None and counts is None:
-        raise ctx.error("appending to a list in a loop whose trip count is computed from "
-                        "array values", hint="fill a preallocated array instead")
+    trips = _trips(trip_count)
+    assert trips is not None or counts is not None, "ungrowable() lists are boxed first"
+    assert all(appends[names[i]] >= 0 for i in grown), "ungrowable() lists are boxed first"
     probes = {i: _FirstItem() for i in grown}
     leaves, structure = flatten(tuple(probes.get(i, v) for i, v in enumerate(state)))
     probe(body, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
@@ -186,6 +178,27 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
             buffer[k] = v
         out[i] = RuntimeList(buffer, as_tracer(np.int64(len(initial))))
     return tuple(out), grown
+
+
+def _trips(trip_count: Any) -> DimExpr | None:
+    trips = trip_count.dim if isinstance(trip_count, Tracer) else \
+        as_dim(int(trip_count)) if trip_count is not None else None
+    if trips is None and isinstance(trip_count, Tracer):  # zip's min(len(x), len(y))
+        trips = derived_size(trip_count) or bounded_size(trip_count)
+    return trips
+
+
+def ungrowable(state: State, names: Sequence[str], appends: dict[str, int], trip_count: Any,
+               counts: dict[int, DimExpr] | None = None) -> list[int]:
+    """The lists a loop appends to that no buffer planned before the kernel can hold:
+    appended to in a nested loop, or in a loop of a trip count computed from array
+    values (they become boxes, :mod:`.boxes`)."""
+    grown = appended_lists(state, names, appends)
+    if not grown:
+        return []
+    if _trips(trip_count) is None and counts is None:
+        return grown
+    return [i for i in grown if appends[names[i]] < 0]
 
 
 def laid_out(state: State, grown: list[int]) -> State:

@@ -25,6 +25,7 @@ from ..numpy_api.pyrandom import sample
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current, user_loc
+from . import boxes
 from .sequences import RuntimeSeq, length, sequence
 
 
@@ -287,6 +288,15 @@ def _divmod(a: Any, b: Any) -> Any:
     return builtins.divmod(a, b)
 
 
+def _over_boxes(name: str, builtin: Callable[..., Any]) -> Callable[..., Any]:
+    """``builtin``, and its reduction of a list, set or dict grown at run time."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if len(args) >= 1 and not kwargs and getattr(type(args[0]), "is_box", False):
+            return boxes.reduction(name, *args)
+        return builtin(*args, **kwargs)
+    return call
+
+
 #: Builtins replaced inside converted kernels; each falls back to Python's own.
 BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.min: _extreme(np.less, builtins.min, np.min),
@@ -300,3 +310,7 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: _sorted,
     builtins.print: _print, random.sample: random_sample,
 }
+for _name in boxes.REDUCTIONS:
+    _builtin = getattr(builtins, _name)
+    BUILTINS[_builtin] = _over_boxes(_name, BUILTINS[_builtin])
+

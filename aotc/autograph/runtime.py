@@ -88,6 +88,8 @@ def contains(value: Any, container: Any) -> Any:
     ``__contains__``)."""
     if isinstance(container, Tracer):
         return np.any(np.equal(container, value))
+    if getattr(type(container), "is_box", False):  # grown at run time (autograph.boxes)
+        return container.contains(value)
     if isinstance(container, (tuple, list, set, frozenset)) and (
             traced(value) or any(traced(item) for item in container)):
         found: Any = False

@@ -90,6 +90,8 @@ def sequence(value: Any) -> Any:
     whose rows are its items), else itself."""
     if isinstance(value, MaskedValue):  # for v in x[x > 0]: the kept items, laid out
         value = value.values()
+    if getattr(type(value), "is_box", False):  # a list, set or dict grown at run time
+        return value.iterate()
     if isinstance(value, Tracer):
         if value.ndim == 0:
             raise current().error("iteration over a 0-d array")
@@ -225,6 +227,8 @@ def ndindex(*shape: Any) -> Any:
 def length(value: Any) -> Any:
     if isinstance(value, RuntimeSeq):
         return value.length
+    if getattr(type(value), "is_box", False):
+        return value.len()
     if isinstance(value, Tracer):
         if value.ndim == 0:
             raise current().error("len() of a 0-d array")

@@ -29,7 +29,7 @@ from ..tracing.bind import fresh
 from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, unflatten
 from ..tracing.control import BranchArity, BranchTypes
 from ..tracing.tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
-from . import joins, lists, optional, resizing
+from . import boxes, joins, lists, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
@@ -49,10 +49,13 @@ def maybe(read: Callable[[], Any]) -> Any:
 
 
 def traced(*values: Any) -> bool:
-    return any(isinstance(v, (Tracer, RuntimeSeq, optional.Optional)) for v in values)
+    return any(isinstance(v, (Tracer, RuntimeSeq, optional.Optional))
+               or getattr(type(v), "is_box", False) for v in values)
 
 
 def as_bool(value: Any) -> Any:
+    if getattr(type(value), "is_box", False):  # a list, set or dict grown at run time
+        return np.greater(value.len(), 0)
     if isinstance(value, optional.Optional):  # None is false, a value as itself
         if isinstance(value.value, Tracer):
             return np.logical_and(value.present, as_bool(value.value))
@@ -134,13 +137,26 @@ def _any_index() -> Tracer:
 # -- statements ----------------------------------------------------------------------------
 
 def for_range(body: Body, state: State, names: Sequence[str], *bounds: Any,
-              appends: dict[str, int] | None = None, written: Sequence[str] = ()) -> State:
+              appends: dict[str, int] | None = None, written: Sequence[str] = (),
+              changes: dict[str, str] | None = None) -> State:
     """``for i in range(*bounds)`` with ``state = body(i, state)``."""
-    return for_iter(body, state, names, range_(*bounds), appends=appends, written=written)
+    return for_iter(body, state, names, range_(*bounds), appends=appends, written=written,
+                    changes=changes)
+
+
+def _boxed(state: State, names: Sequence[str], changes: dict[str, str] | None,
+           appends: dict[str, int] | None, aside: Callable[[State], State], trips: Any,
+           counts: dict[int, DimExpr] | None = None) -> State:
+    """``state`` with the containers the loop changes carried as boxes (:mod:`.boxes`):
+    those ``changes`` names, and the lists it appends to that no planned buffer holds."""
+    state = boxes.box_changed(state, tuple(names), changes or {}, aside)
+    far = lists.ungrowable(state, names, appends or {}, trips, counts)
+    return boxes.boxed(state, aside, far) if far else state
 
 
 def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
-             appends: dict[str, int] | None = None, written: Sequence[str] = ()) -> State:
+             appends: dict[str, int] | None = None, written: Sequence[str] = (),
+             changes: dict[str, str] | None = None) -> State:
     """``for x in iterable``: Python's loop over build-time items (unrolled up to
     :data:`UNROLL_LIMIT` of them), else a runtime loop over the items' indices."""
     seq = sequence(iterable)
@@ -155,6 +171,8 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
         for item in items:
             state = body(item, state)
         return state
+    state = _boxed(state, names, changes, appends, lambda s: body(seq.item(_any_index()), s),
+                   seq.length)
     items_of = Written(state, names, written, _lifted)
     state, body = items_of.state, items_of.body(body)
     state, grown = grow_lists(state, names, appends or {}, seq.length,
@@ -222,7 +240,8 @@ def _optional_loop(run: Run, body: Body, lifted: State, aside: Callable[[State],
 
 def while_stmt(test: Callable[[State], Any], body: Body, state: State,
                names: Sequence[str], written: Sequence[str] = (),
-               appends: dict[str, int] | None = None, trips: Any = None) -> State:
+               appends: dict[str, int] | None = None, trips: Any = None,
+               changes: dict[str, str] | None = None) -> State:
     """``while test(state): state = body(state)``: Python's loop while the test is a
     build-time value (up to :data:`UNROLL_LIMIT` iterations, then the state is lifted
     to traced values and the rest runs as a runtime loop). ``trips``: at most how many
@@ -246,13 +265,16 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
                 f"a while loop on build-time values ran {UNROLL_LIMIT} times while tracing "
                 "and its condition does not depend on what it changes",
                 hint="make its condition depend on a value the loop updates")
+    state = boxes.box_changed(state, tuple(names), changes or {}, body)
     items_of = Written(state, names, written, _lifted)
     state, body, test = items_of.state, items_of.body(body), items_of.test(test)
     grown: list[int] = []
     if trips is None:
         counts = _counted_appends(test, body, state, names, appends or {})
+        state = _boxed(state, names, None, appends, body, None, counts)
         state, grown = grow_lists(state, names, appends or {}, None, body, counts)
     else:
+        state = _boxed(state, names, None, appends, body, trips)
         state, grown = grow_lists(state, names, appends or {}, trips, body)
     first = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
     state = _typed_returns(state, names, [body], every=bool(first))
@@ -268,22 +290,16 @@ def _counted_appends(test: Callable[[State], Any], body: Body, state: State,
                      ) -> dict[int, DimExpr] | None:
     """How many items a runtime ``while`` loop appends to each list: counted by a copy of
     the loop that the entry points run before the kernel (a list's buffer is planned
-    then). An error when that copy cannot run there."""
+    then). None when that copy cannot run there (the loop draws random numbers, or is
+    inside another loop or a branch): its lists are boxes then."""
     appended = appended_lists(state, names, appends)
-    if not appended:
+    if not appended or any(appends[names[i]] < 0 for i in appended):
         return None
     typed = _typed_returns(state, names, [body], every=True)
-    counts = None if any(v is UNDEFINED for v in typed) else lists.counted_appends(
+    if any(v is UNDEFINED for v in typed):
+        return None
+    return lists.counted_appends(
         typed, appended, lambda s: lax.while_loop(lambda s: as_bool(test(s)), body, s))
-    if counts is None:
-        name = names[appended[0]]
-        raise current().error(
-            f"appending to list '{name}' in a while loop whose appends cannot be counted "
-            "before the kernel runs (the loop draws random numbers, or is inside another "
-            "loop or a branch: an early return puts what follows it in one)",
-            hint=f"loop with 'for ... in range(limit)' and 'break' (the limit bounds "
-                 f"'{name}'), or fill a preallocated array")
-    return counts
 
 
 def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],

@@ -102,7 +102,7 @@ class _Statements(ast.NodeTransformer):
             fn = _body_function(body_name, [node.target.id], state, node.body)
             call = runtime_call("for_range", load(body_name), _initial_state(state),
                                 _names_const(state), *it.args)
-            call.keywords = _appends_keyword(node.body) + _written_keyword(written)
+            call.keywords = _loop_keywords(node.body, written)
             return self._emit(node, [fn], call, state)
         item = f"{HIDDEN}item_{uid}"
         target_assign = ast.copy_location(ast.Assign([node.target], load(item)), node)
@@ -112,7 +112,7 @@ class _Statements(ast.NodeTransformer):
         fn = _body_function(body_name, [item], state, [target_assign] + node.body)
         call = runtime_call("for_iter", load(body_name), _initial_state(state),
                             _names_const(state), it)
-        call.keywords = _appends_keyword(node.body) + _written_keyword(written)
+        call.keywords = _loop_keywords(node.body, written)
         return self._emit(node, [fn], call, state)
 
     def visit_While(self, node: ast.While) -> object:
@@ -126,7 +126,7 @@ class _Statements(ast.NodeTransformer):
         body = _body_function(f"{HIDDEN}body_{uid}", [], state, node.body)
         call = runtime_call("while_stmt", load(test.name), load(body.name),
                             _initial_state(state), _names_const(state))
-        call.keywords = _appends_keyword(node.body) + _written_keyword(written)
+        call.keywords = _loop_keywords(node.body, written)
         if hasattr(node, "aotc_range"):  # a range loop that breaks (see .jumps)
             counter, limit, step = node.aotc_range
             trips = runtime_call("range_length", load(counter), load(limit),
@@ -182,6 +182,53 @@ def _appends_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
     value = ast.Dict([ast.Constant(k) for k in counts],
                      [ast.Constant(v) for v in counts.values()])
     return [ast.keyword("appends", value)]
+
+
+def _loop_keywords(body: list[ast.stmt], written: list[str]) -> list[ast.keyword]:
+    return _appends_keyword(body) + _written_keyword(written) + _changes_keyword(body)
+
+
+#: Methods that change a list, set or dict (:data:`.boxes.MUTATORS`, "item" aside).
+_MUTATORS = frozenset({"pop", "add", "discard", "remove", "insert", "clear", "update",
+                       "setdefault", "extend", "popitem"})
+
+
+def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
+    """``changes={name: how}``: the variables whose items this loop body (and loops
+    nested in it) changes, and how: "method" (``s.add(v)``, ``stack.pop()``), "item"
+    (``d[k] = v``, ``del d[k]``), "nested" (appended to in a nested loop), for
+    :mod:`.boxes`."""
+    changes: dict[str, str] = {}
+
+    def note(name: str, how: str) -> None:
+        if how == "method" or name not in changes:
+            changes[name] = how
+
+    def visit(node: ast.AST, nested: bool) -> None:
+        if isinstance(node, ast.Lambda) or (isinstance(node, ast.FunctionDef)
+                                            and not node.name.startswith(HIDDEN)):
+            return
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATORS:
+            note(node.func.value.id, "method")
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else \
+            [node.target] if isinstance(node, ast.AugAssign) else []
+        for target in targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                note(target.value.id, "item")
+        if _is_append(node) and nested:
+            note(node.args[0].id, "nested")  # type: ignore[attr-defined]
+        inner = isinstance(node, (ast.For, ast.While)) or (isinstance(node, ast.FunctionDef)
+            and node.name.startswith((f"{HIDDEN}body_", f"{HIDDEN}test_")))
+        for child in ast.iter_child_nodes(node):
+            visit(child, nested or inner)
+
+    for stmt in body:
+        visit(stmt, False)
+    if not changes:
+        return []
+    return [ast.keyword("changes", ast.Dict([ast.Constant(k) for k in changes],
+                                            [ast.Constant(v) for v in changes.values()]))]
 
 
 def _is_append(node: ast.AST) -> bool:

@@ -15,6 +15,7 @@ from . import (
     diagonals,
     joining,
     linalg,
+    pylists,
     reductions,
     rounding,
     searching,
@@ -86,6 +87,8 @@ def get_method(self: Tracer, name: str) -> Any:
     if name == "transpose":
         return lambda *axes: _transpose_method(self, *axes)
     method = _METHODS.get(name)
+    if self.list_like and name in pylists.LIST_METHODS:
+        method = pylists.LIST_METHODS[name]
     if method is None:
         close = difflib.get_close_matches(name, [*_METHODS, *_PROPERTIES, "transpose"], n=1)
         raise current().error(f"array method or attribute .{name} is not supported",

@@ -5,7 +5,9 @@ numbers carried by a runtime loop and written at runtime indices) is an array, s
 items can be read and written at traced indices. Where Python's list operators mean
 something else than NumPy's, they keep Python's meaning: ``a + b`` of two lists
 concatenates, ``a * n`` repeats, and a list plus a number is Python's TypeError (a
-build error: every run would raise it), never an elementwise sum.
+build error: every run would raise it), never an elementwise sum. Its methods are a
+list's (``pop``, ``insert``, ``remove``, ``index``...): one that changes the list makes
+the new array and rebinds the Tracer to it, so every name of the list sees the change.
 """
 
 from __future__ import annotations
@@ -13,8 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..tracing.tracer import Tracer, current
+import numpy as np
+
+from .. import lax
+from ..ops.index import raise_if_p
+from ..shapes import DimExpr
+from ..tracing.tracer import Tracer, as_tracer, current
 from . import joining
+from .creation import iota
 
 
 def _listish(value: Any) -> bool:
@@ -75,3 +83,74 @@ def list_operators(operators: dict[str, Callable[..., Any]]) -> dict[str, Callab
         "__rmul__": pick("__rmul__", _repeat),
         "__imul__": pick("__imul__", _repeat),
     }
+
+
+# -- list methods: a list laid out as an array changes in place (the Tracer rebinds) --
+
+def _fail_where(cond: Any, error: str, message: str) -> None:
+    lax.bind(raise_if_p, as_tracer(cond).atom, error=error, message=message)
+
+
+def _position(self: Tracer, index: Any, message: str) -> Tracer:
+    """``index`` as a list reads it: from the end when negative; IndexError outside."""
+    n = self.shape[0]
+    i = lax.convert(as_tracer(index), np.dtype(np.int64))
+    i = as_tracer(np.where(np.less(i, 0), np.add(i, n), i))
+    _fail_where(np.logical_or(np.less(i, 0), np.greater_equal(i, n)), "IndexError", message)
+    return i
+
+
+def _without(self: Tracer, i: Tracer) -> Tracer:
+    """The items but item ``i``, in order."""
+    k = iota(np.dtype(np.int64), (self.aval.shape[0] - 1,), 0)
+    return _listed(as_tracer(self[np.add(k, np.greater_equal(k, i).astype(np.int64))]))
+
+
+def _rebind(self: Tracer, value: Tracer) -> None:
+    self.set_atom(value.atom)
+    self.list_like = True
+
+
+def _pop(self: Tracer, index: Any = -1) -> Any:
+    _fail_where(np.equal(self.shape[0], 0), "IndexError", "pop from empty list")
+    i = _position(self, index, "pop index out of range")
+    item = self[i]
+    _rebind(self, _without(self, i))
+    return item
+
+
+def _index(self: Tracer, value: Any) -> Tracer:
+    same = np.equal(self, value)
+    _fail_where(np.logical_not(np.any(same)), "ValueError", "value is not in list")
+    return as_tracer(np.argmax(same))
+
+
+def _remove(self: Tracer, value: Any) -> None:
+    same = np.equal(self, value)
+    _fail_where(np.logical_not(np.any(same)), "ValueError", "list.remove(x): x not in list")
+    _rebind(self, _without(self, as_tracer(np.argmax(same))))
+
+
+def _insert(self: Tracer, index: Any, value: Any) -> None:
+    n = self.shape[0]
+    i = lax.convert(as_tracer(index), np.dtype(np.int64))
+    i = np.where(np.less(i, 0), np.maximum(np.add(i, n), 0), np.minimum(i, n))
+    row = lax.convert(as_tracer(value), self.dtype)
+    grown = joining.concatenate((self, lax.reshape(row, (DimExpr.const(1),))))
+    k = iota(np.dtype(np.int64), (self.aval.shape[0] + 1,), 0)
+    source = np.where(np.less(k, i), k, np.where(np.equal(k, i), n, np.subtract(k, 1)))
+    _rebind(self, as_tracer(grown[source]))
+
+
+def _extend(self: Tracer, values: Any) -> None:
+    _rebind(self, _concatenate(self, values))
+
+
+#: Python list methods of an array standing for a list (numpy_api.methods asks).
+LIST_METHODS: dict[str, Callable[..., Any]] = {
+    "pop": _pop, "index": _index, "remove": _remove, "insert": _insert, "extend": _extend,
+    "count": lambda self, value: as_tracer(np.count_nonzero(np.equal(self, value))),
+    "copy": lambda self: _listed(lax.fresh(self)),
+    "reverse": lambda self: _rebind(self, as_tracer(self[::-1])),
+    "clear": lambda self: _rebind(self, as_tracer(self[:0])),
+}

@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     calls,
+    containers,
     control,
     elementwise,
     external,

@@ -25,6 +25,22 @@ from aotc.codegen import TargetSpec, emit_llvm
 from aotc.errors import AotcError, UnsupportedError
 from aotc.ir import Program
 from aotc.ops import ALL_PRIMITIVES, impl_rules, type_rules
+from aotc.ops.containers import (
+    BOX_PRIMITIVES,
+    box_clear_p,
+    box_copy_p,
+    box_item_p,
+    box_len_p,
+    box_new_p,
+    list_find_p,
+    list_insert_p,
+    list_pop_p,
+    list_push_p,
+    list_put_p,
+    map_delete_p,
+    map_find_p,
+    map_put_p,
+)
 from aotc.ops.elementwise import NO_COMPLEX_KERNEL, UFUNC_OF
 from aotc.ops.numpy_loops import LOOPS
 from aotc.ops.random import DISTRIBUTIONS, GENERATORS
@@ -256,6 +272,38 @@ def _calls(dtype: np.dtype) -> Program:
     return _traced(kernel, f"({CODE[dtype]}, i8)")
 
 
+def _boxes(dtype: np.dtype) -> Program | None:
+    """A list and a set of ``dtype`` items and a dict of ``dtype`` values (their lanes
+    are bool, integer or float: no complex), every operation on each."""
+    if dtype.kind not in "biuf":
+        return None
+    code = dtype.str.lstrip("<>=|")
+
+    def kernel(v, k):  # type: ignore[no-untyped-def]
+        outs = []
+        for kind, key, value in (("list", (code,), ()), ("set", (code,), ()),
+                                 ("dict", ("i8",), (code,))):
+            params = {"kind": kind, "key": key, "value": value}
+            h = lax.bind1(box_new_p, **params).atom
+            item = (k.atom, v.atom) if kind == "dict" else (v.atom,)
+            if kind == "list":
+                lax.bind(list_push_p, h, v.atom, **params)
+                lax.bind(list_insert_p, h, k.atom, v.atom, **params)
+                lax.bind(list_put_p, h, k.atom, v.atom, **params)
+                outs += lax.bind(list_pop_p, h, k.atom, **params)
+                outs += lax.bind(list_find_p, h, v.atom, **params)
+            else:
+                outs += lax.bind(map_put_p, h, *item, **params)
+                outs += lax.bind(map_find_p, h, *item[:1], **params)
+                outs += lax.bind(map_delete_p, h, *item[:1], **params)
+            outs += lax.bind(box_item_p, h, k.atom, **params)
+            copy = lax.bind1(box_copy_p, h, **params)
+            lax.bind(box_clear_p, h, **params)
+            outs += lax.bind(box_len_p, copy.atom, **params)
+        return tuple(outs)
+    return _traced(kernel, f"({CODE[dtype]}, i8)")
+
+
 #: name -> (the primitives it is there to lower, its builder per dtype)
 BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     "select": (("select",), _select),
@@ -276,6 +324,7 @@ BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     "control": (("for_loop", "while_loop", "cond", "scan"), _control),
     "fusion": (("fusion",), _fusion),
     "calls": (("call",), _calls),
+    "boxes": (tuple(p.name for p in BOX_PRIMITIVES), _boxes),
     "numpy_loops": (("numpy_loop",), _numpy_loops),
 }
 

@@ -81,8 +81,9 @@ class KernelBuilder(ir.IRBuilder):  # type: ignore[misc]  # llvmlite is untyped
             else:
                 self.position_at_start(entry)
             slot = self.alloca(ty, name=name)
-            if zero:
-                self.store(ir.Constant(ty, None if isinstance(ty, ir.PointerType) else 0), slot)
+            if zero:  # (None: a null pointer, or an aggregate's zeroinitializer)
+                aggregate = isinstance(ty, (ir.PointerType, ir.ArrayType, ir.BaseStructType))
+                self.store(ir.Constant(ty, None if aggregate else 0), slot)
         slot.type = PTR  # llvmlite types allocas as typed pointers; we use opaque ones
         return slot
 

@@ -40,7 +40,7 @@ from ..parallel.nest import RULES as PARALLEL_NESTS
 from ..random import lowering as random_draws
 from ..sorting import lowering as sorting
 from ..targets.spec import TargetSpec
-from . import calls
+from . import boxes, calls
 from .args import Args
 from .builder import KernelBuilder, finish_function, start_function
 from .context import Lowering
@@ -62,7 +62,7 @@ def _eqn_rules() -> dict[Primitive, EqnRule]:
         rules[prim] = _view_eqn_rule(view_rule)
     for table in (nests.RULES, reductions.RULES, indexing.RULES, linalg.RULES, control.RULES,
                   epilogue.RULES, sorting.RULES, random_draws.RULES, external.RULES,
-                  calls.RULES):
+                  calls.RULES, boxes.RULES):
         rules.update(table)
     return rules
 
@@ -155,9 +155,15 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
     void *scratch, aotc_runtime *rt)``.
 
     A kernel with traced loops gets its body twice: once for C-contiguous arguments
-    (constant strides, see :mod:`.specialize`), once generic.
+    (constant strides, see :mod:`.specialize`), once generic. One that grows lists,
+    sets or dicts is a wrapper around its body that frees them (:mod:`.boxes`).
     """
-    fn = _declare(module, name, ("argv", "outv", "out_dims", "scratch", "rt"))
+    wrapped = boxes.uses_boxes(program)
+    fn = _declare(module, f"{name}.body" if wrapped else name,
+                  ("argv", "outv", "out_dims", "scratch", "rt"))
+    if wrapped:
+        fn.linkage = "internal"
+        boxes.emit_wrapper(module, name, fn)
     argv, outv, out_dims, scratch, runtime = fn.args
     b = _start(fn, fp_flags, target)
     args = Args(b, argv, program, EQN_RULES)

@@ -56,11 +56,12 @@ _RANDOM = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 
 class Runtime(ctypes.Structure):
     """``typedef struct aotc_runtime { poll; int64_t detail[4]; parallel_for; random;
-    uint64_t python_numbers; int64_t threads; }``"""
+    uint64_t python_numbers; int64_t threads; void *heap; }``"""
 
     _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * DETAILS),
                 ("parallel_for", _PARALLEL_FOR), ("random", _RANDOM),
-                ("python_numbers", ctypes.c_uint64), ("threads", ctypes.c_int64)]
+                ("python_numbers", ctypes.c_uint64), ("threads", ctypes.c_int64),
+                ("heap", ctypes.c_void_p)]
 
 
 class _ThreadStates(threading.local):

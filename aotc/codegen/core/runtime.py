@@ -37,12 +37,13 @@ POLL_WORK = 1 << 20
 
 POLL_TYPE = ir.FunctionType(I64, [PTR])
 #: ``aotc_runtime {poll; int64_t detail[DETAILS]; parallel_for; random;
-#: python_numbers; threads}``, see :mod:`aotc.abi`.
+#: python_numbers; threads; heap}``, see :mod:`aotc.abi`.
 RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR, PTR, I64,
-                                        I64])
-#: The fields of ``parallel_for``, ``random``, ``python_numbers`` and ``threads`` in
-#: :data:`RUNTIME_STRUCT`.
-PARALLEL_FOR_FIELD, RANDOM_FIELD, PYTHON_NUMBERS_FIELD, THREADS_FIELD = 2, 3, 4, 5
+                                        I64, PTR])
+#: The fields of ``parallel_for``, ``random``, ``python_numbers``, ``threads`` and
+#: ``heap`` in :data:`RUNTIME_STRUCT`.
+PARALLEL_FOR_FIELD, RANDOM_FIELD, PYTHON_NUMBERS_FIELD, THREADS_FIELD, HEAP_FIELD = \
+    2, 3, 4, 5, 6
 
 
 def body_work(*bodies: Program, plan: BufferPlan | None = None) -> DimExpr:
