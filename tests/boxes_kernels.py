@@ -166,3 +166,19 @@ def chains(prev: i64[:], targets: i64[:]) -> i64:
             v = prev[v]
         total += len(acc) * acc[-1]
     return total
+
+
+@aotc.export
+def stacked_energy(x: f64[:]) -> f64:
+    """A float result through a list grown in a while loop (no gradient: a located
+    error when one is asked for)."""
+    kept = []
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > 0:
+            kept.append(x[i] * x[i])
+        i += 1
+    total = 0.0
+    while kept:
+        total += kept.pop()
+    return total

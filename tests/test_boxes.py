@@ -127,3 +127,18 @@ def test_a_box_made_in_every_iteration_of_a_loop() -> None:
     for n in (0, 1, 2000):
         for m in (1, 50):
             assert fresh_sets(n, m) == n * min(m, m // 2 + 1), (n, m)
+
+
+def test_vmap_runs_a_kernel_with_boxes_lane_by_lane() -> None:
+    batched = aotc.jit(aotc.vmap(queens))
+    np.testing.assert_array_equal(batched(np.array([4, 5, 6, 1])), [2, 10, 4, 1])
+
+
+def test_a_gradient_through_a_box_is_a_located_error() -> None:
+    x = np.array([1.0, -2.0, 3.0])
+    assert source.stacked_energy(x) == 10.0
+    assert aotc.jit(source.stacked_energy)(x) == 10.0
+    with pytest.raises(aotc.errors.AotcError, match="a list, set or dict changed at run") \
+            as info:
+        aotc.jit(aotc.grad(source.stacked_energy))(x)
+    assert "boxes_kernels.py" in str(info.value)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..ir import Atom, Lit, Program, Var, is_stateful
+from ..ops.containers import BOX_PRIMITIVES
 from ..ops.core import Primitive
 from ..ops.shape import broadcast_in_dim_p, transpose_p
 from ..shapes import DimExpr
@@ -42,6 +43,12 @@ NO_RULE_HINTS = {
     **dict.fromkeys(("random_seed", "random_draw"),
                     "random draws are not batched (the lanes would share them); draw the "
                     "numbers outside and pass them in with a batch axis"),
+    # A list, set or dict grown at run time is each lane's own: the kernel runs lane by
+    # lane (aotc.transforms.lanes) where it makes one result.
+    **dict.fromkeys((p.name for p in BOX_PRIMITIVES),
+                    "a list, set or dict grown at run time belongs to one lane; return one "
+                    "result (vmap then runs the kernel lane by lane) or loop over the batch "
+                    "in the kernel"),
 }
 
 

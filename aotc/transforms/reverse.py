@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..ir import Atom, Eqn, Lit, Program, Var, is_stateful, nested_programs
+from ..ops.containers import BOX_PRIMITIVES
 from ..ops.core import ALL_PRIMITIVES, Primitive
 from ..ops.shape import dim_value_p
 from ..shapes import DimExpr
@@ -131,6 +132,12 @@ def vjp_eqns(program: Program, args: Sequence[Atom],
             continue  # nothing downstream depends on it (effects included)
         if eqn.loc is not None and not eqn.loc.file.startswith("<"):
             em.loc = eqn.loc
+        if nested_programs(eqn) and _holds_boxes(eqn):
+            raise em.error(
+                f"grad: a list, set or dict changed at run time inside a {eqn.prim.name} on "
+                "the gradient's path: values kept in one carry no gradient",
+                hint="keep the values in an array (preallocated, written by index), or "
+                     "compute this part outside the differentiated kernel")
         if nested_programs(eqn) and is_stateful(eqn):
             raise em.error(
                 f"grad: random draws inside a {eqn.prim.name} on the gradient's path would "
@@ -153,3 +160,10 @@ def vjp_eqns(program: Program, args: Sequence[Atom],
             if isinstance(atom, Var) and ct is not None and is_float(atom.type):
                 accumulate(atom, ct)
     return primal_outs, [cts.get(v) for v in program.inputs]
+
+
+def _holds_boxes(eqn: Eqn) -> bool:
+    """Whether ``eqn`` (or a body in it) works on a box (:mod:`aotc.ops.containers`)."""
+    return eqn.prim in BOX_PRIMITIVES or any(_holds_boxes(e) for p in nested_programs(eqn)
+                                             for e in p.eqns)
+
