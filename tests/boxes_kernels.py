@@ -182,3 +182,34 @@ def stacked_energy(x: f64[:]) -> f64:
     while kept:
         total += kept.pop()
     return total
+
+
+@aotc.export
+def sorted_set(x: i64[:]) -> i64:
+    """sorted() of a set, both ways, iterated with enumerate."""
+    s = set()
+    for v in x:
+        s.add(v)
+    t = 0
+    for i, v in enumerate(sorted(s)):
+        t += i * v
+    r = sorted(s, reverse=True)
+    return t * 1000 + r[0]
+
+
+@aotc.export
+def distinct(x: f64[:]) -> i64:
+    """set() of an array's items."""
+    return len(set(x))
+
+
+@aotc.export
+def sort_stack(n: i64) -> i64:
+    """list.sort() of a list a while loop filled, then read at both ends."""
+    st = []
+    k = n
+    while k > 0:
+        st.append((k * 7) % 5)
+        k -= 1
+    st.sort()
+    return st[0] * 100 + st[-1] * 10 + len(st)

@@ -19,12 +19,15 @@ from boxes_kernels import (
     chains,
     dedupe,
     discards,
+    distinct,
     float_set,
     group_totals,
     list_surgery,
     lookup,
     pair_kinds,
     queens,
+    sort_stack,
+    sorted_set,
     two_pops,
 )
 from projects import build_project, imported
@@ -50,6 +53,9 @@ CALLS: dict[Any, list[tuple[Any, ...]]] = {
     discards: [(np.array([3, 1, 4, 1, 5]), 4), (np.array([3, 0]), 3), (np.array([7]), 2)],
     dedupe: [(np.array([3, 1, 3, 2, 1]),), (np.zeros(0, np.int64),)],
     chains: [(np.array([-1, 0, 1, 2]), np.array([3, 0, 2])), (np.array([-1]), np.zeros(0, int))],
+    sorted_set: [(np.array([5, 1, 5, 3]),), (np.array([2]),), (np.zeros(0, np.int64),)],
+    distinct: [(np.array([1.0, 2.0, 1.0, -0.0, 0.0]),), (np.zeros(0),)],
+    sort_stack: [(9,), (1,), (0,)],
 }
 CASES = [(fn, args) for fn, calls in CALLS.items() for args in calls]
 

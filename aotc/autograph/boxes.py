@@ -27,6 +27,7 @@ from ..ops.containers import (
     box_item_p,
     box_len_p,
     box_new_p,
+    box_sort_p,
     list_find_p,
     list_insert_p,
     list_pop_p,
@@ -216,6 +217,26 @@ class RuntimeBox:
 
     def clear(self) -> None:
         self._bind(box_clear_p)
+
+    def sort(self, *, key: Any = None, reverse: bool = False) -> None:
+        """``list.sort()``: numbers and tuples of numbers in Python's order."""
+        if key is not None:
+            raise current().error("sort(key=...) of a list grown while the kernel runs",
+                                  hint="sort (key(v), v) tuples, or sort an array with "
+                                       "np.argsort")
+        if not isinstance(reverse, bool):
+            raise current().error("sort(reverse=...) takes True or False known at build "
+                                  "time")
+        lax.bind(box_sort_p, self.handle.atom, **self._params(), reverse=reverse)
+
+    def listed(self) -> RuntimeBox:
+        """A new list of the items (a set's or dict's keys), in order."""
+        if self.kind == "list":
+            return self.copy()
+        out = _filled([], "list", self.key, None)
+        seq = self.iterate()
+        lax.fori_loop(0, seq.length, lambda i, s: (out.append(seq.item(i)), s)[1], ())
+        return out
 
     def copy(self) -> RuntimeBox:
         (handle,) = self._bind(box_copy_p)
@@ -445,6 +466,12 @@ class _Recording:
     def count(self, value: Any) -> Tracer:
         return as_tracer(np.int64(0))
 
+    def sort(self, **_: Any) -> None:
+        pass
+
+    def listed(self) -> _Recording:
+        return self
+
 
 def _lanes_of(seen: list[Any]) -> _Lanes:
     if not seen:
@@ -572,3 +599,30 @@ def reduction(name: str, box: RuntimeBox, *args: Any) -> Any:
 
 
 REDUCTIONS = ("sum", "min", "max", "any", "all")
+
+
+def sorted_items(box: RuntimeBox, key: Any = None, reverse: bool = False) -> RuntimeBox:
+    """``sorted(box)``: a new list of its items (a set's or dict's keys), sorted."""
+    out = box.listed()
+    out.sort(key=key, reverse=reverse)
+    return out
+
+
+def of_items(kind: str, items: Any) -> RuntimeBox:
+    """``set(x)`` of a 1-d array's items or of a box's: a new box of them."""
+    from .sequences import RuntimeSeq, sequence
+
+    seq = sequence(items)
+    assert isinstance(seq, RuntimeSeq)
+    if isinstance(items, Tracer):
+        if items.ndim != 1:
+            raise current().error(f"{kind}() of an array's rows (Python's TypeError: an "
+                                  "array is unhashable)", hint=f"{kind}() of a 1-d array")
+        lanes = _Lanes((items.dtype,), False)
+    else:
+        lanes = items.key
+    out = _filled([], kind, lanes, None)
+    add = out.append if kind == "list" else out.add
+    lax.fori_loop(0, seq.length, lambda i, s: (add(seq.item(i)), s)[1], ())
+    return out
+

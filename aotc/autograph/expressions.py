@@ -96,11 +96,14 @@ class Expressions(ast.NodeTransformer):
     visit_SetComp = _comprehension
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
-        """A read at an index that is not a constant goes through the runtime: a Python
-        list or tuple of numbers, or a module-level NumPy array, read at a runtime index
-        is read as a constant array (NumPy would reject a tracer there)."""
+        """A read at an index that is not a string constant goes through the runtime: a
+        Python list or tuple of numbers, or a module-level NumPy array, read at a runtime
+        index is read as a constant array (NumPy would reject a tracer there); a list
+        laid out as an array raises a list's IndexError."""
         self.generic_visit(node)
-        if isinstance(node.ctx, ast.Load) and not isinstance(node.slice, ast.Constant):
+        constant = isinstance(node.slice, ast.Constant) and not (
+            isinstance(node.slice.value, int) and not isinstance(node.slice.value, bool))
+        if isinstance(node.ctx, ast.Load) and not constant:
             index = _slices_as_calls(node.slice)
             return ast.copy_location(runtime_call("getitem", node.value, index), node)
         return node

@@ -231,7 +231,10 @@ def _round(number: Any, ndigits: Any = None) -> Any:
 
 def _sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
     """``sorted()`` of runtime values: a list standing for its items, in order (NumPy's
-    sort: NaNs last, where Python's comparisons leave NaNs where they are)."""
+    sort: NaNs last, where Python's comparisons leave NaNs where they are); of a list,
+    set or dict grown at run time, a new such list of its items, sorted."""
+    if getattr(type(iterable), "is_box", False):
+        return boxes.sorted_items(iterable, key, reverse)
     if not _traced_items(iterable):
         if key is None:
             return builtins.sorted(iterable, reverse=reverse)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import lax
 from ..ir import Lit
-from ..numpy_api import CREATION
+from ..numpy_api import CREATION, pylists
 from ..numpy_api.functions import array_ufunc
 from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
@@ -144,7 +144,16 @@ def getitem(value: Any, index: Any) -> Any:
                  message=f"{type(value).__name__} index out of range")
         table = CREATION[np.array](value)
         return table[np.where(np.less(index, 0), np.add(index, n), index)]
+    if isinstance(value, Tracer) and value.list_like and value.ndim and _one_index(index):
+        return pylists.item(value, index)  # a list laid out as an array: a list's error
     return value[index]
+
+
+def _one_index(index: Any) -> bool:
+    """An integer index (of a list, not a slice, mask or array of them)."""
+    if isinstance(index, Tracer):
+        return index.ndim == 0 and index.dtype.kind in "iu"
+    return isinstance(index, (int, np.integer)) and not isinstance(index, bool)
 
 
 def _holds_tracer(index: Any) -> bool:

@@ -237,12 +237,25 @@ def length(value: Any) -> Any:
 
 
 def as_list(value: Any = ()) -> Any:
-    """``list(x)``: a runtime sequence becomes its values stacked into an array."""
+    """``list(x)``: a runtime sequence becomes its values stacked into an array; a list,
+    set or dict grown at run time a new such list of its items."""
+    if getattr(type(value), "is_box", False):
+        return value.listed()
     seq = sequence(value)
     if isinstance(seq, RuntimeSeq):
         items = seq.unrolled()
         return items if items is not None else seq.stacked(lambda v: v)
     return builtins.list(value)
+
+
+def as_set(value: Any = ()) -> Any:
+    """``set(x)``: of an array's items or of a list, set or dict grown at run time, a
+    set grown at run time (:mod:`.boxes`); else Python's."""
+    from .boxes import of_items
+
+    if getattr(type(value), "is_box", False) or isinstance(value, Tracer):
+        return of_items("set", value)
+    return builtins.set(value)
 
 
 def as_tuple(value: Any = ()) -> Any:
@@ -253,7 +266,7 @@ def as_tuple(value: Any = ()) -> Any:
 SEQUENCES: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.range: range_, builtins.zip: zip_, builtins.enumerate: enumerate_,
     builtins.reversed: reversed_, np.ndindex: ndindex, itertools.repeat: repeat_,
-    builtins.list: as_list, builtins.tuple: as_tuple,
+    builtins.list: as_list, builtins.tuple: as_tuple, builtins.set: as_set,
 }
 
 DISPATCH.runtime_sequence = RuntimeSeq  # np.array_split into a traced number of pieces

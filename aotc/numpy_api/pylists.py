@@ -100,6 +100,11 @@ def _position(self: Tracer, index: Any, message: str) -> Tracer:
     return i
 
 
+def item(self: Tracer, index: Any) -> Any:
+    """``lst[i]`` of an array standing for a list: Python's IndexError outside it."""
+    return self[_position(self, index, "list index out of range")]
+
+
 def _without(self: Tracer, i: Tracer) -> Tracer:
     """The items but item ``i``, in order."""
     k = iota(np.dtype(np.int64), (self.aval.shape[0] - 1,), 0)

@@ -30,6 +30,7 @@ these operations checked and made non-negative by the front end
   item's position, or -1).
 - ``map_find h *key -> k`` (-1 when absent); ``map_put h *key *value -> created``
   (sets: no value); ``map_delete h *key -> removed``.
+- ``box_sort[reverse] h``: a list's items in order (tuples by their lanes, in turn).
 """
 
 from __future__ import annotations
@@ -62,10 +63,11 @@ list_find_p = _box("list_find")
 map_find_p = _box("map_find")
 map_put_p = _box("map_put")
 map_delete_p = _box("map_delete")
+box_sort_p = _box("box_sort")
 
 BOX_PRIMITIVES = frozenset({
     box_new_p, box_len_p, box_item_p, box_clear_p, box_copy_p, list_push_p, list_pop_p,
-    list_put_p, list_insert_p, list_find_p, map_find_p, map_put_p, map_delete_p})
+    list_put_p, list_insert_p, list_find_p, map_find_p, map_put_p, map_delete_p, box_sort_p})
 
 I64 = np.dtype(np.int64)
 HANDLE = AType(I64, ())
@@ -160,6 +162,8 @@ type_rules.update({
     map_find_p: _reader(_find_type),
     map_put_p: _reader(_map_put_type),
     map_delete_p: _reader(_map_delete_type),
+    box_sort_p: lambda h, *, kind, key, value, reverse: _reader(
+        lambda rest, key, value: ())(h, kind=kind, key=key, value=value),
 })
 
 
@@ -284,6 +288,11 @@ def _map_delete_impl(h: np.ndarray, *key: np.ndarray, **_: Any) -> tuple[np.ndar
     return (np.asarray(False),)
 
 
+def _sort_impl(h: np.ndarray, *, reverse: bool, **_: Any) -> tuple[np.ndarray, ...]:
+    _box_of(h).sort(reverse=reverse)
+    return ()
+
+
 impl_rules.update({
     box_new_p: _new_impl,
     box_len_p: lambda h, **_: (np.asarray(len(_box_of(h)), dtype=I64),),
@@ -298,4 +307,5 @@ impl_rules.update({
     map_find_p: _map_find_impl,
     map_put_p: _map_put_impl,
     map_delete_p: _map_delete_impl,
+    box_sort_p: _sort_impl,
 })

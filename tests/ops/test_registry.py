@@ -32,6 +32,7 @@ from aotc.ops.containers import (
     box_item_p,
     box_len_p,
     box_new_p,
+    box_sort_p,
     list_find_p,
     list_insert_p,
     list_pop_p,
@@ -292,6 +293,7 @@ def _boxes(dtype: np.dtype) -> Program | None:
                 lax.bind(list_put_p, h, k.atom, v.atom, **params)
                 outs += lax.bind(list_pop_p, h, k.atom, **params)
                 outs += lax.bind(list_find_p, h, v.atom, **params)
+                lax.bind(box_sort_p, h, **params, reverse=True)
             else:
                 outs += lax.bind(map_put_p, h, *item, **params)
                 outs += lax.bind(map_find_p, h, *item[:1], **params)

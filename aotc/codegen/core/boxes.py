@@ -33,6 +33,7 @@ from ...ops.containers import (
     box_item_p,
     box_len_p,
     box_new_p,
+    box_sort_p,
     list_find_p,
     list_insert_p,
     list_pop_p,
@@ -74,7 +75,8 @@ def _libc(b: ir.IRBuilder, name: str) -> ir.Function:
     types = {"malloc": ir.FunctionType(PTR, [I64]), "free": ir.FunctionType(ir.VoidType(), [PTR]),
              "realloc": ir.FunctionType(PTR, [PTR, I64]),
              "memmove": ir.FunctionType(PTR, [PTR, PTR, I64]),
-             "memcpy": ir.FunctionType(PTR, [PTR, PTR, I64])}
+             "memcpy": ir.FunctionType(PTR, [PTR, PTR, I64]),
+             "qsort": ir.FunctionType(ir.VoidType(), [PTR, I64, I64, PTR])}
     return libc_function(b.module, name, types[name])
 
 
@@ -560,12 +562,43 @@ def lower_map_delete(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Val
     return [Scalar(removed, np.dtype(np.bool_))]
 
 
+def _compare_function(module: ir.Module, width: int, kinds: str, reverse: bool
+                      ) -> ir.Function:
+    """``int compare(a, b)`` for ``qsort``: the lanes in turn, as Python orders numbers
+    (a NaN neither before nor after anything)."""
+    def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
+        first, second = (p["b"], p["a"]) if reverse else (p["a"], p["b"])
+        for k, kind in enumerate(kinds):
+            if kind == "f":
+                x, y = (b.load(_lane(b, e, k), typ=DOUBLE) for e in (first, second))
+                less, more = b.fcmp_ordered("<", x, y), b.fcmp_ordered(">", x, y)
+            else:
+                x, y = (b.load(_lane(b, e, k), typ=I64) for e in (first, second))
+                less, more = b.icmp_signed("<", x, y), b.icmp_signed(">", x, y)
+            with b.if_then(less):
+                b.ret(ir.Constant(I32, -1))
+            with b.if_then(more):
+                b.ret(ir.Constant(I32, 1))
+        b.ret(ir.Constant(I32, 0))
+    name = f"aotc.box.compare.{width}.{kinds}.{'down' if reverse else 'up'}"
+    return define_once(module, name, I32, [("a", PTR), ("b", PTR)], body)
+
+
+def lower_sort(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    _, _, width, kinds = _layout(eqn)
+    b, box = ctx.b, _box(ctx, args[0])
+    compare = _compare_function(b.module, width, kinds, eqn.params["reverse"])
+    b.call(_libc(b, "qsort"), [_get(b, box, DATA), _get(b, box, LEN), i64(width * SLOT),
+                               compare])
+    return []
+
+
 RULES: dict[Primitive, EqnRule] = {
     box_new_p: lower_new, box_len_p: lower_len, box_item_p: lower_item,
     box_clear_p: lower_clear, box_copy_p: lower_copy, list_push_p: lower_push,
     list_pop_p: lower_pop, list_put_p: lower_put, list_insert_p: lower_insert,
     list_find_p: lower_find, map_find_p: lower_find, map_put_p: lower_map_put,
-    map_delete_p: lower_map_delete,
+    map_delete_p: lower_map_delete, box_sort_p: lower_sort,
 }
 
 
