@@ -205,10 +205,13 @@ def jit_target(name: str | None, opt_level: int = 3, fast_math: bool = False) ->
 
 
 def _result(outputs: list[Any], kernel: TracedKernel) -> Any:
-    """The outputs as the extension returns them (scalars, tuples, None, optionals)."""
+    """The outputs as the extension returns them (scalars, tuples, None, optionals, and
+    lists, sets and dicts grown at run time, read by the extension's own reader)."""
+    from .packaging.slow_paths import runtime
     from .tracing.kernel import rebuilt
 
-    return rebuilt(kernel, [o[()] if o.ndim == 0 else o for o in outputs])
+    box_value = runtime()["_box_value"] if "_box_value(" in kernel.result_tree else None
+    return rebuilt(kernel, [o[()] if o.ndim == 0 else o for o in outputs], box_value)
 
 
 def _symbol(kernel: TracedKernel, k: int) -> str:

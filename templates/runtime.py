@@ -338,3 +338,43 @@ def _is_wide_numpy_scalar(value: object) -> bool:
         kind, size = value.dtype.kind, value.dtype.itemsize
         return kind in "iufc" and size // (1 + (kind == "c")) == 8
     return False
+
+
+def _box_value(handle: int, kind: str, key: "tuple[str, ...]", value: "tuple[str, ...]",
+               is_tuple: bool) -> object:
+    """A list, set or dict a kernel returned (a box, aotc.ops.containers): its items
+    read from the kernel's memory, which is then freed. A list is an array of its
+    items (rows of a tuple's lanes, when they share a dtype), as a list a loop appends
+    to is; a set a set and a dict a dict of NumPy scalars."""
+    import ctypes
+
+    header = (ctypes.c_int64 * 7).from_address(int(handle))
+    data, count = header[1], header[2]
+    lanes = (*key, *value)
+    raw = _np.frombuffer(ctypes.string_at(data, count * 8 * len(lanes)) if count else b"",
+                         dtype=_np.int64).reshape(count, len(lanes))
+    columns = []
+    for k, code in enumerate(lanes):
+        dtype = _np.dtype(code)
+        column = raw[:, k]
+        if dtype.kind == "f":
+            column = column.view(_np.float64)
+        columns.append(column.astype(dtype))
+    libc = ctypes.CDLL(None)
+    libc.free.argtypes = [ctypes.c_void_p]
+    for pointer in (data, header[4], int(handle)):
+        libc.free(pointer)
+    nkey = len(key)
+    keys = [tuple(c[i] for c in columns[:nkey]) if is_tuple else columns[0][i]
+            for i in range(count)]
+    if kind == "list":
+        if not is_tuple:
+            return columns[0].copy()
+        if len({c.dtype for c in columns}) == 1:
+            return _np.stack(columns, axis=1) if columns else raw
+        return keys
+    if kind == "set":
+        return set(keys)
+    vals = [columns[nkey][i] if len(value) == 1 else tuple(c[i] for c in columns[nkey:])
+            for i in range(count)]
+    return dict(zip(keys, vals, strict=True))

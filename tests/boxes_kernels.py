@@ -213,3 +213,39 @@ def sort_stack(n: i64) -> i64:
         k -= 1
     st.sort()
     return st[0] * 100 + st[-1] * 10 + len(st)
+
+
+@aotc.export
+def primes_list(n: i64):
+    """The first n primes, as a list a while loop appends to (the kernel's result)."""
+    ps = []
+    k = 2
+    while len(ps) < n:
+        ok = True
+        for p in ps:
+            if p * p > k:
+                break
+            if k % p == 0:
+                ok = False
+                break
+        if ok:
+            ps.append(k)
+        k += 1
+    return ps
+
+
+@aotc.export
+def tallies(x: i64[:]):
+    """A dict and a set as results, and a list of tuples."""
+    counts = {}
+    odd = set()
+    steps = []
+    for v in x:
+        counts[v] = counts.get(v, 0) + 1
+        if v % 2:
+            odd.add(v)
+    i = 0
+    while i + 1 < x.shape[0]:
+        steps.append((x[i], x[i + 1]))
+        i += 2
+    return counts, odd, steps

@@ -24,6 +24,7 @@ from .. import lax
 from ..ops.containers import (
     box_clear_p,
     box_copy_p,
+    box_escape_p,
     box_item_p,
     box_len_p,
     box_new_p,
@@ -100,6 +101,17 @@ class RuntimeBox:
     def tree_unflatten(cls, meta: tuple[str, _Lanes, _Lanes | None], leaves: list[Any]
                        ) -> RuntimeBox:
         return cls(as_tracer(leaves[0]), *meta)
+
+    # -- as a kernel's result (tracing.kernel's result tree)
+    def escaped(self) -> Tracer:
+        """The handle, the box marked to outlive the call for the caller to read."""
+        self._bind(box_escape_p)
+        return self.handle
+
+    def described(self) -> str:
+        """The arguments of the caller's ``_box_value`` after the handle."""
+        value = self.value.codes() if self.value else ()
+        return f"{self.kind!r}, {self.key.codes()!r}, {value!r}, {self.key.is_tuple}"
 
     # -- primitives
     def _params(self) -> dict[str, Any]:

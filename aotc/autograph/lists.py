@@ -23,7 +23,7 @@ from ..numpy_api.creation import full_from_dims
 from ..shapes import DimExpr, as_dim
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.derived import derived_size
-from ..tracing.tracer import Tracer, as_tracer
+from ..tracing.tracer import Tracer, as_tracer, current
 from ..value_bounds import bounded_size
 
 State = tuple[Any, ...]
@@ -163,9 +163,7 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
         item = probes[i].item
         if item is None:
             continue  # the body never appends (that path is not taken): keep the list
-        first = as_tracer(item)
-        dtype = first.dtype if first.ndim or not first.weak or isinstance(item, Tracer) \
-            else np.asarray(item).dtype
+        dtype, shape = _item_type(item)
         initial = [lax.convert(as_tracer(v), dtype) for v in state[i]]
         if counts is not None:
             room = counts[i]
@@ -173,11 +171,28 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
             assert trips is not None
             room = trips * appends[names[i]]
         capacity = DimExpr.const(len(initial)) + room
-        buffer: Any = full_from_dims((capacity, *first.aval.shape), 0, dtype)
+        buffer: Any = full_from_dims((capacity, *shape), 0, dtype)
         for k, v in enumerate(initial):
             buffer[k] = v
         out[i] = RuntimeList(buffer, as_tracer(np.int64(len(initial))))
     return tuple(out), grown
+
+
+def _item_type(item: Any) -> tuple[np.dtype, tuple[DimExpr, ...]]:
+    """The dtype and shape of a list's item, read from what the loop body appended
+    while it was traced aside (its tracers belong to that trace: only their types are
+    read, never used); a tuple of numbers is a row."""
+    if isinstance(item, (tuple, list)):
+        parts = [_item_type(v) for v in item]
+        if not parts or any(shape != parts[0][1] for _, shape in parts):
+            raise current().error("a list appended to in a loop holds tuples of numbers "
+                                  "(or of arrays of one shape)")
+        dtype = np.result_type(*[d for d, _ in parts])
+        return dtype, (DimExpr.const(len(item)), *parts[0][1])
+    if isinstance(item, Tracer):
+        return item.dtype, tuple(item.aval.shape)
+    value = np.asarray(item)
+    return value.dtype, tuple(DimExpr.const(n) for n in value.shape)
 
 
 def _trips(trip_count: Any) -> DimExpr | None:

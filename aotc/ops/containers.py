@@ -31,6 +31,8 @@ these operations checked and made non-negative by the front end
 - ``map_find h *key -> k`` (-1 when absent); ``map_put h *key *value -> created``
   (sets: no value); ``map_delete h *key -> removed``.
 - ``box_sort[reverse] h``: a list's items in order (tuples by their lanes, in turn).
+- ``box_escape h``: the box is a result: when the kernel succeeds it outlives the call,
+  and the caller reads it and frees it (``_box_value`` of ``templates/runtime.py``).
 """
 
 from __future__ import annotations
@@ -64,10 +66,12 @@ map_find_p = _box("map_find")
 map_put_p = _box("map_put")
 map_delete_p = _box("map_delete")
 box_sort_p = _box("box_sort")
+box_escape_p = _box("box_escape")
 
 BOX_PRIMITIVES = frozenset({
     box_new_p, box_len_p, box_item_p, box_clear_p, box_copy_p, list_push_p, list_pop_p,
-    list_put_p, list_insert_p, list_find_p, map_find_p, map_put_p, map_delete_p, box_sort_p})
+    list_put_p, list_insert_p, list_find_p, map_find_p, map_put_p, map_delete_p, box_sort_p,
+    box_escape_p})
 
 I64 = np.dtype(np.int64)
 HANDLE = AType(I64, ())
@@ -162,6 +166,7 @@ type_rules.update({
     map_find_p: _reader(_find_type),
     map_put_p: _reader(_map_put_type),
     map_delete_p: _reader(_map_delete_type),
+    box_escape_p: _reader(lambda rest, key, value: ()),
     box_sort_p: lambda h, *, kind, key, value, reverse: _reader(
         lambda rest, key, value: ())(h, kind=kind, key=key, value=value),
 })
@@ -308,4 +313,5 @@ impl_rules.update({
     map_put_p: _map_put_impl,
     map_delete_p: _map_delete_impl,
     box_sort_p: _sort_impl,
+    box_escape_p: lambda h, **_: (),
 })

@@ -122,14 +122,18 @@ def _tree(result: Any, leaves: list[Any]) -> str:
     if isinstance(result, Text):  # one chosen at run time
         leaves.append(result.index)
         return f"{result.options!r}[@{len(leaves) - 1}@]"
+    if getattr(type(result), "is_box", False):  # a list, set or dict grown at run time
+        leaves.append(result.escaped())
+        return f"_box_value(@{len(leaves) - 1}@, {result.described()})"
     leaves.append(result)
     return f"@{len(leaves) - 1}@"
 
 
-def rebuilt(kernel: TracedKernel, values: list[Any]) -> Any:
+def rebuilt(kernel: TracedKernel, values: list[Any], box_value: Any = None) -> Any:
     """A call's value from the kernel's outputs, as its source returned it: one value, a
     tuple, None, or its nested result (:func:`_tree`); for a kernel that may return
-    None, the first output is the flag (the outputs are NumPy's values then)."""
+    None, the first output is the flag (the outputs are NumPy's values then). A list,
+    set or dict the kernel grew is read by ``box_value`` (the compiled caller's)."""
     kind: str = kernel.result_kind
     present: dict[str, str] = {v: k for k, v in OPTIONAL_KINDS.items()}  # optional -> single
     if kind in present:
@@ -137,7 +141,11 @@ def rebuilt(kernel: TracedKernel, values: list[Any]) -> Any:
             return None
         values, kind = values[1:], present[kind]
     if kind == "tree":
-        return eval(re.sub(r"@(\d+)@", r"_v[\1]", kernel.result_tree), {"_v": values})  # noqa: S307 - our own expression
+        if "_box_value(" in kernel.result_tree and box_value is None:
+            raise TraceError("a transform's kernel returns a list, set or dict grown at "
+                             "run time: return an array or numbers from it")
+        return eval(re.sub(r"@(\d+)@", r"_v[\1]", kernel.result_tree),  # noqa: S307 - ours
+                    {"_v": values, "_box_value": box_value})
     by_kind: dict[str, Callable[[], Any]] = {
         "single": lambda: values[0], "tuple": lambda: tuple(values), "none": lambda: None}
     return by_kind[kind]()
@@ -148,10 +156,12 @@ _NESTED = (tuple, list, dict, str, Text)
 
 
 def is_tree(result: Any) -> bool:
-    """A result only a nested structure describes (a list, a dict, a string, a tuple
-    holding one)."""
-    return (isinstance(result, _NESTED) and not isinstance(result, tuple)) or (
-        isinstance(result, tuple) and any(isinstance(v, _NESTED) for v in result))
+    """A result only a nested structure describes (a list, a dict, a string, one grown
+    at run time, a tuple holding one)."""
+    def nested(v: Any) -> bool:
+        return isinstance(v, _NESTED) or getattr(type(v), "is_box", False)
+    return (nested(result) and not isinstance(result, tuple)) or (
+        isinstance(result, tuple) and any(nested(v) for v in result))
 
 
 def _output_atoms(result: Any, ctx: TraceContext) -> tuple[list[Atom], ResultKind]:

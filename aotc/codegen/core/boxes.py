@@ -2,7 +2,8 @@
 
 A box is a header the kernel ``malloc``\\ s, linked into ``rt->heap``::
 
-    struct box { struct box *next; char *data; int64_t len, cap; int64_t *index, mask; }
+    struct box { struct box *next; char *data; int64_t len, cap; int64_t *index, mask;
+                 int64_t escaped; }
 
 ``data`` holds ``cap`` entries of ``lanes`` 8-byte slots each (ints and bools widened to
 ``int64``, floats to ``double``), the first ``len`` in use, in order. A set or dict also
@@ -14,7 +15,8 @@ function here is emitted once per module, per entry width and key kinds.
 
 A kernel using boxes is wrapped (:func:`emit_wrapper`): the wrapper gives the body a
 runtime when the caller passed none, and frees every box once the body returns, on
-every path, success or error.
+every path, success or error; only a box the kernel returns (``escaped``) outlives a
+successful call, for the caller to read and free.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ...ops.containers import (
     BOX_PRIMITIVES,
     box_clear_p,
     box_copy_p,
+    box_escape_p,
     box_item_p,
     box_len_p,
     box_new_p,
@@ -53,8 +56,8 @@ from .values import Scalar, Value
 
 EqnRule = Callable[[Lowering, Eqn, Sequence[Value]], list[Value]]
 
-HEADER = ir.LiteralStructType([PTR, PTR, I64, I64, PTR, I64])
-NEXT, DATA, LEN, CAP, INDEX, MASK = range(6)
+HEADER = ir.LiteralStructType([PTR, PTR, I64, I64, PTR, I64, I64])
+NEXT, DATA, LEN, CAP, INDEX, MASK, ESCAPED = range(7)
 SLOT = 8  #: bytes per lane
 I32 = ir.IntType(32)
 DOUBLE = ir.DoubleType()
@@ -186,7 +189,7 @@ def _new_function(module: ir.Module) -> ir.Function:
         _set(b, box, NEXT, b.load(heap, typ=PTR))
         for field in (DATA, INDEX):
             _set(b, box, field, ir.Constant(PTR, None))
-        for field in (LEN, CAP):
+        for field in (LEN, CAP, ESCAPED):
             _set(b, box, field, i64(0))
         _set(b, box, MASK, i64(-1))
         b.store(box, heap)
@@ -195,7 +198,8 @@ def _new_function(module: ir.Module) -> ir.Function:
 
 
 def _release_function(module: ir.Module) -> ir.Function:
-    """``void aotc.box.release(rt)``: free every box of the call."""
+    """``void aotc.box.release(rt, code)``: free every box of the call, but the ones it
+    returns when it succeeded (``code`` 0)."""
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
         heap = _heap_slot(b, p["rt"])
         loop, done = b.append_basic_block("walk"), b.append_basic_block("done")
@@ -207,13 +211,17 @@ def _release_function(module: ir.Module) -> ir.Function:
             b.cbranch(last, done, more)
             b.position_at_end(more)
             b.store(_get(b, box, NEXT), heap)
-            for field in (DATA, INDEX):
-                b.call(_libc(b, "free"), [_get(b, box, field)])
-            b.call(_libc(b, "free"), [box])
+            kept = b.and_(b.icmp_signed("!=", _get(b, box, ESCAPED), i64(0)),
+                          b.icmp_signed("==", p["code"], i64(0)))
+            with b.if_then(b.not_(kept)):
+                for field in (DATA, INDEX):
+                    b.call(_libc(b, "free"), [_get(b, box, field)])
+                b.call(_libc(b, "free"), [box])
             b.branch(loop)
         b.position_at_end(done)
         b.ret_void()
-    return define_once(module, "aotc.box.release", ir.VoidType(), [("rt", PTR)], body)
+    return define_once(module, "aotc.box.release", ir.VoidType(),
+                       [("rt", PTR), ("code", I64)], body)
 
 
 def _reindex_function(module: ir.Module, width: int, kinds: str) -> ir.Function:
@@ -593,12 +601,17 @@ def lower_sort(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     return []
 
 
+def lower_escape(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    _set(ctx.b, _box(ctx, args[0]), ESCAPED, i64(1))
+    return []
+
+
 RULES: dict[Primitive, EqnRule] = {
     box_new_p: lower_new, box_len_p: lower_len, box_item_p: lower_item,
     box_clear_p: lower_clear, box_copy_p: lower_copy, list_push_p: lower_push,
     list_pop_p: lower_pop, list_put_p: lower_put, list_insert_p: lower_insert,
     list_find_p: lower_find, map_find_p: lower_find, map_put_p: lower_map_put,
-    map_delete_p: lower_map_delete, box_sort_p: lower_sort,
+    map_delete_p: lower_map_delete, box_sort_p: lower_sort, box_escape_p: lower_escape,
 }
 
 
@@ -613,7 +626,7 @@ def emit_wrapper(module: ir.Module, name: str, body: ir.Function) -> None:
     given = b.icmp_unsigned("!=", rt, ir.Constant(PTR, None))
     runtime = b.select(given, rt, own)
     code = b.call(body, [*rest, runtime])
-    b.call(_release_function(module), [runtime])
+    b.call(_release_function(module), [runtime, code])
     b.ret(code)
     entry, start = fn.basic_blocks[:2]
     with b.goto_block(entry):
