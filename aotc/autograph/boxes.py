@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..errors import TraceError
 from ..ops.containers import (
     box_clear_p,
     box_copy_p,
@@ -53,6 +54,8 @@ def _dtype_of(value: Any) -> np.dtype:
         return np.dtype(np.int64)
     if isinstance(value, float):
         return np.dtype(np.float64)
+    if not isinstance(value, (Tracer, np.generic)) or np.ndim(value):
+        raise TraceError(f"a box holds numbers, not {type(value).__name__}")
     dtype = as_tracer(value).dtype
     if dtype.kind not in "biuf":
         raise current().error(f"a list, set or dict changed in a runtime loop holds bools, "
@@ -552,16 +555,32 @@ def boxed(state: State, aside: Callable[[State], State], positions: list[int]) -
         rec.seen.extend(old.keys() if isinstance(old, dict) else old)
         if isinstance(old, dict):
             rec.written.extend(old.values())
+    held = [i for i in positions if _lanes_or_none(recorders[i].seen) is not None
+            and (recorders[i].kind != "dict" or _lanes_or_none(recorders[i].written))]
+    if len(held) < len(positions):  # arrays or strings in it: a record, not a box
+        return boxed(state, aside, held) if held else state
     stand_ins = tuple(recorders.get(i, v) for i, v in enumerate(state))
     leaves, structure = flatten(stand_ins)
-    probe(aside, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
+    try:
+        probe(aside, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
+    except TraceError:  # the body uses its containers as no box can serve
+        return state
     out = list(state)
     for i in positions:
         rec = recorders[i]
-        key = _lanes_of(rec.seen)
-        value = _lanes_of(rec.written) if rec.kind == "dict" else None
-        out[i] = _filled(state[i], rec.kind, key, value)
+        lanes = _lanes_or_none(rec.seen)
+        value = _lanes_or_none(rec.written) if rec.kind == "dict" else None
+        if lanes is None or (rec.kind == "dict" and value is None):
+            continue  # items that are not numbers (arrays, strings): no box holds them
+        out[i] = _filled(state[i], rec.kind, lanes, value)
     return tuple(out)
+
+
+def _lanes_or_none(seen: list[Any]) -> _Lanes | None:
+    try:
+        return _lanes_of(seen)
+    except (TraceError, TypeError, ValueError):
+        return None
 
 
 def _filled(old: Any, kind: str, key: _Lanes, value: _Lanes | None) -> RuntimeBox:
