@@ -42,6 +42,7 @@ from ..ops.containers import (
 from ..ops.index import raise_if_p
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.tracer import Tracer, as_tracer, current
+from .sequences import RuntimeSeq, sequence
 
 State = tuple[Any, ...]
 _KINDS: dict[type, str] = {list: "list", set: "set", dict: "dict"}
@@ -156,8 +157,6 @@ class RuntimeBox:
         return as_tracer(np.greater_equal(self._find(value), 0))
 
     def iterate(self, what: str = "keys") -> Any:
-        from .sequences import RuntimeSeq
-
         def pick(k: Any) -> Any:
             lanes = self._at(k)
             nkey = len(self.key.dtypes)
@@ -183,8 +182,6 @@ class RuntimeBox:
         return self
 
     def extend(self, values: Iterable[Any]) -> None:
-        from .sequences import RuntimeSeq, sequence
-
         seq = sequence(values.iterate() if isinstance(values, RuntimeBox) else values)
         if isinstance(seq, RuntimeSeq):
             lax.fori_loop(0, seq.length, lambda i, s: (self.append(seq.item(i)), s)[1], ())
@@ -460,18 +457,15 @@ class _Recording:
         pass
 
     def iterate(self, what: str = "keys") -> Any:
-        from .sequences import RuntimeSeq
         return RuntimeSeq(self.len(), self.item)
 
     def keys(self) -> Any:
         return self.iterate()
 
     def values(self) -> Any:
-        from .sequences import RuntimeSeq
         return RuntimeSeq(self.len(), lambda k: self._zero(self.written))
 
     def items(self) -> Any:
-        from .sequences import RuntimeSeq
         return RuntimeSeq(self.len(), lambda k: (self._zero(self.seen),
                                                  self._zero(self.written)))
 
@@ -639,10 +633,16 @@ def sorted_items(box: RuntimeBox, key: Any = None, reverse: bool = False) -> Run
     return out
 
 
+def as_set(value: Any = ()) -> Any:
+    """``set(x)``: of an array's items or of a list, set or dict grown at run time, a
+    set grown at run time; else Python's."""
+    if getattr(type(value), "is_box", False) or isinstance(value, Tracer):
+        return of_items("set", value)
+    return set(value)
+
+
 def of_items(kind: str, items: Any) -> RuntimeBox:
     """``set(x)`` of a 1-d array's items or of a box's: a new box of them."""
-    from .sequences import RuntimeSeq, sequence
-
     seq = sequence(items)
     assert isinstance(seq, RuntimeSeq)
     if isinstance(items, Tracer):

@@ -311,7 +311,7 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
     builtins.complex: _complex,
     builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: _sorted,
-    builtins.print: _print, random.sample: random_sample,
+    builtins.print: _print, random.sample: random_sample, builtins.set: boxes.as_set,
 }
 for _name in boxes.REDUCTIONS:
     _builtin = getattr(builtins, _name)

@@ -248,16 +248,6 @@ def as_list(value: Any = ()) -> Any:
     return builtins.list(value)
 
 
-def as_set(value: Any = ()) -> Any:
-    """``set(x)``: of an array's items or of a list, set or dict grown at run time, a
-    set grown at run time (:mod:`.boxes`); else Python's."""
-    from .boxes import of_items
-
-    if getattr(type(value), "is_box", False) or isinstance(value, Tracer):
-        return of_items("set", value)
-    return builtins.set(value)
-
-
 def as_tuple(value: Any = ()) -> Any:
     items = as_list(value)
     return items if isinstance(items, Tracer) else builtins.tuple(items)
@@ -266,7 +256,7 @@ def as_tuple(value: Any = ()) -> Any:
 SEQUENCES: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.range: range_, builtins.zip: zip_, builtins.enumerate: enumerate_,
     builtins.reversed: reversed_, np.ndindex: ndindex, itertools.repeat: repeat_,
-    builtins.list: as_list, builtins.tuple: as_tuple, builtins.set: as_set,
+    builtins.list: as_list, builtins.tuple: as_tuple,
 }
 
 DISPATCH.runtime_sequence = RuntimeSeq  # np.array_split into a traced number of pieces

@@ -29,6 +29,7 @@ from aotc.ops.containers import (
     BOX_PRIMITIVES,
     box_clear_p,
     box_copy_p,
+    box_escape_p,
     box_item_p,
     box_len_p,
     box_new_p,
@@ -301,6 +302,7 @@ def _boxes(dtype: np.dtype) -> Program | None:
             outs += lax.bind(box_item_p, h, k.atom, **params)
             copy = lax.bind1(box_copy_p, h, **params)
             lax.bind(box_clear_p, h, **params)
+            lax.bind(box_escape_p, h, **params)
             outs += lax.bind(box_len_p, copy.atom, **params)
         return tuple(outs)
     return _traced(kernel, f"({CODE[dtype]}, i8)")
