@@ -24,6 +24,7 @@ from ..core.values import Scalar, Value, View, load, part_view, store
 from ..elementwise.complexarith import mul_unfused, pack, select
 from ..elementwise.nests import Accumulator, EqnRule, copy_into, materialize, merge_index
 from ..elementwise.scalar import Fn, scalar_rule
+from .extremes import contiguous_arg_extreme, contiguous_extreme
 from .pairwise import pairwise_sum
 
 #: reduction -> (elementwise primitive that combines, identity for a dtype).
@@ -78,17 +79,25 @@ def lower_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Valu
                 return pairwise_sum(b, x, axes, index_of)
             return pack(b, *(pairwise_sum(b, part_view(b, x, k), axes, index_of)
                              for k in (0, 1)))
-        acc.set(constant(dtype, identity(dtype)))
-        with loop_nest(b, [x.dims[k] for k in axes], "r") as red_idx:
-            item = load(b, x, merge_index(x.ndim, (kept, kept_idx), (axes, red_idx)))
-            combined = combine(b, dtype, acc.get(), item)
-            if first_item:
-                first: ir.Value = ir.Constant(ir.IntType(1), 1)
-                for i in red_idx:
-                    first = b.and_(first, b.icmp_signed("==", i, i64(0)))
-                combined = select(b, first, item, combined)
-            acc.set(combined)
-        return acc.get()
+        def sequential() -> ir.Value:
+            acc.set(constant(dtype, identity(dtype)))
+            with loop_nest(b, [x.dims[k] for k in axes], "r") as red_idx:
+                item = load(b, x, merge_index(x.ndim, (kept, kept_idx), (axes, red_idx)))
+                combined = combine(b, dtype, acc.get(), item)
+                if first_item:
+                    first: ir.Value = ir.Constant(ir.IntType(1), 1)
+                    for i in red_idx:
+                        first = b.and_(first, b.icmp_signed("==", i, i64(0)))
+                    combined = select(b, first, item, combined)
+                acc.set(combined)
+            return acc.get()
+
+        if eqn.prim.name in ("reduce_max", "reduce_min") and dtype.kind == "f" \
+                and len(axes) == 1:
+            index = merge_index(x.ndim, (kept, kept_idx), (axes, [i64(0)]))
+            return contiguous_extreme(b, x, index, axes[0], combine,
+                                      constant(dtype, identity(dtype)), sequential)
+        return sequential()
 
     return materialize(ctx, out, reduce_at, "k")
 
@@ -110,16 +119,25 @@ def lower_arg_reduction(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[
     where = Accumulator(ctx, I64, "where")
 
     def arg_at(kept_idx: Sequence[ir.Value]) -> ir.Value:
-        best.set(constant(dtype, (lowest if is_max else highest)(dtype)))
-        where.set(i64(0))
-        with for_range(b, x.dims[axis], "a") as i:
-            item = load(b, x, merge_index(x.ndim, (kept, kept_idx), ([axis], [i])))
-            current = best.get()
-            first_nan = b.and_(isnan(b, dtype, item), b.not_(isnan(b, dtype, current)))
-            take = b.or_(better(b, dtype, item, current), first_nan)
-            best.set(b.select(take, item, current))
-            where.set(b.select(take, i, where.get()))
-        return where.get()
+        def sequential() -> ir.Value:
+            best.set(constant(dtype, (lowest if is_max else highest)(dtype)))
+            where.set(i64(0))
+            with for_range(b, x.dims[axis], "a") as i:
+                item = load(b, x, merge_index(x.ndim, (kept, kept_idx), ([axis], [i])))
+                current = best.get()
+                first_nan = b.and_(isnan(b, dtype, item), b.not_(isnan(b, dtype, current)))
+                take = b.or_(better(b, dtype, item, current), first_nan)
+                best.set(b.select(take, item, current))
+                where.set(b.select(take, i, where.get()))
+            return where.get()
+
+        if dtype.kind != "f":
+            return sequential()
+        index = merge_index(x.ndim, (kept, kept_idx), ([axis], [i64(0)]))
+        extreme = combiner("reduce_max" if is_max else "reduce_min", dtype)
+        return contiguous_arg_extreme(b, x, index, axis, extreme,
+                                      constant(dtype, (lowest if is_max else highest)(dtype)),
+                                      sequential)
 
     return materialize(ctx, out, arg_at, "k")
 
