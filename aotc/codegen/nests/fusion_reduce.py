@@ -63,12 +63,25 @@ class FusedReduction:
         self.acc = Accumulator(ctx, ir.VectorType(ty, lanes) if lanes > 1 and not self.lane_accs
                                else ty, "acc")
         self.pairwise = lanes > 1 and reduction == "reduce_sum" and dtype.kind == "f"
+        #: A float max/min in lanes keeps its NaNs apart (see :meth:`_extreme`).
+        self.extreme = (">=" if reduction == "reduce_max" else "<=") if (
+            lanes > 1 and dtype.kind == "f" and reduction in ("reduce_max", "reduce_min")
+            and not self.lane_accs) else None
+        if self.extreme:
+            self.nans = Accumulator(ctx, self.acc.ty, "nans")
         if self.pairwise:
             self.rest = Accumulator(ctx, ty, "rest")
             self.cascade = Cascade(ctx.b, ty)
 
     def combine(self, acc: ir.Value, item: ir.Value) -> ir.Value:
         return self.rule(self.b, self.dtype, acc, item)
+
+    def _extreme(self, acc: ir.Value, item: ir.Value) -> ir.Value:
+        """One lane's max (min) of the numbers alone, the later of equal ones as the
+        NaN-propagating rule keeps: a compare and a select, where that rule's NaN test
+        made the chain twice as long. NaNs go to :attr:`nans`, folded in at the end."""
+        b = self.b
+        return b.select(b.fcmp_ordered(self.extreme, item, acc), item, acc)
 
     def _reset_lanes(self) -> None:
         lanes = self.lanes
@@ -77,6 +90,8 @@ class FusedReduction:
         if not self.lane_accs:
             self.acc.set(ir.Constant(self.acc.ty, [self.identity] * lanes) if lanes > 1
                          else self.identity)
+        if self.extreme:
+            self.nans.set(ir.Constant(self.acc.ty, [self.identity] * lanes))
 
     def start(self) -> None:
         """Before the reduced loops, at each kept index."""
@@ -105,6 +120,13 @@ class FusedReduction:
             self.acc.set(self.combine(self.acc.get(), item))
         elif lane == REST and self.pairwise:
             self.rest.set(self.combine(self.rest.get(), item))
+        elif self.extreme:
+            b, k = self.b, _lane(max(lane, 0))
+            self._update_lane(max(lane, 0), lambda acc: self._extreme(acc, item))
+            nans = self.nans.get()
+            seen = b.extract_element(nans, k)
+            nan = b.select(b.fcmp_unordered("uno", item, item), item, seen)
+            self.nans.set(b.insert_element(nans, nan, k))
         else:
             self._update_lane(max(lane, 0), lambda acc: self.combine(acc, item))
 
@@ -145,6 +167,10 @@ class FusedReduction:
         else:
             vector = self.acc.get()
             values = [self.b.extract_element(vector, _lane(k)) for k in range(self.lanes)]
+            if self.extreme:  # a NaN anywhere wins: the lanes' NaNs (else identities)
+                nans = self.nans.get()
+                values = [self.combine(v, self.b.extract_element(nans, _lane(k)))
+                          for k, v in enumerate(values)]
         while len(values) > 1:
             half = len(values) // 2
             values = [self.combine(values[k], values[k + half]) for k in range(half)]
