@@ -498,12 +498,6 @@ def _lanes_of(seen: list[Any]) -> _Lanes:
     return _Lanes(tuple(np.result_type(*column) for column in columns), is_tuple)
 
 
-#: The methods that change a list, set or dict (and ``x[k] = v``, ``del x[k]``): a loop
-#: calling one on a container of its state carries it as a box.
-MUTATORS = frozenset({"pop", "add", "discard", "remove", "insert", "clear", "update",
-                      "setdefault", "extend", "popitem", "item"})
-
-
 def _boxable(value: Any, how: str) -> bool:
     """Whether a container changed in a loop (``how``: "method", "item" for ``x[k] = v``,
     "nested" for appends in an inner loop) is carried as a box: a set or dict whose

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import ast
 import itertools
+from collections.abc import Iterator
+from typing import Any
 
 from .expressions import convert_expressions
 from .jumps import lower_jumps
@@ -157,38 +159,47 @@ def _written_keyword(written: list[str]) -> list[ast.keyword]:
     return [ast.keyword("written", _names_const(written))] if written else []
 
 
+def _loop_nodes(body: list[ast.stmt]) -> Iterator[tuple[ast.AST, bool]]:
+    """Every node of a loop body with whether it is in a loop nested in it, skipping
+    the user's own functions and lambdas (they change their own lists). Bodies already
+    converted: a branch is this iteration, a loop body is nested."""
+    def visit(node: ast.AST, nested: bool) -> Iterator[tuple[ast.AST, bool]]:
+        if isinstance(node, ast.Lambda) or (isinstance(node, ast.FunctionDef)
+                                            and not node.name.startswith(HIDDEN)):
+            return
+        yield node, nested
+        inner = isinstance(node, (ast.For, ast.While)) or (isinstance(node, ast.FunctionDef)
+            and node.name.startswith((f"{HIDDEN}body_", f"{HIDDEN}test_")))
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child, nested or inner)
+
+    for stmt in body:
+        yield from visit(stmt, False)
+
+
+def _dict_keyword(name: str, entries: dict[str, Any]) -> list[ast.keyword]:
+    if not entries:
+        return []
+    return [ast.keyword(name, ast.Dict([ast.Constant(k) for k in entries],
+                                       [ast.Constant(v) for v in entries.values()]))]
+
+
 def _appends_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
     """``appends={name: k}``: the ``name.append`` calls one iteration of this loop body
     makes at most (-1 when a loop nested in it appends), for :mod:`.lists`."""
     counts: dict[str, int] = {}
-
-    def visit(node: ast.AST, nested: bool) -> None:
-        if isinstance(node, ast.Lambda) or (isinstance(node, ast.FunctionDef) \
-                and not node.name.startswith(HIDDEN)):
-            return  # the user's own functions append to their own lists
+    for node, nested in _loop_nodes(body):
         if _is_append(node):
             name = node.args[0].id  # type: ignore[attr-defined]
             counts[name] = -1 if nested or counts.get(name, 0) < 0 else counts.get(name, 0) + 1
-        # Bodies already converted: a branch is this iteration, a loop body is nested.
-        inner = isinstance(node, (ast.For, ast.While)) or (isinstance(node, ast.FunctionDef) \
-            and node.name.startswith((f"{HIDDEN}body_", f"{HIDDEN}test_")))
-        for child in ast.iter_child_nodes(node):
-            visit(child, nested or inner)
-
-    for stmt in body:
-        visit(stmt, False)
-    if not counts:
-        return []
-    value = ast.Dict([ast.Constant(k) for k in counts],
-                     [ast.Constant(v) for v in counts.values()])
-    return [ast.keyword("appends", value)]
+    return _dict_keyword("appends", counts)
 
 
 def _loop_keywords(body: list[ast.stmt], written: list[str]) -> list[ast.keyword]:
     return _appends_keyword(body) + _written_keyword(written) + _changes_keyword(body)
 
 
-#: Methods that change a list, set or dict (:data:`.boxes.MUTATORS`, "item" aside).
+#: Methods that change a list, set or dict.
 _MUTATORS = frozenset({"pop", "add", "discard", "remove", "insert", "clear", "update",
                        "setdefault", "extend", "popitem"})
 
@@ -204,10 +215,7 @@ def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
         if how == "method" or name not in changes:
             changes[name] = how
 
-    def visit(node: ast.AST, nested: bool) -> None:
-        if isinstance(node, ast.Lambda) or (isinstance(node, ast.FunctionDef)
-                                            and not node.name.startswith(HIDDEN)):
-            return
+    for node, nested in _loop_nodes(body):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATORS:
             note(node.func.value.id, "method")
@@ -218,17 +226,7 @@ def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
                 note(target.value.id, "item")
         if _is_append(node) and nested:
             note(node.args[0].id, "nested")  # type: ignore[attr-defined]
-        inner = isinstance(node, (ast.For, ast.While)) or (isinstance(node, ast.FunctionDef)
-            and node.name.startswith((f"{HIDDEN}body_", f"{HIDDEN}test_")))
-        for child in ast.iter_child_nodes(node):
-            visit(child, nested or inner)
-
-    for stmt in body:
-        visit(stmt, False)
-    if not changes:
-        return []
-    return [ast.keyword("changes", ast.Dict([ast.Constant(k) for k in changes],
-                                            [ast.Constant(v) for v in changes.values()]))]
+    return _dict_keyword("changes", changes)
 
 
 def _is_append(node: ast.AST) -> bool:

@@ -132,17 +132,16 @@ def vjp_eqns(program: Program, args: Sequence[Atom],
             continue  # nothing downstream depends on it (effects included)
         if eqn.loc is not None and not eqn.loc.file.startswith("<"):
             em.loc = eqn.loc
-        if nested_programs(eqn) and _holds_boxes(eqn):
+        if nested_programs(eqn) and is_stateful(eqn):
+            boxed = _holds_boxes(eqn)  # (else random draws: the other stateful kind)
             raise em.error(
                 f"grad: a list, set or dict changed at run time inside a {eqn.prim.name} on "
-                "the gradient's path: values kept in one carry no gradient",
-                hint="keep the values in an array (preallocated, written by index), or "
-                     "compute this part outside the differentiated kernel")
-        if nested_programs(eqn) and is_stateful(eqn):
-            raise em.error(
+                "the gradient's path: values kept in one carry no gradient" if boxed else
                 f"grad: random draws inside a {eqn.prim.name} on the gradient's path would "
                 "be drawn again by the reverse sweep",
-                hint="draw the numbers as an array before the loop or branch, or outside "
+                hint="keep the values in an array (preallocated, written by index), or "
+                     "compute this part outside the differentiated kernel" if boxed else
+                     "draw the numbers as an array before the loop or branch, or outside "
                      "the kernel")
         refused = NOT_DIFFERENTIABLE.get(eqn.prim)
         if refused and any(isinstance(a, Var) and a in active and is_float(a.type)

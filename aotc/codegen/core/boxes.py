@@ -288,15 +288,23 @@ class _counting:
         b.position_at_end(self.after)
 
 
-def _free_slot(b: ir.IRBuilder, table: ir.Value, mask: ir.Value, h: ir.Value) -> ir.Value:
-    """The first empty slot of the probe sequence of hash ``h``."""
+def _probe(b: ir.IRBuilder, h: ir.Value, mask: ir.Value) -> ir.PhiInstr:
+    """Open the loop over the probe sequence of hash ``h``: the slot, a phi of the
+    loop's head block (the caller adds the next slot, ``(slot + 1) & mask``)."""
     first = b.and_(h, mask)
     start = b.block
-    head, found = b.append_basic_block("probe"), b.append_basic_block("probed")
+    head = b.append_basic_block("probe")
     b.branch(head)
     b.position_at_end(head)
     slot = b.phi(I64)
     slot.add_incoming(first, start)
+    return slot
+
+
+def _free_slot(b: ir.IRBuilder, table: ir.Value, mask: ir.Value, h: ir.Value) -> ir.Value:
+    """The first empty slot of the probe sequence of hash ``h``."""
+    slot = _probe(b, h, mask)
+    head, found = b.block, b.append_basic_block("probed")
     taken = b.icmp_signed("!=", b.load(b.gep(table, [slot], source_etype=I64), typ=I64), i64(-1))
     slot.add_incoming(b.and_(b.add(slot, i64(1)), mask), head)
     b.cbranch(taken, head, found)
@@ -343,13 +351,8 @@ def _find_function(module: ir.Module, width: int, kinds: str, hashed: bool) -> i
         with b.if_then(b.icmp_signed("<", mask, i64(0)), likely=False):
             b.ret(i64(-1))
         table = _get(b, box, INDEX)
-        first = b.and_(_hash(b, key, kinds), mask)
-        start = b.block
-        head, step = b.append_basic_block("probe"), b.append_basic_block("step")
-        b.branch(head)
-        b.position_at_end(head)
-        slot = b.phi(I64)
-        slot.add_incoming(first, start)
+        slot = _probe(b, _hash(b, key, kinds), mask)
+        head, step = b.block, b.append_basic_block("step")
         position = b.load(b.gep(table, [slot], source_etype=I64), typ=I64)
         with b.if_then(b.icmp_signed("==", position, i64(-1))):
             b.ret(i64(-1))
