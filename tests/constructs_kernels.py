@@ -1934,3 +1934,16 @@ def mean_of_first(x: f64[:], r: i64) -> f64:
         s += x[d]
         c += 1
     return s / c
+
+
+@aotc.export
+def writes_through_reshapes(x: f64[:], k: i64) -> tuple:
+    """Writes through reshape/ravel of an array the kernel made (C-contiguous: NumPy's
+    reshape is a view of it), reads of the view after the array is written."""
+    a = x * 2.0
+    b = a.reshape(2, -1)
+    b[0, k] = 100.0
+    c = a.ravel()
+    c[-1] += 1.0
+    a[0] = -5.0
+    return a, b.sum(), c[0], b[1, 0]

@@ -381,6 +381,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
         (0, 10, 3), (10, 0, -3), (0, 10, -1), (5, 5, 2), (-7, 20, 4), (20, -7, -4), (0, 10, 0),
         (0, 10, 2**63 - 2), (3, 2, -2**63 + 1)]],
     "mean_of_first": [(X, 0), (X, -1), (X, 3), (X, np.int64(0))],
+    "writes_through_reshapes": [(np.arange(6.0), 1), (np.arange(4.0), -1), (np.arange(6.0), 3)],
     "widened_accumulators": [(np.arange(5, dtype=np.float32) * 1.1, np.arange(5.0) * 0.3)],
     "range_items_are_python_ints": [
         ((np.arange(70, dtype=np.float32) * 1.1).astype(np.float32),

@@ -83,7 +83,15 @@ def reshape(a: Any, *shape: Any, order: str = "C", newshape: Any = None) -> Trac
     ctx.check("==", total, size(new), "ValueError",
               f"cannot reshape array of size {{lhs}} into shape ({shown}) (of size {{rhs}})")
     flat = lax.refine_shape(lax.reshape(x, (total,)), (size(new),))
-    return make_view(x, lax.reshape(flat, new), lambda w: None)
+    return _whole(x, make_view(x, lax.reshape(flat, new), lambda w: None))
+
+
+def _whole(x: Tracer, view: Tracer) -> Tracer:
+    """Mark a reshape of all of an array the kernel made (not an argument, not itself
+    a view): C-contiguous, so NumPy's reshape is a view of it (views.whole_reshape)."""
+    view.whole_reshape = view.window is None and x.base is None \
+        and id(x) not in current().argument_ids
+    return view
 
 
 def _runtime_quotient(total: DimExpr, known: DimExpr) -> DimExpr:
@@ -97,7 +105,8 @@ def _runtime_quotient(total: DimExpr, known: DimExpr) -> DimExpr:
 
 def _reshape_view(x: Tracer, new: tuple[DimExpr, ...]) -> Tracer:
     result = lax.reshape(x, new)
-    return result if result is x else make_view(x, result, lambda w: w.reshaped(new))
+    return result if result is x else _whole(x, make_view(x, result,
+                                                          lambda w: w.reshaped(new)))
 
 
 def transpose(a: Any, axes: Any = None) -> Tracer:

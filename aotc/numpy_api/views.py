@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from .. import lax
 from ..ops.elementwise import complex_p, imag_p, real_p
 from ..ops.shape import update_slice_p
-from ..shapes import DimExpr, Shape, Step
+from ..shapes import DimExpr, Shape, Step, size
 from ..tracing.tracer import Tracer, current, encloses, tracing
 
 ONE = DimExpr.const(1)
@@ -129,6 +129,13 @@ def layout_view(source: Tracer, result: Tracer) -> Tracer:
     return make_view(source, result, lambda w: None)
 
 
+def reshaped(x: Tracer, shape: Shape) -> Tracer:
+    """``x`` in ``shape``, of the same size (checked where the kernel reshaped it, where
+    the two sizes may be written apart: ``2 * (n // 2)`` is ``n`` there)."""
+    flat = lax.refine_shape(lax.reshape(x, (size(x.aval.shape),)), (size(shape),))
+    return lax.reshape(flat, tuple(shape))
+
+
 def refresh(view: Tracer) -> None:
     """Re-derive a view whose base was written since the view was read.
 
@@ -139,6 +146,11 @@ def refresh(view: Tracer) -> None:
     """
     base = view.base
     assert base is not None
+    if view.window is None and view.whole_reshape and base.context is current():
+        shape = view._atom.type.shape  # (not .aval: reading it would refresh again)
+        view.seen_version = base.version
+        view.set_atom(reshaped(base, shape).atom)  # contiguous: a view
+        return
     if view.window is None:
         raise current().error(
             "this array came from reshape/ravel/broadcast_to of an array that was written "

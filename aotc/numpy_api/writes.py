@@ -22,7 +22,7 @@ from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
 from .ufuncs import apply_ufunc, broadcast_into, dtype_arg
-from .views import Window
+from .views import Window, reshaped
 
 ONE = DimExpr.const(1)
 
@@ -45,6 +45,8 @@ def write(target: Tracer, key: Any, value: Any,
     if is_mask_key(key):
         return write_masked(target, key, value)
     _widen_list(target, value)
+    if target.whole_reshape and target.base is not None:
+        return _through_whole_reshape(target, key, value, mismatch)
     region = getitem(target, key, as_view=True) if key is not Ellipsis else target
     if region.window is None and region.base is not None:
         raise ctx.error("writing through a reshape/ravel/broadcast_to view: NumPy decides "
@@ -71,6 +73,25 @@ def write(target: Tracer, key: Any, value: Any,
     if ctx.at_top and id(base) in ctx.argument_ids:
         ctx.guards.written(ctx.eqns, ctx.checks)
     return _through_path_aliases(base, window, new)
+
+
+def _through_whole_reshape(target: Tracer, key: Any, value: Any,
+                           mismatch: tuple[str, str]) -> None:
+    """A write into a reshape of all of an array the kernel made: NumPy's reshape of a
+    C-contiguous array is a view, so the write reaches that array too (the written
+    values, reshaped back, are its new value)."""
+    base = target.base
+    assert base is not None
+    if base.context is not current():
+        raise OuterWrite(base)  # the enclosing construct carries it (aotc.tracing.bodies)
+    own = Tracer(target.atom)  # the view's values, written as an array of their own
+    write(own, key, value, mismatch)
+    whole = reshaped(own, base.aval.shape)
+    base.set_atom(whole.atom)
+    base.version += 1
+    target.set_atom(own.atom)
+    target.seen_version = base.version
+    _through_path_aliases(base, None, whole)
 
 
 #: The arrays whose writes are being repeated into their path aliases right now.

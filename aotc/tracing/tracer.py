@@ -330,6 +330,9 @@ class Tracer:
         #: True (a range's item), or a traced bool (a scalar argument, as the caller
         #: passed it, and what operators make of such values alone).
         self.python_number: Any = False
+        #: A reshape/ravel of the whole of an array the kernel made (C-contiguous, so
+        #: NumPy's reshape is a view of it): writes and reads see each other.
+        self.whole_reshape = False
 
     @property
     def atom(self) -> Atom:
