@@ -25,7 +25,7 @@ from ..numpy_api.pyrandom import sample
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current, user_loc
-from . import boxes
+from . import boxing
 from .sequences import RuntimeSeq, length, sequence
 
 
@@ -234,7 +234,7 @@ def _sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
     sort: NaNs last, where Python's comparisons leave NaNs where they are); of a list,
     set or dict grown at run time, a new such list of its items, sorted."""
     if getattr(type(iterable), "is_box", False):
-        return boxes.sorted_items(iterable, key, reverse)
+        return boxing.sorted_items(iterable, key, reverse)
     if not _traced_items(iterable):
         if key is None:
             return builtins.sorted(iterable, reverse=reverse)
@@ -295,7 +295,7 @@ def _over_boxes(name: str, builtin: Callable[..., Any]) -> Callable[..., Any]:
     """``builtin``, and its reduction of a list, set or dict grown at run time."""
     def call(*args: Any, **kwargs: Any) -> Any:
         if len(args) >= 1 and not kwargs and getattr(type(args[0]), "is_box", False):
-            return boxes.reduction(name, *args)
+            return boxing.reduction(name, *args)
         return builtin(*args, **kwargs)
     return call
 
@@ -311,9 +311,9 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
     builtins.complex: _complex,
     builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: _sorted,
-    builtins.print: _print, random.sample: random_sample, builtins.set: boxes.as_set,
+    builtins.print: _print, random.sample: random_sample, builtins.set: boxing.as_set,
 }
-for _name in boxes.REDUCTIONS:
+for _name in boxing.REDUCTIONS:
     _builtin = getattr(builtins, _name)
     BUILTINS[_builtin] = _over_boxes(_name, BUILTINS[_builtin])
 

@@ -29,7 +29,7 @@ from ..tracing.bind import fresh
 from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, unflatten
 from ..tracing.control import BranchArity, BranchTypes
 from ..tracing.tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
-from . import boxes, joins, lists, optional, resizing
+from . import boxing, joins, lists, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
@@ -149,9 +149,9 @@ def _boxed(state: State, names: Sequence[str], changes: dict[str, str] | None,
            counts: dict[int, DimExpr] | None = None) -> State:
     """``state`` with the containers the loop changes carried as boxes (:mod:`.boxes`):
     those ``changes`` names, and the lists it appends to that no planned buffer holds."""
-    state = boxes.box_changed(state, tuple(names), changes or {}, aside)
+    state = boxing.box_changed(state, tuple(names), changes or {}, aside)
     far = lists.ungrowable(state, names, appends or {}, trips, counts)
-    return boxes.boxed(state, aside, far) if far else state
+    return boxing.boxed(state, aside, far) if far else state
 
 
 def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
@@ -265,7 +265,7 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
                 f"a while loop on build-time values ran {UNROLL_LIMIT} times while tracing "
                 "and its condition does not depend on what it changes",
                 hint="make its condition depend on a value the loop updates")
-    state = boxes.box_changed(state, tuple(names), changes or {}, body)
+    state = boxing.box_changed(state, tuple(names), changes or {}, body)
     items_of = Written(state, names, written, _lifted)
     state, body, test = items_of.state, items_of.body(body), items_of.test(test)
     grown: list[int] = []
