@@ -249,3 +249,23 @@ def tallies(x: i64[:]):
         steps.append((x[i], x[i + 1]))
         i += 2
     return counts, odd, steps
+
+
+@aotc.export
+def bfs_deque(adj: i64[:, :], start: i64) -> i64:
+    """Breadth-first order with a collections.deque (popleft) and a defaultdict of
+    depths (a key read before it is set reads 0)."""
+    from collections import defaultdict, deque
+
+    queue = deque([start])
+    depth = defaultdict(int)
+    depth[start] = 1
+    total = 0
+    while queue:
+        node = queue.popleft()
+        total += depth[node] * node
+        for j in range(adj.shape[1]):
+            if adj[node, j] and depth[j] == 0:
+                depth[j] = depth[node] + 1
+                queue.append(j)
+    return total * 100 + len(depth)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from boxes_kernels import (
     bfs,
+    bfs_deque,
     chains,
     dedupe,
     discards,
@@ -60,6 +61,7 @@ CALLS: dict[Any, list[tuple[Any, ...]]] = {
     sort_stack: [(9,), (1,), (0,)],
     primes_list: [(10,), (1,), (0,)],
     tallies: [(np.array([3, 1, 3, 2, 1]),), (np.array([4]),), (np.zeros(0, np.int64),)],
+    bfs_deque: [(ADJ, 0), (ADJ, 3), (ADJ, 4), (ADJ, 7)],
 }
 CASES = [(fn, args) for fn, calls in CALLS.items() for args in calls]
 

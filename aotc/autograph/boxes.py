@@ -14,6 +14,7 @@ dict from ints to floats.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Iterable
 from typing import Any
 
@@ -72,16 +73,18 @@ class RuntimeBox:
     #: stand-in for one) as a container of the kernel's.
     is_box = True
 
-    def __init__(self, handle: Tracer, kind: str, key: Lanes, value: Lanes | None) -> None:
+    def __init__(self, handle: Tracer, kind: str, key: Lanes, value: Lanes | None,
+                 missing: Any = None) -> None:
         self.handle, self.kind, self.key, self.value = handle, kind, key, value
+        #: A ``defaultdict``'s value for a key read before it is set (its factory's).
+        self.missing = missing
 
     # -- pytree: the handle is the loop state
-    def tree_flatten(self) -> tuple[list[Any], tuple[str, Lanes, Lanes | None]]:
-        return [self.handle], (self.kind, self.key, self.value)
+    def tree_flatten(self) -> tuple[list[Any], tuple[Any, ...]]:
+        return [self.handle], (self.kind, self.key, self.value, self.missing)
 
     @classmethod
-    def tree_unflatten(cls, meta: tuple[str, Lanes, Lanes | None], leaves: list[Any]
-                       ) -> RuntimeBox:
+    def tree_unflatten(cls, meta: tuple[Any, ...], leaves: list[Any]) -> RuntimeBox:
         return cls(as_tracer(leaves[0]), *meta)
 
     # -- as a kernel's result (tracing.kernel's result tree)
@@ -288,7 +291,16 @@ class RuntimeBox:
         lax.bind(raise_if_p, as_tracer(absent).atom, *details, error="KeyError",
                  message=message)
 
+    # -- collections.deque's (a deque is a list here: see autograph.pybuiltins)
+    def popleft(self) -> Any:
+        return self.pop(0)
+
+    def appendleft(self, value: Any) -> None:
+        self.insert(0, value)
+
     def _lookup(self, key: Any) -> Any:
+        if self.missing is not None:  # a defaultdict: a key read first is set first
+            self.setdefault(key, self.missing)
         k = self._find(key)
         self._missing(np.less(k, 0), key)
         return self._value_at(k)
@@ -319,7 +331,7 @@ class RuntimeBox:
             self[key] = default
             return ()
         lax.cond(absent, put, lambda: ())
-        return self[key]
+        return self._value_at(self._find(key))  # (there now)
 
     def _dict_pop(self, key: Any, *default: Any) -> Any:
         value = self.get(key, default[0]) if default else self._lookup(key)
@@ -344,7 +356,13 @@ def filled(old: Any, kind: str, key: Lanes, value: Lanes | None) -> RuntimeBox:
     """A new box of ``kind`` holding ``old``'s items: a Python container's, or the
     items of an array standing for a list."""
     params = {"kind": kind, "key": key.codes(), "value": value.codes() if value else ()}
-    box = RuntimeBox(lax.bind1(box_new_p, **params), kind, key, value)
+    factory = old.default_factory if isinstance(old, collections.defaultdict) else None
+    missing = factory() if factory is not None else None
+    if missing is not None and not isinstance(missing, (bool, int, float)):
+        raise current().error(f"a defaultdict of {type(missing).__name__} changed in a "
+                              "runtime loop: a box holds numbers",
+                              hint="use defaultdict(int) or defaultdict(float)")
+    box = RuntimeBox(lax.bind1(box_new_p, **params), kind, key, value, missing)
     if isinstance(old, Tracer):
         lax.fori_loop(0, old.shape[0], lambda i, s: (box.append(old[i]), s)[1], ())
     elif kind == "dict":

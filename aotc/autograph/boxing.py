@@ -9,6 +9,7 @@ arrays (or with string keys) stays what it was: a record of fixed fields.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,11 @@ from .sequences import RuntimeSeq, sequence
 
 State = tuple[Any, ...]
 _KINDS: dict[type, str] = {list: "list", set: "set", dict: "dict"}
+
+
+def _kind_of(value: Any) -> str | None:
+    """"list", "set" or "dict" for a Python container (a deque is a list here)."""
+    return next((k for t, k in _KINDS.items() if isinstance(value, t)), None)
 
 
 def _dtype_of(value: Any) -> np.dtype:
@@ -73,7 +79,7 @@ class _Recording:
         self.seen.append(value)
         return self
 
-    add = append
+    add = appendleft = append
 
     def extend(self, values: Any) -> None:
         if isinstance(values, (list, tuple)):
@@ -102,6 +108,9 @@ class _Recording:
         if default is not None:
             self.written.append(default)
         return self._zero(self.written)
+
+    def popleft(self) -> Any:
+        return self._zero(self.seen)
 
     def pop(self, *args: Any) -> Any:
         if self.kind == "dict" and len(args) > 1:
@@ -199,7 +208,7 @@ def box_changed(state: State, names: tuple[str, ...], changes: dict[str, str],
     """``state`` with the containers the loop changes (``changes``: name -> how) made
     boxes, as :func:`boxed` makes them."""
     positions = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
-                 if n in changes and ((type(v) in _KINDS and _boxable(v, changes[n]))
+                 if n in changes and ((_kind_of(v) and _boxable(v, changes[n]))
                                       or (_laid_out_list(v) and changes[n] != "item"))]
     return boxed(state, aside, positions) if positions else state
 
@@ -211,8 +220,8 @@ def boxed(state: State, aside: Callable[[State], State], positions: list[int]) -
     # Every container of the state is a stand-in while the body is traced aside (one
     # that only a branch appends to must not make the branches disagree); only those at
     # ``positions`` become boxes.
-    recorders = {i: _Recording(_KINDS.get(type(v), "list"))
-                 for i, v in enumerate(state) if i in positions or type(v) in _KINDS}
+    recorders = {i: _Recording(_kind_of(v) or "list")
+                 for i, v in enumerate(state) if i in positions or _kind_of(v)}
     for i, rec in recorders.items():
         old = state[i]
         if isinstance(old, Tracer):  # a laid-out list: its items are of its dtype
@@ -221,6 +230,9 @@ def boxed(state: State, aside: Callable[[State], State], positions: list[int]) -
         rec.seen.extend(old.keys() if isinstance(old, dict) else old)
         if isinstance(old, dict):
             rec.written.extend(old.values())
+        factory = old.default_factory if isinstance(old, collections.defaultdict) else None
+        if factory is not None:  # a defaultdict: its values start as the factory's
+            rec.written.append(factory())
     held = [i for i in positions if _lanes_or_none(recorders[i].seen) is not None
             and (recorders[i].kind != "dict" or _lanes_or_none(recorders[i].written))]
     if len(held) < len(positions):  # arrays or strings in it: a record, not a box

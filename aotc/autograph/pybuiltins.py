@@ -9,6 +9,7 @@ the order of float additions is NumPy's pairwise one).
 from __future__ import annotations
 
 import builtins
+import collections
 import random
 import warnings
 from collections.abc import Callable
@@ -291,6 +292,24 @@ def _divmod(a: Any, b: Any) -> Any:
     return builtins.divmod(a, b)
 
 
+class Deque(list):  # type: ignore[type-arg]
+    """``collections.deque`` in a kernel: a list with a deque's ends (a list a loop
+    changes is a box, whose ``popleft``/``appendleft`` are ``pop(0)``/``insert(0, v)``)."""
+
+    def popleft(self) -> Any:
+        return self.pop(0)
+
+    def appendleft(self, value: Any) -> None:
+        self.insert(0, value)
+
+
+def _deque(iterable: Any = (), maxlen: Any = None) -> Deque:
+    if maxlen is not None:
+        raise current().error("deque(maxlen=...) in a kernel", hint="drop items yourself "
+                              "(popleft when len(q) > n)")
+    return Deque(iterable)
+
+
 def _over_boxes(name: str, builtin: Callable[..., Any]) -> Callable[..., Any]:
     """``builtin``, and its reduction of a list, set or dict grown at run time."""
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -312,6 +331,7 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.complex: _complex,
     builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: _sorted,
     builtins.print: _print, random.sample: random_sample, builtins.set: boxing.as_set,
+    collections.deque: _deque,
 }
 for _name in boxing.REDUCTIONS:
     _builtin = getattr(builtins, _name)

@@ -251,6 +251,10 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
     appended = appended_lists(state, names, appends or {})
     if trips is not None and appended:
         state = tuple(v if i in appended else _lifted(v) for i, v in enumerate(state))
+    # A container the loop pops from, adds to...: a box from the start (an iteration
+    # unrolled at build time would change the Python container, then a runtime
+    # iteration a box: the two would not join)
+    state = boxing.box_changed(state, tuple(names), changes or {}, body)
     for _ in range(UNROLL_LIMIT):
         cond = test(state)
         if traced(cond):
@@ -265,7 +269,7 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
                 f"a while loop on build-time values ran {UNROLL_LIMIT} times while tracing "
                 "and its condition does not depend on what it changes",
                 hint="make its condition depend on a value the loop updates")
-    state = boxing.box_changed(state, tuple(names), changes or {}, body)
+    state = boxing.box_changed(state, tuple(names), changes or {}, body)  # (now lifted)
     items_of = Written(state, names, written, _lifted)
     state, body, test = items_of.state, items_of.body(body), items_of.test(test)
     grown: list[int] = []

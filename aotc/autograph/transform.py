@@ -201,7 +201,7 @@ def _loop_keywords(body: list[ast.stmt], written: list[str]) -> list[ast.keyword
 
 #: Methods that change a list, set or dict.
 _MUTATORS = frozenset({"pop", "add", "discard", "remove", "insert", "clear", "update",
-                       "setdefault", "extend", "popitem"})
+                       "setdefault", "extend", "popitem", "popleft", "appendleft"})
 
 
 def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:

@@ -154,6 +154,8 @@ def _extend(self: Tracer, values: Any) -> None:
 #: Python list methods of an array standing for a list (numpy_api.methods asks).
 LIST_METHODS: dict[str, Callable[..., Any]] = {
     "pop": _pop, "index": _index, "remove": _remove, "insert": _insert, "extend": _extend,
+    "popleft": lambda self: _pop(self, 0),  # (a collections.deque laid out as an array)
+    "appendleft": lambda self, value: _insert(self, 0, value),
     "count": lambda self, value: as_tracer(np.count_nonzero(np.equal(self, value))),
     "copy": lambda self: _listed(lax.fresh(self)),
     "reverse": lambda self: _rebind(self, as_tracer(self[::-1])),
