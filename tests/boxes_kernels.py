@@ -269,3 +269,16 @@ def bfs_deque(adj: i64[:, :], start: i64) -> i64:
                 depth[j] = depth[node] + 1
                 queue.append(j)
     return total * 100 + len(depth)
+
+
+@aotc.export
+def updated(x: i64[:]) -> tuple:
+    """set.update and list.extend with several items at a time (an update once put
+    them in as a list's items: duplicates a set must not hold)."""
+    s = set()
+    lst = []
+    for v in x:
+        s.update([v, v + 1])
+        lst.extend([v, -v])
+        lst.pop()
+    return len(s), sum(s), len(lst)

@@ -32,6 +32,7 @@ from boxes_kernels import (
     sorted_set,
     tallies,
     two_pops,
+    updated,
 )
 from projects import build_project, imported
 
@@ -62,6 +63,7 @@ CALLS: dict[Any, list[tuple[Any, ...]]] = {
     primes_list: [(10,), (1,), (0,)],
     tallies: [(np.array([3, 1, 3, 2, 1]),), (np.array([4]),), (np.zeros(0, np.int64),)],
     bfs_deque: [(ADJ, 0), (ADJ, 3), (ADJ, 4), (ADJ, 7)],
+    updated: [(np.array([1, 2, 2, 5]),), (np.array([3]),), (np.zeros(0, np.int64),)],
 }
 CASES = [(fn, args) for fn, calls in CALLS.items() for args in calls]
 

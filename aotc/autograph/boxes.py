@@ -42,7 +42,12 @@ from ..ops.index import raise_if_p
 from ..tracing.tracer import Tracer, as_tracer, current
 from .sequences import RuntimeSeq, sequence
 
-State = tuple[Any, ...]
+
+def box_params(kind: str, key: Lanes, value: Lanes | None) -> dict[str, Any]:
+    """The params every box primitive carries (:mod:`aotc.ops.containers`)."""
+    return {"kind": kind, "key": key.codes(), "value": value.codes() if value else ()}
+
+
 class Lanes:
     """How a Python item maps to lanes: a scalar (one lane) or a tuple of ``n``."""
 
@@ -99,12 +104,9 @@ class RuntimeBox:
         return f"{self.kind!r}, {self.key.codes()!r}, {value!r}, {self.key.is_tuple}"
 
     # -- primitives
-    def _params(self) -> dict[str, Any]:
-        return {"kind": self.kind, "key": self.key.codes(),
-                "value": self.value.codes() if self.value else ()}
-
-    def _bind(self, prim: Any, *atoms: Any) -> list[Tracer]:
-        return lax.bind(prim, self.handle.atom, *atoms, **self._params())
+    def _bind(self, prim: Any, *atoms: Any, **params: Any) -> list[Tracer]:
+        return lax.bind(prim, self.handle.atom, *atoms,
+                        **box_params(self.kind, self.key, self.value), **params)
 
     def len(self) -> Tracer:
         (n,) = self._bind(box_len_p)
@@ -163,12 +165,15 @@ class RuntimeBox:
         return self
 
     def extend(self, values: Iterable[Any]) -> None:
-        seq = sequence(values.iterate() if isinstance(values, RuntimeBox) else values)
+        """``lst.extend(values)``, ``s.update(values)``: each item put in, in order (a
+        runtime sequence's, an array's rows, a box's items, or Python's)."""
+        put = self.append if self.kind == "list" else self.add
+        seq = sequence(values)
         if isinstance(seq, RuntimeSeq):
-            lax.fori_loop(0, seq.length, lambda i, s: (self.append(seq.item(i)), s)[1], ())
+            lax.fori_loop(0, seq.length, lambda i, s: (put(seq.item(i)), s)[1], ())
         else:
             for v in seq:
-                self.append(v)
+                put(v)
 
     def pop(self, *args: Any) -> Any:
         if self.kind == "dict":
@@ -197,7 +202,7 @@ class RuntimeBox:
     def remove(self, value: Any) -> None:
         if self.kind == "set":
             (removed,) = self._bind(map_delete_p, *self.key.split(value))
-            self._missing(np.logical_not(removed), value)
+            self._key_error(np.logical_not(removed), value)
             return
         k = self.index(value)
         self._bind(list_pop_p, k.atom)
@@ -220,15 +225,14 @@ class RuntimeBox:
         if not isinstance(reverse, bool):
             raise current().error("sort(reverse=...) takes True or False known at build "
                                   "time")
-        lax.bind(box_sort_p, self.handle.atom, **self._params(), reverse=reverse)
+        self._bind(box_sort_p, reverse=reverse)
 
     def listed(self) -> RuntimeBox:
         """A new list of the items (a set's or dict's keys), in order."""
         if self.kind == "list":
             return self.copy()
         out = filled([], "list", self.key, None)
-        seq = self.iterate()
-        lax.fori_loop(0, seq.length, lambda i, s: (out.append(seq.item(i)), s)[1], ())
+        out.extend(self)
         return out
 
     def copy(self) -> RuntimeBox:
@@ -256,7 +260,7 @@ class RuntimeBox:
     def __delitem__(self, index: Any) -> None:
         if self.kind == "dict":
             (removed,) = self._bind(map_delete_p, *self.key.split(index))
-            self._missing(np.logical_not(removed), index)
+            self._key_error(np.logical_not(removed), index)
             return
         k = self._index(index, "list assignment index out of range")
         self._bind(list_pop_p, k.atom)
@@ -277,7 +281,7 @@ class RuntimeBox:
         self.extend(values)
 
     # -- dict methods
-    def _missing(self, absent: Any, key: Any) -> None:
+    def _key_error(self, absent: Any, key: Any) -> None:
         """Python's KeyError, whose message is the key (up to four lanes shown)."""
         lanes = [as_tracer(v) for v in (list(key) if self.key.is_tuple else [key])][:4]
         tokens = ["{" + slot + ("!d" if lane.dtype.kind == "f" else "") + "}"
@@ -302,13 +306,13 @@ class RuntimeBox:
         if self.missing is not None:  # a defaultdict: a key read first is set first
             self.setdefault(key, self.missing)
         k = self._find(key)
-        self._missing(np.less(k, 0), key)
+        self._key_error(np.less(k, 0), key)
         return self._value_at(k)
 
     def _value_at(self, position: Any) -> Any:
+        """The value of entry ``position`` (zeros where there is none: -1, not found)."""
         assert self.value is not None
-        lanes = self._at(np.maximum(position, 0))
-        return self.value.join(lanes[len(self.key.dtypes):])
+        return self.value.join(self._at(position)[len(self.key.dtypes):])
 
     def get(self, key: Any, default: Any = None) -> Any:
         if default is None:
@@ -355,20 +359,16 @@ def _as_list(value: Any, lanes: Lanes) -> list[Any]:
 def filled(old: Any, kind: str, key: Lanes, value: Lanes | None) -> RuntimeBox:
     """A new box of ``kind`` holding ``old``'s items: a Python container's, or the
     items of an array standing for a list."""
-    params = {"kind": kind, "key": key.codes(), "value": value.codes() if value else ()}
     factory = old.default_factory if isinstance(old, collections.defaultdict) else None
     missing = factory() if factory is not None else None
     if missing is not None and not isinstance(missing, (bool, int, float)):
         raise current().error(f"a defaultdict of {type(missing).__name__} changed in a "
                               "runtime loop: a box holds numbers",
                               hint="use defaultdict(int) or defaultdict(float)")
-    box = RuntimeBox(lax.bind1(box_new_p, **params), kind, key, value, missing)
-    if isinstance(old, Tracer):
-        lax.fori_loop(0, old.shape[0], lambda i, s: (box.append(old[i]), s)[1], ())
-    elif kind == "dict":
-        for k, v in old.items():
-            box[k] = v
+    box = RuntimeBox(lax.bind1(box_new_p, **box_params(kind, key, value)), kind, key, value,
+                     missing)
+    if kind == "dict":
+        box.update(old)
     else:
-        for item in old:
-            (box.append if kind == "list" else box.add)(item)
+        box.extend(old)
     return box

@@ -21,7 +21,7 @@ from ..ops.index import raise_if_p
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.tracer import Tracer, as_tracer, current
 from .boxes import Lanes, RuntimeBox, filled
-from .sequences import RuntimeSeq, sequence
+from .sequences import RuntimeSeq
 
 State = tuple[Any, ...]
 _KINDS: dict[type, str] = {list: "list", set: "set", dict: "dict"}
@@ -281,9 +281,8 @@ def reduction(name: str, box: RuntimeBox, *args: Any) -> Any:
         return lax.fori_loop(1, n, keep, box.item(0))
     if name == "sum":
         start = args[0] if args else 0
-        first = box.item(0)
-        total0 = np.add(start, np.zeros((), first.dtype if first.dtype != np.bool_
-                                        else np.int64))
+        (dtype,) = box.key.dtypes
+        total0 = np.add(start, np.zeros((), dtype if dtype != np.bool_ else np.int64))
         return lax.fori_loop(0, n, lambda i, total: np.add(total, box.item(i)), total0)
     every = name == "all"
 
@@ -304,26 +303,14 @@ def sorted_items(box: RuntimeBox, key: Any = None, reverse: bool = False) -> Run
 
 
 def as_set(value: Any = ()) -> Any:
-    """``set(x)``: of an array's items or of a list, set or dict grown at run time, a
-    set grown at run time; else Python's."""
-    if getattr(type(value), "is_box", False) or isinstance(value, Tracer):
-        return of_items("set", value)
+    """``set(x)``: of a 1-d array's items or of a list, set or dict grown at run time, a
+    set grown at run time (a new box of them); else Python's."""
+    if isinstance(value, Tracer):
+        if value.ndim != 1:
+            raise current().error("set() of an array's rows (Python's TypeError: an array "
+                                  "is unhashable)", hint="set() of a 1-d array")
+        return filled(value, "set", Lanes((value.dtype,), False), None)
+    if getattr(type(value), "is_box", False):
+        return filled(value, "set", value.key, None)
     return set(value)
-
-
-def of_items(kind: str, items: Any) -> RuntimeBox:
-    """``set(x)`` of a 1-d array's items or of a box's: a new box of them."""
-    seq = sequence(items)
-    assert isinstance(seq, RuntimeSeq)
-    if isinstance(items, Tracer):
-        if items.ndim != 1:
-            raise current().error(f"{kind}() of an array's rows (Python's TypeError: an "
-                                  "array is unhashable)", hint=f"{kind}() of a 1-d array")
-        lanes = Lanes((items.dtype,), False)
-    else:
-        lanes = items.key
-    out = filled([], kind, lanes, None)
-    add = out.append if kind == "list" else out.add
-    lax.fori_loop(0, seq.length, lambda i, s: (add(seq.item(i)), s)[1], ())
-    return out
 
