@@ -5,7 +5,7 @@ extension."""
 import numpy as np
 
 import aotc
-from aotc import f64, i64
+from aotc import f64, i64, u64
 
 
 @aotc.export
@@ -282,3 +282,13 @@ def updated(x: i64[:]) -> tuple:
         lst.extend([v, -v])
         lst.pop()
     return len(s), sum(s), len(lst)
+
+
+@aotc.export
+def big_sorted(x: u64[:]) -> tuple:
+    """sorted() of a set of uint64: values past 2**63 sort last (unsigned order)."""
+    s = set()
+    for v in x:
+        s.add(v)
+    t = sorted(s)
+    return t[0], t[-1], len(t)

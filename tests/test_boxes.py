@@ -17,6 +17,7 @@ import pytest
 from boxes_kernels import (
     bfs,
     bfs_deque,
+    big_sorted,
     chains,
     dedupe,
     discards,
@@ -64,6 +65,8 @@ CALLS: dict[Any, list[tuple[Any, ...]]] = {
     tallies: [(np.array([3, 1, 3, 2, 1]),), (np.array([4]),), (np.zeros(0, np.int64),)],
     bfs_deque: [(ADJ, 0), (ADJ, 3), (ADJ, 4), (ADJ, 7)],
     updated: [(np.array([1, 2, 2, 5]),), (np.array([3]),), (np.zeros(0, np.int64),)],
+    big_sorted: [(np.array([2**63 + 5, 3, 2**64 - 1, 3], dtype=np.uint64),),
+                 (np.array([7], dtype=np.uint64),)],
 }
 CASES = [(fn, args) for fn, calls in CALLS.items() for args in calls]
 

@@ -24,6 +24,7 @@ from llvmlite import ir
 from .builder import KernelBuilder, define_once
 from .dtypes import I1, I64, PTR, i64
 from .libc import libc_function
+from .loops import for_range
 from .runtime import HEAP_FIELD, RUNTIME_STRUCT
 
 HEADER = ir.LiteralStructType([PTR, PTR, I64, I64, PTR, I64, I64])
@@ -72,7 +73,9 @@ def heap_slot(b: ir.IRBuilder, rt: ir.Value) -> ir.Value:
 # -- lanes: register values <-> 8-byte slots ----------------------------------------------
 
 def lane_kind(dtype: np.dtype) -> str:
-    return "f" if dtype.kind == "f" else "i"
+    """How a lane compares: "f" as a double, "u" as an unsigned 64-bit integer (uint64:
+    its top bit is a value), "i" as a signed one (every other integer, and bool)."""
+    return "f" if dtype.kind == "f" else "u" if dtype == np.uint64 else "i"
 
 
 def store_lane(b: ir.IRBuilder, value: ir.Value, dtype: np.dtype, at: ir.Value) -> None:
@@ -96,7 +99,7 @@ def load_lane(b: ir.IRBuilder, at: ir.Value, dtype: np.dtype) -> ir.Value:
 
 
 def key_record(b: KernelBuilder, values: Sequence[ir.Value], dtypes: Sequence[np.dtype]
-            ) -> ir.Value:
+               ) -> ir.Value:
     """An entry-block record of ``values``' slots (a key to look up)."""
     slot = b.entry_alloca(ir.ArrayType(I64, max(len(values), 1)))
     for k, (value, dtype) in enumerate(zip(values, dtypes, strict=True)):
@@ -212,41 +215,14 @@ def reindex_function(module: ir.Module, width: int, kinds: str) -> ir.Function:
             b.ret(ir.Constant(I1, 0))
         mask = b.sub(n, i64(1))
         store_field(b, box, MASK, mask)
-        with _counting(b, n) as k:
+        with for_range(b, n, "fill", vectorize=False) as k:
             b.store(i64(-1), b.gep(table, [k], source_etype=I64))
-        with _counting(b, load_field(b, box, LEN)) as position:
+        with for_range(b, load_field(b, box, LEN), "rehash", vectorize=False) as position:
             key = entry_ptr(b, box, position, width)
             slot = _free_slot(b, table, mask, _hash(b, key, kinds))
             b.store(position, b.gep(table, [slot], source_etype=I64))
         b.ret(ir.Constant(I1, 1))
     return define_once(module, f"aotc.box.reindex.{width}.{kinds}", I1, [("box", PTR)], body)
-
-
-class _counting:
-    """``for k in range(n)`` around the ``with`` block's code."""
-
-    def __init__(self, b: ir.IRBuilder, n: ir.Value) -> None:
-        self.b, self.n = b, n
-
-    def __enter__(self) -> ir.Value:
-        b = self.b
-        self.before = b.block
-        self.head = b.append_basic_block("count")
-        self.body = b.append_basic_block("count.body")
-        self.after = b.append_basic_block("count.end")
-        b.branch(self.head)
-        b.position_at_end(self.head)
-        self.k = b.phi(I64)
-        self.k.add_incoming(i64(0), self.before)
-        b.cbranch(b.icmp_signed("<", self.k, self.n), self.body, self.after)
-        b.position_at_end(self.body)
-        return self.k
-
-    def __exit__(self, *exc: object) -> None:
-        b = self.b
-        self.k.add_incoming(b.add(self.k, i64(1)), b.block)
-        b.branch(self.head)
-        b.position_at_end(self.after)
 
 
 def _probe(b: ir.IRBuilder, h: ir.Value, mask: ir.Value) -> ir.PhiInstr:
@@ -304,7 +280,7 @@ def find_function(module: ir.Module, width: int, kinds: str, hashed: bool) -> ir
     def body(b: KernelBuilder, p: dict[str, ir.Argument]) -> None:
         box, key = p["box"], p["key"]
         if not hashed:
-            with _counting(b, load_field(b, box, LEN)) as k:
+            with for_range(b, load_field(b, box, LEN), "scan", vectorize=False) as k:
                 with b.if_then(_equal(b, entry_ptr(b, box, k, width), key, kinds)):
                     b.ret(k)
             b.ret(i64(-1))
@@ -390,7 +366,8 @@ def compare_function(module: ir.Module, width: int, kinds: str, reverse: bool
                 less, more = b.fcmp_ordered("<", x, y), b.fcmp_ordered(">", x, y)
             else:
                 x, y = (b.load(lane_ptr(b, e, k), typ=I64) for e in (first, second))
-                less, more = b.icmp_signed("<", x, y), b.icmp_signed(">", x, y)
+                compare = b.icmp_unsigned if kind == "u" else b.icmp_signed
+                less, more = compare("<", x, y), compare(">", x, y)
             with b.if_then(less):
                 b.ret(ir.Constant(I32, -1))
             with b.if_then(more):
