@@ -9,7 +9,7 @@ successful call, for the caller to read and free.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from llvmlite import ir
@@ -60,12 +60,11 @@ from .box_functions import (
     store_lane,
 )
 from .builder import start_function
-from .context import Lowering
+from .context import EqnRule, Lowering
 from .dtypes import I64, PTR, i64
 from .runtime import RUNTIME_STRUCT
 from .values import Scalar, Value
 
-EqnRule = Callable[[Lowering, Eqn, Sequence[Value]], list[Value]]
 
 def uses_boxes(program: Program) -> bool:
     """Whether ``program`` (or a body in it, or a function it calls) works on boxes."""

@@ -16,7 +16,7 @@ its own) is refused at build time.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from llvmlite import ir
 
@@ -27,7 +27,7 @@ from ...ops.calls import DEPTH_LIMIT, Callee, call_p
 from ...ops.core import Primitive
 from ..memory.layout import plan_layout
 from .builder import finish_function, start_function
-from .context import Lowering
+from .context import EqnRule, Lowering
 from .dims import DimEvaluator
 from .dtypes import I64, PTR, i64, mem_type, reg_type
 from .values import Scalar, Value, load_memory, store_memory
@@ -86,5 +86,5 @@ def lower_call(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     return [Scalar(load_memory(b, slot, dtype, dtype.itemsize), dtype)]
 
 
-RULES: dict[Primitive, Callable[[Lowering, Eqn, Sequence[Value]], list[Value]]] = {
+RULES: dict[Primitive, EqnRule] = {
     call_p: lower_call}

@@ -8,7 +8,7 @@ rules share (where a result must be written, and a pointer to a register value).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -199,3 +199,7 @@ class Lowering:
         if isinstance(value, View):
             return value
         return View(self.pointer_to(value), (), (), value.dtype, align=value.dtype.itemsize)
+
+
+#: A lowering rule: the equation's result values from its operands'.
+EqnRule = Callable[[Lowering, Eqn, Sequence[Value]], list[Value]]

@@ -27,7 +27,7 @@ from ...ir import (
 from ...ops.core import Primitive
 from ...shapes import DimExpr, bound_symbols, size, upper_bound
 from ..elementwise import nests
-from ..elementwise.nests import EqnRule, copy_into
+from ..elementwise.nests import copy_into
 from ..linalg import dot_general as linalg
 from ..linalg import external
 from ..memory.inplace import Move
@@ -43,7 +43,7 @@ from ..targets.spec import TargetSpec
 from . import boxes, calls
 from .args import Args
 from .builder import KernelBuilder, finish_function, start_function
-from .context import Lowering
+from .context import EqnRule, Lowering
 from .dims import DimEvaluator
 from .dtypes import I64, PTR, i64
 from .outline import KERNEL_EQUATIONS, equation_count

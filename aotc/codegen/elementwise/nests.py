@@ -16,15 +16,13 @@ from llvmlite import ir
 from ...ir import Eqn, Var
 from ...ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ...ops.shape import bind_dim_p, dim_value_p, iota_p
-from ..core.context import Lowering
+from ..core.context import EqnRule, Lowering
 from ..core.dtypes import INT64, i64
 from ..core.loops import At, loop_nest, strided_nest
 from ..core.values import Scalar, Value, View, store
 from ..memory.rowcopy import copy_rows
 from .convert import convert
 from .scalar import rule_params, scalar_rule
-
-EqnRule = Callable[[Lowering, Eqn, Sequence[Value]], list[Value]]
 
 
 def merge_index(ndim: int, *groups: tuple[Sequence[int], Sequence[ir.Value]]) -> list[ir.Value]:

@@ -37,11 +37,11 @@ from ...ir import Eqn
 from ...ops.core import ALL_PRIMITIVES, Primitive
 from ...ops.linalg import dot_general_p
 from ..core.builder import KernelBuilder
-from ..core.context import Lowering
+from ..core.context import EqnRule, Lowering
 from ..core.dtypes import I8, constant, i64, reg_type
 from ..core.loops import At, for_range, loop_nest, strided_nest
 from ..core.values import Scalar, Value, View, element_ptr, load
-from ..elementwise.nests import Accumulator, EqnRule, copy_into, materialize, merge_index
+from ..elementwise.nests import Accumulator, copy_into, materialize, merge_index
 from ..elementwise.scalar import scalar_rule
 from .gemm import FLOATS, call_gemm, is_gemm
 from .gemm import workspace as gemm_workspace

@@ -23,12 +23,11 @@ from ...ops.core import Primitive
 from ...ops.external import BY_NAME, numpy_loop_p
 from ...ops.numpy_loops import LOOPS, TABLE_SYMBOL
 from ...ops.ufunc_signature import CoreDim
-from ..core.context import Lowering
+from ..core.context import EqnRule, Lowering
 from ..core.dtypes import BOOL, I64, PTR, i64, mem_type
 from ..core.libc import libc_function
 from ..core.loops import loop_nest
 from ..core.values import Scalar, Value, View, element_ptr, load
-from ..elementwise.nests import EqnRule
 
 I32 = ir.IntType(32)
 LOOP_TYPE = ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, PTR])

@@ -23,12 +23,12 @@ from ...ops.control import cond_p, for_loop_p, scan_p, while_loop_p
 from ...ops.core import Primitive
 from ...shapes import as_dim
 from ..core.carries import LOOP_FORMS
-from ..core.context import Lowering
+from ..core.context import EqnRule, Lowering
 from ..core.dtypes import I8, INT64, PTR, i64, reg_type
 from ..core.outline import outlined
 from ..core.runtime import WorkCounter, body_work, chunk_length, chunked_range
 from ..core.values import Scalar, Value, View, load, store
-from ..elementwise.nests import Accumulator, EqnRule, copy_into
+from ..elementwise.nests import Accumulator, copy_into
 from ..memory.inplace import BufferPlan, Move
 
 

@@ -26,10 +26,9 @@ from ...ops.core import Primitive
 from ...ops.fusion import fusion_p
 from ...ops.linalg import dot_general_p
 from ..core.builder import KernelBuilder
-from ..core.context import Lowering
+from ..core.context import EqnRule, Lowering
 from ..core.dtypes import i64
 from ..core.values import Value, View
-from ..elementwise.nests import EqnRule
 from ..linalg.dot_general import FEW_ROWS, matrix_product, narrow_product
 from ..linalg.gemm import tiled_gemm
 from ..linalg.gemm import workspace as gemm_workspace

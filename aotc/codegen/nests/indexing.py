@@ -21,14 +21,14 @@ from ...ops.core import Primitive
 from ...ops.index import check_p, clock_p, compress_p, python_number_p, raise_if_p, take_p
 from ...ops.shape import concatenate_p, update_slice_p
 from ..core.builder import KernelBuilder
-from ..core.context import Lowering
+from ..core.context import EqnRule, Lowering
 from ..core.dtypes import BOOL, FLOAT64, I8, I64, INT64, PTR, i64
 from ..core.libc import libc_function
 from ..core.loops import loop_nest
 from ..core.runtime import python_number, set_detail
 from ..core.values import Scalar, Value, View, load, step_value, store, sub_view
 from ..elementwise.convert import convert
-from ..elementwise.nests import EqnRule, copy_into, materialize
+from ..elementwise.nests import copy_into, materialize
 from ..memory.inplace import Update
 
 TAKE_INDEX_ERROR = 2  # abi.KERNEL_ERRORS

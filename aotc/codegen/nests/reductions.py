@@ -17,12 +17,12 @@ from llvmlite import ir
 from ...ir import Eqn
 from ...ops.core import ALL_PRIMITIVES, Primitive
 from ...ops.reduce import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS, highest, lowest
-from ..core.context import Lowering
+from ..core.context import EqnRule, Lowering
 from ..core.dtypes import I64, constant, i64, reg_type
 from ..core.loops import for_range, loop_nest
 from ..core.values import Scalar, Value, View, load, part_view, store
 from ..elementwise.complexarith import mul_unfused, pack, select
-from ..elementwise.nests import Accumulator, EqnRule, copy_into, materialize, merge_index
+from ..elementwise.nests import Accumulator, copy_into, materialize, merge_index
 from ..elementwise.scalar import Fn, scalar_rule
 from .extremes import contiguous_arg_extreme, contiguous_extreme
 from .pairwise import pairwise_sum

@@ -12,10 +12,10 @@ from llvmlite import ir
 from ...ir import Eqn
 from ...ops.core import Primitive
 from ...ops.random import GENERATORS, random_draw_p, random_seed_p
-from ..core.context import Lowering
+from ..core.context import EqnRule, Lowering
 from ..core.dtypes import PTR
 from ..core.values import Scalar, Value
-from ..elementwise.nests import EqnRule, materialize
+from ..elementwise.nests import materialize
 from .binomial import binomial_function
 from .continuous import (
     f_function,

@@ -19,11 +19,11 @@ from llvmlite import ir
 from ...ir import Eqn
 from ...ops.core import Primitive
 from ...ops.sorting import argsort_p, searchsorted_p, sort_p
-from ..core.context import Lowering
+from ..core.context import EqnRule, Lowering
 from ..core.dtypes import I64, i64
 from ..core.loops import first_not_before, loop_nest
 from ..core.values import Value, View, element_ptr, load
-from ..elementwise.nests import Accumulator, EqnRule, materialize, merge_index
+from ..elementwise.nests import Accumulator, materialize, merge_index
 from ..memory.workspace import workspace
 from .radix import sort_indices_function, sort_values_function
 
