@@ -394,14 +394,17 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         # CFLAGS and would read like the user's fault). -Og: the wrapper's calls measure
         # the same as at -O1 or -O2 (Python's own overhead dominates), and gcc takes 40%
         # less time over it, most of a clean build.
-        ext.extra_compile_args = ["-g0", f"-ffile-prefix-map={root.resolve()}=.",
+        project = f"-ffile-prefix-map={root.resolve()}=."
+        ext.extra_compile_args = ["-g0", project,
                                   f"-ffile-prefix-map={Path(numpy.__file__).parent}=numpy",
                                   "-Wno-unused-function", "-Wno-unreachable-code",
                                   "-Wno-sign-compare", "-Og"]
         pyx = _relative(mod.pyx, root)
+        # (the project's place maps to '.': the same object wherever the project is)
         ext.aotc_wrapper_key = wrapper_cache.key(
             [mod.pyx, mod.header, mod.header.with_name("_aotc_numpy.pxd")],
-            c_compiler(plan.config.glibc), [pyx, *ext.extra_compile_args[2:]])
+            c_compiler(plan.config.glibc),
+            [pyx, *(a for a in ext.extra_compile_args if a != project)])
         ext.sources = [pyx]
         with mod.timer.phase("cython"):
             ext.sources = self._cythonize(ext, root, plan.config)
