@@ -255,42 +255,36 @@ def _insert_impl(h: np.ndarray, k: np.ndarray, *item: np.ndarray, **_: Any
     return ()
 
 
-def _list_find_impl(h: np.ndarray, *item: np.ndarray, **_: Any) -> tuple[np.ndarray, ...]:
-    wanted = _key(item)
-    for k, have in enumerate(_box_of(h)):
-        if _key(tuple(np.asarray(v) for v in have)) == wanted:
-            return (np.asarray(k, dtype=I64),)
-    return (np.asarray(-1, dtype=I64),)
+def _position(box: Any, lanes: tuple[np.ndarray, ...]) -> int:
+    """Where the item (of a list) or key (of a set's or dict's) equal to ``lanes`` is,
+    as the kernel compares them; -1 where there is none."""
+    wanted = _key(lanes)
+    return next((k for k, have in enumerate(box)
+                 if _key(tuple(np.asarray(v) for v in have)) == wanted), -1)
 
 
-def _map_find_impl(h: np.ndarray, *key: np.ndarray, **_: Any) -> tuple[np.ndarray, ...]:
-    box, wanted = _box_of(h), _key(key)
-    for k, have in enumerate(box):
-        if _key(tuple(np.asarray(v) for v in have)) == wanted:
-            return (np.asarray(k, dtype=I64),)
-    return (np.asarray(-1, dtype=I64),)
+def _find_impl(h: np.ndarray, *lanes: np.ndarray, **_: Any) -> tuple[np.ndarray, ...]:
+    return (np.asarray(_position(_box_of(h), lanes), dtype=I64),)
 
 
 def _map_put_impl(h: np.ndarray, *lanes: np.ndarray, kind: str, key: tuple[str, ...],
                   value: tuple[str, ...]) -> tuple[np.ndarray, ...]:
     box = _box_of(h)
-    k, v = lanes[:len(key)], lanes[len(key):]
-    wanted = _key(k)
-    for have in box:
-        if _key(tuple(np.asarray(x) for x in have)) == wanted:
-            box[have] = tuple(_scalar(x) for x in v)
-            return (np.asarray(False),)
-    box[tuple(_scalar(x) for x in k)] = tuple(_scalar(x) for x in v)
+    k = _position(box, lanes[:len(key)])
+    values = tuple(_scalar(x) for x in lanes[len(key):])
+    if k >= 0:  # (the key it has stays, as a dict keeps its first key object)
+        box[list(box)[k]] = values
+        return (np.asarray(False),)
+    box[tuple(_scalar(x) for x in lanes[:len(key)])] = values
     return (np.asarray(True),)
 
 
 def _map_delete_impl(h: np.ndarray, *key: np.ndarray, **_: Any) -> tuple[np.ndarray, ...]:
-    box, wanted = _box_of(h), _key(key)
-    for have in box:
-        if _key(tuple(np.asarray(x) for x in have)) == wanted:
-            del box[have]
-            return (np.asarray(True),)
-    return (np.asarray(False),)
+    box = _box_of(h)
+    k = _position(box, key)
+    if k >= 0:
+        del box[list(box)[k]]
+    return (np.asarray(k >= 0),)
 
 
 def _sort_impl(h: np.ndarray, *, reverse: bool, **_: Any) -> tuple[np.ndarray, ...]:
@@ -308,8 +302,8 @@ impl_rules.update({
     list_pop_p: _pop_impl,
     list_put_p: _put_impl,
     list_insert_p: _insert_impl,
-    list_find_p: _list_find_impl,
-    map_find_p: _map_find_impl,
+    list_find_p: _find_impl,
+    map_find_p: _find_impl,
     map_put_p: _map_put_impl,
     map_delete_p: _map_delete_impl,
     box_sort_p: _sort_impl,
