@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import lax
 from ..errors import TraceError
+from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.tracer import Tracer, as_tracer, current
@@ -310,7 +311,7 @@ def as_set(value: Any = ()) -> Any:
             raise current().error("set() of an array's rows (Python's TypeError: an array "
                                   "is unhashable)", hint="set() of a 1-d array")
         return filled(value, "set", Lanes((value.dtype,), False), None)
-    if getattr(type(value), "is_box", False):
+    if is_box(value):
         return filled(value, "set", value.key, None)
     return set(value)
 

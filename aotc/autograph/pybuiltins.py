@@ -23,6 +23,7 @@ from ..numpy_api.complexes import make_complex
 from ..numpy_api.functions_base import warn_complex_cast
 from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pyrandom import sample
+from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current, user_loc
@@ -234,7 +235,7 @@ def _sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
     """``sorted()`` of runtime values: a list standing for its items, in order (NumPy's
     sort: NaNs last, where Python's comparisons leave NaNs where they are); of a list,
     set or dict grown at run time, a new such list of its items, sorted."""
-    if getattr(type(iterable), "is_box", False):
+    if is_box(iterable):
         return boxing.sorted_items(iterable, key, reverse)
     if not _traced_items(iterable):
         if key is None:
@@ -313,7 +314,7 @@ def _deque(iterable: Any = (), maxlen: Any = None) -> Deque:
 def _over_boxes(name: str, builtin: Callable[..., Any]) -> Callable[..., Any]:
     """``builtin``, and its reduction of a list, set or dict grown at run time."""
     def call(*args: Any, **kwargs: Any) -> Any:
-        if len(args) >= 1 and not kwargs and getattr(type(args[0]), "is_box", False):
+        if len(args) >= 1 and not kwargs and is_box(args[0]):
             return boxing.reduction(name, *args)
         return builtin(*args, **kwargs)
     return call
@@ -336,4 +337,3 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
 for _name in boxing.REDUCTIONS:
     _builtin = getattr(builtins, _name)
     BUILTINS[_builtin] = _over_boxes(_name, BUILTINS[_builtin])
-

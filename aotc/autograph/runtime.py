@@ -32,6 +32,7 @@ from ..numpy_api.pymath import PYMATH
 from ..numpy_api.pyrandom import PYRANDOM, is_python_random
 from ..numpy_api.pyrandom import refuse as refuse_pyrandom
 from ..numpy_api.random import refuse as refuse_random
+from ..ops.containers import is_box
 from ..ops.index import clock_p, raise_if_p
 from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
@@ -88,7 +89,7 @@ def contains(value: Any, container: Any) -> Any:
     ``__contains__``)."""
     if isinstance(container, Tracer):
         return np.any(np.equal(container, value))
-    if getattr(type(container), "is_box", False):  # grown at run time (autograph.boxes)
+    if is_box(container):  # grown at run time (autograph.boxes)
         return container.contains(value)
     if isinstance(container, (tuple, list, set, frozenset)) and (
             traced(value) or any(traced(item) for item in container)):

@@ -21,6 +21,7 @@ import numpy as np
 from .. import lax
 from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pynumbers import marked
+from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import SYMBOL_LIMIT, DimExpr, as_dim, ceil_div, from_arguments, relu
 from ..tracing.tracer import DISPATCH, Tracer, as_tracer, current
@@ -90,7 +91,7 @@ def sequence(value: Any) -> Any:
     whose rows are its items), else itself."""
     if isinstance(value, MaskedValue):  # for v in x[x > 0]: the kept items, laid out
         value = value.values()
-    if getattr(type(value), "is_box", False):  # a list, set or dict grown at run time
+    if is_box(value):  # a list, set or dict grown at run time
         return value.iterate()
     if isinstance(value, Tracer):
         if value.ndim == 0:
@@ -227,7 +228,7 @@ def ndindex(*shape: Any) -> Any:
 def length(value: Any) -> Any:
     if isinstance(value, RuntimeSeq):
         return value.length
-    if getattr(type(value), "is_box", False):
+    if is_box(value):
         return value.len()
     if isinstance(value, Tracer):
         if value.ndim == 0:
@@ -239,7 +240,7 @@ def length(value: Any) -> Any:
 def as_list(value: Any = ()) -> Any:
     """``list(x)``: a runtime sequence becomes its values stacked into an array; a list,
     set or dict grown at run time a new such list of its items."""
-    if getattr(type(value), "is_box", False):
+    if is_box(value):
         return value.listed()
     seq = sequence(value)
     if isinstance(seq, RuntimeSeq):

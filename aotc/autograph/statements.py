@@ -22,6 +22,7 @@ from .. import lax
 from ..ir import Var
 from ..numpy_api import CREATION, pylists
 from ..numpy_api.creation import full_from_dims
+from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, bound_symbols
 from ..tracing.aliases import path_aliased
@@ -50,11 +51,11 @@ def maybe(read: Callable[[], Any]) -> Any:
 
 def traced(*values: Any) -> bool:
     return any(isinstance(v, (Tracer, RuntimeSeq, optional.Optional))
-               or getattr(type(v), "is_box", False) for v in values)
+               or is_box(v) for v in values)
 
 
 def as_bool(value: Any) -> Any:
-    if getattr(type(value), "is_box", False):  # a list, set or dict grown at run time
+    if is_box(value):  # a list, set or dict grown at run time
         return np.greater(value.len(), 0)
     if isinstance(value, optional.Optional):  # None is false, a value as itself
         if isinstance(value.value, Tracer):

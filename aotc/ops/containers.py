@@ -77,6 +77,13 @@ I64 = np.dtype(np.int64)
 HANDLE = AType(I64, ())
 
 
+def is_box(value: Any) -> bool:
+    """Whether ``value`` is the front end's box (``autograph.boxes.RuntimeBox``) or its
+    recording stand-in: its class says so, by ``is_box`` (a Tracer answers any
+    attribute, so the class is asked, not the value)."""
+    return bool(getattr(type(value), "is_box", False))
+
+
 def _lanes(codes: tuple[str, ...]) -> tuple[AType, ...]:
     return tuple(AType(np.dtype(c), ()) for c in codes)
 

@@ -25,6 +25,7 @@ from ..autograph.runtime import KernelRaises
 from ..autograph.texts import Text
 from ..errors import AotcError, Loc, TraceError, internal_errors, tracing_failure
 from ..ir import Atom, Check, DimSource, Eqn, Lit, Params, Program, Var, verify
+from ..ops.containers import is_box
 from ..ops.elementwise import convert_p
 from ..ops.index import PYTHON_NUMBER_BITS, python_number_p
 from ..ops.shape import broadcast_in_dim_p
@@ -122,7 +123,7 @@ def _tree(result: Any, leaves: list[Any]) -> str:
     if isinstance(result, Text):  # one chosen at run time
         leaves.append(result.index)
         return f"{result.options!r}[@{len(leaves) - 1}@]"
-    if getattr(type(result), "is_box", False):  # a list, set or dict grown at run time
+    if is_box(result):  # a list, set or dict grown at run time
         leaves.append(result.escaped())
         return f"_box_value(@{len(leaves) - 1}@, {result.described()})"
     leaves.append(result)
@@ -159,7 +160,7 @@ def is_tree(result: Any) -> bool:
     """A result only a nested structure describes (a list, a dict, a string, one grown
     at run time, a tuple holding one)."""
     def nested(v: Any) -> bool:
-        return isinstance(v, _NESTED) or getattr(type(v), "is_box", False)
+        return isinstance(v, _NESTED) or is_box(v)
     return (nested(result) and not isinstance(result, tuple)) or (
         isinstance(result, tuple) and any(nested(v) for v in result))
 
