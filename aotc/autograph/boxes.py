@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..numpy_api.pylists import insert_position, list_position
 from ..ops.containers import (
     box_clear_p,
     box_copy_p,
@@ -115,17 +116,6 @@ class RuntimeBox:
     def _at(self, position: Any) -> list[Tracer]:
         return self._bind(box_item_p, lax.convert(as_tracer(position), np.dtype(np.int64)).atom)
 
-    def _index(self, index: Any, message: str, *, end: bool = False) -> Tracer:
-        """``index`` made non-negative, Python's IndexError outside the list (``end``:
-        the length itself is inside, as ``insert`` allows)."""
-        n = self.len()
-        given = lax.convert(as_tracer(index), np.dtype(np.int64))
-        i: Any = np.where(np.less(given, 0), np.add(given, n), given)
-        top = np.greater(i, n) if end else np.greater_equal(i, n)
-        outside: Any = np.logical_or(np.less(i, 0), top)
-        lax.bind(raise_if_p, outside.atom, error="IndexError", message=message)
-        return as_tracer(i)
-
     def item(self, position: Any) -> Any:
         """Item ``position`` (0 <= position < len): a list's item, a set's or dict's key."""
         lanes = self._at(position)
@@ -184,14 +174,12 @@ class RuntimeBox:
         n = self.len()
         empty: Any = np.equal(n, 0)
         lax.bind(raise_if_p, empty.atom, error="IndexError", message="pop from empty list")
-        k = self._index(args[0] if args else -1, "pop index out of range")
+        k = list_position(args[0] if args else -1, n, "pop index out of range")
         return self.key.join(self._bind(list_pop_p, k.atom))
 
     def insert(self, index: Any, value: Any) -> None:
-        n = self.len()
-        given = lax.convert(as_tracer(index), np.dtype(np.int64))
-        i = np.where(np.less(given, 0), np.maximum(np.add(given, n), 0), np.minimum(given, n))
-        self._bind(list_insert_p, as_tracer(i).atom, *self.key.split(value))
+        i = insert_position(index, self.len())
+        self._bind(list_insert_p, i.atom, *self.key.split(value))
 
     def index(self, value: Any) -> Tracer:
         k = self._find(value)
@@ -247,14 +235,14 @@ class RuntimeBox:
                 return self.copy()
             raise current().error("slicing a list grown while the kernel runs",
                                   hint="copy it whole (lst[:]) or index it item by item")
-        return self.item(self._index(index, "list index out of range"))
+        return self.item(list_position(index, self.len(), "list index out of range"))
 
     def __setitem__(self, index: Any, value: Any) -> None:
         if self.kind == "dict":
             assert self.value is not None
             self._bind(map_put_p, *self.key.split(index), *self.value.split(value))
             return
-        k = self._index(index, "list assignment index out of range")
+        k = list_position(index, self.len(), "list assignment index out of range")
         self._bind(list_put_p, k.atom, *self.key.split(value))
 
     def __delitem__(self, index: Any) -> None:
@@ -262,7 +250,7 @@ class RuntimeBox:
             (removed,) = self._bind(map_delete_p, *self.key.split(index))
             self._key_error(np.logical_not(removed), index)
             return
-        k = self._index(index, "list assignment index out of range")
+        k = list_position(index, self.len(), "list assignment index out of range")
         self._bind(list_pop_p, k.atom)
 
     # -- set methods

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import lax
 from ..numpy_api.masks import MaskedValue
+from ..numpy_api.pylists import list_position
 from ..numpy_api.pynumbers import marked
 from ..ops.containers import is_box
 from ..ops.index import raise_if_p
@@ -70,12 +71,7 @@ class RuntimeSeq:
             if not -n <= index < n:
                 raise current().error("list index out of range")
             return self.item(index % n)
-        i = as_tracer(index)
-        outside = np.logical_or(np.less(i, np.negative(self.length)),
-                                np.greater_equal(i, self.length))
-        lax.bind(raise_if_p, outside.atom, error="IndexError", message="list index out of "
-                                                                        "range")
-        return self.item(np.where(np.less(i, 0), np.add(i, self.length), i))
+        return self.item(list_position(index, self.length, "list index out of range"))
 
     def stacked(self, fn: Callable[[Any], Any]) -> Any:
         """``np.array([fn(item) for item in self])``, the loop running at run time."""

@@ -91,18 +91,26 @@ def _fail_where(cond: Any, error: str, message: str) -> None:
     lax.bind(raise_if_p, as_tracer(cond).atom, error=error, message=message)
 
 
-def _position(self: Tracer, index: Any, message: str) -> Tracer:
-    """``index`` as a list reads it: from the end when negative; IndexError outside."""
-    n = self.shape[0]
+def list_position(index: Any, n: Any, message: str) -> Tracer:
+    """``index`` into ``n`` items as a list reads it: from the end when negative, with
+    Python's IndexError (``message``) outside (lists laid out as arrays, runtime
+    sequences and boxes all index so)."""
     i = lax.convert(as_tracer(index), np.dtype(np.int64))
     i = as_tracer(np.where(np.less(i, 0), np.add(i, n), i))
     _fail_where(np.logical_or(np.less(i, 0), np.greater_equal(i, n)), "IndexError", message)
     return i
 
 
+def insert_position(index: Any, n: Any) -> Tracer:
+    """Where ``insert(index, v)`` puts ``v`` among ``n`` items: Python clamps the index
+    into ``[0, n]`` (from the end when negative), never an error."""
+    i = lax.convert(as_tracer(index), np.dtype(np.int64))
+    return as_tracer(np.where(np.less(i, 0), np.maximum(np.add(i, n), 0), np.minimum(i, n)))
+
+
 def item(self: Tracer, index: Any) -> Any:
     """``lst[i]`` of an array standing for a list: Python's IndexError outside it."""
-    return self[_position(self, index, "list index out of range")]
+    return self[list_position(index, self.shape[0], "list index out of range")]
 
 
 def _without(self: Tracer, i: Tracer) -> Tracer:
@@ -118,7 +126,7 @@ def _rebind(self: Tracer, value: Tracer) -> None:
 
 def _pop(self: Tracer, index: Any = -1) -> Any:
     _fail_where(np.equal(self.shape[0], 0), "IndexError", "pop from empty list")
-    i = _position(self, index, "pop index out of range")
+    i = list_position(index, self.shape[0], "pop index out of range")
     item = self[i]
     _rebind(self, _without(self, i))
     return item
@@ -138,8 +146,7 @@ def _remove(self: Tracer, value: Any) -> None:
 
 def _insert(self: Tracer, index: Any, value: Any) -> None:
     n = self.shape[0]
-    i = lax.convert(as_tracer(index), np.dtype(np.int64))
-    i = np.where(np.less(i, 0), np.maximum(np.add(i, n), 0), np.minimum(i, n))
+    i = insert_position(index, n)
     row = lax.convert(as_tracer(value), self.dtype)
     grown = joining.concatenate((self, lax.reshape(row, (DimExpr.const(1),))))
     k = iota(np.dtype(np.int64), (self.aval.shape[0] + 1,), 0)
