@@ -46,26 +46,35 @@ def _at(b: ir.IRBuilder, base: ir.Value, i: ir.Value, itemsize: int) -> ir.Value
     return b.gep(base, [b.mul(i, i64(itemsize))], source_etype=ir.IntType(8))
 
 
+def _vector_or_scalar(b: KernelBuilder, x: View, index: list[ir.Value], axis: int,
+                      ty: ir.Type, vector: Callable[[ir.Value, ir.Value, int], ir.Value],
+                      scalar: Callable[[], ir.Value]) -> ir.Value:
+    """``vector(base, n, width)`` where ``x``'s axis is contiguous at run time and holds
+    ``UNROLL`` registers or more (``base``: its first element at ``index``, whose
+    ``index[axis]`` is ignored), else ``scalar()``: a value of type ``ty``."""
+    width = _lanes(b, x.dtype)
+    n, stride = x.dims[axis], x.strides[axis]
+    base = element_ptr(b, x, [*index[:axis], i64(0), *index[axis + 1:]])
+    result = b.entry_alloca(ty, name="extreme")
+    fast = b.and_(b.icmp_signed("==", stride, i64(x.dtype.itemsize)),
+                  b.icmp_signed(">=", n, i64(width * UNROLL)))
+    with b.if_else(fast, likely=True) as (then, otherwise):
+        with then:
+            b.store(vector(base, n, width), result)
+        with otherwise:
+            b.store(scalar(), result)
+    return b.load(result, typ=ty)
+
+
 def contiguous_extreme(b: KernelBuilder, x: View, index: list[ir.Value], axis: int,
                        combine: Fn, identity: ir.Constant,
                        scalar: Callable[[], ir.Value]) -> ir.Value:
-    """The reduction of ``x`` along ``axis`` at the other axes' ``index`` (``index[axis]``
-    is ignored): in vectors when the axis is contiguous and long enough, else by
-    ``scalar()``, the sequential loop."""
-    dtype = x.dtype
-    width = _lanes(b, dtype)
-    step = width * UNROLL
-    n, stride = x.dims[axis], x.strides[axis]
-    base = element_ptr(b, x, [*index[:axis], i64(0), *index[axis + 1:]])
-    result = b.entry_alloca(reg_type(dtype), name="extreme")
-    fast = b.and_(b.icmp_signed("==", stride, i64(dtype.itemsize)),
-                  b.icmp_signed(">=", n, i64(step)))
-    with b.if_else(fast, likely=True) as (then, otherwise):
-        with then:
-            b.store(_vector_fold(b, dtype, base, n, combine, identity, width), result)
-        with otherwise:
-            b.store(scalar(), result)
-    return b.load(result, typ=reg_type(dtype))
+    """The reduction of ``x`` along ``axis`` at the other axes' ``index``: in vectors
+    when the axis is contiguous and long enough, else by ``scalar()``, the sequential
+    loop."""
+    def vector(base: ir.Value, n: ir.Value, width: int) -> ir.Value:
+        return _vector_fold(b, x.dtype, base, n, combine, identity, width)
+    return _vector_or_scalar(b, x, index, axis, reg_type(x.dtype), vector, scalar)
 
 
 def _vector_fold(b: KernelBuilder, dtype: np.dtype, base: ir.Value, n: ir.Value,
@@ -103,20 +112,10 @@ def contiguous_arg_extreme(b: KernelBuilder, x: View, index: list[ir.Value], axi
     """``argmax``/``argmin`` along ``axis`` at ``index``: the first position of the
     extreme (of the first NaN, when there is one), found in vectors where the axis is
     contiguous and long enough, else by ``scalar()``."""
-    dtype = x.dtype
-    width = _lanes(b, dtype)
-    n, stride = x.dims[axis], x.strides[axis]
-    base = element_ptr(b, x, [*index[:axis], i64(0), *index[axis + 1:]])
-    result = b.entry_alloca(I64, name="arg.extreme")
-    fast = b.and_(b.icmp_signed("==", stride, i64(dtype.itemsize)),
-                  b.icmp_signed(">=", n, i64(width * UNROLL)))
-    with b.if_else(fast, likely=True) as (then, otherwise):
-        with then:
-            best = _vector_fold(b, dtype, base, n, combine, identity, width)
-            b.store(_first_equal(b, dtype, base, n, best, width), result)
-        with otherwise:
-            b.store(scalar(), result)
-    return b.load(result, typ=I64)
+    def vector(base: ir.Value, n: ir.Value, width: int) -> ir.Value:
+        best = _vector_fold(b, x.dtype, base, n, combine, identity, width)
+        return _first_equal(b, x.dtype, base, n, best, width)
+    return _vector_or_scalar(b, x, index, axis, I64, vector, scalar)
 
 
 def _matches(b: ir.IRBuilder, item: ir.Value, best: ir.Value) -> ir.Value:
