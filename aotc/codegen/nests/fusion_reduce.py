@@ -121,19 +121,21 @@ class FusedReduction:
         elif lane == REST and self.pairwise:
             self.rest.set(self.combine(self.rest.get(), item))
         elif self.extreme:
-            b, k = self.b, _lane(max(lane, 0))
+            b = self.b
             self._update_lane(max(lane, 0), lambda acc: self._extreme(acc, item))
-            nans = self.nans.get()
-            seen = b.extract_element(nans, k)
-            nan = b.select(b.fcmp_unordered("uno", item, item), item, seen)
-            self.nans.set(b.insert_element(nans, nan, k))
+            self._update_lane(max(lane, 0), lambda seen: b.select(
+                b.fcmp_unordered("uno", item, item), item, seen), self.nans)
         else:
             self._update_lane(max(lane, 0), lambda acc: self.combine(acc, item))
 
-    def _update_lane(self, lane: int, fn: Callable[[ir.Value], ir.Value]) -> None:
-        vector = self.acc.get()
+    def _update_lane(self, lane: int, fn: Callable[[ir.Value], ir.Value],
+                     acc: Accumulator | None = None) -> None:
+        """Lane ``lane`` of vector ``acc`` (the running values by default) made
+        ``fn`` of itself."""
+        acc = self.acc if acc is None else acc
+        vector = acc.get()
         item = self.b.extract_element(vector, _lane(lane))
-        self.acc.set(self.b.insert_element(vector, fn(item), _lane(lane)))
+        acc.set(self.b.insert_element(vector, fn(item), _lane(lane)))
 
     def block_end(self) -> None:
         for part in self.parts:
