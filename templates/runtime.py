@@ -364,14 +364,14 @@ def _box_value(handle: int, kind: str, key: "tuple[str, ...]", value: "tuple[str
     libc.free.argtypes = [ctypes.c_void_p]
     for pointer in (data, header[4], int(handle)):
         libc.free(pointer)
+    if kind == "list" and not is_tuple:
+        return columns[0]
+    if kind == "list" and len({c.dtype for c in columns}) == 1:
+        return _np.stack(columns, axis=1)
     nkey = len(key)
     keys = [tuple(c[i] for c in columns[:nkey]) if is_tuple else columns[0][i]
             for i in range(count)]
     if kind == "list":
-        if not is_tuple:
-            return columns[0].copy()
-        if len({c.dtype for c in columns}) == 1:
-            return _np.stack(columns, axis=1) if columns else raw
         return keys
     if kind == "set":
         return set(keys)
