@@ -299,12 +299,20 @@ def convert_source(text: str) -> Converted:
     cc = _pycc_name(tree)
     if cc is not None:
         _convert_pycc(tree, cc, edits, notes, functions)
+    done = _finished(text, tree, edits, notes, functions)
+    if cc is not None:
+        done.text = _without_unused_numba_imports(done.text)
+    return done
+
+
+def _finished(text: str, tree: ast.Module, edits: _Edits, notes: list[str],
+              functions: list[str]) -> Converted:
+    """The edits applied, with ``import aotc`` where functions became exports and the
+    module does not import it, blank runs tidied and the final newline kept."""
     if functions and not _imports_aotc(tree):
         at = _import_line(tree)
         edits.set(at, at, ["import aotc"], leading=True)
     out = "\n".join(_tidy(edits.apply()))
-    if cc is not None:
-        out = _without_unused_numba_imports(out)
     return Converted(out + "\n" if text.endswith("\n") or not text else out, notes,
                      functions)
 
@@ -321,7 +329,8 @@ def _tidy(lines: list[str]) -> list[str]:
 
 
 def _without_unused_numba_imports(text: str) -> str:
-    """``text`` without the numba names only the pycc signatures used."""
+    """``text`` without the numba names only the pycc signatures used (its final
+    newline kept)."""
     tree = ast.parse(text)
     used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
         n.value.id for n in ast.walk(tree)
@@ -334,7 +343,8 @@ def _without_unused_numba_imports(text: str) -> str:
             if names and len(names) == len(node.names) and \
                     not any((a.asname or a.name).split(".")[0] in used for a in names):
                 edits.set(node.lineno - 1, node.end_lineno or node.lineno, [])
-    return "\n".join(_tidy(edits.apply()))
+    out = "\n".join(_tidy(edits.apply()))
+    return out + "\n" if text.endswith("\n") else out
 
 
 def annotate_source(text: str, compiled: dict[int, list[str]]) -> Converted:
@@ -366,11 +376,7 @@ def annotate_source(text: str, compiled: dict[int, list[str]]) -> Converted:
         else:
             edits.set(node.lineno - 1, node.lineno - 1, [line])
         functions.append(node.name)
-    if functions and not _imports_aotc(tree):
-        at = _import_line(tree)
-        edits.set(at, at, ["import aotc"], leading=True)
-    out = "\n".join(_tidy(edits.apply()))
-    return Converted(out + "\n" if text.endswith("\n") else out, notes, functions)
+    return _finished(text, tree, edits, notes, functions)
 
 
 def _names_export(decorator: ast.expr) -> bool:
