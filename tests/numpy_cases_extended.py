@@ -460,6 +460,12 @@ def _more_functions_cases() -> list[Case]:
                                      np.bincount(x, np.arange(x.shape[0], dtype=np.int32),
                                                  minlength=n)),
         "(i8[:], f8[:], i8)", [(bx, bw, np.int64(9)), (bx[:1], bw[:1], np.int64(1))])
+    # computed at the top level from the arguments: NumPy's length, max + 1, before the run
+    add("bincount_computed", lambda x, w: (np.bincount(x // 2), np.bincount(x // 2, w),
+                                           np.bincount((w * 3).astype(np.int64) % 5),
+                                           np.bincount(x[::-1] + 1, minlength=3)),
+        "(i8[:], f8[:])", [(bx, np.abs(bw)), (bx[:1], bw[:1])])
+    add("bincount_computed_empty", lambda x: np.bincount(x // 2), "(i8[:])", [(bx[:0],)])
     add("bincount_uint8", lambda x: np.bincount(x, minlength=256), "(u1[:])",
         [(np.arange(300).astype("u1"),)])
     # np.histogram: NumPy's edges, indices and closed last bin, bit for bit

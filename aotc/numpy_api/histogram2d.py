@@ -19,7 +19,7 @@ import numpy as np
 from .. import lax
 from ..tracing.tracer import Tracer, current
 from .functions_base import where
-from .histograms import bin_edges, bincount, raise_if
+from .histograms import bin_edges, counted_into, raise_if
 from .joining import diff
 from .reductions import sum_
 from .searching import one_dimensional, searchsorted
@@ -64,7 +64,7 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, density: Any 
     sizes = [e.aval.shape[0] + 1 for e in edges]  # the bins and the two outside
     flat = index[0] * lax.dim_value(sizes[1]) + index[1]
     total = sizes[0] * sizes[1]
-    counts = bincount(flat, weights=weights, minlength=lax.dim_value(total))
+    counts = counted_into(flat, weights, total)
     counts = lax.convert(lax.reshape(counts, (sizes[0], sizes[1])), F64)
     hist = counts[1:-1, 1:-1]
     if density:

@@ -1,9 +1,10 @@
 """``np.bincount`` and ``np.histogram`` with output sizes known before the kernel runs.
 
 ``bincount(x, weights, minlength=N)``: NumPy's result has ``max(N, max(x) + 1)`` bins,
-a size computed before the kernel runs when ``x`` is an argument (:mod:`aotc.tracing.derived`);
-for an ``x`` the kernel computes, ``minlength`` is required and every value is checked
-to fit (``ValueError``); a negative value is NumPy's ``ValueError``. Counting is NumPy's
+a size computed before the kernel runs (:mod:`aotc.tracing.derived`) when ``x`` is an
+argument or computed from them at the kernel's top level. For an ``x`` sized by the data
+or made in a loop, ``minlength`` is required and every value is checked to fit
+(``ValueError``); a negative value is NumPy's ``ValueError``. Counting is NumPy's
 loop, ``counts[x[i]] += w[i]`` in order: O(len(x) + N), the same sums.
 
 ``histogram(a, bins, range=(lo, hi))`` follows NumPy's ``_histograms_impl`` step by
@@ -123,11 +124,19 @@ def _counted(index: Tracer, weights: Tracer | None, bins: DimExpr) -> Tracer:
 
 def _bins_from_data(values: Tracer, least: DimExpr) -> DimExpr | None:
     """NumPy's length, ``max(max(x) + 1, minlength)``, as a size computed before the
-    kernel runs (aotc.tracing.derived: ``x`` must be an array argument), or None."""
+    kernel runs (aotc.tracing.derived), or None. An ``x`` computed from the arguments at
+    the kernel's top level (``x // 2``, ``(y * 10).astype(int)``) is computed once more
+    for it, before the kernel runs."""
     top = lax.reduce(REDUCTIONS["reduce_max"], values, (0,))  # an identity if x is empty
     count = _ufunc(np.add, lax.convert(top, I64), 1)
     length = _ufunc(np.maximum, count, lax.dim_value(least))
-    return derived_size(length)
+    return derived_size(length) or derived_size(length, loops=True)
+
+
+def counted_into(x: Tracer, weights: Any, bins: DimExpr) -> Tracer:
+    """``bincount`` of an ``x`` known to fit ``bins`` (``histogram2d``'s flat indices):
+    exactly ``bins`` counts, a size the code after it can rely on."""
+    return _counted(lax.convert(x, I64), _weights(x, weights), bins)
 
 
 # -- histogram ------------------------------------------------------------------------------
