@@ -145,7 +145,7 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION, **composites.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
     **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION,
-    **polynomial.CREATION, **windows.WINDOWS, **random.RANDOM,
+    **polynomial.NOT_COMPILED, **windows.WINDOWS, **random.RANDOM,
     **random_more.RANDOM_MORE,
 }
 #: Ufuncs written as compositions (here too, those that are other operations).

@@ -123,8 +123,9 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.polyder: polyder, np.polyint: polyint,
 }
 #: NumPy dispatches these on the bare array (not a sequence of them), which a tracer is
-#: not: stand-ins for any call, so they fail with a located message.
-CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
+#: not: stand-ins for any call, so they fail with a located message. The supported-API
+#: table lists them as refused, not as compiled.
+NOT_COMPILED: dict[Callable[..., Any], Callable[..., Any]] = {
     np.roots: _no_eigenvalues("roots"), np.poly: _no_eigenvalues("poly"),
     np.linalg.eig: _no_eigenvalues("linalg.eig"),
     np.linalg.eigvals: _no_eigenvalues("linalg.eigvals"),
