@@ -213,13 +213,23 @@ def signature_from_annotations(fn: Any) -> Signature:
     ret = sig.return_annotation
     if ret is None or ret is type(None) or ret == "None":
         return Signature(tuple(params), ())  # the kernel only writes into its arguments
-    if any(ret is bare for bare in (tuple, list, dict, str, object, typing.Any, typing.Tuple)):  # noqa: UP006
+    if _untyped(ret):
         return Signature(tuple(params))  # a bare annotation users write: whatever it returns
     if typing.get_origin(ret) is tuple:  # tuple[f64[:], f64]
         ret = typing.get_args(ret)
     if isinstance(ret, tuple):
+        if any(_untyped(r) or r is Ellipsis for r in ret):  # tuple[str, int]
+            return Signature(tuple(params))
         return Signature(tuple(params), tuple(annotation_to_type(r) for r in ret), True)
     return Signature(tuple(params), (annotation_to_type(ret),))
+
+
+def _untyped(annotation: Any) -> bool:
+    """A result annotation that says what Python type, not which array: ``str``,
+    ``list[int]``, ``dict``, ``Any`` (the result is then whatever the kernel returns)."""
+    bare = (tuple, list, dict, set, str, object, typing.Any, typing.Tuple)  # noqa: UP006
+    return any(annotation is b for b in bare) or \
+        typing.get_origin(annotation) in (list, dict, set, frozenset)
 
 
 # -- Numba-style strings ---------------------------------------------------------------

@@ -1150,6 +1150,30 @@ def sign_word(x: f64[:]) -> str:
     return "non-positive"
 
 
+# -- strings formatted from runtime values: made by the caller when the kernel returns -------
+
+@aotc.export
+def leading_digits(v: i64) -> str:
+    t = (371072875339021027, 463769376774900097, 743249861995247410)
+    return str(sum(t) + v)[0:10]
+
+
+@aotc.export
+def summary_line(x: f64[:], k: i64) -> tuple[str, str, str, str]:
+    m = x.mean() if x.shape[0] else 0.0
+    head = f"mean={m:.3f} n={len(x)} k={k!r:>4}|"
+    old = "%d items, %5.1f%%" % (k, 100.0 * m)  # noqa: UP031
+    return head.upper(), old, "{}-{}".format(k, k + 1), repr(float(m)) + "/" + str(k) * 2  # noqa: UP032
+
+
+@aotc.export
+def formatted_message(n: i64) -> str:
+    text = "n is " + str(n)
+    if n < 0:
+        raise ValueError(text + "!")
+    return text.zfill(12)
+
+
 # -- transforms called inside kernels: inlined, as jax.grad inside jax.jit ---------------------
 
 @aotc.export

@@ -14,6 +14,7 @@ its calls, with the operands Python might not evaluate passed as thunks::
     table[i]           ->  __aotc__.getitem(table, i)     (a runtime index into a list)
     assert c, msg      ->  __aotc__.assert_(lambda: c, lambda: msg)
     "n=%d" % n         ->  __aotc__.percent("n=%d", n)
+    f"n={n:3d}"        ->  __aotc__.fstring("n=", (n, -1, "3d"))
 
 On build-time values the runtime does exactly what Python does.
 """
@@ -57,6 +58,19 @@ class Expressions(ast.NodeTransformer):
                 and isinstance(node.left.value, str):
             return ast.copy_location(runtime_call("percent", node.left, node.right), node)
         return node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        """An f-string: Python's own on build-time values; with runtime values, a string
+        the caller makes (:mod:`.formatted`), or an exception message's tokens."""
+        self.generic_visit(node)
+        parts: list[ast.expr] = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                spec = value.format_spec or ast.Constant(None)
+                value = ast.Tuple([value.value, ast.Constant(value.conversion), spec],
+                                  ast.Load())
+            parts.append(value)
+        return ast.copy_location(runtime_call("fstring", *parts), node)
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)

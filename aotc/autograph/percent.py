@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..tracing.tracer import Tracer
+from ..tracing.tracer import MESSAGE_VALUES, Tracer
+from . import formatted
 
 #: ``%[(key)][flags][width][.precision][length]type``, or ``%%``.
 _CONVERSION = re.compile(
@@ -28,6 +29,8 @@ def percent(template: Any, args: Any) -> Any:
     """``template % args``, with traced values formatted at run time."""
     if not isinstance(template, str) or not _holds_tracer(args):
         return template % args
+    if MESSAGE_VALUES.get() is None:  # a string the caller makes, not a message's tokens
+        return formatted.percent(template, args)
     items = args if isinstance(args, tuple) else (args,)
     mapping = args if isinstance(args, Mapping) else None
     position = 0
@@ -58,7 +61,7 @@ def percent(template: Any, args: Any) -> Any:
 def _holds_tracer(args: Any) -> bool:
     values = args.values() if isinstance(args, Mapping) else \
         args if isinstance(args, tuple) else (args,)
-    return any(isinstance(v, Tracer) for v in values)
+    return any(isinstance(v, (Tracer, formatted.Formatted)) for v in values)
 
 
 def _one(match: re.Match[str], value: Any) -> str:

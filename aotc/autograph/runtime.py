@@ -37,7 +37,8 @@ from ..ops.index import clock_p, raise_if_p
 from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
-from . import optional, pyfuncs
+from . import formatted, optional, pyfuncs
+from .formatted import fstring  # noqa: F401 - converted code calls __aotc__.fstring
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
 )
@@ -268,10 +269,15 @@ def _raise_where(cond: Any, exc: BaseException, values: list[Tracer]) -> None:
 
 
 def _message(make: Callable[[], Any], values: list[Tracer]) -> Any:
-    """``make()``, with the runtime values it formats into strings noted in ``values``."""
+    """``make()``, with the runtime values it formats into strings noted in ``values``
+    (a string formatted before, :class:`formatted.Formatted`, is made into one here)."""
     token = MESSAGE_VALUES.set(values)
     try:
-        return make()
+        made = make()
+        if isinstance(made, BaseException) and any(
+                isinstance(a, formatted.Formatted) for a in made.args):
+            made = type(made)(*map(formatted.as_message, made.args))
+        return formatted.as_message(made)
     finally:
         MESSAGE_VALUES.reset(token)
 
@@ -335,7 +341,8 @@ def _clock() -> Tracer:
 #: The clocks a kernel reads at run time: their differences are elapsed seconds.
 _CLOCKS = {time.time: _clock, time.perf_counter: _clock, time.monotonic: _clock}
 TRACED: dict[Callable[..., Any], Callable[..., Any]] = {**CREATION, **BUILTINS, **SEQUENCES,
-                                                       **PYMATH, **PYRANDOM, **_CLOCKS}
+                                                       **PYMATH, **PYRANDOM, **_CLOCKS,
+                                                       **formatted.BUILTINS}
 _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
@@ -409,6 +416,9 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         stand_in = _calls_python(fn)
     if stand_in is not None:
         return stand_in(*args, **kwargs)
+    made = formatted.method(fn, args, kwargs)  # "k={}".format(k) of a runtime k
+    if made is not None:
+        return made
     owner = getattr(fn, "__self__", None)  # np.maximum.accumulate([a, b]): lists of tracers
     if isinstance(owner, np.ufunc) and traced(*flatten((args, kwargs))[0]):
         return array_ufunc(owner, fn.__name__, args, kwargs)

@@ -6,7 +6,7 @@ index the kernel computes. A conditional whose branches give a variable differen
 strings (:func:`aotc.autograph.statements._cond`) makes each branch's string a Text over
 the strings of both, so the conditional carries an integer. A kernel may return it (the
 wrapper picks the string by the index: :func:`aotc.tracing.kernel._tree`) and compare it
-with a string; formatting runtime values into new strings stays a build-time error.
+with a string. Strings formatted from runtime values are :mod:`.formatted`'s.
 """
 
 from __future__ import annotations

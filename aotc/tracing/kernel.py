@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import numpy_api  # noqa: F401  (registers NumPy's API into the tracer's tables)
 from ..autograph import convert, optional
+from ..autograph.formatted import Formatted
 from ..autograph.optional import Optional
 from ..autograph.runtime import KernelRaises
 from ..autograph.texts import Text
@@ -123,6 +124,8 @@ def _tree(result: Any, leaves: list[Any]) -> str:
     if isinstance(result, Text):  # one chosen at run time
         leaves.append(result.index)
         return f"{result.options!r}[@{len(leaves) - 1}@]"
+    if isinstance(result, Formatted):  # formatted from runtime values, by the caller
+        return result.code(leaves)
     if is_box(result):  # a list, set or dict grown at run time
         leaves.append(result.escaped())
         return f"_box_value(@{len(leaves) - 1}@, {result.described()})"
@@ -153,7 +156,7 @@ def rebuilt(kernel: TracedKernel, values: list[Any], box_value: Any = None) -> A
 
 
 #: Values only a result tree describes (strings too: the wrapper picks one by an index).
-_NESTED = (tuple, list, dict, str, Text)
+_NESTED = (tuple, list, dict, str, Text, Formatted)
 
 
 def is_tree(result: Any) -> bool:
