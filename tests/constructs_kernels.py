@@ -1174,6 +1174,32 @@ def formatted_message(n: i64) -> str:
     return text.zfill(12)
 
 
+# -- generators with runtime bounds: all/any stop where Python's do; reduce is a loop ------
+
+def _is_prime(n):
+    return all((n % j > 0) for j in range(2, n))
+
+
+@aotc.export("(i64,)")
+def sexy_prime_pairs(x):
+    return [[j - 6, j] for j in range(9, x + 1) if _is_prime(j) and _is_prime(j - 6)]
+
+
+@aotc.export("(f64[:], i64)")
+def decided_early(x, n):
+    # Python never reads x[i] past the first item that decides: no IndexError there
+    return (any(x[i] > 2 for i in range(n)), all(x[i] > 0 for i in range(n) if i % 2 == 1),
+            any(v < -1 for v in x[::-1]))
+
+
+@aotc.export("(f64[:],)")
+def folded(x):
+    from functools import reduce
+    total = reduce(lambda a, b: a + b * b, x, 0.0)
+    best = reduce(lambda a, b: a if a[1] >= b[1] else b, zip(range(len(x)), x))  # noqa: B905
+    return total, best
+
+
 # -- transforms called inside kernels: inlined, as jax.grad inside jax.jit ---------------------
 
 @aotc.export

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import datetime
+import functools
 import operator
 import os
 import sysconfig
@@ -27,7 +28,6 @@ from .. import lax
 from ..ir import Lit
 from ..numpy_api import CREATION, pylists
 from ..numpy_api.functions import array_ufunc
-from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
 from ..numpy_api.pyrandom import PYRANDOM, is_python_random
 from ..numpy_api.pyrandom import refuse as refuse_pyrandom
@@ -38,13 +38,20 @@ from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
 from . import formatted, optional, pyfuncs
+from .comprehensions import comprehension, reduce_, truth_value, unpack  # noqa: F401
 from .formatted import fstring  # noqa: F401 - converted code calls __aotc__.fstring
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
 )
 from .percent import percent  # noqa: F401 - converted code calls __aotc__.percent
 from .pybuiltins import BUILTINS
-from .sequences import SEQUENCES, RuntimeSeq, range_length, sequence  # noqa: F401
+from .sequences import (  # noqa: F401
+    SEQUENCES,
+    RuntimeGenerator,
+    RuntimeSeq,
+    range_length,
+    sequence,
+)
 from .statements import (  # noqa: F401 - converted code calls __aotc__.for_range etc.
     as_bool,
     for_iter,
@@ -164,75 +171,6 @@ def _holds_tracer(index: Any) -> bool:
         isinstance(b, Tracer) for b in (p.start, p.stop, p.step))) for p in parts)
 
 
-def unpack(value: Any, count: int) -> Any:
-    """``a, b = value``: an array or runtime sequence of exactly ``count`` items (checked
-    at run time when its length is only known then)."""
-    if not isinstance(value, (Tracer, RuntimeSeq)):
-        return value
-    seq = sequence(value)
-    n = seq.static_length()
-    too_many = f"too many values to unpack (expected {count})"
-    if n is not None and n != count:
-        raise current().error(too_many if n > count else
-                              f"not enough values to unpack (expected {count}, got {n})")
-    if n is None:
-        length = seq.length
-        if isinstance(length, Tracer) and length.dim is not None:
-            current().check(">=", length.dim, lax.as_dim(count), "ValueError",
-                            f"not enough values to unpack (expected {count}, got {{lhs}})")
-            current().check("<", length.dim, lax.as_dim(count + 1), "ValueError", too_many)
-        else:
-            bad = np.not_equal(length, count)
-            lax.bind(raise_if_p, as_tracer(bad).atom, error="ValueError",
-                     message=f"wrong number of values to unpack (expected {count})")
-    return tuple(seq.item(i) for i in builtins.range(count))
-
-
-def _truth_value(value: Any) -> Any:
-    """A condition's truth as a traced bool (``if x`` on a number means ``x != 0``)."""
-    t = as_tracer(value)
-    return t if t.dtype == np.bool_ else np.not_equal(t, 0)
-
-
-def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool,
-                  keep: Callable[..., Any] | None = None) -> Any:
-    """``[fn(v) for v in iterable if keep(v)]`` (``kind`` list, generator or set):
-    Python's own on build-time items; over a runtime sequence the values are stacked
-    into an array, its first axis the sequence, and a filter makes it the selection of
-    the kept rows (``sum``, ``len``, ``min``... of it work; see ``pybuiltins``)."""
-    nargs = fn.__code__.co_argcount
-
-    def apply(f: Callable[..., Any], item: Any) -> Any:
-        return f(*unpack(item, nargs)) if spread else f(item)
-
-    seq = sequence(iterable)
-    items: Any = seq
-    if isinstance(seq, RuntimeSeq):
-        items = seq.unrolled()
-        if items is None:
-            if kind == "set":
-                raise current().error("a set comprehension over runtime values",
-                                      hint="build an array and use np.unique")
-            stacked = seq.stacked(lambda item: apply(fn, item))
-            if keep is not None:
-                kept = seq.stacked(lambda item: _truth_value(apply(keep, item)))
-                return MaskedValue(as_tracer(stacked), kept)
-            if kind == "list" and isinstance(stacked, Tracer):
-                stacked.list_like = True  # a Python list: its items may change type
-            return stacked
-    if keep is not None:
-        items = list(items)
-        conds = [apply(keep, v) for v in items]
-        if any(isinstance(c, Tracer) for c in conds):  # kept or not only at run time
-            values = [as_tracer(apply(fn, v)) for v in items]
-            rows: Any = np.stack(values)
-            flags: Any = np.stack([_truth_value(c) for c in conds])
-            return MaskedValue(rows, flags)
-        items = [v for v, c in zip(items, conds, strict=True) if c]
-    values = [apply(fn, v) for v in items]
-    return values if kind == "list" else set(values) if kind == "set" else iter(values)
-
-
 class KernelRaises(Exception):
     """The kernel raises ``error(message)`` whatever its inputs (a ``raise`` reached on
     build-time values): the compiled kernel does just that."""
@@ -342,7 +280,8 @@ def _clock() -> Tracer:
 _CLOCKS = {time.time: _clock, time.perf_counter: _clock, time.monotonic: _clock}
 TRACED: dict[Callable[..., Any], Callable[..., Any]] = {**CREATION, **BUILTINS, **SEQUENCES,
                                                        **PYMATH, **PYRANDOM, **_CLOCKS,
-                                                       **formatted.BUILTINS}
+                                                       **formatted.BUILTINS,
+                                                       functools.reduce: reduce_}
 _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
@@ -403,6 +342,10 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` as written in a converted kernel (AutoGraph's converted
     call): a traced stand-in where :data:`TRACED` has one, an error for ``numpy.random``,
     the user's own functions converted first."""
+    if (fn is builtins.all or fn is builtins.any) and len(args) == 1 and not kwargs \
+            and isinstance(args[0], RuntimeGenerator):  # stops where the answer is decided
+        return args[0].decided(truth_value, fn is builtins.any)
+    args = tuple(a.laid_out() if isinstance(a, RuntimeGenerator) else a for a in args)
     if getattr(fn, "__aotc_transform__", False) is True and traced(*args, *kwargs.values()):
         return DISPATCH.get("inline_transform")(fn, args, kwargs)  # aotc.grad(f)(x) here
     try:

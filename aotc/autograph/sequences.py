@@ -82,9 +82,50 @@ class RuntimeSeq:
         return ys
 
 
+@dataclass(frozen=True)
+class RuntimeGenerator:
+    """``(fn(v) for v in seq if keep(v))`` over a runtime sequence, not run yet.
+
+    ``all()`` and ``any()`` of it stop at the first item that decides them, as Python's
+    do: a loop with an early exit, which needs no bound on the length (``all(n % j for
+    j in range(2, n))``) and never evaluates the items after it. Anything else lays it
+    out (``laid_out``: the comprehension's array, or its masked selection)."""
+
+    seq: RuntimeSeq
+    fn: Callable[[Any], Any]
+    keep: Callable[[Any], Any] | None
+    laid_out: Callable[[], Any]
+
+    def decided(self, truth: Callable[[Any], Any], any_: bool) -> Any:
+        """``any(self)`` (``any_``) or ``all(self)``; ``truth``: a value's as a bool."""
+        n = self.seq.length
+
+        def running(state: Any) -> Any:
+            i, found = state
+            return np.logical_and(np.less(i, n), np.logical_not(found))
+
+        def step(state: Any) -> Any:
+            i, _ = state
+            item = self.seq.item(i)
+
+            def deciding() -> Any:  # true where this item decides the answer
+                t = truth(self.fn(item))
+                return t if any_ else np.logical_not(t)
+            if self.keep is None:
+                return i + 1, deciding()
+            return i + 1, lax.cond(truth(self.keep(item)), deciding,
+                                   lambda: as_tracer(np.False_))
+
+        start = (as_tracer(np.int64(0)), as_tracer(np.False_))
+        _, found = lax.while_loop(running, step, start)
+        return found if any_ else np.logical_not(found)
+
+
 def sequence(value: Any) -> Any:
     """``value`` as a :class:`RuntimeSeq` when iterating it needs the runtime (an array,
     whose rows are its items), else itself."""
+    if isinstance(value, RuntimeGenerator):
+        value = value.laid_out()
     if isinstance(value, MaskedValue):  # for v in x[x > 0]: the kept items, laid out
         value = value.values()
     if is_box(value):  # a list, set or dict grown at run time

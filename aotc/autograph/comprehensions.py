@@ -1,0 +1,130 @@
+"""Comprehensions and folds over sequences, build-time or runtime.
+
+``[f(v) for v in seq if keep(v)]`` is Python's own on build-time items. Over a runtime
+sequence the values are stacked into an array (its first axis the sequence), and a
+filter makes it the selection of the kept rows; a generator is kept unrun
+(:class:`~.sequences.RuntimeGenerator`) so that ``all``/``any`` stop where Python's
+would. ``functools.reduce`` over a runtime sequence is the loop it stands for.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import lax
+from ..numpy_api.masks import MaskedValue
+from ..ops.index import raise_if_p
+from ..tracing.tracer import Tracer, as_tracer, current
+from . import pyfuncs
+from .sequences import RuntimeGenerator, RuntimeSeq, sequence
+from .statements import for_iter
+
+
+def _rows(stacked: Any) -> Any:
+    """Items that are lists or tuples of numbers (``[[j - 6, j] for j in ...]``), which
+    a scan stacks field by field, as the rows NumPy makes of them: field ``k`` of item
+    ``i`` at ``[i, k]``."""
+    if isinstance(stacked, (list, tuple)) and stacked:
+        return np.stack([as_tracer(_rows(s)) for s in stacked], axis=1)
+    return stacked
+
+
+def truth_value(value: Any) -> Any:
+    """A condition's truth as a traced bool (``if x`` on a number means ``x != 0``)."""
+    t = as_tracer(value)
+    return t if t.dtype == np.bool_ else np.not_equal(t, 0)
+
+
+def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool,
+                  keep: Callable[..., Any] | None = None) -> Any:
+    """``[fn(v) for v in iterable if keep(v)]`` (``kind`` list, generator or set):
+    Python's own on build-time items; over a runtime sequence the values are stacked
+    into an array, its first axis the sequence, and a filter makes it the selection of
+    the kept rows (``sum``, ``len``, ``min``... of it work; see ``pybuiltins``)."""
+    nargs = fn.__code__.co_argcount
+
+    def apply(f: Callable[..., Any], item: Any) -> Any:
+        return f(*unpack(item, nargs)) if spread else f(item)
+
+    seq = sequence(iterable)
+    items: Any = seq
+    if isinstance(seq, RuntimeSeq):
+        items = seq.unrolled()
+        if items is None:
+            if kind == "set":
+                raise current().error("a set comprehension over runtime values",
+                                      hint="build an array and use np.unique")
+
+            def laid_out() -> Any:
+                stacked = _rows(seq.stacked(lambda item: apply(fn, item)))
+                if keep is not None:
+                    kept = seq.stacked(lambda item: truth_value(apply(keep, item)))
+                    return MaskedValue(as_tracer(stacked), kept)
+                if kind == "list" and isinstance(stacked, Tracer):
+                    stacked.list_like = True  # a Python list: its items may change type
+                return stacked
+            if kind == "generator":
+                return RuntimeGenerator(seq, lambda item: apply(fn, item), None if keep is None
+                                        else lambda item: apply(keep, item), laid_out)
+            return laid_out()
+    if keep is not None:
+        items = list(items)
+        conds = [apply(keep, v) for v in items]
+        if any(isinstance(c, Tracer) for c in conds):  # kept or not only at run time
+            values = [as_tracer(apply(fn, v)) for v in items]
+            rows: Any = np.stack(values)
+            flags: Any = np.stack([truth_value(c) for c in conds])
+            return MaskedValue(rows, flags)
+        items = [v for v, c in zip(items, conds, strict=True) if c]
+    values = [apply(fn, v) for v in items]
+    return values if kind == "list" else set(values) if kind == "set" else iter(values)
+
+
+def unpack(value: Any, count: int) -> Any:
+    """``a, b = value``: an array or runtime sequence of exactly ``count`` items (checked
+    at run time when its length is only known then)."""
+    if not isinstance(value, (Tracer, RuntimeSeq)):
+        return value
+    seq = sequence(value)
+    n = seq.static_length()
+    too_many = f"too many values to unpack (expected {count})"
+    if n is not None and n != count:
+        raise current().error(too_many if n > count else
+                              f"not enough values to unpack (expected {count}, got {n})")
+    if n is None:
+        length = seq.length
+        if isinstance(length, Tracer) and length.dim is not None:
+            current().check(">=", length.dim, lax.as_dim(count), "ValueError",
+                            f"not enough values to unpack (expected {count}, got {{lhs}})")
+            current().check("<", length.dim, lax.as_dim(count + 1), "ValueError", too_many)
+        else:
+            bad = np.not_equal(length, count)
+            lax.bind(raise_if_p, as_tracer(bad).atom, error="ValueError",
+                     message=f"wrong number of values to unpack (expected {count})")
+    return tuple(seq.item(i) for i in builtins.range(count))
+
+
+def reduce_(fn: Callable[[Any, Any], Any], iterable: Any, *initial: Any) -> Any:
+    """``functools.reduce``: Python's own on build-time items; over a runtime sequence,
+    the loop ``for v in seq: acc = fn(acc, v)`` (from item 0 without ``initial``, a
+    TypeError if there is none)."""
+    seq = sequence(iterable)
+    items = seq.unrolled() if isinstance(seq, RuntimeSeq) else seq
+    if items is not None:
+        return functools.reduce(fn, items, *initial)
+    if initial:
+        start, rest = initial[0], seq
+    else:
+        empty = as_tracer(np.less_equal(seq.length, 0))
+        lax.bind(raise_if_p, empty.atom, error="TypeError",
+                 message="reduce() of empty iterable with no initial value")
+        start = seq.item(0)
+        rest = RuntimeSeq(np.subtract(seq.length, 1), lambda i: seq.item(np.add(i, 1)))
+    (acc,) = for_iter(lambda item, state: (pyfuncs.converted_call(fn, state[0], item),),
+                      (start,), ("acc",), rest)
+    return acc
