@@ -144,7 +144,8 @@ def _pythran_exports(lines: list[str], notes: list[str]) -> tuple[dict[str, list
         if match is None:
             continue
         whole = True
-        for spec in _split_top(match.group("specs")):
+        specs, last = _continued(match.group("specs"), lines, i)
+        for spec in _split_top(specs):
             found = re.fullmatch(r"(\w+)\s*\((.*)\)", spec, re.DOTALL)
             if found is None:
                 notes.append(f"line {i + 1}: '#pythran export {spec}' exports no function "
@@ -163,8 +164,19 @@ def _pythran_exports(lines: list[str], notes: list[str]) -> tuple[dict[str, list
             exports.setdefault(name, []).extend(s for s in sigs
                                                 if s not in exports.get(name, []))
         if whole:
-            converted.add(i)
+            converted.update(range(i, last + 1))
     return exports, converted
+
+
+def _continued(specs: str, lines: list[str], first: int) -> tuple[str, int]:
+    """An export whose parentheses close on later comment lines (``# export f(int,`` then
+    ``#   float)``), joined; and the last line it takes."""
+    last = first
+    while specs.count("(") > specs.count(")") and last + 1 < len(lines) \
+            and lines[last + 1].lstrip().startswith("#"):
+        last += 1
+        specs += " " + lines[last].lstrip().lstrip("#").strip()
+    return specs, last
 
 
 def _pycc_name(tree: ast.Module) -> str | None:

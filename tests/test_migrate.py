@@ -137,6 +137,14 @@ def test_pythran_types(pythran: str, signatures: list[str]) -> None:
         "@aotc.export(" + ", ".join(f'"{s}"' for s in signatures) + ")", converted.text
 
 
+def test_an_export_continued_on_later_comment_lines() -> None:
+    source = ("# pythran export f(float[:, :],\n#                  int[:],\n"
+              "        #  float)\nimport numpy as np\ndef f(a, b, c):\n    pass\n")
+    converted = convert_source(source)
+    assert converted.functions == ["f"] and "pythran" not in converted.text
+    assert '@aotc.export("(float64[:, :], int64[:], float)")' in converted.text
+
+
 @pytest.mark.parametrize("pythran", ["f(str)", "f(int:float dict)", "f(int set)",
                                      "f((int, int))", "f(float128[])"])
 def test_pythran_types_without_a_signature_are_reported(pythran: str) -> None:

@@ -366,6 +366,7 @@ def test_lists_are_taken_for_arrays_the_kernel_only_reads(k):
     """As NumPy's functions take them: the array np.asarray makes, cast 'same_kind'."""
     np.testing.assert_array_equal(k.add1([1.0, 2.0]), [2.0, 3.0])
     np.testing.assert_array_equal(k.add1((1, 2)), [2.0, 3.0])
+    np.testing.assert_array_equal(k.add1(range(1, 4)), [2.0, 3.0, 4.0])  # as np.asarray
     with pytest.raises(TypeError, match=r"add1\(\): no signature matches"):
         k.add1([[1.0], [2.0]])  # a list of another rank is still no match
 

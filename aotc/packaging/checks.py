@@ -46,9 +46,9 @@ def _scalar_kind(o: Any) -> int:
 
 
 def _as_array(o: Any, candidates: Sequence[ArrayType]) -> Any:
-    """A list or tuple as the array NumPy makes of it, in the first candidate's dtype it
-    fits by 'same_kind' casting (as the wrapper's ``_sequence_arg``)."""
-    if not isinstance(o, (list, tuple)):
+    """A list, tuple or range as the array NumPy makes of it, in the first candidate's
+    dtype it fits by 'same_kind' casting (as the wrapper's ``_sequence_arg``)."""
+    if not isinstance(o, (list, tuple, range)):
         return o
     try:
         a = np.asarray(o)
