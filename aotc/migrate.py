@@ -13,8 +13,9 @@ module moves with a small, mechanical edit:
   ``@aotc.export("f8(f8[:])")``: aotc reads Numba's signature strings as they are. The
   ``CC`` import, ``cc = CC(...)``, its settings and ``cc.compile()`` go away.
 
-What cannot be said as a signature (tuple, set, dict or ``str`` parameters) is left in
-place and reported with its line: the module still runs, uncompiled. The result is a
+A ``str`` parameter stays ``str`` (compiled once per string it selects). What cannot be
+said as a signature (tuple, set, dict parameters, lists of strings) is left in place
+and reported with its line: the module still runs, uncompiled. The result is a
 module that runs as before on NumPy and builds with ``[tool.aotc] modules``.
 
 - ``annotate`` runs a program and writes, above each function it called through
@@ -94,6 +95,8 @@ def _pythran_type(text: str) -> list[str]:
     choices = re.split(r"\s+or\s+", text)
     if len(choices) > 1:
         return [t for choice in choices for t in _pythran_type(choice)]
+    if text == "str":  # a parameter that selects (aotc.packaging.string_choices)
+        return ["str"]
     if text.endswith(" list"):
         return [t[:-1] + ", :]" if t.endswith("]") else _array(t, [":"])
                 for t in _pythran_type(text[:-len(" list")])]
@@ -157,7 +160,7 @@ def _pythran_exports(lines: list[str], notes: list[str]) -> tuple[dict[str, list
                 sigs = _signatures(args)
             except Unconvertible as exc:
                 notes.append(f"line {i + 1}: {name}({found.group(2)}): {exc} has no aotc "
-                             "signature (tuple, set, dict and str parameters); left as "
+                             "signature (tuple, set, dict and str-list parameters); left as "
                              "it is, so this overload runs uncompiled")
                 whole = False
                 continue

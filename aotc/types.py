@@ -45,10 +45,17 @@ class ArrayType:
         return not self.dims
 
     def __str__(self) -> str:
+        if self.dtype.kind == "U":
+            return "str"
         name = SHORT_NAMES[self.dtype]
         if self.is_scalar:
             return _PYTHON_NAMES[self.dtype.kind] if self.weak else name
         return f"{name}[{', '.join(_dim_text(d) for d in self.dims)}]"
+
+
+#: A ``str`` parameter: compiled once per string its module compares it with
+#: (:mod:`aotc.packaging.string_choices`), never a value that crosses the C boundary.
+STR = ArrayType(np.dtype("U"))
 
 
 def _dim_text(dim: DimSpec) -> str:
@@ -175,6 +182,8 @@ def annotation_to_type(annotation: Any) -> ArrayType:
         return annotation
     if isinstance(annotation, DTypeAnnotation):
         return annotation.array_type
+    if annotation is str:
+        return STR
     python_types = {float: "f8", bool: "?", int: "i8", complex: "c16"}
     if annotation in python_types:
         return ArrayType(np.dtype(python_types[annotation]), (), weak=True)
@@ -267,6 +276,8 @@ class _Tokens:
 
 def _parse_type(tokens: _Tokens) -> ArrayType:
     name = tokens.take()
+    if name == "str" and tokens.peek() != "[":
+        return STR
     dtype = _STRING_DTYPES.get(name) or _OUR_NAMES.get(name)
     if dtype is None:
         raise SignatureError(

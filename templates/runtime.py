@@ -287,6 +287,40 @@ def _no_match(name: str, accepted: tuple[str, ...], names: tuple[str, ...],
     raise TypeError("\n".join(lines))
 
 
+#: What a kernel with a str parameter was compiled with for strings it does not compare
+#: (aotc.packaging.string_choices.STAND_IN).
+_STRING_STAND_IN = "\x00aotc-str\x00"
+
+
+def _string_call(name: str, param: str, position: int, table: "dict[str, object]",
+                 args: tuple[object, ...], kwargs: "dict[str, object]") -> object:
+    """Call the function compiled for the string given for ``param`` (argument
+    ``position``, or a keyword; aotc.packaging.string_choices): ``table`` maps each
+    string, and the stand-in, to a compiled function, or to why it did not build. For
+    any other string the stand-in's runs, and an exception it raises shows the string
+    where it shows the stand-in."""
+    if len(args) > position:
+        value, args = args[position], args[:position] + args[position + 1:]
+    elif param in kwargs:
+        value = kwargs.pop(param)
+    else:
+        raise TypeError(f"{name}() missing required argument: '{param}'")
+    if not isinstance(value, str):
+        raise TypeError(f"{name}(): parameter '{param}' takes a str, not "
+                        f"{type(value).__name__}")
+    chosen = table.get(value, table[_STRING_STAND_IN])
+    if isinstance(chosen, str):
+        raise ValueError(f"{name}(): {param}={value!r} was not compiled: {chosen}")
+    try:
+        return chosen(*args, **kwargs)  # type: ignore[operator]
+    except Exception as err:
+        shown = [a.replace(repr(_STRING_STAND_IN), repr(value)).replace(_STRING_STAND_IN, value)
+                 if isinstance(a, str) else a for a in err.args]
+        if shown == list(err.args):
+            raise
+        raise type(err)(*shown) from None
+
+
 def _numpy_loop_table(spec: "list[tuple[str, str, str] | None]") -> "tuple[object, int]":
     """The table of NumPy gufunc loops the kernels call (``aotc.ops.numpy_loops``): for each
     ``(module, ufunc, types)``, the loop's function and data pointers, read from the

@@ -1150,6 +1150,34 @@ def sign_word(x: f64[:]) -> str:
     return "non-positive"
 
 
+# -- str parameters that select: compiled once per string the module compares ------------
+
+def _linear_rbf(r):
+    return -r
+
+
+def _cubic_rbf(r):
+    return r**3
+
+
+_NAME_TO_RBF = {"linear": _linear_rbf, "cubic": _cubic_rbf}
+
+
+@aotc.export("(f64[:], str)", "(f32[:], str)")
+def named_kernel(x, kernel):
+    f = _NAME_TO_RBF[kernel]
+    return np.array([f(v) for v in x])
+
+
+@aotc.export
+def chosen_method(y: f64[:], method: str, scale: float = 1.0) -> f64:
+    if method == "separate":
+        return np.median(y) * scale
+    elif method not in ("hierarchical",):
+        raise ValueError(f"method must be 'hierarchical' or 'separate', got {method!r}")
+    return np.mean(y) * scale
+
+
 # -- strings formatted from runtime values: made by the caller when the kernel returns -------
 
 @aotc.export

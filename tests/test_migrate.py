@@ -129,6 +129,7 @@ def test_pycc_exports_become_aotc_exports_without_numba(tmp_path: Path) -> None:
     ("f(intc[], float32 list)", ["(int32[:], float32[:])"]),
     ("f(float[][] list)", ["(float64[:, :, :])"]),
     ("f()", ["()"]),
+    ("f(float[:], str)", ["(float64[:], str)"]),
 ])
 def test_pythran_types(pythran: str, signatures: list[str]) -> None:
     source = f"#pythran export {pythran}\ndef f(*args):\n    pass\n"
@@ -145,7 +146,7 @@ def test_an_export_continued_on_later_comment_lines() -> None:
     assert '@aotc.export("(float64[:, :], int64[:], float)")' in converted.text
 
 
-@pytest.mark.parametrize("pythran", ["f(str)", "f(int:float dict)", "f(int set)",
+@pytest.mark.parametrize("pythran", ["f(str list)", "f(int:float dict)", "f(int set)",
                                      "f((int, int))", "f(float128[])"])
 def test_pythran_types_without_a_signature_are_reported(pythran: str) -> None:
     converted = convert_source(f"#pythran export {pythran}\ndef f(a):\n    pass\n")

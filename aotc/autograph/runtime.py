@@ -155,7 +155,12 @@ def getitem(value: Any, index: Any) -> Any:
         return table[np.where(np.less(index, 0), np.add(index, n), index)]
     if isinstance(value, Tracer) and value.list_like and value.ndim and _one_index(index):
         return pylists.item(value, index)  # a list laid out as an array: a list's error
-    return value[index]
+    try:
+        return value[index]
+    except LookupError as err:  # a dict or list of the build read at a build-time key
+        if current().at_top and not traced(value, index):
+            _raise_where(True, err, [])  # every call raises it here, as Python would
+        raise
 
 
 def _one_index(index: Any) -> bool:

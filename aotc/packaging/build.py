@@ -29,7 +29,8 @@ from setuptools.command.build_ext import build_ext
 
 from .. import abi, config
 from ..errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
-from . import object_cache, objects, wrapper, wrapper_cache
+from ..types import STR
+from . import object_cache, objects, string_choices, wrapper, wrapper_cache
 from .layout import EXIT_CONFIG, source_path
 from .toolchain import c_compiler, wheel_platform
 from .ufunc_loops import check_program
@@ -155,6 +156,41 @@ def exported_functions(module: ModuleType) -> list[tuple[str, Any]]:
     return found
 
 
+def _trace_export(module_name: str, name: str, fn: Any, entries: list[tuple[str, Any]],
+                  fuse: bool) -> tuple[list[wrapper.Function], wrapper.StringChoice | None]:
+    """One export's compiled functions: itself, or with a ``str`` parameter one hidden
+    function per string it selects (:mod:`.string_choices`) and the choice among them."""
+    info = fn.__aotc_export__
+    try:
+        position = string_choices.string_position(info.signatures)
+    except AotcError as err:
+        raise err.with_context(loc=info.loc, kernel=name) from None
+    if position is None:
+        return [_trace_function(module_name, name, fn, entries, fuse)], None
+    where = string_choices.choices(fn, position)
+    made: list[wrapper.Function] = []
+    table: list[tuple[str, str]] = []
+    failures: list[AotcError] = []
+    for j, (value, variant) in enumerate(string_choices.bound_variants(fn, where)):
+        try:
+            made.append(_trace_function(module_name, f"_aotcs_{name}_{j}", variant, entries,
+                                        fuse))
+            table.append((value, made[-1].name))
+        except AotcError as err:
+            failures.append(err)
+            table.append((value, repr(str(err).splitlines()[0])))
+    if not made:  # not the strings: the kernel itself does not build
+        raise failures[-1]
+    first = made[0]
+    stub = replace(first, name=name, param_names=(
+        *first.param_names[:position], where.param, *first.param_names[position:]),
+        overloads=tuple(replace(ov, signature=replace(ov.signature, params=(
+            *ov.signature.params[:position], STR, *ov.signature.params[position:])))
+            for ov in first.overloads))
+    return made, wrapper.StringChoice(name, where.param, position, tuple(table),
+                                      tuple(f.name for f in made), stub)
+
+
 def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[str, Any]],
                     fuse: bool = True) -> wrapper.Function:
     from ..pipeline import Overloads
@@ -261,12 +297,15 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
     entries: list[tuple[str, Any]] = []
     functions = []
     kernels: dict[str, str] = {}  # symbol prefix -> kernel name, for error messages
+    choices: list[wrapper.StringChoice] = []
     for name, fn in exports:
         _log(cfg, f"tracing {module_name}.{name} ({len(fn.__aotc_export__.signatures)} "
                   "signature(s))")
         with timer.phase("trace"):
-            functions.append(_trace_function(module_name, name, fn, entries, cfg.fusion))
-        kernels.update((ov.prefix, name) for ov in functions[-1].overloads)
+            made, choice = _trace_export(module_name, name, fn, entries, cfg.fusion)
+        functions += made
+        choices += [choice] if choice is not None else []
+        kernels.update((ov.prefix, name) for f in made for ov in f.overloads)
     *package, leaf = module_name.split(".")
     out_dir = Path(cfg.build_dir, *package)
     if not out_dir.is_absolute():
@@ -296,7 +335,7 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
     pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
     rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
                                      object_name=objfiles[0].name, doc=module.__doc__,
-                                     targets=targets)
+                                     targets=targets, choices=choices)
     _write(header, rendered.header.encode())
     _write(out_dir / "_aotc_numpy.pxd", wrapper.numpy_declarations())  # cimported by the .pyx
     _write(pyx, rendered.pyx.encode())

@@ -61,6 +61,8 @@ def _as_array(o: Any, candidates: Sequence[ArrayType]) -> Any:
 
 
 def _matches(o: Any, p: ArrayType) -> bool:
+    if p.dtype.kind == "U":  # a str parameter (aotc.packaging.string_choices)
+        return isinstance(o, str)
     if p.is_scalar:
         if p.defers_wide and runtime()["_is_wide_numpy_scalar"](o):  # (the wheel's test)
             return False
@@ -121,6 +123,10 @@ class Matcher:
         given = set(bound.arguments)
         bound.apply_defaults()
         values = [bound.arguments[n] for n in self.names]
+        for name, value, p in zip(self.names, values, self.signatures[0].params, strict=False):
+            if p.dtype.kind == "U" and not isinstance(value, str):  # as the built module's
+                raise TypeError(f"{self.name}(): parameter '{name}' takes a str, not "
+                                f"{type(value).__name__}")
         for k, sig in enumerate(self.signatures):
             n = len(sig.params)
             if any(p in given for p in self.names[n:] if p not in _constants(self.spec, sig)):

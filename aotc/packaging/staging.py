@@ -17,12 +17,15 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import AotcError
 from ..export import export
 from ..pipeline import Linked, Overloads, best_target, jit_target
 from ..tracing.argtypes import signature_of
+from . import string_choices
 from .checks import Matcher
+from .slow_paths import runtime
 
-__all__ = ["Jitted", "Specializing", "jit"]
+__all__ = ["Choosing", "Jitted", "Specializing", "jit"]
 
 
 class Jitted:
@@ -111,6 +114,46 @@ class Specializing:
         return jitted(*args, **kwargs)
 
 
+class Choosing:
+    """An exported function with a ``str`` parameter, compiled in this process for each
+    string it is called with (:mod:`.string_choices`: the strings it selects, and a
+    stand-in for any other), as the built module's function picks among its own."""
+
+    def __init__(self, fn: Callable[..., Any], position: int, target: str | None,
+                 fuse: bool) -> None:
+        self.__wrapped__ = getattr(fn, "__aotc_unchecked__", fn)
+        self.__name__, self.__doc__ = fn.__name__, fn.__doc__
+        self._fn, self._target, self._fuse = fn, target, fuse
+        self._where = string_choices.choices(fn, position)
+        self._made: dict[str, Any] = {}
+
+    def _for(self, key: str) -> Any:
+        """The function compiled for string ``key``, or why it does not build."""
+        if key not in self._made:
+            made = Jitted(string_choices.Bound(self._fn, self._where, key), self._target,
+                          self._fuse)
+            try:
+                self._made[key] = made.compile()
+            except AotcError as err:
+                self._made[key] = str(err).splitlines()[0]
+        return self._made[key]
+
+    def compile(self) -> Choosing:
+        """Compile the function for every string now (each call does it otherwise)."""
+        for key in (*self._where.values, string_choices.STAND_IN):
+            self._for(key)
+        return self
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        where = self._where
+        value = args[where.position] if len(args) > where.position else kwargs.get(where.param)
+        key = value if value in where.values else string_choices.STAND_IN
+        chosen = self._for(key) if isinstance(value, str) else None
+        return runtime()["_string_call"](self.__name__, where.param, where.position,
+                                         {key: chosen, string_choices.STAND_IN: chosen},
+                                         args, kwargs)
+
+
 def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
     """A copy of a plain function (export marks the function it is given: each
     signature gets a copy of its own, and the user's function stays unmarked)."""
@@ -135,10 +178,13 @@ def jit(fn: Callable[..., Any] | None = None, *, target: str | None = None,
     ``.signatures`` and ``.exports()``). ``target`` defaults to what a default wheel runs
     on this CPU (``AOTC_CPU`` forces one). Usable as ``aotc.jit(f)`` or ``@aotc.jit``.
     """
-    def make(f: Callable[..., Any]) -> Jitted | Specializing:
-        if getattr(f, "__aotc_export__", None) is None \
-                and not getattr(f, "__aotc_transform__", False):
+    def make(f: Callable[..., Any]) -> Jitted | Specializing | Choosing:
+        info = getattr(f, "__aotc_export__", None)
+        if info is None and not getattr(f, "__aotc_transform__", False):
             return Specializing(f, target, fuse)
+        position = string_choices.string_position(info.signatures) if info else None
+        if position is not None:
+            return Choosing(f, position, target, fuse)
         return Jitted(f, target, fuse)
     return make if fn is None else make(fn)
 

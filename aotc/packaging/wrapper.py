@@ -42,6 +42,7 @@ from .wrapper_model import (
     INT_KIND,
     Function,
     Overload,
+    StringChoice,
     dtype_info,
     exception_name,
     rank_text,
@@ -50,8 +51,8 @@ from .wrapper_model import (
     value_outputs,
 )
 
-__all__ = ["Function", "Overload", "Rendered", "literal_default", "render_module",
-           "signature_text", "template_dir"]
+__all__ = ["Function", "Overload", "Rendered", "StringChoice", "literal_default",
+           "render_module", "signature_text", "template_dir"]
 
 #: The C header's spelling where C and Cython differ: C99's complex types (the layout of
 #: NumPy's complex64/complex128, real part first).
@@ -164,6 +165,24 @@ def _render_function(f: int, fn: Function, first: int) -> str:
                  docstring=repr(fn.doc) if fn.doc else "")
 
 
+def _render_choice(choice: StringChoice) -> str:
+    """The exported function of a ``str`` parameter: it calls the hidden function
+    compiled for the string given (``_string_call`` in the runtime)."""
+    table = "{" + ", ".join(f"{value!r}: {made}" for value, made in choice.table) + "}"
+    doc = f"\n    {choice.stub.doc!r}" if choice.stub.doc else ""
+    return (f"\n\n_CHOICES_{choice.name} = {table}\n\n\n"
+            f"def {choice.name}(*args, **kwargs):{doc}\n"
+            f"    return _string_call({choice.name!r}, {choice.param!r}, {choice.position}, "
+            f"_CHOICES_{choice.name}, args, kwargs)\n")
+
+
+def _visible_names(functions: Sequence[Function], choices: Sequence[StringChoice]
+                   ) -> list[str]:
+    """The module's ``__all__``: its exports, not the functions hidden behind a choice."""
+    hidden = {name for c in choices for name in c.hidden}
+    return [fn.name for fn in functions if fn.name not in hidden] + [c.name for c in choices]
+
+
 def _render_functions(functions: Sequence[Function]) -> str:
     parts, first = [], 0
     for f, fn in enumerate(functions):
@@ -234,7 +253,8 @@ def _ufunc_runtime(functions: Sequence[Function]) -> str:
 
 
 def render_pyx(module: str, functions: Sequence[Function], *, source: str, header: str,
-               targets: Sequence[Target], doc: str | None = None) -> str:
+               targets: Sequence[Target], doc: str | None = None,
+               choices: Sequence[StringChoice] = ()) -> str:
     """The Cython source of the extension module ``module``, which carries object code
     for each of ``targets`` and runs the best one the CPU has (checked at import)."""
     _check(functions)
@@ -259,8 +279,9 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
         cpu_features=repr(features),
         targets=repr(tuple((t.name, t.features) for t in targets)),
         scratch_align=abi.SCRATCH_ALIGN, runtime=_runtime_source(),
-        functions=_ufunc_runtime(functions) + _render_functions(functions),
-        all=repr([fn.name for fn in functions]),
+        functions=_ufunc_runtime(functions) + _render_functions(functions)
+        + "".join(map(_render_choice, choices)),
+        all=repr(_visible_names(functions, choices)),
         numpy_loops=repr(_loop_spec([ov.program for fn in functions for ov in fn.overloads])),
     )
 
@@ -334,6 +355,8 @@ _PYI_SCALARS = {BOOL_KIND: "_Bool", INT_KIND: "_Int", FLOAT_KIND: "_Float",
 
 
 def _pyi_type(t: ArrayType) -> str:
+    if t.dtype.kind == "U":
+        return "str"
     info = dtype_info(t.dtype, str(t))
     return _PYI_SCALARS[info.kind] if t.is_scalar else f"NDArray[{info.scalar}]"
 
@@ -346,10 +369,11 @@ def _pyi_result(ov: Overload) -> str:
 
 
 def render_pyi(module: str, functions: Sequence[Function], *, source: str,
-               doc: str | None = None) -> str:
+               doc: str | None = None, choices: Sequence[StringChoice] = ()) -> str:
     """A typed stub: one ``def`` per distinct Python-level signature, with docstrings."""
     parts = []
-    for fn in functions:
+    visible = _visible_names(functions, choices)
+    for fn in [f for f in functions if f.name in visible] + [c.stub for c in choices]:
         if fn.ufunc is not None:
             parts.append(f"\n\n{fn.name}: np.ufunc\n")
             continue
@@ -373,17 +397,17 @@ def render_pyi(module: str, functions: Sequence[Function], *, source: str,
                                params=params, result=result, ignore=ignore,
                                body=_doc_literal(fn.doc) if fn.doc else "..."))
     return _fill("module.pyi.in", source=source, docstring=_doc_literal(doc) if doc else "",
-                 all=repr([fn.name for fn in functions]), functions="".join(parts))
+                 all=repr(visible), functions="".join(parts))
 
 
 def render_module(module: str, functions: Sequence[Function], *, source: str, header: str,
-                  object_name: str, targets: Sequence[Target], doc: str | None = None
-                  ) -> Rendered:
+                  object_name: str, targets: Sequence[Target], doc: str | None = None,
+                  choices: Sequence[StringChoice] = ()) -> Rendered:
     """Everything the build writes for one module: ``.pyx``, ``.h`` and ``.pyi`` text."""
     return Rendered(
         pyx=render_pyx(module, functions, source=source, header=header, doc=doc,
-                       targets=targets),
+                       targets=targets, choices=choices),
         header=render_header(module, functions, source=source, object_name=object_name,
                              targets=targets),
-        pyi=render_pyi(module, functions, source=source, doc=doc),
+        pyi=render_pyi(module, functions, source=source, doc=doc, choices=choices),
     )

@@ -84,6 +84,22 @@ class Function:
     ufunc: CoreSignature | None = None
 
 
+@dataclass(frozen=True)
+class StringChoice:
+    """An exported function with a ``str`` parameter (:mod:`.string_choices`): for each
+    string, the Python expression of what a call with it gets (the hidden function
+    compiled for it, the exception every such call raises, or why it did not build),
+    picked by the argument's value; ``stub`` is the first hidden function with the
+    ``str`` parameter put back (its docs and types)."""
+
+    name: str
+    param: str
+    position: int
+    table: tuple[tuple[str, str], ...]
+    hidden: tuple[str, ...]  #: the hidden functions' names
+    stub: Function
+
+
 def dtype_info(dtype: np.dtype, where: str) -> DTypeInfo:
     info = DTYPES.get(np.dtype(dtype))
     if info is None:
