@@ -174,6 +174,37 @@ def uses_a_typo(x: f64[:]):
     return x * undefined_name  # noqa: F821
 
 
+def bins_of_lists(bins: i64[:], values: f64[:]):  # SciPy's _create_binned_data
+    bin_map = dict()
+    for i in np.unique(bins):
+        bin_map[i] = []
+    for i in range(len(bins)):
+        bin_map[bins[i]].append(values[i])
+    return bin_map
+
+
+def missing_key(x: f64[:], key="b"):  # a build-time key, as a str parameter's choice
+    table = {"a": 1.0}
+    return x * table[key]
+
+
+def test_a_dict_of_lists_read_at_a_runtime_key_is_the_kernels_error():
+    """Not an internal KeyError of a tracer: a located error saying what dicts hold."""
+    with pytest.raises(TraceError) as info:
+        trace_kernel(bins_of_lists, signature_from_annotations(bins_of_lists))
+    assert not isinstance(info.value, InternalError)
+    assert "read at a key known only at run time" in str(info.value)
+    assert f":{bins_of_lists.__code__.co_firstlineno + 5}:" in str(info.value)
+
+
+def test_a_missing_key_of_a_build_time_dict_raises_as_python_does():
+    """Every call raises Python's KeyError, as the source does (not a build error)."""
+    with pytest.raises(KeyError, match="'b'"):
+        missing_key(np.ones(2))
+    traced = trace_kernel(missing_key, signature_from_annotations(missing_key))
+    assert """check 0 >= 1 else KeyError("'b'")""" in str(traced.program)  # always fails
+
+
 def test_tracing_bug_is_located_at_the_kernel_line(monkeypatch):
     """An exception raised inside aotc while the kernel runs on tracers: internal,
     located at the user's line being traced."""

@@ -134,12 +134,19 @@ def layout(value: Any) -> Joined | None:
     return joined if held is not None and held is value and held.atom is atom else None
 
 
-def outside(leaf: Any, inner: list[Any], outer: list[Any]) -> Any:
-    """The array from outside a branch that a leaf of its values is (an operand, whose
-    inside value is in ``inner``, or an array it read), or None: a write into the joined
-    array reaches that one on the branch's path (``aliases.path_aliased``)."""
-    operand = next((before for inside, before in zip(inner, outer, strict=True)
-                    if leaf is inside), None)
+def operand_pairs(inner: list[list[Any]], outer: list[list[Any]]) -> list[tuple[Any, Any]]:
+    """Each branch operand's leaves inside the branch with the values they stand for
+    outside, variable by variable (a list the branch was handed laid out anew has no
+    leaf-for-leaf counterpart, and its items are new values)."""
+    return [pair for i, o in zip(inner, outer, strict=True) if len(i) == len(o)
+            for pair in zip(i, o, strict=True)]
+
+
+def outside(leaf: Any, pairs: list[tuple[Any, Any]]) -> Any:
+    """The array from outside a branch that a leaf of its values is (an operand: see
+    :func:`operand_pairs`, or an array it read), or None: a write into the joined array
+    reaches that one on the branch's path (``aliases.path_aliased``)."""
+    operand = next((before for inside, before in pairs if leaf is inside), None)
     return outer_array(leaf, operand, current().parent)
 
 

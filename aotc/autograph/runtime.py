@@ -158,6 +158,12 @@ def getitem(value: Any, index: Any) -> Any:
     try:
         return value[index]
     except LookupError as err:  # a dict or list of the build read at a build-time key
+        if traced(value, index) and isinstance(value, dict):
+            raise current().error(
+                "a dict the kernel fills as Python runs it, read at a key known only at "
+                "run time", hint="a dict grown at run time holds numbers or tuples of "
+                "them (not lists or arrays): keep lists in an array indexed by the key, "
+                "or fill the dict in a loop over runtime values") from None
         if current().at_top and not traced(value, index):
             _raise_where(True, err, [])  # every call raises it here, as Python would
         raise

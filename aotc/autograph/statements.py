@@ -359,7 +359,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
     trees: list[tuple[Any, int]] = []  # each branch's values: structure, leaf count
     #: per branch, per joined leaf: the array from outside the branch it is, if one
     sources: list[dict[int, Any]] = []
-    outer_leaves = flatten(tuple(state[i] for i in known))[0]
+    outer_leaves = [flatten(state[i])[0] for i in known]
 
     def branch(fn: Body) -> Callable[..., State]:
         def run(*values: Any) -> State:
@@ -377,8 +377,8 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 optional.check_body(out)
             leaves, tree = flatten(out)
             trees.append((tree, len(leaves)))
-            inner = flatten(values)[0]
-            sources.append({k: joins.outside(leaves[k], inner, outer_leaves) for k in joined})
+            pairs = joins.operand_pairs([flatten(v)[0] for v in values], outer_leaves)
+            sources.append({k: joins.outside(leaves[k], pairs) for k in joined})
             return cast(tuple[Any, ...], unflatten(tree, [joined[k].pad(v) if k in joined else v
                                                           for k, v in enumerate(leaves)]))
         return run
