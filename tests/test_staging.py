@@ -118,6 +118,24 @@ def test_jit_without_signatures_specializes_on_each_call(_cache: Path) -> None:
     np.testing.assert_array_equal(aotc.jit(exported)(2.0, x32, x32), unannotated(2.0, x32, x32))
 
 
+@aotc.jit
+def _cnd(d):  # numba's Black-Scholes: one @njit function calling another
+    return 0.5 * (1.0 + np.tanh(d))
+
+
+@aotc.jit
+def _priced(x):
+    return _cnd(x) * 2.0 - _cnd(-x)
+
+
+def test_a_jit_function_calls_another_inlined(_cache: Path) -> None:
+    x = np.linspace(-2.0, 2.0, 5)
+    got = _priced(x)
+    assert _cnd.signatures == []  # inlined into the caller: never compiled on its own
+    want = 0.5 * (1.0 + np.tanh(x)) * 2.0 - 0.5 * (1.0 + np.tanh(-x))
+    np.testing.assert_allclose(got, want, rtol=1e-14)  # tanh: a few ulps of NumPy's
+
+
 def test_jit_checks_arguments_as_the_extension_does() -> None:
     """Writes into read-only or self-overlapping arrays and reads after writes into an
     overlapping argument are ValueErrors naming the parameters (silently different

@@ -353,6 +353,8 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` as written in a converted kernel (AutoGraph's converted
     call): a traced stand-in where :data:`TRACED` has one, an error for ``numpy.random``,
     the user's own functions converted first."""
+    if getattr(fn, "__aotc_jitted__", False) is True:  # another aotc.jit function: inlined
+        fn = fn.__wrapped__
     if (fn is builtins.all or fn is builtins.any) and len(args) == 1 and not kwargs \
             and isinstance(args[0], RuntimeGenerator):  # stops where the answer is decided
         return args[0].decided(truth_value, fn is builtins.any)

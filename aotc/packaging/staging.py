@@ -31,6 +31,10 @@ __all__ = ["Choosing", "Jitted", "Specializing", "jit"]
 class Jitted:
     """An exported function compiled on its first call (see :func:`jit`)."""
 
+    #: A kernel calling it while it is traced inlines ``__wrapped__``, as Numba inlines
+    #: one ``@njit`` function calling another (:func:`aotc.autograph.runtime.call`).
+    __aotc_jitted__ = True
+
     def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
         info = getattr(fn, "__aotc_export__", None)
         if info is not None:
@@ -84,6 +88,8 @@ class Specializing:
     argument signature (:mod:`aotc.tracing.argtypes`), as Numba's ``@njit``; each compiled
     signature kept in memory, its object code in the disk cache."""
 
+    __aotc_jitted__ = True
+
     def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
         self.__wrapped__ = fn
         self.__name__ = fn.__name__
@@ -118,6 +124,8 @@ class Choosing:
     """An exported function with a ``str`` parameter, compiled in this process for each
     string it is called with (:mod:`.string_choices`: the strings it selects, and a
     stand-in for any other), as the built module's function picks among its own."""
+
+    __aotc_jitted__ = True
 
     def __init__(self, fn: Callable[..., Any], position: int, target: str | None,
                  fuse: bool) -> None:
