@@ -178,6 +178,16 @@ def _write_cases() -> list[Case]:
 
     add("masked_assignment", masked, "(f8[:], f8)", [(V.copy(), 0.5), (V[:0].copy(), 0.5)])
 
+    def mask_with_indices(a, labels):  # a mask among other indices: its nonzero() places
+        a[labels == 1, 0] = -1.0
+        return (a[labels == 2, 1], a[labels > 0, 1:], a[1, labels[:a.shape[1]] >= 0],
+                a[..., labels[:a.shape[1]] > 0], a[labels == 0][:, None, 0], a)
+
+    add("mask_with_indices", mask_with_indices, "(f8[:, :], i8[:])",
+        [(np.arange(12.0).reshape(4, 3), np.array([0, 1, 1, 2])),
+         (np.arange(12.0).reshape(4, 3), np.array([5, 5, 5, 5])),
+         (np.arange(9.0).reshape(3, 3), np.array([2, 0, 1]))])
+
     def transposed_view_write(a):
         a.T[0] = 1.0
         b = a[:, ::-1]

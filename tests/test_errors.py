@@ -357,6 +357,9 @@ def test_build_time_sizes_give_numpys_errors_at_build_time():
      "minlength"),
     (lambda i: np.bincount(i - 1), "(i8[:])", (np.array([3, 0]),), "ValueError",
      "'list' argument must have no negative elements"),
+    (lambda a, m: a[m, 0], "(f8[:, :], b1[:])", (np.ones((4, 3)), np.ones(3, bool)),
+     "IndexError", "boolean index did not match indexed array along axis 0; size of axis "
+     "is 4 but size of corresponding boolean axis is 3"),
     (lambda i: np.bincount(i, minlength=3), "(i8[:])", (np.array([0, -1]),), "ValueError",
      "'list' argument must have no negative elements"),
     (lambda i, w: np.bincount(i, w, minlength=3), "(i8[:], f8[:])",

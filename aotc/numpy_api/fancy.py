@@ -67,7 +67,8 @@ class _Plan:
         at = next((i for i, k in enumerate(items) if k is Ellipsis), None)
         if at is not None:
             items[at:at + 1] = [slice(None)] * (x.ndim - used)
-        items += [slice(None)] * (x.ndim - used)
+        else:
+            items += [slice(None)] * (x.ndim - used)
         basic: list[Any] = []
         axes: list[int] = []
         arrays: list[Any] = []
@@ -189,14 +190,50 @@ def assign(x: Tracer, key: Any, value: Any,
     lax.fori_loop(0, lax.dim_value(count), body, 0)
 
 
+def _masks_among_indices(x: Tracer, key: Any) -> Any:
+    """A boolean array among other indices (``A[labels == i, j]``) as NumPy reads it:
+    its ``nonzero()`` positions, one index array per axis it covers (which must have
+    its sizes: NumPy's IndexError)."""
+    if not isinstance(key, tuple) or len(key) < 2:
+        return key
+    items: list[Any] = []
+    for at, item in enumerate(key):
+        if not _is_mask_like(item):
+            items.append(item)
+            continue
+        mask = as_tracer(np.asarray(item) if isinstance(item, list) else item)
+        axis = _axis_of(x, key, at)
+        for d, n in enumerate(mask.aval.shape):
+            current().check("==", n, x.aval.shape[axis + d], "IndexError",
+                            "boolean index did not match indexed array along axis "
+                            f"{axis + d}; size of axis is {{rhs}} but size of corresponding "
+                            "boolean axis is {lhs}")
+        items += selection.nonzero(mask)
+    return tuple(items)
+
+
+def _axis_of(x: Tracer, key: tuple[Any, ...], at: int) -> int:
+    """The first axis of ``x`` item ``at`` of ``key`` indexes."""
+    def width(item: Any) -> int:
+        return 0 if item is None else int(np.ndim(item)) if _is_mask_like(item) else 1
+    if any(k is Ellipsis for k in key[:at]):  # (the items after it end at the last axis)
+        return x.ndim - sum(width(k) for k in key[at:])
+    return sum(width(k) for k in key[:at])
+
+
+def _is_mask_like(item: Any) -> bool:
+    return _bool_list(item) or (isinstance(item, (Tracer, np.ndarray)) and item.ndim > 0
+                                and item.dtype == np.bool_)
+
+
 def getitem_any(x: Tracer, key: Any) -> Any:
     """``x[key]``: basic indexing, or fancy indexing when the key holds index arrays."""
-    key = np.asarray(key) if _bool_list(key) else key  # [True, False]: a mask
+    key = np.asarray(key) if _bool_list(key) else _masks_among_indices(x, key)  # [True, False]
     return read(x, key) if is_fancy_key(key) else getitem(x, key)
 
 
 def setitem_any(x: Tracer, key: Any, value: Any) -> None:
-    key = np.asarray(key) if _bool_list(key) else key
+    key = np.asarray(key) if _bool_list(key) else _masks_among_indices(x, key)
     if is_fancy_key(key):
         return assign(x, key, value)
     if is_mask_key(key) and _items_in_order(key, value):
