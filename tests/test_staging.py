@@ -108,14 +108,29 @@ def test_jit_without_signatures_specializes_on_each_call(_cache: Path) -> None:
     assert fast.exports() == "@aotc.export(" + ", ".join(map(repr, fast.signatures)) + ")"
     assert not hasattr(unannotated, "__aotc_export__")  # the user's function is unmarked
     assert len(list(_cache.glob("*.o"))) == 4  # each signature's object, cached on disk
-    with pytest.raises(TypeError, match="argument 'a' of str"):
-        fast("no", x32, x32)
+    with pytest.raises(TypeError, match="argument 'a' of dict"):
+        fast({}, x32, x32)
 
     def shipped(a, x, y, scale=2.0):  # the prototype with the line exports() wrote
         return a * x + y * scale
 
     exported = aotc.export(*fast.signatures)(shipped)
     np.testing.assert_array_equal(aotc.jit(exported)(2.0, x32, x32), unannotated(2.0, x32, x32))
+
+
+@aotc.jit
+def _scaled_by_name(x, how):  # a str argument selects, as in SciPy (string_choices)
+    if how == "double":
+        return x * 2
+    return x if how == "same" else -x
+
+
+def test_jit_without_signatures_takes_strings_that_select(_cache: Path) -> None:
+    x = np.arange(3.0)
+    for how in ("double", "same", "other"):
+        np.testing.assert_array_equal(_scaled_by_name(x, how),
+                                      _scaled_by_name.__wrapped__(x, how))
+    assert _scaled_by_name.signatures == ["(f8[:], str)"]
 
 
 @aotc.jit

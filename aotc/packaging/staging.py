@@ -95,7 +95,7 @@ class Specializing:
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self._target, self._fuse = target, fuse
-        self._compiled: dict[str, Jitted] = {}
+        self._compiled: dict[str, Jitted | Choosing] = {}
 
     @property
     def signatures(self) -> list[str]:
@@ -111,8 +111,8 @@ class Specializing:
         text = signature_of(self.__wrapped__, args, kwargs)
         jitted = self._compiled.get(text)
         if jitted is None:
-            jitted = Jitted(export(text)(_fresh_copy(self.__wrapped__)), self._target,
-                            self._fuse)
+            jitted = jit(export(text)(_fresh_copy(self.__wrapped__)), target=self._target,
+                         fuse=self._fuse)
             self._compiled[text] = jitted
             code = self.__wrapped__.__code__
             seen = COMPILED.setdefault((code.co_filename, code.co_firstlineno), [])

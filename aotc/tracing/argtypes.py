@@ -27,6 +27,8 @@ CODES = {np.dtype(c): c for c in ("b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4"
 
 def type_text(value: Any, name: str) -> str:
     """The signature text of one argument (TypeError for what no kernel takes)."""
+    if isinstance(value, str):  # a string that selects (aotc.packaging.string_choices)
+        return "str"
     if not isinstance(value, np.generic | np.ndarray):
         for python, text in _PYTHON:
             if isinstance(value, python):
@@ -41,7 +43,7 @@ def type_text(value: Any, name: str) -> str:
     else:
         what = type(value).__name__
     raise TypeError(f"argument '{name}' of {what}: a compiled kernel takes arrays and "
-                    f"scalars of {', '.join(CODES.values())} and Python numbers")
+                    f"scalars of {', '.join(CODES.values())}, Python numbers and str")
 
 
 def signature_of(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
