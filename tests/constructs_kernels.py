@@ -1220,6 +1220,19 @@ def decided_early(x, n):
             any(v < -1 for v in x[::-1]))
 
 
+def _pair_sum(i, j):
+    return i + j
+
+
+@aotc.export("(i64, f64[:])")
+def mapped_rows(size, x):
+    out = list()
+    for i in range(size):
+        out.append(list(map(lambda j: _pair_sum(i, j), range(size))))
+    return out, sum(map(abs, x)), list(map(lambda a, b: a * b, x, x[::-1])), \
+        all(map(lambda v: v > -5, x))
+
+
 @aotc.export("(f64[:],)")
 def folded(x):
     from functools import reduce

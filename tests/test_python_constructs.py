@@ -319,6 +319,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "sexy_prime_pairs": [(100,), (np.int64(12),), (0,)],
     "decided_early": [(X, 2), (X, 4), (X, 6), (X[:0], 0), (np.array([3.0, 1.0]), 5)],
     "folded": [(X,), (X[:1],), (X[:0],)],
+    "mapped_rows": [(4, X), (1, X[:1]), (0, X[:2])],  # (sum of none is int 0)
     "named_kernel": [(X, "linear"), (X.astype(np.float32), "cubic"), (X, "quintic"),
                      (X[:0], "cubic"), (X, 3)],
     "chosen_method": [(X, "separate"), (X, "hierarchical", 2.0), (X, "foo"), (X[:1], "")],

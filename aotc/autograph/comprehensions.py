@@ -128,3 +128,18 @@ def reduce_(fn: Callable[[Any, Any], Any], iterable: Any, *initial: Any) -> Any:
     (acc,) = for_iter(lambda item, state: (pyfuncs.converted_call(fn, state[0], item),),
                       (start,), ("acc",), rest)
     return acc
+
+
+def map_(fn: Callable[..., Any], *iterables: Any) -> Any:
+    """``map``: the generator ``(fn(*items) for items in zip(*iterables))``, ``fn``
+    converted as a call in the kernel would be; over runtime sequences it is one
+    (laid out as an array, or decided early by ``all``/``any``)."""
+    def apply(*items: Any) -> Any:
+        return pyfuncs.converted_call(fn, *items)
+    runtime = [sequence(i) for i in iterables]
+    if not any(isinstance(s, RuntimeSeq) and s.unrolled() is None for s in runtime):
+        return builtins.map(apply, *iterables)
+    if len(iterables) == 1:
+        return comprehension("generator", lambda item: apply(item), iterables[0], False)
+    zipped = pyfuncs.converted_call(builtins.zip, *iterables)
+    return comprehension("generator", lambda items: apply(*items), zipped, False)

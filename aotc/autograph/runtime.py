@@ -38,7 +38,13 @@ from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
 from . import formatted, optional, pyfuncs
-from .comprehensions import comprehension, reduce_, truth_value, unpack  # noqa: F401
+from .comprehensions import (  # noqa: F401
+    comprehension,
+    map_,
+    reduce_,
+    truth_value,
+    unpack,
+)
 from .formatted import fstring  # noqa: F401 - converted code calls __aotc__.fstring
 from .lists import (
     append,  # noqa: F401 - converted code calls __aotc__.append
@@ -292,7 +298,8 @@ _CLOCKS = {time.time: _clock, time.perf_counter: _clock, time.monotonic: _clock}
 TRACED: dict[Callable[..., Any], Callable[..., Any]] = {**CREATION, **BUILTINS, **SEQUENCES,
                                                        **PYMATH, **PYRANDOM, **_CLOCKS,
                                                        **formatted.BUILTINS,
-                                                       functools.reduce: reduce_}
+                                                       functools.reduce: reduce_,
+                                                       builtins.map: map_}
 _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
