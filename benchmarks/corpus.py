@@ -134,7 +134,10 @@ def check_one(path: Path) -> dict[str, Any]:
                 if hasattr(getattr(marked, name), "__aotc_export__")}
     if not exported:
         return {"status": "no-exports", "detail": "; ".join(converted.notes)}
-    jitted = {name: aotc.jit(getattr(marked, name)) for name in exported}
+    try:
+        jitted = {name: aotc.jit(getattr(marked, name)) for name in exported}
+    except Exception as err:
+        return {"status": "build", "detail": f"{type(err).__name__}: {err}"}
     for line in runs:
         try:
             want = _run(line, dict(vars(plain)), exported)
