@@ -147,6 +147,7 @@ def test_a_jit_function_calls_another_inlined(_cache: Path) -> None:
     x = np.linspace(-2.0, 2.0, 5)
     got = _priced(x)
     assert _cnd.signatures == []  # inlined into the caller: never compiled on its own
+    assert _cnd.py_func(0.0) == 0.5  # the Python function, as Numba's dispatchers name it
     want = 0.5 * (1.0 + np.tanh(x)) * 2.0 - 0.5 * (1.0 + np.tanh(-x))
     np.testing.assert_allclose(got, want, rtol=1e-14)  # tanh: a few ulps of NumPy's
 

@@ -35,6 +35,11 @@ class Jitted:
     #: one ``@njit`` function calling another (:func:`aotc.autograph.runtime.call`).
     __aotc_jitted__ = True
 
+    @property
+    def py_func(self) -> Any:
+        """The Python function compiled (Numba's dispatchers' name for it)."""
+        return self.__wrapped__
+
     def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
         info = getattr(fn, "__aotc_export__", None)
         if info is not None:
@@ -90,6 +95,11 @@ class Specializing:
 
     __aotc_jitted__ = True
 
+    @property
+    def py_func(self) -> Any:
+        """The Python function compiled (Numba's dispatchers' name for it)."""
+        return self.__wrapped__
+
     def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
         self.__wrapped__ = fn
         self.__name__ = fn.__name__
@@ -126,6 +136,11 @@ class Choosing:
     stand-in for any other), as the built module's function picks among its own."""
 
     __aotc_jitted__ = True
+
+    @property
+    def py_func(self) -> Any:
+        """The Python function compiled (Numba's dispatchers' name for it)."""
+        return self.__wrapped__
 
     def __init__(self, fn: Callable[..., Any], position: int, target: str | None,
                  fuse: bool) -> None:
