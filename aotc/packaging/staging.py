@@ -28,17 +28,23 @@ from .slow_paths import runtime
 __all__ = ["Choosing", "Jitted", "Specializing", "jit"]
 
 
-class Jitted:
-    """An exported function compiled on its first call (see :func:`jit`)."""
+class _Compiling:
+    """What every ``aotc.jit`` object is: a kernel calling it while it is traced inlines
+    ``__wrapped__``, as Numba inlines one ``@njit`` function calling another
+    (:func:`aotc.autograph.runtime.call`)."""
 
-    #: A kernel calling it while it is traced inlines ``__wrapped__``, as Numba inlines
-    #: one ``@njit`` function calling another (:func:`aotc.autograph.runtime.call`).
     __aotc_jitted__ = True
+    __wrapped__: Any
 
     @property
     def py_func(self) -> Any:
         """The Python function compiled (Numba's dispatchers' name for it)."""
         return self.__wrapped__
+
+
+class Jitted(_Compiling):
+    """An exported function compiled on its first call (see :func:`jit`)."""
+
 
     def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
         info = getattr(fn, "__aotc_export__", None)
@@ -88,17 +94,10 @@ class Jitted:
 COMPILED: dict[tuple[str, int], list[str]] = {}
 
 
-class Specializing:
+class Specializing(_Compiling):
     """``aotc.jit`` of a function without signatures: compiled once per distinct
     argument signature (:mod:`aotc.tracing.argtypes`), as Numba's ``@njit``; each compiled
     signature kept in memory, its object code in the disk cache."""
-
-    __aotc_jitted__ = True
-
-    @property
-    def py_func(self) -> Any:
-        """The Python function compiled (Numba's dispatchers' name for it)."""
-        return self.__wrapped__
 
     def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
         self.__wrapped__ = fn
@@ -130,17 +129,10 @@ class Specializing:
         return jitted(*args, **kwargs)
 
 
-class Choosing:
+class Choosing(_Compiling):
     """An exported function with a ``str`` parameter, compiled in this process for each
     string it is called with (:mod:`.string_choices`: the strings it selects, and a
     stand-in for any other), as the built module's function picks among its own."""
-
-    __aotc_jitted__ = True
-
-    @property
-    def py_func(self) -> Any:
-        """The Python function compiled (Numba's dispatchers' name for it)."""
-        return self.__wrapped__
 
     def __init__(self, fn: Callable[..., Any], position: int, target: str | None,
                  fuse: bool) -> None:
