@@ -142,6 +142,20 @@ def _section(title: str, text: str) -> None:
     print(text.rstrip("\n"))
 
 
+def _string_variants(fn: Any) -> list[tuple[Any, str]]:
+    """What the build compiles of ``fn``: itself, or one function per string its ``str``
+    parameter selects (:mod:`aotc.packaging.string_choices`), each with its label."""
+    from .packaging import string_choices
+
+    at = string_choices.string_position(fn.__aotc_export__.signatures)
+    if at is None:
+        return [(fn, "")]
+    where = string_choices.choices(fn, at)
+    return [(bound, f" [{where.param}=" + (
+        "any other string]" if value == string_choices.STAND_IN else f"{value!r}]"))
+        for value, bound in string_choices.bound_variants(fn, where)]
+
+
 def cmd_inspect(args: argparse.Namespace) -> int:
     from .abi import symbol_prefix
     from .packaging import build
@@ -153,12 +167,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     cfg = config.parse(table, settings=_overrides(args))
     wanted = [flag for flag in ("ir", "passes", "llvm", "asm") if getattr(args, flag)] or ["ir"]
     entries = []
-    stages = Overloads(fn, fn.__aotc_export__.signatures, fn.__name__)
-    signatures = stages.signatures  # what the build compiles: twins too
-    for k, signature in enumerate(signatures):
+    overloads = [(stages, signature, shown) for variant, shown in _string_variants(fn)
+                 for stages in [Overloads(variant, variant.__aotc_export__.signatures,
+                                          fn.__name__)]
+                 for signature in stages.signatures]  # what the build compiles: twins too
+    signatures = [signature for _, signature, _ in overloads]
+    for k, (stages, signature, shown) in enumerate(overloads):
         traced = stages(signature).kernel
         twin = " (broadcast twin)" if signature.stretches else ""
-        label = f"{fn.__name__} :: {signature}{twin}"
+        label = f"{fn.__name__}{shown} :: {signature}{twin}"
         if args.save_ir:
             path = Path(args.save_ir)
             if len(signatures) > 1:  # one file per overload: rosen.0.ir, rosen.1.ir...

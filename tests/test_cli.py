@@ -77,6 +77,30 @@ def test_inspect_ir_and_passes(tmp_path):
     assert "fusion[axes=(0,)" in optimized  # the whole kernel is one fused loop
 
 
+CHOOSING = '''
+import numpy as np
+import aotc
+from aotc import f64
+
+
+@aotc.export
+def spread(x: f64[:], method: str) -> f64:
+    if method == "range":
+        return np.max(x) - np.min(x)
+    return np.std(x)
+'''
+
+
+def test_inspect_shows_each_string_a_str_parameter_selects(tmp_path):
+    _project(tmp_path, CHOOSING)
+    done = _aotc("inspect", "cli_pkg.kernels:spread", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert ";; ---- spread [method='range'] :: f64(f64[:]): optimized" in done.stdout
+    assert ";; ---- spread [method=any other string] :: f64(f64[:]): optimized" in done.stdout
+    ranged, other = done.stdout.split("any other string]")[:2]
+    assert "reduce_max" in ranged and "reduce_max" not in other  # each its own program
+
+
 def test_inspect_without_fusion_shows_the_unfused_baseline(tmp_path):
     _project(tmp_path, GOOD)
     done = _aotc("inspect", "cli_pkg.kernels:rosen", "--no-fusion", cwd=tmp_path)

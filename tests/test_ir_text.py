@@ -40,6 +40,7 @@ from aotc.ir import (
 from aotc.ir_text import IRSyntaxError, parse_program
 from aotc.ops import ALL_PRIMITIVES
 from aotc.ops.calls import Callee
+from aotc.packaging.string_choices import STAND_IN, bound_variants, choices, string_position
 from aotc.passes import optimize
 from aotc.shapes import DimExpr, if_neg, relu
 from aotc.tracing.avals import AType
@@ -61,10 +62,20 @@ def _kernels() -> list[Kernel]:
     found = [Kernel(f"numpy/{c.name}", c.fn, parse_signature_string(c.signature), c.inputs)
              for c in CASES + EXTENDED_CASES]
     for name in sorted(vars(constructs_kernels)):
-        export = getattr(getattr(constructs_kernels, name), "__aotc_export__", None)
+        fn = getattr(constructs_kernels, name)
+        export = getattr(fn, "__aotc_export__", None)
+        at = string_position(export.signatures) if export else None
+        if at is not None:  # one program per string, as the build makes them
+            for value, bound in bound_variants(fn, choices(fn, at)):
+                calls = [(*c[:at], *c[at + 1:]) for c in CALLS.get(name, [])
+                         if c[at] == value or (value == STAND_IN and isinstance(c[at], str)
+                                               and c[at] not in choices(fn, at).values)]
+                for k, signature in enumerate(bound.__aotc_export__.signatures):
+                    found.append(Kernel(f"constructs/{name}/{value!r}/{k}", bound, signature,
+                                        calls))
+            continue
         for k, signature in enumerate(export.signatures if export else ()):
-            found.append(Kernel(f"constructs/{name}/{k}", getattr(constructs_kernels, name),
-                                signature, CALLS.get(name, [])))
+            found.append(Kernel(f"constructs/{name}/{k}", fn, signature, CALLS.get(name, [])))
     rng = np.random.default_rng(7)
     for name, (fn, signature, make) in jam_kernels.CASES.items():
         found.append(Kernel(f"jam/{name}", fn, parse_signature_string(signature),

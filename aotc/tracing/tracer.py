@@ -437,9 +437,10 @@ class Tracer:
         if text is not None:
             return text
         raise current().error(
-            "a runtime value formatted into a string: strings (exception messages too) are "
-            "made when the kernel is built",
-            hint="give the message only build-time values")
+            "a runtime value formatted into a string by code aotc does not convert (a "
+            "library's own formatting)",
+            hint="format it in the kernel's own code: f-strings, str(), % and .format() of "
+                 "runtime values compile (aotc.autograph.formatted)")
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise current().error(
