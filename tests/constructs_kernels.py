@@ -1150,6 +1150,20 @@ def sign_word(x: f64[:]) -> str:
     return "non-positive"
 
 
+# -- a loop state whose sizes are written otherwise: checked equal at run time -------------
+
+@aotc.export("(f32[:, :], i64)")
+def gated_scan(conv, s):  # Pythran's convnet: slices by a size the caller passes
+    state = np.zeros((conv.shape[0], s), dtype=np.float32)
+    out = np.zeros((conv.shape[0], s), dtype=np.float32)
+    for _ in range(3):
+        z = conv[:, :s]
+        f = conv[:, s:2 * s]
+        state = f * state + (1 - f) * z
+        out += state
+    return out
+
+
 # -- str parameters that select: compiled once per string the module compares ------------
 
 def _linear_rbf(r):

@@ -320,6 +320,9 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "decided_early": [(X, 2), (X, 4), (X, 6), (X[:0], 0), (np.array([3.0, 1.0]), 5)],
     "folded": [(X,), (X[:1],), (X[:0],)],
     "mapped_rows": [(4, X), (1, X[:1]), (0, X[:2])],  # (sum of none is int 0)
+    "gated_scan": [(np.arange(16, dtype=np.float32).reshape(2, 8) / 16, 4),
+                   (np.ones((1, 4), np.float32), 1), (np.ones((2, 3), np.float32), 2),
+                   (np.ones((2, 4), np.float32), -1)],
     "named_kernel": [(X, "linear"), (X.astype(np.float32), "cubic"), (X, "quintic"),
                      (X[:0], "cubic"), (X, 3)],
     "chosen_method": [(X, "separate"), (X, "hierarchical", 2.0), (X, "foo"), (X[:1], "")],

@@ -25,7 +25,7 @@ from ..numpy_api.masks import MaskedValue
 from ..shapes import DimExpr, FloorDiv, Relu, bound_symbols, maximum, relu, upper_bound
 from ..tracing.avals import AType
 from ..tracing.bodies import flatten, probe, probe_sizes
-from ..tracing.tracer import Tracer, as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current, user_loc
 from .joins import Join, Joined, layout
 
 State = tuple[Any, ...]
@@ -89,9 +89,9 @@ class LoopJoin(Join):
             fits = high is not None and (axis in self.grown or at_most(high, upper)) and (
                 common is None or size == common)
             if not fits:
-                raise ctx.error(
+                raise Overgrown(
                     f"the loop resizes '{self.name}' beyond the size it starts with (axis "
-                    f"{axis}: {size} against {upper})",
+                    f"{axis}: {size} against {upper})", loc=user_loc(), kernel=ctx.kernel,
                     hint="memory is planned before the kernel runs: allocate the largest "
                          "array before the loop and fill a prefix (out = np.empty(n); "
                          "out[k] = v; k += 1; then out[:k])")
@@ -171,6 +171,51 @@ def at_most(a: DimExpr, b: DimExpr) -> bool:
             rest = b - DimExpr(((mono, coeff),))
             return at_most(a, rest + mono[0].expr * coeff) or at_most(a, rest)
     return False
+
+
+class Overgrown(TraceError):
+    """An iteration makes an array larger than its loop can carry."""
+
+
+def checked_equal(state: State, aside: Callable[[State], State]
+                  ) -> dict[int, tuple[DimExpr, ...]]:
+    """The state's arrays that one iteration (``aside``) gives sizes written otherwise
+    in the kernel's entry sizes (``state[:, :s]`` of a ``4 * s`` axis, where the array
+    starts with ``s``): equal unless a size is negative, which NumPy refuses before.
+    Each is checked equal where the loop runs and carried at its starting size. Empty
+    when some array's sizes are not of that kind."""
+    leaves, structure = flatten(state)
+    after, _ = probe_sizes(aside, [leaves], [structure])
+    found: dict[int, tuple[DimExpr, ...]] = {}
+    for k, (start, made) in enumerate(zip(state, after, strict=True)):
+        made = _array(made)
+        if not isinstance(start, Tracer) or not isinstance(made, Tracer) \
+                or start.aval.shape == made.aval.shape:
+            continue
+        pairs = [(a, b) for a, b in zip(start.aval.shape, made.aval.shape, strict=False)
+                 if a != b]
+        if start.dtype != made.dtype or start.ndim != made.ndim or any(
+                bound_symbols(a) or bound_symbols(b) or (a - b).is_const for a, b in pairs):
+            return {}
+        found[k] = start.aval.shape
+    return found
+
+
+def kept_sizes(body: Callable[..., State], sizes: dict[int, tuple[DimExpr, ...]],
+               names: Sequence[str]) -> Callable[..., State]:
+    """``body`` with each array of ``sizes`` checked to have them (a ValueError naming
+    the variable where it does not) and typed with them."""
+    def kept(*args: Any) -> State:
+        out = list(body(*args))
+        for k, shape in sizes.items():
+            value = as_tracer(out[k])
+            for axis, (got, want) in enumerate(zip(value.aval.shape, shape, strict=True)):
+                current().check("==", got, want, "ValueError",
+                                f"the loop changes the size of '{names[k]}' (axis {axis}: "
+                                "{lhs} against {rhs} before it)")
+            out[k] = lax.refine_shape(value, shape)
+        return tuple(out)
+    return kept
 
 
 def resized(state: State, names: Sequence[str], aside: Callable[[State], State],

@@ -19,6 +19,7 @@ from typing import Any, cast
 import numpy as np
 
 from .. import lax
+from ..errors import TraceError
 from ..ir import Var
 from ..numpy_api import CREATION, pylists
 from ..numpy_api.creation import full_from_dims
@@ -213,13 +214,22 @@ def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
     lifted = tuple(_lifted(v) for v in state)
     try:
         return _optional_loop(run, body, lifted, aside, lambda s: s)
-    except CarryShapes:
+    except CarryShapes as err:
         joins = resizing.resized(lifted, names, aside, trips)
-        if not joins:
-            raise
-    carried = resizing.Carried(joins)
-    return carried.shown(_optional_loop(run, carried.body(body), carried.packed(lifted),
-                                        carried.body(aside), carried.shown))
+        refused: TraceError = err
+    if joins:
+        carried = resizing.Carried(joins)
+        try:
+            return carried.shown(_optional_loop(run, carried.body(body),
+                                                carried.packed(lifted), carried.body(aside),
+                                                carried.shown))
+        except resizing.Overgrown as err:
+            refused = err
+    same = resizing.checked_equal(lifted, aside)  # sizes equal unless one is negative
+    if not same:
+        raise refused
+    return _optional_loop(run, resizing.kept_sizes(body, same, names), lifted,
+                          resizing.kept_sizes(aside, same, names), lambda s: s)
 
 
 def _optional_loop(run: Run, body: Body, lifted: State, aside: Callable[[State], State],
