@@ -8,7 +8,8 @@ module moves with a small, mechanical edit:
   ``@aotc.export("(float64[:, :], int)")`` above ``def name``. ``T or U`` arguments
   become one overload per choice, an optional argument ``T?`` one overload without it,
   ``T[]``/``T[][]`` arrays of that rank, ``order(F)`` nothing (aotc takes any strides),
-  and a ``T list`` an array of ``T`` (a list passed for it is converted at the call).
+  and a ``T list`` an array of ``T`` (a list passed for it is converted at the call), a
+  ``(T, T) list`` one of rows.
 - numba.pycc's ``@cc.export("name", "f8(f8[:])")`` decorators become
   ``@aotc.export("f8(f8[:])")``: aotc reads Numba's signature strings as they are. The
   ``CC`` import, ``cc = CC(...)``, its settings and ``cc.compile()`` go away.
@@ -98,8 +99,14 @@ def _pythran_type(text: str) -> list[str]:
     if text == "str":  # a parameter that selects (aotc.packaging.string_choices)
         return ["str"]
     if text.endswith(" list"):
+        item = text[:-len(" list")].strip()
+        if item.startswith("(") and item.endswith(")"):  # a list of like tuples: rows
+            fields = [_scalar(f.strip()) for f in _split_top(item[1:-1])]
+            if len(set(fields)) != 1:
+                raise Unconvertible(f"type '{text}'")
+            return [_array(fields[0], [":", str(len(fields))])]
         return [t[:-1] + ", :]" if t.endswith("]") else _array(t, [":"])
-                for t in _pythran_type(text[:-len(" list")])]
+                for t in _pythran_type(item)]
     if text.startswith("(") or re.search(r"\b(set|dict|str|None|slice)\b", text) or ":" \
             in text.split("[")[0]:
         raise Unconvertible(f"type '{text}'")

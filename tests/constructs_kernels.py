@@ -1164,6 +1164,15 @@ def gated_scan(conv, s):  # Pythran's convnet: slices by a size the caller passe
     return out
 
 
+@aotc.export("(f64[:], i64[:, 2])")
+def summed_spans(x, start_stop_pairs):  # SciPy's Pythran "(int, int) list": rows
+    total = 0.0
+    for start, stop in start_stop_pairs:
+        for j in range(start, stop):
+            total += x[j]
+    return total
+
+
 # -- str parameters that select: compiled once per string the module compares ------------
 
 def _linear_rbf(r):

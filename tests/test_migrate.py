@@ -130,6 +130,7 @@ def test_pycc_exports_become_aotc_exports_without_numba(tmp_path: Path) -> None:
     ("f(float[][] list)", ["(float64[:, :, :])"]),
     ("f()", ["()"]),
     ("f(float[:], str)", ["(float64[:], str)"]),
+    ("f((int, int) list, intp)", ["(int64[:, 2], int64)"]),  # SciPy's start/stop pairs
 ])
 def test_pythran_types(pythran: str, signatures: list[str]) -> None:
     source = f"#pythran export {pythran}\ndef f(*args):\n    pass\n"
@@ -146,8 +147,9 @@ def test_an_export_continued_on_later_comment_lines() -> None:
     assert '@aotc.export("(float64[:, :], int64[:], float)")' in converted.text
 
 
-@pytest.mark.parametrize("pythran", ["f(str list)", "f(int:float dict)", "f(int set)",
-                                     "f((int, int))", "f(float128[])"])
+@pytest.mark.parametrize("pythran", ["f(str list)", "f((int, float) list)",
+                                     "f(int:float dict)", "f(int set)", "f((int, int))",
+                                     "f(float128[])"])
 def test_pythran_types_without_a_signature_are_reported(pythran: str) -> None:
     converted = convert_source(f"#pythran export {pythran}\ndef f(a):\n    pass\n")
     assert converted.functions == [] and f"#pythran export {pythran}" in converted.text

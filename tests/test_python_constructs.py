@@ -323,6 +323,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "gated_scan": [(np.arange(16, dtype=np.float32).reshape(2, 8) / 16, 4),
                    (np.ones((1, 4), np.float32), 1), (np.ones((2, 3), np.float32), 2),
                    (np.ones((2, 4), np.float32), -1)],
+    "summed_spans": [(X, [(0, 2), (1, 4)]), (X, [(3, 3)]), (X, [(0, 9)])],
     "named_kernel": [(X, "linear"), (X.astype(np.float32), "cubic"), (X, "quintic"),
                      (X[:0], "cubic"), (X, 3)],
     "chosen_method": [(X, "separate"), (X, "hierarchical", 2.0), (X, "foo"), (X[:1], "")],
