@@ -133,6 +133,22 @@ def test_jit_without_signatures_takes_strings_that_select(_cache: Path) -> None:
     assert _scaled_by_name.signatures == ["(f8[:], str)"]
 
 
+@aotc.jit("void(f8[:], f8[:], f8[:])")  # Numba's @jit with a signature string
+def _added_into(result, a, b):
+    for i in range(len(result)):
+        result[i] = a[i] + b[i]
+
+
+def test_jit_with_numba_signature_strings(_cache: Path) -> None:
+    a, b, out = np.arange(4.0), np.ones(4), np.zeros(4)
+    assert _added_into(out, a, b) is None
+    np.testing.assert_array_equal(out, a + 1)
+    with pytest.raises(TypeError, match="no signature matches"):
+        _added_into(out.astype(np.float32), a, b)  # only the signature given compiles
+    both = aotc.jit(["f8(f8)", "i8(i8)"])(lambda v: v * 2)
+    assert both(3) == 6 and both(1.5) == 3.0
+
+
 @aotc.jit
 def _cnd(d):  # numba's Black-Scholes: one @njit function calling another
     return 0.5 * (1.0 + np.tanh(d))

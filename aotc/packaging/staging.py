@@ -183,16 +183,22 @@ def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
     return copy
 
 
-def jit(fn: Callable[..., Any] | None = None, *, target: str | None = None,
-        fuse: bool = True) -> Any:
+def jit(fn: Callable[..., Any] | str | list[str] | None = None, *,
+        target: str | None = None, fuse: bool = True) -> Any:
     """Compile a function in this process on its first call.
 
     An ``@aotc.export`` function (or a transform of one: ``aotc.jit(aotc.grad(f))``) is
     compiled for its signatures; any other function for
     the types of each call (a new compile per new signature, as Numba's ``@njit``; see
     ``.signatures`` and ``.exports()``). ``target`` defaults to what a default wheel runs
-    on this CPU (``AOTC_CPU`` forces one). Usable as ``aotc.jit(f)`` or ``@aotc.jit``.
+    on this CPU (``AOTC_CPU`` forces one). Usable as ``aotc.jit(f)`` or ``@aotc.jit``,
+    and with Numba's signature strings first: ``@aotc.jit("f8(f8[:])")`` (or a list of
+    them) compiles for those, as ``@aotc.export`` would.
     """
+    if isinstance(fn, (str, list)):  # Numba's @jit("f8(f8[:])"): the signatures given
+        strings = [fn] if isinstance(fn, str) else fn
+        return lambda f: jit(export(*strings)(_fresh_copy(f)), target=target, fuse=fuse)
+
     def make(f: Callable[..., Any]) -> Jitted | Specializing | Choosing:
         info = getattr(f, "__aotc_export__", None)
         if info is None and not getattr(f, "__aotc_transform__", False):
