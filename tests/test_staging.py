@@ -133,7 +133,7 @@ def test_jit_without_signatures_takes_strings_that_select(_cache: Path) -> None:
     assert _scaled_by_name.signatures == ["(f8[:], str)"]
 
 
-@aotc.jit("void(f8[:], f8[:], f8[:])")  # Numba's @jit with a signature string
+@aotc.jit("void(f8[:], f8[:], f8[:])", nopython=True, nogil=True)  # Numba's @jit
 def _added_into(result, a, b):
     for i in range(len(result)):
         result[i] = a[i] + b[i]
@@ -147,6 +147,12 @@ def test_jit_with_numba_signature_strings(_cache: Path) -> None:
         _added_into(out.astype(np.float32), a, b)  # only the signature given compiles
     both = aotc.jit(["f8(f8)", "i8(i8)"])(lambda v: v * 2)
     assert both(3) == 6 and both(1.5) == 3.0
+    assert aotc.jit(cache=True, fastmath=True)(lambda v: v + 1)(np.arange(2.0))[1] == 2.0
+    numba_style = aotc.jit(parallel=True)(lambda v: v * 3)
+    assert numba_style(np.arange(3.0))[2] == 6.0
+    assert numba_style._compiled["(f8[:])"].__wrapped__.__aotc_export__.parallel is True
+    with pytest.raises(TypeError, match="unexpected keyword argument 'spam'"):
+        aotc.jit(spam=True)
 
 
 @aotc.jit

@@ -99,11 +99,12 @@ class Specializing(_Compiling):
     argument signature (:mod:`aotc.tracing.argtypes`), as Numba's ``@njit``; each compiled
     signature kept in memory, its object code in the disk cache."""
 
-    def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
+    def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool,
+                 parallel: bool | None = None) -> None:
         self.__wrapped__ = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
-        self._target, self._fuse = target, fuse
+        self._target, self._fuse, self._parallel = target, fuse, parallel
         self._compiled: dict[str, Jitted | Choosing] = {}
 
     @property
@@ -120,8 +121,8 @@ class Specializing(_Compiling):
         text = signature_of(self.__wrapped__, args, kwargs)
         jitted = self._compiled.get(text)
         if jitted is None:
-            jitted = jit(export(text)(_fresh_copy(self.__wrapped__)), target=self._target,
-                         fuse=self._fuse)
+            jitted = jit(export(text, parallel=self._parallel)(_fresh_copy(self.__wrapped__)),
+                         target=self._target, fuse=self._fuse)
             self._compiled[text] = jitted
             code = self.__wrapped__.__code__
             seen = COMPILED.setdefault((code.co_filename, code.co_firstlineno), [])
@@ -183,8 +184,15 @@ def _fresh_copy(fn: Callable[..., Any]) -> Callable[..., Any]:
     return copy
 
 
+#: Numba's ``@jit`` options a kernel written for Numba passes, which aotc's compiled code
+#: already has (no object mode, a disk cache, no GIL held in kernels, bounds checked) or
+#: declines (``fastmath``: IEEE arithmetic, as NumPy's): accepted and ignored.
+NUMBA_OPTIONS = frozenset({"nopython", "nogil", "cache", "boundscheck", "fastmath",
+                           "error_model", "inline", "forceobj", "looplift", "debug"})
+
+
 def jit(fn: Callable[..., Any] | str | list[str] | None = None, *,
-        target: str | None = None, fuse: bool = True) -> Any:
+        target: str | None = None, fuse: bool = True, **numba_options: Any) -> Any:
     """Compile a function in this process on its first call.
 
     An ``@aotc.export`` function (or a transform of one: ``aotc.jit(aotc.grad(f))``) is
@@ -193,16 +201,24 @@ def jit(fn: Callable[..., Any] | str | list[str] | None = None, *,
     ``.signatures`` and ``.exports()``). ``target`` defaults to what a default wheel runs
     on this CPU (``AOTC_CPU`` forces one). Usable as ``aotc.jit(f)`` or ``@aotc.jit``,
     and with Numba's signature strings first: ``@aotc.jit("f8(f8[:])")`` (or a list of
-    them) compiles for those, as ``@aotc.export`` would.
+    them) compiles for those, as ``@aotc.export`` would. Numba's options
+    (:data:`NUMBA_OPTIONS`, ``@aotc.jit(nopython=True, cache=True)``) are accepted, and
+    ``parallel=True`` is recorded as ``export(parallel=True)`` records it (a build runs
+    such a kernel on its thread pool; compiled in this process it runs on one thread).
     """
+    parallel = numba_options.pop("parallel", None)
+    unknown = sorted(set(numba_options) - NUMBA_OPTIONS)
+    if unknown:
+        raise TypeError(f"aotc.jit() got an unexpected keyword argument '{unknown[0]}'")
     if isinstance(fn, (str, list)):  # Numba's @jit("f8(f8[:])"): the signatures given
         strings = [fn] if isinstance(fn, str) else fn
-        return lambda f: jit(export(*strings)(_fresh_copy(f)), target=target, fuse=fuse)
+        return lambda f: jit(export(*strings, parallel=parallel)(_fresh_copy(f)),
+                             target=target, fuse=fuse)
 
     def make(f: Callable[..., Any]) -> Jitted | Specializing | Choosing:
         info = getattr(f, "__aotc_export__", None)
         if info is None and not getattr(f, "__aotc_transform__", False):
-            return Specializing(f, target, fuse)
+            return Specializing(f, target, fuse, parallel)
         position = string_choices.string_position(info.signatures) if info else None
         if position is not None:
             return Choosing(f, position, target, fuse)
