@@ -176,7 +176,10 @@ def test_inv_det_dtypes_and_stacks(built):
         _normwise(run(ints)[0], np.linalg.inv(ints), ints.astype(float))
     stack = np.stack([_general(3) for _ in range(4)]).astype(np.float32)
     for run in built.runners("inv_f32_stack"):
-        _normwise(run(stack)[0], np.linalg.inv(stack), stack)
+        got = run(stack)[0]
+        if not np.isfinite(got).all():  # (seen once in a full suite run, not reproduced)
+            pytest.fail(_why_not_finite(built, "inv_f32_stack", run, stack))
+        _normwise(got, np.linalg.inv(stack), stack)
     for run in built.runners("det_f32_stack"):
         got = run(stack)[0]
         expected = np.linalg.det(stack)
