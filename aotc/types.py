@@ -44,8 +44,13 @@ class ArrayType:
     def is_scalar(self) -> bool:
         return not self.dims
 
+    @property
+    def is_str(self) -> bool:
+        """A ``str`` parameter (:data:`STR`)."""
+        return self.dtype.kind == "U"
+
     def __str__(self) -> str:
-        if self.dtype.kind == "U":
+        if self.is_str:
             return "str"
         name = SHORT_NAMES[self.dtype]
         if self.is_scalar:

@@ -1222,7 +1222,9 @@ def formatted_message(n: i64) -> str:
     text = "n is " + str(n)
     if n < 0:
         raise ValueError(text + "!")
-    return text.zfill(12)
+    if n > 1000:  # a string made before, formatted into the message
+        raise ValueError(f"too big: {text!r}|%s" % text)
+    return text.zfill(12) + "{k}|{w:>3}".format(k=n, w="x")
 
 
 # -- generators with runtime bounds: all/any stop where Python's do; reduce is a loop ------

@@ -329,7 +329,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "chosen_method": [(X, "separate"), (X, "hierarchical", 2.0), (X, "foo"), (X[:1], "")],
     "leading_digits": [(0,), (np.int64(-371072875339021027),), (2**62,)],
     "summary_line": [(X, 3), (X[:1], np.int64(-7)), (X[:0], 0)],
-    "formatted_message": [(5,), (np.int64(12345),), (-2,)],
+    "formatted_message": [(5,), (np.int64(123),), (-2,), (12345,)],
     "divisors_or_self": [(2,), (5,), (0,)],
     "ragged_then_used": [(5, 1.5), (1, 1.5), (4, -2.0)],
     # Recursion on runtime values: real calls of functions compiled once. Past the

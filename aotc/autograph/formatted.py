@@ -18,7 +18,7 @@ own: the tracer formats as a message token there (:meth:`Tracer.__format__`).
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import Any, cast
 
 from ..tracing.tracer import MESSAGE_VALUES, Tracer, current, python_number
 from .texts import Text
@@ -59,8 +59,8 @@ class Formatted:
             if name.startswith("_") or not hasattr(str, name):
                 raise AttributeError(name)
             raise _needs_text(f"str.{name}")
-        return lambda *args: Formatted(("(", *_code(self), f").{name}(",
-                                        *_joined(args), ")"))
+        return lambda *args, **kwargs: Formatted(
+            ("(", *_code(self), f").{name}(", *_arguments(args, kwargs), ")"))
 
     # -- what needs the text itself ------------------------------------------------------------
     def __len__(self) -> int:
@@ -81,7 +81,21 @@ class Formatted:
         raise _needs_text("'in'")
 
     def __str__(self) -> str:
-        raise _needs_text("str() outside a kernel's converted code")
+        """In an exception's message (``f"bad {s}"``, ``"bad %s" % s``), its text with
+        message tokens for the runtime values; elsewhere the kernel cannot read it."""
+        if MESSAGE_VALUES.get() is None:
+            raise _needs_text("str() outside a kernel's converted code")
+        return cast(str, as_message(self))
+
+    def __format__(self, spec: str) -> str:
+        if spec:  # a width counts the message's tokens, not the text they become
+            raise _needs_text(f"the format spec {spec!r}")
+        return str(self)
+
+    def __repr__(self) -> str:
+        if MESSAGE_VALUES.get() is None:
+            return f"Formatted({''.join(p if isinstance(p, str) else '@' for p in self.pieces)})"
+        return repr(str(self))  # (numbers' text has no quotes to escape)
 
     def code(self, leaves: list[Any]) -> str:
         """The expression, each runtime value read as ``@k@``: leaf ``k`` of ``leaves``
@@ -128,6 +142,8 @@ def _code(value: Any) -> tuple[Piece, ...]:
         return ("(", *_joined(value), ",)" if len(value) == 1 else ")")
     if isinstance(value, list):
         return ("[", *_joined(value), "]")
+    if isinstance(value, _KeyWord):
+        return (f"{value.key}=", *_code(value.value))
     return (repr(value),)
 
 
@@ -136,6 +152,19 @@ def _joined(values: Any) -> tuple[Piece, ...]:
     for i, v in enumerate(values):
         pieces += ([", "] if i else []) + list(_code(v))
     return tuple(pieces)
+
+
+def _arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Piece, ...]:
+    """A call's arguments as pieces: ``a, b, key=c``."""
+    named = [_KeyWord(k, v) for k, v in kwargs.items()]
+    return _joined((*args, *named))
+
+
+class _KeyWord:
+    """``key=value`` in a call's arguments (:func:`_arguments`)."""
+
+    def __init__(self, key: str, value: Any) -> None:
+        self.key, self.value = key, value
 
 
 def _runtime(*values: Any) -> bool:
@@ -199,11 +228,7 @@ def method(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if not isinstance(owner, str) or getattr(fn, "__name__", "") not in _STRING_METHODS \
             or not _runtime(*args, *kwargs.values()):
         return None
-    named = [f", {k}=" for k in kwargs]
-    pieces: list[Piece] = [f"{owner!r}.{fn.__name__}(", *_joined(args)]
-    for lead, value in zip(named, kwargs.values(), strict=True):
-        pieces += [lead if args or lead != named[0] else lead[2:], *_code(value)]
-    return Formatted((*pieces, ")"))
+    return Formatted((f"{owner!r}.{fn.__name__}(", *_arguments(args, kwargs), ")"))
 
 
 def as_message(value: Any) -> Any:

@@ -222,8 +222,9 @@ def _axis_of(x: Tracer, key: tuple[Any, ...], at: int) -> int:
 
 
 def _is_mask_like(item: Any) -> bool:
-    return _bool_list(item) or (isinstance(item, (Tracer, np.ndarray)) and item.ndim > 0
-                                and item.dtype == np.bool_)
+    """A boolean array (or list of bools) among a key's items."""
+    return _bool_list(item) or (is_mask_key(item) and not isinstance(item, MaskedValue)
+                                and item.ndim > 0)
 
 
 def getitem_any(x: Tracer, key: Any) -> Any:

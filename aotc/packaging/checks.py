@@ -61,7 +61,7 @@ def _as_array(o: Any, candidates: Sequence[ArrayType]) -> Any:
 
 
 def _matches(o: Any, p: ArrayType) -> bool:
-    if p.dtype.kind == "U":  # a str parameter (aotc.packaging.string_choices)
+    if p.is_str:  # a str parameter (aotc.packaging.string_choices)
         return isinstance(o, str)
     if p.is_scalar:
         if p.defers_wide and runtime()["_is_wide_numpy_scalar"](o):  # (the wheel's test)
@@ -124,7 +124,7 @@ class Matcher:
         bound.apply_defaults()
         values = [bound.arguments[n] for n in self.names]
         for name, value, p in zip(self.names, values, self.signatures[0].params, strict=False):
-            if p.dtype.kind == "U" and not isinstance(value, str):  # as the built module's
+            if p.is_str and not isinstance(value, str):  # as the built module's
                 raise TypeError(f"{self.name}(): parameter '{name}' takes a str, not "
                                 f"{type(value).__name__}")
         for k, sig in enumerate(self.signatures):

@@ -45,7 +45,6 @@ class _Compiling:
 class Jitted(_Compiling):
     """An exported function compiled on its first call (see :func:`jit`)."""
 
-
     def __init__(self, fn: Callable[..., Any], target: str | None, fuse: bool) -> None:
         info = getattr(fn, "__aotc_export__", None)
         if info is not None:

@@ -47,7 +47,7 @@ class Choices:
 
 def string_position(signatures: Sequence[Signature]) -> int | None:
     """Where the ``str`` parameter is (the same in every overload), or None."""
-    found = {tuple(i for i, p in enumerate(s.params) if p.dtype.kind == "U")
+    found = {tuple(i for i, p in enumerate(s.params) if p.is_str)
              for s in signatures}
     if found == {()}:
         return None

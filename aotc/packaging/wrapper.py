@@ -355,7 +355,7 @@ _PYI_SCALARS = {BOOL_KIND: "_Bool", INT_KIND: "_Int", FLOAT_KIND: "_Float",
 
 
 def _pyi_type(t: ArrayType) -> str:
-    if t.dtype.kind == "U":
+    if t.is_str:
         return "str"
     info = dtype_info(t.dtype, str(t))
     return _PYI_SCALARS[info.kind] if t.is_scalar else f"NDArray[{info.scalar}]"

@@ -292,7 +292,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
         return transformed(signature, name=name)  # type: ignore[no-any-return]
     info = getattr(fn, "__aotc_export__", None)
     loc = info.loc if info is not None else None
-    if any(p.dtype.kind == "U" for p in signature.params):
+    if any(p.is_str for p in signature.params):
         raise TraceError("a str parameter is compiled once per string it selects: trace "
                          "the functions aotc.packaging.string_choices.bound_variants makes",
                          loc=loc, kernel=name)
