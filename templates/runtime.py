@@ -3,9 +3,9 @@ noticing an edited source, sizing and sharing the thread pool, and building the
 exceptions a failed call raises.
 
 Why not Cython: none of this runs on a successful call, and Cython turns each line of it
-into dozens of lines of C, which gcc spent a quarter of a module's build on. The wrapper
-embeds this file's text in the module, which runs it in its own namespace at import
-(before it sets the globals below), so these functions see the module's globals.
+into dozens of lines of C, which gcc spent a quarter of a module's build on. The shared
+runtime (runtime.pyx.in) embeds this file's text and runs it at import, with the
+constants below set; a module passes what is its own (its name, its targets).
 """
 
 import os as _os
@@ -15,43 +15,43 @@ import typing as _typing
 
 import numpy as _np
 
-if _typing.TYPE_CHECKING:  # set by the module (module.pyx.in) after running this file
+if _typing.TYPE_CHECKING:  # set by the runtime (runtime.pyx.in) before running this file
     Message = tuple[type[Exception], str]
-    _TARGETS: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    _CPU_HAS: frozenset[str] = frozenset()
-    _SOURCE_NAME = ""
+    Targets = tuple[tuple[str, tuple[str, ...]], ...]
     _SHORT_NAMES: dict[str, str] = {}
     _KERNEL_ERRORS: dict[int, Message] = {}
     _SHAPE_ERRORS: dict[int, Message] = {}
     _FIRST_PROGRAM_ERROR = 0
 
 
-def _choose_target() -> int:
-    """The target to run: ``AOTC_CPU`` when set, else the one with the most features
-    among those this CPU (and OS) has. A target whose features are missing never runs."""
-    names = [name for name, _ in _TARGETS]
+def _choose_target(module: str, targets: "Targets", cpu_has: frozenset[str]) -> int:
+    """The target of ``module`` to run: ``AOTC_CPU`` when set, else the one with the most
+    features among those this CPU (and OS) has (``cpu_has``). A target whose features
+    are missing never runs."""
+    names = [name for name, _ in targets]
     forced = _os.environ.get("AOTC_CPU", "").strip()
     if forced and forced not in names:
-        raise ImportError(f"AOTC_CPU={forced}, but {__name__} carries code for "
+        raise ImportError(f"AOTC_CPU={forced}, but {module} carries code for "
                           f"{', '.join(names)} only; unset AOTC_CPU or pick one of those")
-    candidates = [names.index(forced)] if forced else list(range(len(_TARGETS)))
-    usable = [k for k in candidates if _CPU_HAS.issuperset(_TARGETS[k][1])]
+    candidates = [names.index(forced)] if forced else list(range(len(targets)))
+    usable = [k for k in candidates if cpu_has.issuperset(targets[k][1])]
     if usable:
-        return max(usable, key=lambda k: (len(_TARGETS[k][1]), k))
-    name, needs = _TARGETS[candidates[0]]
-    missing = [f for f in needs if f not in _CPU_HAS]
-    how = f"AOTC_CPU={forced} asks for" if forced else f"{__name__} was compiled for"
+        return max(usable, key=lambda k: (len(targets[k][1]), k))
+    name, needs = targets[candidates[0]]
+    missing = [f for f in needs if f not in cpu_has]
+    how = f"AOTC_CPU={forced} asks for" if forced else f"{module} was compiled for"
     raise ImportError(f"{how} CPU target {name}, which needs {', '.join(needs)}; this CPU "
                       f"(or OS) lacks {', '.join(missing)}. Rebuild it for this machine with "
                       "target = \"native\" or an older target such as \"x86-64-v2\"")
 
 
-def _edited_source() -> str | None:
-    """The kernel source next to this extension (an in-place or editable build) when it
-    was written after the extension: that source runs instead, never stale machine code."""
-    path = _os.path.join(_os.path.dirname(__file__), _SOURCE_NAME)
+def _edited_source(extension: str, source_name: str) -> str | None:
+    """The kernel source ``source_name`` next to the ``extension`` file (an in-place or
+    editable build) when it was written after the extension: that source runs instead,
+    never stale machine code."""
+    path = _os.path.join(_os.path.dirname(extension), source_name)
     try:
-        edited = _os.stat(path).st_mtime_ns > _os.stat(__file__).st_mtime_ns
+        edited = _os.stat(path).st_mtime_ns > _os.stat(extension).st_mtime_ns
     except OSError:
         return None  # an installed wheel: no source next to the extension
     return path if edited else None
@@ -321,7 +321,8 @@ def _string_call(name: str, param: str, position: int, table: "dict[str, object]
         raise type(err)(*shown) from None
 
 
-def _numpy_loop_table(spec: "list[tuple[str, str, str] | None]") -> "tuple[object, int]":
+def _numpy_loop_table(spec: "list[tuple[str, str, str] | None]",
+                      module: str) -> "tuple[object, int]":
     """The table of NumPy gufunc loops the kernels call (``aotc.ops.numpy_loops``): for each
     ``(module, ufunc, types)``, the loop's function and data pointers, read from the
     ufunc object's public loop lists (NULL for a None slot, which no kernel calls).
@@ -348,7 +349,7 @@ def _numpy_loop_table(spec: "list[tuple[str, str, str] | None]") -> "tuple[objec
         wanted = [_np.dtype(c).num for c in types.replace("->", "")]
         head = _UFunc.from_address(id(ufunc)) if isinstance(ufunc, _np.ufunc) else None
         if head is None or head.nargs != len(wanted):
-            raise ImportError(f"{__name__} needs NumPy's {module}.{name} loop {types}; "
+            raise ImportError(f"{module} needs NumPy's {module}.{name} loop {types}; "
                               f"this NumPy ({_np.__version__}) has no such gufunc")
         codes = ctypes.cast(head.types, ctypes.POINTER(ctypes.c_char))
         for k in range(head.ntypes):
@@ -359,7 +360,7 @@ def _numpy_loop_table(spec: "list[tuple[str, str, str] | None]") -> "tuple[objec
                     else None  # (a ufunc made with no data at all)
                 break
         else:
-            raise ImportError(f"{__name__} needs NumPy's {module}.{name} loop {types}, "
+            raise ImportError(f"{module} needs NumPy's {module}.{name} loop {types}, "
                               f"which this NumPy ({_np.__version__}) lacks")
     return table, ctypes.addressof(table)
 

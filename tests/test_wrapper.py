@@ -583,7 +583,7 @@ def test_render_is_deterministic_and_path_free():
     first, second = _render(fn), _render(fn)
     assert first == second
     # The size check's message, in the call tables the module runs at import.
-    tables = first.pyx.split('exec(compile(')[2].split(', "<aotc call tables>"')[0]
+    tables = first.pyx.split('exec(compile(')[1].split(', "<aotc call tables>"')[0]
     assert "_CHECKS = (\n    ((ValueError, \"parameter 'y' axis 0" in ast.literal_eval(tables)
     assert "/tmp" not in first.pyx + first.header + first.pyi
     assert "#ifndef AOTC_PKG_M_H" in first.header

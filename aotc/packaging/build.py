@@ -16,9 +16,10 @@ import importlib.util
 import inspect
 import os
 import sys
+import sysconfig
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -30,7 +31,7 @@ from setuptools.command.build_ext import build_ext
 from .. import abi, config
 from ..errors import AotcError, BuildError, ConfigError, InternalError, Loc, diagnostic
 from ..types import STR
-from . import object_cache, objects, string_choices, wrapper, wrapper_cache
+from . import objects, runtime_object, string_choices, wrapper, wrapper_cache
 from .layout import EXIT_CONFIG, source_path
 from .toolchain import c_compiler, wheel_platform
 from .ufunc_loops import check_program
@@ -278,11 +279,14 @@ def _log(cfg: config.Config, message: str) -> None:
 
 
 def compile_module(module_name: str, project_root: str | os.PathLike[str],
-                   cfg: config.Config) -> BuiltModule:
+                   cfg: config.Config,
+                   on_wrapper: Callable[[Path, Path], None] | None = None) -> BuiltModule:
     """Trace, optimize and compile every export of one module; render its wrapper.
 
     Writes ``<build-dir>/<pkg path>/<mod>.pyx``, ``<mod>.h`` and one ``_aotc_<mod>*.o``
     per target (paths relative to ``project_root`` when build-dir is) and returns them.
+    ``on_wrapper(pyx, header)`` is called once the wrapper is written, before the kernels
+    are compiled.
     """
     root = Path(project_root)
     timer = Timer()
@@ -312,6 +316,20 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
         out_dir = root / out_dir
     targets = build_targets(cfg)
 
+    objfiles = [out_dir / f"_aotc_{leaf}{t.suffix}.o" for t in targets]
+    source = source_path(module_name, root).relative_to(root).as_posix()
+    pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
+    rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
+                                     object_name=objfiles[0].name, doc=module.__doc__,
+                                     targets=targets, choices=choices)
+    _write(header, rendered.header.encode())
+    for name, text in wrapper.declarations().items():  # what the .pyx cimports and includes
+        _write(out_dir / name, text)
+    _write(pyx, rendered.pyx.encode())
+    _write(out_dir / f"{leaf}.pyi", rendered.pyi.encode())  # kept for inspection
+    if on_wrapper is not None:  # (the wrapper is compiled while the kernels are)
+        on_wrapper(pyx, header)
+
     def locate(prefix: str, err: AotcError) -> AotcError:
         name = kernels[prefix]
         return err.with_context(kernel=name, loc=dict(exports)[name].__aotc_export__.loc)
@@ -327,19 +345,9 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
     total = sum(len(group) for group in parts.values())
     _log(cfg, f"compiled {compiled} of {total} entry point(s) for "
               f"{', '.join(cfg.targets)} ({total - compiled} unchanged)")
-    objfiles = [out_dir / f"_aotc_{leaf}{t.suffix}.o" for t in targets]
     with timer.phase("link"):
         for target, objfile in zip(targets, objfiles, strict=True):
             objects.join_objects(parts[target.name], objfile, c_compiler(cfg.glibc))
-    source = source_path(module_name, root).relative_to(root).as_posix()
-    pyx, header = out_dir / f"{leaf}.pyx", out_dir / f"{leaf}.h"
-    rendered = wrapper.render_module(module_name, functions, source=source, header=header.name,
-                                     object_name=objfiles[0].name, doc=module.__doc__,
-                                     targets=targets, choices=choices)
-    _write(header, rendered.header.encode())
-    _write(out_dir / "_aotc_numpy.pxd", wrapper.numpy_declarations())  # cimported by the .pyx
-    _write(pyx, rendered.pyx.encode())
-    _write(out_dir / f"{leaf}.pyi", rendered.pyi.encode())  # kept for inspection
     return BuiltModule(module_name, root / source, pyx, header, tuple(objfiles), rendered.pyi,
                        tuple(fn.name for fn in functions), timer)
 
@@ -378,6 +386,22 @@ def _link_build_ext() -> Any:
     return build_ext
 
 
+def _wrapper_flags(root: Path) -> tuple[str, list[str]]:
+    """The C flags of the wrappers and the runtime: the one naming the project's place
+    (which maps it to '.', so the object is the same wherever the project is) and the rest.
+
+    Small, path-free binaries: no debug info, and file names relative to the project.
+    Generated code compiles without warnings (-Wsign-compare comes from Python's own
+    CFLAGS and would read like the user's fault). -Og: the wrapper's calls measure the
+    same as at -O1 or -O2 (Python's own overhead dominates), and gcc takes 40% less time
+    over it."""
+    import numpy
+
+    return (f"-ffile-prefix-map={root.resolve()}=.",
+            ["-g0", f"-ffile-prefix-map={Path(numpy.__file__).parent}=numpy",
+             "-Wno-unused-function", "-Wno-unreachable-code", "-Wno-sign-compare", "-Og"])
+
+
 class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
     """``build_ext`` that renders and compiles the kernels first, then builds as usual."""
 
@@ -391,6 +415,8 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
     def run(self) -> None:
         plan = self._plan()
         built: dict[str, BuiltModule] = {}
+        self._runtime: wrapper_cache.Job | None = None
+        self._wrappers: dict[str, wrapper_cache.Job] = {}
         if plan and not self.inplace and "native" in plan.config.targets:
             print("aotc: warning: target 'native' compiles for this build machine's CPU "
                   "only: the wheel raises ImportError on CPUs without its features; for "
@@ -400,10 +426,14 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         try:
             for ext in self._ours():
                 assert plan is not None  # _ours() is empty without a plan
+                if self._runtime is None:
+                    self._runtime = self._start_runtime(plan)
                 built[ext.name] = self._prepare(ext, plan)
         except AotcError as err:
+            self._cancel()
             report(err, plan is not None and plan.config.verbose)
         except Exception as exc:  # outside every phase's own boundary: still aotc's bug
+            self._cancel()
             report(InternalError(exc, phase="the build"), plan is not None
                    and plan.config.verbose)
         super().run()
@@ -427,58 +457,51 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         import numpy
 
         root = plan.root
-        mod = compile_module(ext.name, root, plan.config)
-        # Small, path-free binaries: no debug info, and file names relative to the project.
-        # Generated code compiles without warnings (-Wsign-compare comes from Python's own
-        # CFLAGS and would read like the user's fault). -Og: the wrapper's calls measure
-        # the same as at -O1 or -O2 (Python's own overhead dominates), and gcc takes 40%
-        # less time over it, most of a clean build.
-        project = f"-ffile-prefix-map={root.resolve()}=."
-        ext.extra_compile_args = ["-g0", project,
-                                  f"-ffile-prefix-map={Path(numpy.__file__).parent}=numpy",
-                                  "-Wno-unused-function", "-Wno-unreachable-code",
-                                  "-Wno-sign-compare", "-Og"]
-        pyx = _relative(mod.pyx, root)
-        # (the project's place maps to '.': the same object wherever the project is)
-        ext.aotc_wrapper_key = wrapper_cache.key(
-            [mod.pyx, mod.header, mod.header.with_name("_aotc_numpy.pxd")],
-            c_compiler(plan.config.glibc),
-            [pyx, *(a for a in ext.extra_compile_args if a != project)])
-        ext.sources = [pyx]
-        with mod.timer.phase("cython"):
-            ext.sources = self._cythonize(ext, root, plan.config)
+
+        def start_wrapper(pyx: Path, header: Path) -> None:
+            """Start compiling the module's wrapper (:mod:`.wrapper_cache`)."""
+            project, flags = _wrapper_flags(root)
+            where = _relative(pyx, root)
+            command = self._compile_command(plan, [numpy.get_include(),
+                                                   _relative(header.parent, root)])
+            with _chdir(root):
+                # (the project's place maps to '.': the same object wherever it is)
+                self._wrappers[ext.name] = wrapper_cache.start(
+                    ext.name, Path(where), Path(self.build_temp, where).with_suffix(".o"), command,
+                    [project, *flags], [where, *flags],
+                    [pyx, header, *map(header.with_name, wrapper.declarations())],
+                    force=self.force)
+            if self._wrappers[ext.name].process is not None:
+                _log(plan.config, f"cythonizing and compiling {where}, aside")
+
+        mod = compile_module(ext.name, root, plan.config, on_wrapper=start_wrapper)
+        ext.sources = []  # (the wrapper's object is made aside: start_wrapper)
         ext.extra_objects = [_relative(obj, root) for obj in mod.objects]
         ext.depends = [*ext.extra_objects, _relative(mod.header, root)]
-        ext.include_dirs = [numpy.get_include(), _relative(mod.header.parent, root)]
         ext.libraries = ["m"]
         ext.aotc_built = mod
         return mod
 
-    def _cythonize(self, ext: Extension, root: Path, cfg: config.Config) -> list[str]:
-        """The C source of the rendered ``.pyx``; Cython (slow to import) runs only when
-        the ``.pyx`` changed since it last did, and the wrapper's object is not cached
-        (:mod:`aotc.packaging.wrapper_cache`: then the C is not needed)."""
-        pyx = root / ext.sources[0]
-        c_file = pyx.with_suffix(".c")
-        if not self.force and c_file.is_file() and \
-                c_file.stat().st_mtime_ns >= pyx.stat().st_mtime_ns:
-            return [_relative(c_file, root)]
-        ext.aotc_wrapper_object = None if self.force else object_cache.load(ext.aotc_wrapper_key)
-        if ext.aotc_wrapper_object is not None:
-            return [_relative(c_file, root)]  # not written: its object is cached
-        from Cython.Build import cythonize
-        from Cython.Compiler.Errors import CompileError
+    def _compile_command(self, plan: Plan, include_dirs: list[str]) -> list[str]:
+        """The C compiler as setuptools would run it on a wrapper (Python's own flags;
+        zig cc for a pinned glibc), with the include options for ``include_dirs``."""
+        from distutils.ccompiler import new_compiler
+        from distutils.sysconfig import customize_compiler
 
-        _log(cfg, f"cythonizing {ext.sources[0]}")
-        with _chdir(root):
-            try:
-                (cythonized,) = cythonize(  # type: ignore[no-untyped-call]  # Cython: unannotated
-                    [ext], quiet=not cfg.verbose, force=True,
-                    compiler_directives={"language_level": 3})
-            except CompileError as exc:
-                raise BuildError(f"Cython could not compile the generated {ext.sources[0]} "
-                                 "(a bug in aotc: please report it with that file)") from exc
-        return list(cythonized.sources)
+        compiler = new_compiler(compiler=self.compiler, force=self.force)
+        customize_compiler(compiler)
+        command = list(compiler.compiler_so)  # type: ignore[attr-defined]  # (unix)
+        if plan.config.glibc:
+            command[:1] = c_compiler(plan.config.glibc)
+        paths = sysconfig.get_paths()
+        includes = dict.fromkeys([*include_dirs, paths["include"], paths["platinclude"]])
+        return [*command, *(f"-I{d}" for d in includes)]
+
+    def _cancel(self) -> None:
+        """Stop the wrappers being compiled aside (the build failed)."""
+        for job in [self._runtime, *self._wrappers.values()]:
+            if job is not None:
+                job.cancel()
 
     def build_extension(self, ext: Extension) -> None:
         mod = getattr(ext, "aotc_built", None)
@@ -495,8 +518,11 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
             self.compiler.compiler_so = [*cc, *compiler[1:]]
             self.compiler.linker_so = [*cc, *self.compiler.linker_so[1:]]
         try:
+            with mod.timer.phase("wrapper"):
+                made = self._wrapper_objects(ext)
+            ext.extra_objects = [*made, *ext.extra_objects]
+            ext.depends = [*ext.depends, *made]
             with mod.timer.phase("cc"):
-                self._compile_wrapper(ext)
                 # distutils' link of the objects: the layer setuptools puts between runs
                 # Cython (when installed) on every build, to find no source to translate.
                 _link_build_ext().build_extension(self, ext)
@@ -510,27 +536,35 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
               f"{len(mod.objects)} targets) in {mod.timer.total():.1f} s{detail}",
               file=sys.stderr)
 
-    def _compile_wrapper(self, ext: Extension) -> None:
-        """Compile the wrapper's C only when it changed, and hand the object to the link
-        as an extra object: setuptools compiles every source whenever anything changed,
-        and a kernel whose body changed changes only its own object code."""
-        sources, ext.sources = list(ext.sources), []
-        (obj,) = self.compiler.object_filenames(sources, output_dir=self.build_temp)
-        inputs = [*sources, *[d for d in ext.depends if d.endswith(".h")]]
-        if not self.force and all(map(os.path.exists, [obj, *inputs])) and \
-                all(os.path.getmtime(i) <= os.path.getmtime(obj) for i in inputs):
-            pass  # compiled here since the C last changed
-        elif getattr(ext, "aotc_wrapper_object", None) is not None:
-            Path(obj).parent.mkdir(parents=True, exist_ok=True)
-            Path(obj).write_bytes(ext.aotc_wrapper_object)
-        else:
-            self.compiler.compile(sources, output_dir=self.build_temp,
-                                  macros=[*ext.define_macros, *((u,) for u in ext.undef_macros)],
-                                  include_dirs=ext.include_dirs,
-                                  extra_postargs=ext.extra_compile_args)
-            object_cache.store(ext.aotc_wrapper_key, Path(obj).read_bytes())
-        ext.extra_objects = [obj, *ext.extra_objects]
-        ext.depends = [*ext.depends, obj]
+    def _wrapper_objects(self, ext: Extension) -> list[str]:
+        """The objects of the module's wrapper and of the shared runtime, once made."""
+        plan = self._plan()
+        assert plan is not None and self._runtime is not None  # started for our extensions
+        try:
+            with _chdir(plan.root):
+                return [str(job.result().resolve())
+                        for job in (self._wrappers[ext.name], self._runtime)]
+        except AotcError as err:
+            self._cancel()
+            report(err, plan.config.verbose)
+
+    def _start_runtime(self, plan: Plan) -> wrapper_cache.Job:
+        """Start making the shared runtime's object (:mod:`.runtime_object`) that every
+        module's extension links, unless the cache has it: in a process of its own,
+        while the kernels are traced and compiled here."""
+        import numpy
+
+        project, flags = _wrapper_flags(plan.root)
+        with _chdir(plan.root):
+            job = runtime_object.start(
+                Path(plan.config.build_dir, runtime_object.NAME),
+                Path(self.build_temp) / f"{runtime_object.NAME}.o",
+                self._compile_command(plan, [numpy.get_include()]), [project, *flags], flags,
+                force=self.force)
+        if job.process is not None:
+            _log(plan.config, "cythonizing and compiling aotc's runtime (once per toolchain), "
+                              "aside")
+        return job
 
     def get_source_files(self) -> list[str]:
         """For the sdist: the kernel sources, not the (not yet rendered) wrappers."""

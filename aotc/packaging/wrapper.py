@@ -100,9 +100,13 @@ def _runtime_source() -> str:
     return repr(ast.unparse(tree))
 
 
-def numpy_declarations() -> bytes:
-    """``templates/numpy_c.pxd``, which the wrapper cimports as ``_aotc_numpy``."""
-    return (template_dir() / "numpy_c.pxd").read_bytes()
+def declarations() -> dict[str, bytes]:
+    """The files a wrapper and the runtime read beside their ``.pyx``, by name: the part of
+    NumPy's C API they use (``templates/numpy_c.pxd``) and their shared interface, in C
+    (``aotc_runtime.h``) and for Cython (``templates/abi.pxd``)."""
+    return {"_aotc_numpy.pxd": (template_dir() / "numpy_c.pxd").read_bytes(),
+            "_aotc_abi.pxd": (template_dir() / "abi.pxd").read_bytes(),
+            "aotc_runtime.h": _fill("runtime.h.in", abi_types=_abi_types()).encode()}
 
 
 # -- the Cython wrapper ------------------------------------------------------------------
@@ -260,30 +264,40 @@ def render_pyx(module: str, functions: Sequence[Function], *, source: str, heade
     _check(functions)
     tables = call_tables.build(functions, targets)
     features = tuple(sorted({f for t in targets for f in t.features}))
-    errors = {code: (exception_name(exc, "abi.KERNEL_ERRORS"), message)
-              for code, (exc, message) in sorted(abi.KERNEL_ERRORS.items())}
-    errors_text = "{" + ", ".join(f"{c}: ({e}, {m!r})" for c, (e, m) in errors.items()) + "}"
-    shape_errors = "{" + ", ".join(f"{c}: ({exception_name(e, 'abi.SHAPE_ERRORS')}, {m!r})"
-                                   for c, (e, m) in sorted(abi.SHAPE_ERRORS.items())) + "}"
     return _fill(
         "module.pyx.in", source=source, docstring=repr(doc) if doc else "",
-        source_name=source.rpartition("/")[2],
-        header=header, short_names=repr(short_names()),
-        tables_c=_indent(tables.c),
-        tables_py=repr(tables.python), max_params=tables.max_params,
-        max_args=tables.max_args, max_outs=tables.max_outs, max_dims=tables.max_dims,
-        convert_cases=_convert_cases(),
-        kernel_errors=errors_text, shape_errors=shape_errors, interrupted=abi.INTERRUPTED,
-        first_program_error=abi.FIRST_PROGRAM_ERROR,
+        source_name=source.rpartition("/")[2], header=header,
+        tables_c=_indent(tables.c), tables_py=repr(tables.python),
+        max_params=tables.max_params, max_args=tables.max_args, max_outs=tables.max_outs,
+        max_dims=tables.max_dims,
         cpu_check=_indent(targets[0].spec.isa.feature_check(features)),
         cpu_features=repr(features),
         targets=repr(tuple((t.name, t.features) for t in targets)),
-        scratch_align=abi.SCRATCH_ALIGN, runtime=_runtime_source(),
         functions=_ufunc_runtime(functions) + _render_functions(functions)
         + "".join(map(_render_choice, choices)),
         all=repr(_visible_names(functions, choices)),
         numpy_loops=repr(_loop_spec([ov.program for fn in functions for ov in fn.overloads])),
     )
+
+
+@cache
+def render_runtime() -> str:
+    """The Cython source of the runtime every module links (``templates/runtime.pyx.in``):
+    the same text for every module of this aotc, so its object is compiled once."""
+    errors = {code: (exception_name(exc, "abi.KERNEL_ERRORS"), message)
+              for code, (exc, message) in sorted(abi.KERNEL_ERRORS.items())}
+    errors_text = "{" + ", ".join(f"{c}: ({e}, {m!r})" for c, (e, m) in errors.items()) + "}"
+    shape_errors = "{" + ", ".join(f"{c}: ({exception_name(e, 'abi.SHAPE_ERRORS')}, {m!r})"
+                                   for c, (e, m) in sorted(abi.SHAPE_ERRORS.items())) + "}"
+    return _fill("runtime.pyx.in", short_names=repr(short_names()),
+                 kernel_errors=errors_text, shape_errors=shape_errors,
+                 first_program_error=abi.FIRST_PROGRAM_ERROR, runtime=_runtime_source(),
+                 scratch_align=abi.SCRATCH_ALIGN, interrupted=abi.INTERRUPTED,
+                 convert_cases=_convert_cases())
+
+
+def _abi_types() -> str:
+    return (template_dir() / "abi_types.h").read_text(encoding="utf-8")
 
 
 def _loop_spec(programs: Sequence[Program]) -> list[tuple[str, str, str] | None]:
@@ -334,7 +348,7 @@ def render_header(module: str, functions: Sequence[Function], *, source: str,
     guard = "AOTC_" + "".join(c if c.isalnum() else "_" for c in module.upper()) + "_H"
     others = ", ".join(t.name for t in targets[1:]) or "no other target"
     return _fill("module.h.in", source=source, module=module, object=object_name, guard=guard,
-                 scratch_align=abi.SCRATCH_ALIGN, entries=entries,
+                 abi_types=_abi_types(), scratch_align=abi.SCRATCH_ALIGN, entries=entries,
                  baseline=targets[0].name, others=others)
 
 

@@ -302,7 +302,7 @@ def _numpy_loop_table(programs: Sequence[Program]) -> int:
     used = set().union(*map(numpy_loops_called, programs)) - _RESOLVED
     if used:
         resolve = slow_paths.runtime()["_numpy_loop_table"]
-        table, _ = resolve(numpy_loops.table_spec(used))
+        table, _ = resolve(numpy_loops.table_spec(used), "aotc.jit")
         for k, pointer in enumerate(table):
             if pointer:
                 _LOOP_TABLE[k] = pointer
