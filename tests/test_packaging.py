@@ -31,7 +31,7 @@ def test_templates_ship_as_package_data():
     assert table["package-dir"]["aotc.templates"] == "templates"
     globs = table["package-data"]["aotc.templates"]
     # (runtime.py and __init__.py ship as the package's modules)
-    templates = [p for p in (ROOT / "templates").iterdir() if p.suffix == ".in"]
+    templates = [p for p in (ROOT / "templates").iterdir() if p.is_file() and p.suffix != ".py"]
     assert templates
     for path in templates:
         assert any(path.match(g) for g in globs), f"{path.name} is not in package-data"

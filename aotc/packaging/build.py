@@ -417,6 +417,7 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         built: dict[str, BuiltModule] = {}
         self._runtime: wrapper_cache.Job | None = None
         self._wrappers: dict[str, wrapper_cache.Job] = {}
+        self._worker: wrapper_cache.Worker | None = None
         if plan and not self.inplace and "native" in plan.config.targets:
             print("aotc: warning: target 'native' compiles for this build machine's CPU "
                   "only: the wheel raises ImportError on CPUs without its features; for "
@@ -430,13 +431,16 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
                     self._runtime = self._start_runtime(plan)
                 built[ext.name] = self._prepare(ext, plan)
         except AotcError as err:
-            self._cancel()
+            self._stop_worker()
             report(err, plan is not None and plan.config.verbose)
         except Exception as exc:  # outside every phase's own boundary: still aotc's bug
-            self._cancel()
+            self._stop_worker()
             report(InternalError(exc, phase="the build"), plan is not None
                    and plan.config.verbose)
-        super().run()
+        try:
+            super().run()
+        finally:
+            self._stop_worker()
         for name, mod in built.items():
             stem = name.rpartition(".")[2]
             if self.inplace:  # setuptools copied the .so to the source tree; the stub follows
@@ -467,11 +471,11 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
             with _chdir(root):
                 # (the project's place maps to '.': the same object wherever it is)
                 self._wrappers[ext.name] = wrapper_cache.start(
-                    ext.name, Path(where), Path(self.build_temp, where).with_suffix(".o"), command,
+                    ext.name, Path(where), self._wrapper_object(where), command,
                     [project, *flags], [where, *flags],
                     [pyx, header, *map(header.with_name, wrapper.declarations())],
-                    force=self.force)
-            if self._wrappers[ext.name].process is not None:
+                    self._the_worker, force=self.force)
+            if self._wrappers[ext.name].pending:
                 _log(plan.config, f"cythonizing and compiling {where}, aside")
 
         mod = compile_module(ext.name, root, plan.config, on_wrapper=start_wrapper)
@@ -497,11 +501,21 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         includes = dict.fromkeys([*include_dirs, paths["include"], paths["platinclude"]])
         return [*command, *(f"-I{d}" for d in includes)]
 
-    def _cancel(self) -> None:
-        """Stop the wrappers being compiled aside (the build failed)."""
-        for job in [self._runtime, *self._wrappers.values()]:
-            if job is not None:
-                job.cancel()
+    def _wrapper_object(self, pyx: str) -> Path:
+        """Where the object of the wrapper ``pyx`` (relative to the project) goes."""
+        return Path(self.build_temp, pyx).with_suffix(".o")
+
+    def _the_worker(self) -> wrapper_cache.Worker:
+        """The build's wrapper worker, started at the first call."""
+        if self._worker is None:
+            self._worker = wrapper_cache.Worker()
+        return self._worker
+
+    def _stop_worker(self) -> None:
+        """Stop the worker unless wrappers were queued on it (then it finishes them:
+        a failed build stops it, as the link has waited for it)."""
+        if self._worker is not None:
+            self._worker.close()
 
     def build_extension(self, ext: Extension) -> None:
         mod = getattr(ext, "aotc_built", None)
@@ -545,13 +559,22 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
                 return [str(job.result().resolve())
                         for job in (self._wrappers[ext.name], self._runtime)]
         except AotcError as err:
-            self._cancel()
             report(err, plan.config.verbose)
 
     def _start_runtime(self, plan: Plan) -> wrapper_cache.Job:
+        """The shared runtime's object, and the wrapper worker started now (so that it is
+        ready when the first wrapper is) unless every module's wrapper was made here
+        before (a rebuild: most likely none is needed)."""
+        with _chdir(plan.root):
+            if not all(wrapper_cache.made(self._wrapper_object(e.sources[0]))
+                       for e in self._ours()):
+                self._the_worker()
+        return self._runtime_object(plan)
+
+    def _runtime_object(self, plan: Plan) -> wrapper_cache.Job:
         """Start making the shared runtime's object (:mod:`.runtime_object`) that every
-        module's extension links, unless the cache has it: in a process of its own,
-        while the kernels are traced and compiled here."""
+        module's extension links, unless the cache has it: on the wrapper worker, while
+        the kernels are traced and compiled here."""
         import numpy
 
         project, flags = _wrapper_flags(plan.root)
@@ -560,8 +583,8 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
                 Path(plan.config.build_dir, runtime_object.NAME),
                 Path(self.build_temp) / f"{runtime_object.NAME}.o",
                 self._compile_command(plan, [numpy.get_include()]), [project, *flags], flags,
-                force=self.force)
-        if job.process is not None:
+                self._the_worker, force=self.force)
+        if job.pending:
             _log(plan.config, "cythonizing and compiling aotc's runtime (once per toolchain), "
                               "aside")
         return job

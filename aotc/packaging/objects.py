@@ -1,19 +1,21 @@
 """Object code for every target of a module: cached per kernel, compiled side by side.
 
 A module carries machine code for several instruction-set levels (``targets``); the
-wrapper picks one at import. Each entry point is lowered once per target to LLVM IR text,
-and that text (with the target and LLVM's version) is the cache key of its object file
-(:func:`.object_cache.key`): an unchanged kernel is not optimized or compiled again, the
-build's directory and the shared object cache (:mod:`.object_cache`, which ``aotc.jit``
-fills too) answering first, and what must be compiled is spread over the machine's
-cores. Per target, the entries' objects are then joined into one relocatable object
-(``cc -r``), the one file a C caller links.
+wrapper picks one at import. Each entry point's object is keyed by its optimized program's
+text (``str(program)``: :func:`aotc.ir.print_program`, which parses back to the same
+program, and the functions it calls), its symbol, the target, LLVM's version and the
+digest of aotc's own code (:func:`program_key`): an unchanged kernel is not lowered,
+optimized or compiled again, the build's directory and the shared object cache
+(:mod:`.object_cache`) answering first, and what must be compiled is lowered to LLVM IR
+and spread over the machine's cores. Per target, the entries' objects are then joined
+into one relocatable object (``cc -r``), the one file a C caller links.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import functools
 import hashlib
 import multiprocessing
 import os
@@ -58,15 +60,45 @@ def make_targets(names: Sequence[str], specs: Sequence[Any]) -> list[Target]:
             for k, (name, spec) in enumerate(zip(names, specs, strict=True))]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Job:
-    """One entry point for one target: its IR text and where its object goes."""
+    """One entry point for one target: its program, its key and where its object goes;
+    its LLVM IR text once it is lowered (only when it must be compiled)."""
 
     prefix: str
-    text: str
+    symbol: str
+    program: Any
     spec: Any
     obj: Path
     key: str
+    text: str = ""
+
+
+@functools.cache
+def _aotc_digest() -> str:
+    """The digest of aotc's own code, which lowers programs: any change to it compiles
+    every kernel again."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(f"\n{path.relative_to(package).as_posix()}\n".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+#: The source location an equation's line ends with (``  # /path/kernels.py:12``).
+_LOC = re.compile(r"  # [^\n]*:\d+$", re.MULTILINE)
+
+
+def program_key(symbol: str, program: Any, spec: Any) -> str:
+    """The cache key of the object of ``program`` compiled as ``symbol`` for ``spec``.
+    Without the equations' source locations, which only build errors show: a project
+    moved elsewhere, or lines added above a kernel, leave its object as it was."""
+    import llvmlite.binding as llvm
+
+    seed = (f"aotc program object v1\n{symbol}\n{spec!r}\n{llvm.llvm_version_info}\n"
+            f"{_aotc_digest()}\n")
+    return hashlib.sha256((seed + _LOC.sub("", str(program))).encode()).hexdigest()
 
 
 def _compile(text: str, spec: Any, key: str) -> bytes:
@@ -143,7 +175,8 @@ def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target
                     baseline_only: frozenset[str] = frozenset()
                     ) -> tuple[dict[str, list[Path]], int]:
     """Each target's per-entry objects (compiled or reused from ``cache``), and how many
-    were compiled. Lowering errors surface here, per entry, before anything is compiled.
+    were compiled. Lowering errors of the entries compiled surface here, per entry, before
+    anything is compiled.
     ``parallel`` overrides the targets' ``parallel`` per entry (``export(parallel=)``);
     the entries in ``baseline_only`` (broadcast twins: a fallback, not the loop calls
     run) are compiled for the first target alone, which every other target's table
@@ -160,14 +193,16 @@ def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target
             spec = target.spec
             if parallel and prefix in parallel:
                 spec = dataclasses.replace(spec, parallel=parallel[prefix])
-            try:
-                text = str(build_llvm_module([(symbol, program)], spec))
-            except AotcError as err:
-                raise locate(prefix, err) from None
             jobs.setdefault(target.name, []).append(
-                Job(prefix, text, spec, cache / f"{symbol}.o", object_cache.key(text, spec)))
+                Job(prefix, symbol, program, spec, cache / f"{symbol}.o",
+                    program_key(symbol, program, spec)))
     outdated = [job for group in jobs.values() for job in group if not _cached(job)]
     todo = [job for job in outdated if not _from_shared_cache(job)]
+    for job in todo:
+        try:
+            job.text = str(build_llvm_module([(job.symbol, job.program)], job.spec))
+        except AotcError as err:
+            raise locate(job.prefix, err) from None
     _run(todo, locate)
     keep = {job.obj.name for group in jobs.values() for job in group}
     for stale in cache.glob("*.o"):  # kernels removed or renamed since the last build

@@ -9,13 +9,13 @@ module's own small wrapper, which runs its init (``aotc_rt_load`` in
 ``templates/module.pyx.in``). Its symbols are hidden, and its init is renamed
 (``aotc_rt_init``), so two aotc extensions in one process never see each other's.
 
-When the cache lacks it, the build starts making it (Cython, then the C compiler) in a
-process of its own before it traces the kernels, and takes the object when it links.
+When the cache lacks it, the build's wrapper worker (:class:`.wrapper_cache.Worker`)
+makes it while the kernels are traced, and the link takes the object.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import wrapper, wrapper_cache
@@ -40,9 +40,11 @@ def write_sources(directory: Path) -> list[Path]:
 
 
 def start(directory: Path, obj: Path, compile_command: Sequence[str], flags: Sequence[str],
-          key_flags: Sequence[str], *, force: bool = False) -> wrapper_cache.Job:
+          key_flags: Sequence[str], worker: Callable[[], wrapper_cache.Worker], *,
+          force: bool = False) -> wrapper_cache.Job:
     """Start making the runtime's object at ``obj`` (from sources written into
     ``directory``), unless it is there or in the cache (:func:`.wrapper_cache.start`)."""
     sources = write_sources(directory)
     return wrapper_cache.start(NAME, sources[0], obj, [*compile_command, f"-I{directory}"],
-                               [*flags, *FLAGS], [*key_flags, *FLAGS], sources, force=force)
+                               [*flags, *FLAGS], [*key_flags, *FLAGS], sources, worker,
+                               force=force)

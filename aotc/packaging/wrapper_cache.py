@@ -8,9 +8,10 @@ cache, verified on load as the kernels' objects are, under a key made of the gen
 sources and the toolchain that compiles them: Cython's version, the C compiler's command
 and version, the flags, and the Python and NumPy headers.
 
-When neither the build's folder nor the cache has it, a process of its own runs Cython
-and the C compiler on it (:func:`start`) while the build goes on (tracing and compiling
-the kernels), and the link takes the object (:meth:`Job.result`).
+When neither the build's folder nor the cache has it, a helper process (:class:`Worker`,
+one per build) runs Cython and the C compiler on it (:func:`start`) while the build
+goes on (tracing and compiling the kernels), and the link takes the object
+(:meth:`Job.result`).
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ import contextlib
 import functools
 import hashlib
 import importlib.metadata
+import json
 import os
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,53 +65,104 @@ def key(sources: Sequence[Path], compiler: Sequence[str], flags: Sequence[str]) 
     return digest.hexdigest()
 
 
-#: Run in the helper process: Cython on the ``.pyx`` (argv[2]) of module argv[1] (its
-#: functions' ``__module__``), then the C compiler (argv[3:], which names the C file and
-#: the object).
-_MAKE = """\
-import subprocess, sys
+#: The helper process: it readies Cython (imports, and the lexer it builds at its first
+#: parse: most of a run's time) before the first wrapper arrives, then, for each line of
+#: stdin (``[module, pyx, compile command]``), runs Cython on the ``.pyx`` (the module's
+#: name is its functions' ``__module__``) and starts the C compiler on the C it wrote.
+#: Once stdin closes it prints each wrapper's number and exit status.
+_WORKER = """\
+import json, subprocess, sys
 from Cython.Build import cythonize
+from Cython.Compiler import Pipeline, ParseTreeTransforms  # (imported now: ready sooner)
 from Cython.Compiler.Errors import CompileError
+from Cython.Compiler.TreeFragment import parse_from_strings
 from distutils.extension import Extension
-try:
-    cythonize([Extension(sys.argv[1], [sys.argv[2]])], quiet=True, force=True,
-              compiler_directives={"language_level": 3})
-except CompileError as exc:
-    sys.exit(f"Cython could not compile the generated {sys.argv[2]}: {exc}")
-sys.exit(subprocess.run(sys.argv[3:]).returncode)
+parse_from_strings("ready", "x = 1\\n")
+running = []
+for n, line in enumerate(sys.stdin):
+    module, pyx, command = json.loads(line)
+    try:
+        cythonize([Extension(module, [pyx])], quiet=True, force=True,
+                  compiler_directives={"language_level": 3})
+    except CompileError as exc:
+        print(f"Cython could not compile the generated {pyx}: {exc}", file=sys.stderr)
+        print("aotc-wrapper", n, 1, flush=True)
+        continue
+    running.append((n, subprocess.Popen(command, stdout=subprocess.DEVNULL)))
+for n, process in running:
+    print("aotc-wrapper", n, process.wait(), flush=True)
 """
+
+
+class Worker:
+    """The helper process that makes a build's missing wrapper objects (:data:`_WORKER`),
+    started before it is needed so that it is ready when the first wrapper is."""
+
+    def __init__(self) -> None:
+        self._process = subprocess.Popen([sys.executable, "-c", _WORKER],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE)
+        self._submitted = 0
+        self._outcome: tuple[dict[int, int], str] | None = None
+
+    def submit(self, module: str, pyx: Path, command: Sequence[str]) -> int:
+        """Queue a wrapper; returns its number, for :meth:`succeeded`."""
+        assert self._process.stdin is not None and self._outcome is None
+        with contextlib.suppress(OSError):  # (a worker that died says why at the end)
+            self._process.stdin.write((json.dumps([module, str(pyx), list(command)])
+                                       + "\n").encode())
+            self._process.stdin.flush()
+        self._submitted += 1
+        return self._submitted - 1
+
+    def succeeded(self, number: int) -> tuple[bool, str]:
+        """Whether wrapper ``number`` compiled, and the worker's messages; waits for every
+        wrapper queued (no more can be queued after)."""
+        if self._outcome is None:
+            out, err = self._process.communicate()
+            codes = {int(n): int(rc) for tag, n, rc in
+                     (line.split() for line in out.decode().splitlines()
+                      if line.startswith("aotc-wrapper "))}
+            self._outcome = codes, err.decode(errors="replace").strip()
+        codes, messages = self._outcome
+        return codes.get(number) == 0, messages
+
+    def close(self) -> None:
+        """Stop the worker if nothing was queued (a build with every object made), or
+        because the build failed."""
+        if self._outcome is None and (self._submitted == 0 or self._process.poll() is None):
+            self._process.kill()
+            self._process.communicate()
+            self._outcome = {}, "stopped"
 
 
 @dataclass
 class Job:
-    """A wrapper's object at ``obj``: there already, or being made by ``process``."""
+    """A wrapper's object at ``obj``: there already, or number ``queued`` of ``worker``."""
 
     obj: Path
     key: str
-    process: subprocess.Popen[bytes] | None = None
+    worker: Worker | None = None
+    queued: int = -1
+
+    @property
+    def pending(self) -> bool:
+        return self.worker is not None
 
     def result(self) -> Path:
         """The object, once made (and then cached under the key)."""
-        if self.process is not None:
-            _, err = self.process.communicate()
-            if self.process.returncode != 0:
+        if self.worker is not None:
+            ok, messages = self.worker.succeeded(self.queued)
+            if not ok:
                 raise BuildError(f"compiling the generated {self.obj.stem} wrapper failed "
-                                 "(a bug in aotc, or a broken C toolchain):\n"
-                                 + err.decode(errors="replace").strip(),
+                                 "(a bug in aotc, or a broken C toolchain):\n" + messages,
                                  hint="aotc needs a C compiler (gcc or clang); report the "
                                       "error with the generated .pyx if the toolchain works")
-            self.process = None
+            self.worker = None
             data = self.obj.read_bytes()
             object_cache.store(self.key, data)
             _stamp(self.obj).write_text(_stamped(self.key, data))
         return self.obj
-
-    def cancel(self) -> None:
-        """Stop making the object (the build failed elsewhere)."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-            self.process = None
 
 
 def _stamp(obj: Path) -> Path:
@@ -121,15 +174,19 @@ def _stamped(key: str, data: bytes) -> str:
     return f"{key}\n{hashlib.sha256(data).hexdigest()}"
 
 
+def made(obj: Path) -> bool:
+    """Whether the build made ``obj`` before (it has a stamp; not whether it is current)."""
+    return _stamp(obj).is_file()
+
+
 def start(module: str, pyx: Path, obj: Path, compile_command: Sequence[str],
-          flags: Sequence[str], key_flags: Sequence[str], sources: Sequence[Path], *,
-          force: bool = False) -> Job:
-    """Start making the object ``obj`` of the wrapper ``pyx`` of extension module
-    ``module`` unless it is there (made
-    from the same inputs) or in the cache. ``compile_command`` is the C compiler with the
-    include options, ``flags`` the rest of its command; the key is made of ``sources``
-    (the ``.pyx`` and what it reads), the command and ``key_flags`` (the flags that
-    decide the object's bytes)."""
+          flags: Sequence[str], key_flags: Sequence[str], sources: Sequence[Path],
+          worker: Callable[[], Worker], *, force: bool = False) -> Job:
+    """The object ``obj`` of the wrapper ``pyx`` of extension module ``module``: there
+    already (made from the same inputs), from the cache, or queued on ``worker()``.
+    ``compile_command`` is the C compiler with the include options, ``flags`` the rest of
+    its command; the key is made of ``sources`` (the ``.pyx`` and what it reads), the
+    command and ``key_flags`` (the flags that decide the object's bytes)."""
     name = key(sources, compile_command, [module, *key_flags])
     if not force:
         with contextlib.suppress(OSError):
@@ -143,6 +200,5 @@ def start(module: str, pyx: Path, obj: Path, compile_command: Sequence[str],
         return Job(obj, name)
     _stamp(obj).unlink(missing_ok=True)
     command = [*compile_command, "-c", str(pyx.with_suffix(".c")), "-o", str(obj), *flags]
-    process = subprocess.Popen([sys.executable, "-c", _MAKE, module, str(pyx), *command],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return Job(obj, name, process)
+    helper = worker()
+    return Job(obj, name, helper, helper.submit(module, pyx, command))
