@@ -10,7 +10,8 @@ cache of a build of the *other* module (a new project on a machine that built on
 before: the runtime is cached, its kernels and wrapper are not); "warm" keeps the object
 cache of an earlier build of the same sources (a fresh clone, CI with a cached
 ``~/.cache/aotc``). ``editable`` calls the PEP 660 hook that ``pip install -e .
---no-build-isolation`` calls. The size of the generated C is reported too.
+--no-build-isolation`` calls. The size of the generated C is reported too. Builds run as
+in a user's shell: Python caches bytecode (``PYTHONDONTWRITEBYTECODE`` is dropped).
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def _case(runs: int, twenty: bool, cache: str,
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
             env = {**os.environ, "AOTC_CACHE_DIR": str(Path(tmp) / "cache")}
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
             if cache != COLD:  # a module built once elsewhere: the cache holds its objects
                 _timed(BUILD, _project(Path(tmp) / "earlier", twenty == (cache == SAME)), env)
             project = _project(Path(tmp), twenty)
