@@ -21,10 +21,11 @@ We take the second. Accuracy is tested against mpmath and 80-bit long double ref
 What is here
 ------------
 ``explog``: exp, expm1, log, log1p. ``trig``: sin, cos, tan. ``atan``: arctan, arctan2,
-tanh. ``power``: pow. float32 uses float32 kernels except where float64 arithmetic is
-the simpler route to the accuracy bound (sin/cos/tan, whose reduction then needs no
-extra precision, and pow). ``sqrt`` is ``llvm.sqrt`` (one instruction) in
-:mod:`..mathlib`; everything else there still calls libm.
+tanh. ``hyperbolic``: sinh, cosh, arcsinh, cbrt. ``power``: pow. float32 uses float32
+kernels except where float64 arithmetic is the simpler route to the accuracy bound
+(sin/cos/tan, whose reduction then needs no extra precision, and pow). ``sqrt`` is
+``llvm.sqrt`` (one instruction) in :mod:`..mathlib`; everything else there still calls
+libm.
 
 ``erf`` is not here: NumPy has no ``erf`` ufunc, so no traced NumPy program can reach
 one; a kernel would be dead code until the front end grows a ``scipy.special`` hook.
@@ -37,7 +38,7 @@ from collections.abc import Callable
 import numpy as np
 from llvmlite import ir
 
-from . import atan, explog, power, trig
+from . import atan, explog, hyperbolic, power, trig
 from .core import F64, FORMATS, Body, Fmt, Math, kernel_function
 
 Rule = Callable[..., ir.Value]
@@ -57,6 +58,7 @@ KERNELS: dict[str, tuple[Body, Body | None]] = {
     **{name: (body, None) for name, body in explog.KERNELS.items()},
     **{name: (body, _widened(body)) for name, body in trig.KERNELS.items()},
     **{name: (body, None) for name, body in atan.KERNELS.items()},
+    **{name: (body, None) for name, body in hyperbolic.KERNELS.items()},
     "pow": (power.pow_f64, power.pow_f32),
 }
 

@@ -97,6 +97,10 @@ class Math:
     def abs(self, x: Val) -> Val:
         return self._intrinsic("llvm.fabs", x)
 
+    def sqrt(self, x: Val) -> Val:
+        """Correctly rounded (one instruction)."""
+        return self._intrinsic("llvm.sqrt", x)
+
     def copysign(self, mag: Val, sign: Val) -> Val:
         return self._intrinsic("llvm.copysign", mag, sign)
 
