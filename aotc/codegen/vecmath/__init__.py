@@ -20,12 +20,12 @@ We take the second. Accuracy is tested against mpmath and 80-bit long double ref
 
 What is here
 ------------
-``explog``: exp, expm1, log, log1p. ``trig``: sin, cos, tan. ``atan``: arctan, arctan2,
-tanh. ``hyperbolic``: sinh, cosh, arcsinh, cbrt. ``power``: pow. float32 uses float32
-kernels except where float64 arithmetic is the simpler route to the accuracy bound
-(sin/cos/tan, whose reduction then needs no extra precision, and pow). ``sqrt`` is
-``llvm.sqrt`` (one instruction) in :mod:`..mathlib`; everything else there still calls
-libm.
+``explog``: exp, expm1, log, log1p, exp2, log2, log10. ``trig``: sin, cos, tan. ``atan``:
+arctan, arctan2, tanh. ``hyperbolic``: sinh, cosh, arcsinh, cbrt. ``power``: pow. float32
+uses float32 kernels except where float64 arithmetic is the simpler route to the
+accuracy bound (sin/cos/tan, whose reduction then needs no extra precision, and pow).
+``sqrt`` is ``llvm.sqrt`` (one instruction) in :mod:`..mathlib`; everything else there
+still calls libm.
 
 ``erf`` is not here: NumPy has no ``erf`` ufunc, so no traced NumPy program can reach
 one; a kernel would be dead code until the front end grows a ``scipy.special`` hook.

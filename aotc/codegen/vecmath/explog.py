@@ -1,4 +1,5 @@
-"""``exp``, ``expm1``, ``log``, ``log1p``: Cody-Waite reduction, a polynomial, rescaling.
+"""``exp``, ``expm1``, ``log``, ``log1p`` (and ``exp2``, ``log2``, ``log10`` from the same
+parts): Cody-Waite reduction, a polynomial, rescaling.
 
 exp(x) = 2**n * exp(r), n = rint(x / ln2), r = x - n*ln2 with ln2 split so ``n * hi`` is
 exact, |r| <= ln2/2; exp(r) = 1 + (r + r**2 P(r)). The scale by 2**n is split in two
@@ -31,6 +32,13 @@ EXP_POLY = {F64: coeffs.EXP_F64, F32: coeffs.EXP_F32}
 LOG_POLY = {F64: coeffs.LOG_F64, F32: coeffs.LOG_F32}
 #: exp's input range: below it the result is +0, above it inf (both by rescaling)
 EXP_RANGE = {F64: (-746.0, 710.0), F32: (-104.0, 89.0)}
+#: exp2's, likewise
+EXP2_RANGE = {F64: (-1080.0, 1025.0), F32: (-160.0, 129.0)}
+LN10 = math.log(10.0)
+#: format -> (hi, lo) of log10(2), hi exact times any exponent of that format
+LOG10_2_SPLIT = {
+    fmt: split_constant("0.301029995663981195213738894724493026768189881462108541310430", bits)
+    for fmt, bits in ((F64, 40), (F32, 14))}
 #: expm1's: below, 2**n (expm1(r) + 1 - 2**-n) rounds to -1
 EXPM1_LOW = {F64: -45.0, F32: -20.0}
 #: bits of sqrt(2)/2: log's mantissa is reduced into [sqrt(2)/2, sqrt(2))
@@ -119,5 +127,32 @@ def log1p_core(m: Math, x: Val) -> Val:
     return m.sel(m.cmp("==", x, m.c(0.0)), x, out)  # log1p(-0.0) = -0.0
 
 
+def exp2_core(m: Math, x: Val) -> Val:
+    """``2**x = 2**n exp((x - n) ln2)``, ``n = rint(x)``: ``x - n`` is exact and
+    ``|(x - n) ln2| <= ln2/2``, exp's own reduced range."""
+    lo, hi = EXP2_RANGE[m.fmt]
+    x = m.clamp(x, lo, hi)
+    nf, n = m.round_to_int(x)
+    r = m.mul(m.sub(x, nf), m.c(LN2))
+    return m.scale(m.add(m.c(1.0), expm1_reduced(m, r)), n)
+
+
+def log2_core(m: Math, x: Val) -> Val:
+    """``k + log1p(f) / ln2``: exact at powers of two."""
+    k, f = log_parts(m, x)
+    out = m.mad(log1p_reduced(m, m.c(0.0), f), m.c(1 / LN2), k)
+    return _log_specials(m, x, x, out)
+
+
+def log10_core(m: Math, x: Val) -> Val:
+    """``k log10(2) + log1p(f) / ln10``, ``log10(2)`` split so ``k`` times its head is
+    exact."""
+    k, f = log_parts(m, x)
+    hi, lo = LOG10_2_SPLIT[m.fmt]
+    tail = m.mad(log1p_reduced(m, m.c(0.0), f), m.c(1 / LN10), m.mul(k, m.c(lo)))
+    return _log_specials(m, x, x, m.mad(k, m.c(hi), tail))
+
+
 #: primitive -> kernel body, computed in the operand's own format
-KERNELS = {"exp": exp_core, "expm1": expm1_core, "log": log_core, "log1p": log1p_core}
+KERNELS = {"exp": exp_core, "expm1": expm1_core, "log": log_core, "log1p": log1p_core,
+           "exp2": exp2_core, "log2": log2_core, "log10": log10_core}
