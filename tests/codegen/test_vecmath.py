@@ -26,7 +26,7 @@ from .programs import binary, unary
 ULP_BOUND = 4.0
 F32, F64 = np.dtype("f4"), np.dtype("f8")
 UNARY = ["exp", "expm1", "log", "log1p", "sin", "cos", "tan", "tanh", "arctan", "sinh", "cosh",
-         "arcsinh", "cbrt", "exp2", "log2", "log10"]
+         "arcsinh", "arccosh", "cbrt", "exp2", "log2", "log10"]
 BINARY = ["arctan2", "pow"]
 CASES = [(p, d) for p in UNARY + BINARY for d in (F32, F64)]
 UFUNC = {"pow": np.power}
@@ -34,7 +34,7 @@ MPMATH = {"exp": mpmath.exp, "expm1": mpmath.expm1, "log": mpmath.log,
           "log1p": mpmath.log1p, "sin": mpmath.sin, "cos": mpmath.cos, "tan": mpmath.tan,
           "tanh": mpmath.tanh, "arctan": mpmath.atan, "arctan2": mpmath.atan2,
           "pow": mpmath.power, "sinh": mpmath.sinh, "cosh": mpmath.cosh,
-          "arcsinh": mpmath.asinh, "exp2": lambda v: mpmath.power(2, v),
+          "arcsinh": mpmath.asinh, "arccosh": mpmath.acosh, "exp2": lambda v: mpmath.power(2, v),
           "log2": lambda v: mpmath.log(v, 2), "log10": mpmath.log10,
           "cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v))}  # (the real root)
 
@@ -74,7 +74,7 @@ def domain(prim: str, dtype: np.dtype, n: int, rng: np.random.Generator) -> tupl
             "sin": (-40, 40), "cos": (-40, 40), "tan": (-40, 40), "tanh": (-25, 25),
             "arctan": (-5, 5), "arctan2": (-5, 5), "pow": (0, 4), "sinh": (-712, 712),
             "cosh": (-712, 712), "arcsinh": (-5, 5), "cbrt": (-10, 10), "exp2": (-1080, 1030),
-            "log2": (0, 4), "log10": (0, 4)}[prim]
+            "log2": (0, 4), "log10": (0, 4), "arccosh": (0.9, 5)}[prim]
     local = rng.uniform(*near, n - n // 2).astype(dtype)
     x = np.concatenate([wide, local])
     if prim == "arctan2":
@@ -195,5 +195,5 @@ def test_kernels_vectorize(target):
         widths = arithmetic_vector_bits(text)
         assert widths and max(widths) >= expected, (prim, dtype, sorted(widths), register)
         for name in ("exp", "log", "atan2", "pow", "tanh", "atan", "expm1", "log1p", "sinh",
-                     "cosh", "asinh", "cbrt", "exp2", "log2", "log10"):
+                     "cosh", "asinh", "acosh", "cbrt", "exp2", "log2", "log10"):
             assert f"@{name}(" not in text and f"@{name}f(" not in text, (prim, dtype, name)

@@ -3,7 +3,7 @@
 Intrinsics (``llvm.sqrt``, ``llvm.fabs``, ``llvm.floor``, ``llvm.roundeven``…) are
 correctly rounded and lower to single instructions. The transcendentals with a kernel in
 :mod:`.vecmath` (exp, exp2, log, log2, log10, expm1, log1p, sin, cos, tan, tanh,
-arctan, arctan2, sinh, cosh, arcsinh, cbrt, power)
+arctan, arctan2, sinh, cosh, arcsinh, arccosh, cbrt, power)
 use it: inlined straight-line code the loop vectorizer widens. The rest call libm by
 their C names (``cbrt``/``cbrtf``…), so an object file needs nothing beyond ``-lm``.
 NumPy's own SIMD implementations differ from either by a few ulp; the tests state the

@@ -21,7 +21,7 @@ We take the second. Accuracy is tested against mpmath and 80-bit long double ref
 What is here
 ------------
 ``explog``: exp, expm1, log, log1p, exp2, log2, log10. ``trig``: sin, cos, tan. ``atan``:
-arctan, arctan2, tanh. ``hyperbolic``: sinh, cosh, arcsinh, cbrt. ``power``: pow. float32
+arctan, arctan2, tanh. ``hyperbolic``: sinh, cosh, arcsinh, arccosh, cbrt. ``power``: pow. float32
 uses float32 kernels except where float64 arithmetic is the simpler route to the
 accuracy bound (sin/cos/tan, whose reduction then needs no extra precision, and pow).
 ``sqrt`` is ``llvm.sqrt`` (one instruction) in :mod:`..mathlib`; everything else there

@@ -1,5 +1,5 @@
-"""``sinh``, ``cosh``, ``arcsinh`` (built on :mod:`.explog`) and ``cbrt``, in the operand's
-own format.
+"""``sinh``, ``cosh``, ``arcsinh``, ``arccosh`` (built on :mod:`.explog`) and ``cbrt``, in
+the operand's own format.
 
 sinh(x) = sign(x) (e + e / (e + 1)) / 2, e = expm1(|x|): no cancellation near 0, where
 sinh(x) ~ x. cosh(x) = (E + 1/E) / 2, E = exp(|x|). Past |x| = 709 (88 for float32),
@@ -8,7 +8,9 @@ where E overflows and sinh and cosh do not yet, both are (w/2) w, w = exp(|x|/2)
 arcsinh(x) = sign(x) log1p(a + a**2 / (1 + sqrt(1 + a**2))), a = |x| (fdlibm's s_asinh.c
 for a <= 2, and as accurate above, since log1p of a large argument is its log), and
 log(a) + ln2 from a = 2**28 (2**12 for float32), where a**2 would lose the 1 and
-later overflow.
+later overflow. arccosh(x) likewise (fdlibm's e_acosh.c): log1p(t + sqrt(2t + t**2)),
+t = x - 1, below 2; log(2x - 1 / (x + sqrt(x**2 - 1))) up to 2**28; then log(x) + ln2;
+NaN below 1.
 
 cbrt(a) for a > 0, without a division: r ~ a**(-1/3) from the bits (a constant minus
 the bits divided by three: 3.5% at worst), Newton's steps r += r (1 - a r**3) / 3 (4 for
@@ -76,6 +78,17 @@ def arcsinh_core(m: Math, x: Val) -> Val:
 
 
 
+def arccosh_core(m: Math, x: Val) -> Val:
+    t = m.sub(x, m.c(1.0))  # exact for x in [1, 2]
+    near = log1p_core(m, m.add(t, m.sqrt(m.mad(t, t, m.add(t, t)))))
+    root = m.sqrt(m.mad(x, x, m.c(-1.0)))
+    middle = log_core(m, m.sub(m.add(x, x), m.div(m.c(1.0), m.add(x, root))))
+    large = m.add(log_core(m, x), m.c(math.log(2.0)))
+    out = m.sel(m.cmp("<", x, m.c(2.0)), near, middle)
+    out = m.sel(m.cmp(">=", x, m.c(ASINH_LARGE[m.fmt])), large, out)
+    return m.sel(m.b.fcmp_unordered("<", x, m.c(1.0)), m.c(math.nan), out)
+
+
 def cbrt_core(m: Math, x: Val) -> Val:
     b, fmt = m.b, m.fmt
     up, down = CBRT_SCALE[fmt]
@@ -96,4 +109,5 @@ def cbrt_core(m: Math, x: Val) -> Val:
 
 
 #: primitive -> kernel body, computed in the operand's own format
-KERNELS = {"sinh": sinh_core, "cosh": cosh_core, "arcsinh": arcsinh_core, "cbrt": cbrt_core}
+KERNELS = {"sinh": sinh_core, "cosh": cosh_core, "arcsinh": arcsinh_core,
+           "arccosh": arccosh_core, "cbrt": cbrt_core}
