@@ -512,8 +512,7 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         return self._worker
 
     def _stop_worker(self) -> None:
-        """Stop the worker unless wrappers were queued on it (then it finishes them:
-        a failed build stops it, as the link has waited for it)."""
+        """Stop the worker, when the build ends or fails (:meth:`.Worker.close`)."""
         if self._worker is not None:
             self._worker.close()
 

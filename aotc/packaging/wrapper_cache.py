@@ -128,9 +128,9 @@ class Worker:
         return codes.get(number) == 0, messages
 
     def close(self) -> None:
-        """Stop the worker if nothing was queued (a build with every object made), or
-        because the build failed."""
-        if self._outcome is None and (self._submitted == 0 or self._process.poll() is None):
+        """Stop the worker unless its wrappers were collected: nothing was queued (every
+        object was there), or the build failed."""
+        if self._outcome is None:
             self._process.kill()
             self._process.communicate()
             self._outcome = {}, "stopped"
