@@ -20,8 +20,15 @@ import shlex
 import sys
 import sysconfig
 
-from ..codegen.targets import host_arch
 from ..errors import BuildError
+
+
+def host_arch() -> str:
+    """This machine's architecture (``x86_64``), from LLVM, imported only when asked:
+    reading a project's metadata needs no code generator."""
+    from ..codegen import targets
+
+    return targets.host_arch()
 
 
 def c_compiler(glibc: str) -> list[str]:
