@@ -101,3 +101,21 @@ def test_an_edit_that_changes_no_kernel_still_rebuilds_in_place(tmp_path: Path) 
     assert rebuilt.returncode == 0, rebuilt.stderr
     done = _probe(root)
     assert done.stdout.split() == ["so", "6.0"] and not done.stderr, done.stderr
+
+
+def test_damaged_stamps_in_the_build_folder_are_made_again(tmp_path: Path) -> None:
+    """Every ``.key`` stamp beside the build folder's objects (kernels, wrapper, runtime)
+    overwritten with bytes that are not text: the rebuild makes those objects again
+    rather than failing on them, and the extension gives the edited kernel's result."""
+    root = build_project(tmp_path, PACKAGE, KERNELS, target=None)
+    stamps = [p for p in root.rglob("*.key") if p.with_suffix(".o").is_file()]
+    assert len(stamps) >= 5  # three kernel objects, the wrapper's, the runtime's
+    for stamp in stamps:
+        stamp.write_bytes(b"\xff\xfe not a stamp")
+    source = root / PACKAGE / "kernels.py"
+    source.write_text(source.read_text().replace("np.sum(x)", "np.sum(x) * 10"))
+    rebuilt = subprocess.run([sys.executable, "-m", "aotc", "build", str(root)],
+                             capture_output=True, text=True)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    done = _probe(root)
+    assert done.stdout.split() == ["so", "60.0"] and not done.stderr, done.stderr

@@ -1,10 +1,15 @@
 """The one on-disk cache of compiled objects: the build and ``aotc.jit`` share it.
 
-An object's key (:func:`key`) is everything that decides its bytes: the LLVM IR text, the
-target, LLVM's version and aotc's own compile step (the source of the module that runs
-LLVM). :func:`compiled` answers from the cache or compiles and stores, for the build's
-per-kernel objects (in its worker processes too) and for ``aotc.jit`` alike, so a kernel
-compiled by one is not compiled again by the other.
+An object's key is everything that decides its bytes. ``aotc.jit``'s (:func:`key`) is
+the LLVM IR text, the target, LLVM's version and aotc's own compile step (the source of
+the module that runs LLVM); :func:`compiled` answers from the cache or compiles and
+stores. The build keys a kernel's object by its optimized program instead
+(:func:`aotc.packaging.objects.program_key`, so an unchanged kernel is not even
+lowered), and a wrapper's by its sources and toolchain (:mod:`.wrapper_cache`).
+
+A build also keeps its objects in its own folder, each stamped (:func:`place`) with its
+key and its bytes' digest in ``.key`` beside it: :func:`placed` trusts such a copy only
+while both still match.
 
 An object is stored as ``KEY.o`` beside ``KEY.sha256``, the SHA-256 of its bytes, each
 written to a temporary file and renamed into place (a reader sees all of a file or
@@ -84,6 +89,44 @@ def compiled(text: str, spec: Any) -> bytes:
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def _stamp(obj: Path) -> Path:
+    return obj.with_suffix(".key")
+
+
+def _stamped(key: str, data: bytes) -> str:
+    return f"{key}\n{_digest(data)}"
+
+
+def placed(obj: Path, key: str) -> bool:
+    """Whether the build folder's ``obj`` was placed under ``key`` and is unchanged since
+    (an object cut short or overwritten is made again)."""
+    try:
+        return _stamp(obj).read_text() == _stamped(key, obj.read_bytes())
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def stamp(obj: Path, key: str, data: bytes) -> None:
+    """Stamp ``obj``, which holds ``data``, as placed under ``key``."""
+    _stamp(obj).write_text(_stamped(key, data))
+
+
+def place(obj: Path, key: str, data: bytes) -> None:
+    """Write ``data`` at ``obj`` and stamp it with ``key``."""
+    obj.write_bytes(data)
+    stamp(obj, key, data)
+
+
+def unplace(obj: Path) -> None:
+    """Forget the stamp of ``obj`` (it is being made again)."""
+    _stamp(obj).unlink(missing_ok=True)
+
+
+def was_placed(obj: Path) -> bool:
+    """Whether ``obj`` was ever placed (whether or not it is current)."""
+    return _stamp(obj).is_file()
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

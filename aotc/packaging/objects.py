@@ -111,31 +111,13 @@ def _compile(text: str, spec: Any, key: str) -> bytes:
     return data
 
 
-def _stamp(job: Job, data: bytes) -> str:
-    """What ``.key`` beside an object holds: its cache key and its bytes' digest (an
-    object cut short or overwritten since is compiled again)."""
-    return f"{job.key}\n{hashlib.sha256(data).hexdigest()}"
-
-
-def _cached(job: Job) -> bool:
-    try:
-        return job.obj.with_suffix(".key").read_text() == _stamp(job, job.obj.read_bytes())
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
 def _from_shared_cache(job: Job) -> bool:
     """Whether the shared object cache had the job's object (then written in place)."""
     data = object_cache.load(job.key)
     if data is None:
         return False
-    _write(job, data)
+    object_cache.place(job.obj, job.key, data)
     return True
-
-
-def _write(job: Job, data: bytes) -> None:
-    job.obj.write_bytes(data)
-    job.obj.with_suffix(".key").write_text(_stamp(job, data))
 
 
 def _serially(jobs: list[Job], locate: Locate) -> list[bytes]:
@@ -165,7 +147,7 @@ def _run(jobs: list[Job], locate: Locate) -> None:
     if objects is None:
         objects = _serially(jobs, locate)
     for job, data in zip(jobs, objects, strict=True):
-        _write(job, data)
+        object_cache.place(job.obj, job.key, data)
     if jobs:
         object_cache.keep_bound()
 
@@ -196,7 +178,8 @@ def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target
             jobs.setdefault(target.name, []).append(
                 Job(prefix, symbol, program, spec, cache / f"{symbol}.o",
                     program_key(symbol, program, spec)))
-    outdated = [job for group in jobs.values() for job in group if not _cached(job)]
+    outdated = [job for group in jobs.values() for job in group
+                if not object_cache.placed(job.obj, job.key)]
     todo = [job for job in outdated if not _from_shared_cache(job)]
     for job in todo:
         try:
@@ -208,7 +191,7 @@ def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target
     for stale in cache.glob("*.o"):  # kernels removed or renamed since the last build
         if stale.name not in keep:
             stale.unlink()
-            stale.with_suffix(".key").unlink(missing_ok=True)
+            object_cache.unplace(stale)
     return {name: [job.obj for job in group] for name, group in jobs.items()}, len(todo)
 
 

@@ -161,22 +161,13 @@ class Job:
             self.worker = None
             data = self.obj.read_bytes()
             object_cache.store(self.key, data)
-            _stamp(self.obj).write_text(_stamped(self.key, data))
+            object_cache.stamp(self.obj, self.key, data)
         return self.obj
 
 
-def _stamp(obj: Path) -> Path:
-    return obj.with_suffix(".key")
-
-
-def _stamped(key: str, data: bytes) -> str:
-    """What ``.key`` beside an object holds: its key and its bytes' digest."""
-    return f"{key}\n{hashlib.sha256(data).hexdigest()}"
-
-
 def made(obj: Path) -> bool:
-    """Whether the build made ``obj`` before (it has a stamp; not whether it is current)."""
-    return _stamp(obj).is_file()
+    """Whether the build made ``obj`` before (not whether it is current)."""
+    return object_cache.was_placed(obj)
 
 
 def start(module: str, pyx: Path, obj: Path, compile_command: Sequence[str],
@@ -188,17 +179,14 @@ def start(module: str, pyx: Path, obj: Path, compile_command: Sequence[str],
     its command; the key is made of ``sources`` (the ``.pyx`` and what it reads), the
     command and ``key_flags`` (the flags that decide the object's bytes)."""
     name = key(sources, compile_command, [module, *key_flags])
-    if not force:
-        with contextlib.suppress(OSError):
-            if _stamp(obj).read_text() == _stamped(name, obj.read_bytes()):
-                return Job(obj, name)  # made here before, and unchanged since
+    if not force and object_cache.placed(obj, name):
+        return Job(obj, name)  # made here before, and unchanged since
     obj.parent.mkdir(parents=True, exist_ok=True)
     data = None if force else object_cache.load(name)
     if data is not None:
-        obj.write_bytes(data)
-        _stamp(obj).write_text(_stamped(name, data))
+        object_cache.place(obj, name, data)
         return Job(obj, name)
-    _stamp(obj).unlink(missing_ok=True)
+    object_cache.unplace(obj)
     command = [*compile_command, "-c", str(pyx.with_suffix(".c")), "-o", str(obj), *flags]
     helper = worker()
     return Job(obj, name, helper, helper.submit(module, pyx, command))
