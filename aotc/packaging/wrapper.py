@@ -104,8 +104,8 @@ def declarations() -> dict[str, bytes]:
     """The files a wrapper and the runtime read beside their ``.pyx``, by name: the part of
     NumPy's C API they use (``templates/numpy_c.pxd``) and their shared interface, in C
     (``aotc_runtime.h``) and for Cython (``templates/abi.pxd``)."""
-    return {"_aotc_numpy.pxd": (template_dir() / "numpy_c.pxd").read_bytes(),
-            "_aotc_abi.pxd": (template_dir() / "abi.pxd").read_bytes(),
+    return {"_aotc_numpy.pxd": _template("numpy_c.pxd").template.encode(),
+            "_aotc_abi.pxd": _template("abi.pxd").template.encode(),
             "aotc_runtime.h": _fill("runtime.h.in", abi_types=_abi_types()).encode()}
 
 
@@ -297,7 +297,8 @@ def render_runtime() -> str:
 
 
 def _abi_types() -> str:
-    return (template_dir() / "abi_types.h").read_text(encoding="utf-8")
+    """``templates/abi_types.h``: the ABI's types, in the module's header and the runtime's."""
+    return _template("abi_types.h").template
 
 
 def _loop_spec(programs: Sequence[Program]) -> list[tuple[str, str, str] | None]:
