@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import difflib
 import os
+import platform
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -35,6 +36,11 @@ else:  # pragma: no cover - exercised on 3.10 only
 #: The default wheel: the portable baseline plus the AVX2 and AVX-512 levels, the best one
 #: the running CPU has chosen at import.
 DEFAULT_TARGETS = ("x86-64-v2", "x86-64-v3", "x86-64-v4")
+#: The default targets of each architecture (AArch64: NEON, and SVE where the CPU has it;
+#: the instruction sets' ``default_levels``, named here so reading a config needs no LLVM).
+DEFAULT_TARGETS_BY_ARCH = {"x86_64": DEFAULT_TARGETS, "aarch64": ("aarch64", "aarch64-sve")}
+#: The platforms a wheel can be built for besides the build machine's own (``platform``).
+PLATFORMS = ("linux-x86_64", "linux-aarch64", "linux-musl-x86_64", "linux-musl-aarch64")
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,15 @@ class Config:
     RHEL 7 and later). Set, they are compiled and linked by ``zig cc`` for that glibc
     (the ``ziglang`` package) and the wheel is tagged ``manylinux_2_17_<arch>``; empty,
     the host's compiler and glibc are used (see :mod:`aotc.packaging.toolchain`)."""
+
+    platform: str = ""
+    """The platform the extensions are for, when it is not the build machine's:
+    ``"linux-aarch64"``, ``"linux-x86_64"``, ``"linux-musl-x86_64"`` or
+    ``"linux-musl-aarch64"``. Another platform's extensions are compiled by LLVM for its
+    CPU levels (AArch64: ``aarch64`` with NEON and ``aarch64-sve``) and linked by ``zig
+    cc`` (the ``ziglang`` package) for glibc 2.17 (or ``glibc``) or musl, and the wheel is
+    tagged ``manylinux_2_17_<arch>`` or ``musllinux_1_2_<arch>`` for the Python that runs
+    the build (see :mod:`aotc.packaging.toolchain`)."""
 
     fusion: bool = True
     """Fuse elementwise operations, views and the reductions consuming them into one loop
@@ -142,6 +157,15 @@ def _parse_glibc(key: str, value: Any) -> str:
     return str(text)
 
 
+def _parse_platform(key: str, value: Any) -> str:
+    text = value.strip() if isinstance(value, str) else value
+    if text != "" and text not in PLATFORMS:
+        close = difflib.get_close_matches(str(text), PLATFORMS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise _fail(key, "one of " + ", ".join(map(repr, PLATFORMS)) + hint, value)
+    return str(text)
+
+
 def _parse_targets(key: str, value: Any) -> tuple[str, ...]:
     """One target name, a list of them, or (from -C or the environment) a comma list."""
     if isinstance(value, str):
@@ -163,6 +187,7 @@ TOML_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "opt_level": ((int,), "an integer from 0 to 3"),
     "build_dir": ((str,), "a non-empty string"),
     "glibc": ((str,), 'a glibc version such as "2.17"'),
+    "platform": ((str,), "a platform name such as 'linux-aarch64'"),
     **dict.fromkeys(("fast_math", "parallel", "verbose", "fusion"), ((bool,), "true or false")),
 }
 
@@ -182,6 +207,7 @@ PARSERS: dict[str, Callable[[str, Any], Any]] = {
     "parallel": _parse_bool,
     "build_dir": _parse_str,
     "glibc": _parse_glibc,
+    "platform": _parse_platform,
     "verbose": _parse_bool,
     "fusion": _parse_bool,
 }
@@ -320,7 +346,22 @@ def parse(
             values[name] = PARSERS[name](label.format(shown), value)
     if "modules" not in values:
         raise ConfigError("[tool.aotc] needs 'modules', for example modules = ['mypkg.kernels']")
+    arch = platform_arch(values.get("platform", ""))
+    values.setdefault("targets", DEFAULT_TARGETS_BY_ARCH.get(arch, DEFAULT_TARGETS))
+    if values.get("glibc") and "musl" in values.get("platform", ""):
+        raise ConfigError(f"glibc = {values['glibc']!r} does not apply to platform "
+                          f"{values['platform']!r}, whose C library is musl",
+                          hint="remove the glibc setting, or pick a linux-<arch> platform")
     return Config(**values)
+
+
+def platform_arch(name: str) -> str:
+    """The architecture of platform ``name`` (``linux-aarch64`` -> ``aarch64``); for the
+    build machine's own (``""``), the machine's, as Python names it."""
+    if name:
+        return name.rpartition("-")[2]
+    machine = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 
 
 def load(project_root: str | os.PathLike[str]) -> Config | None:

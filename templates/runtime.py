@@ -42,7 +42,8 @@ def _choose_target(module: str, targets: "Targets", cpu_has: frozenset[str]) -> 
     how = f"AOTC_CPU={forced} asks for" if forced else f"{module} was compiled for"
     raise ImportError(f"{how} CPU target {name}, which needs {', '.join(needs)}; this CPU "
                       f"(or OS) lacks {', '.join(missing)}. Rebuild it for this machine with "
-                      "target = \"native\" or an older target such as \"x86-64-v2\"")
+                      "target = \"native\", or for any CPU with the default targets (no "
+                      "target setting)")
 
 
 def _edited_source(extension: str, source_name: str) -> str | None:

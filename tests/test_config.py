@@ -192,10 +192,11 @@ def test_glibc_selects_zig_and_the_manylinux_tag(monkeypatch):
     assert _parse({"modules": ["m"], "glibc": "2.17"}).glibc == "2.17"
     assert _parse({"modules": ["m"]}, settings={"glibc": "2.28"}).glibc == "2.28"
     arch = toolchain.host_arch()
-    assert toolchain.wheel_platform("2.17") == f"manylinux_2_17_{arch}"
-    assert toolchain.wheel_platform("") is None
-    assert toolchain.c_compiler("2.17")[-2:] == ["-target", f"{arch}-linux-gnu.2.17"]
+    pinned = _parse({"modules": ["m"], "glibc": "2.17"})
+    assert toolchain.wheel_platform(pinned) == f"manylinux_2_17_{arch}"
+    assert toolchain.wheel_platform(_parse({"modules": ["m"]})) is None
+    assert toolchain.c_compiler(pinned)[-2:] == ["-target", f"{arch}-linux-gnu.2.17"]
     monkeypatch.setattr(toolchain.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(BuildError, match="ziglang package is not installed") as err:
-        toolchain.c_compiler("2.17")
+        toolchain.c_compiler(pinned)
     assert "build-system" in str(err.value.hint)

@@ -33,7 +33,7 @@ from ..errors import AotcError, BuildError, ConfigError, InternalError, Loc, dia
 from ..types import STR
 from . import objects, runtime_object, string_choices, wrapper, wrapper_cache
 from .layout import EXIT_CONFIG, source_path
-from .toolchain import c_compiler, wheel_platform
+from .toolchain import CROSS_CFLAGS, c_compiler, extension_suffix, platform, wheel_platform
 from .ufunc_loops import check_program
 
 # -- the compiler driver -----------------------------------------------------------------
@@ -250,14 +250,26 @@ def target_spec(cfg: config.Config, name: str | None = None) -> Any:
     """The codegen target for one of a config's targets (its first by default): its
     CPU, with opt-level and fast-math applied."""
     from ..codegen import TargetSpec
+    from ..codegen.targets import for_triple
 
     name = cfg.targets[0] if name is None else name
+    arch = config.platform_arch(cfg.platform)
+    if name == "native" and arch != config.platform_arch(""):
+        raise ConfigError(f"[tool.aotc] target = 'native' names this build machine's CPU, "
+                          f"and platform = {cfg.platform!r} runs {arch} code",
+                          hint="leave target unset for the platform's default levels: "
+                               + ", ".join(config.DEFAULT_TARGETS_BY_ARCH.get(arch, ())))
     try:
-        return TargetSpec.parse(name, opt_level=cfg.opt_level, fast_math=cfg.fast_math,
+        spec = TargetSpec.parse(name, opt_level=cfg.opt_level, fast_math=cfg.fast_math,
                                 parallel=cfg.parallel)
     except ValueError as err:
         raise ConfigError(f"[tool.aotc] target = {name!r}: {err}",
                           hint="use one of the CPU names above, or 'native'") from None
+    if spec.isa.arch != arch:
+        raise ConfigError(f"[tool.aotc] target = {name!r} is an {spec.isa.arch} CPU, and the "
+                          f"extensions are for {arch}",
+                          hint="use one of " + ", ".join(for_triple(arch).cpu_names()))
+    return spec
 
 
 def build_targets(cfg: config.Config) -> list[objects.Target]:
@@ -347,7 +359,7 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
               f"{', '.join(cfg.targets)} ({total - compiled} unchanged)")
     with timer.phase("link"):
         for target, objfile in zip(targets, objfiles, strict=True):
-            objects.join_objects(parts[target.name], objfile, c_compiler(cfg.glibc))
+            objects.join_objects(parts[target.name], objfile, c_compiler(cfg))
     return BuiltModule(module_name, root / source, pyx, header, tuple(objfiles), rendered.pyi,
                        tuple(fn.name for fn in functions), timer)
 
@@ -494,12 +506,36 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
 
         compiler = new_compiler(compiler=self.compiler, force=self.force)
         customize_compiler(compiler)
-        command = list(compiler.compiler_so)  # type: ignore[attr-defined]  # (unix)
-        if plan.config.glibc:
-            command[:1] = c_compiler(plan.config.glibc)
+        command = self._toolchain(plan, compiler.compiler_so)  # type: ignore[attr-defined]
         paths = sysconfig.get_paths()
         includes = dict.fromkeys([*include_dirs, paths["include"], paths["platinclude"]])
         return [*command, *(f"-I{d}" for d in includes)]
+
+    @staticmethod
+    def _toolchain(plan: Plan, command: list[str]) -> list[str]:
+        """Python's compile or link ``command`` for the config's platform: as it is for
+        this machine, zig cc with Python's flags for a pinned glibc, zig cc with only
+        the flags every architecture takes for another platform (:mod:`.toolchain`)."""
+        target = platform(plan.config)
+        if not target.through_zig:
+            return list(command)
+        if not target.cross:
+            return [*c_compiler(plan.config), *command[1:]]
+        linking = "-shared" in command
+        return [*c_compiler(plan.config), *(["-shared"] if linking else CROSS_CFLAGS)]
+
+    def get_ext_filename(self, fullname: str) -> str:
+        """An extension's file name; for another platform, with that platform's suffix
+        (``.cpython-311-aarch64-linux-gnu.so``), which its Python imports. (distutils
+        asks with the last part of the dotted name; every extension of a cross build is
+        aotc's: no other can be compiled for that platform here.)"""
+        name: str = super().get_ext_filename(fullname)
+        plan = self._plan()
+        if plan is None:
+            return name
+        suffix = extension_suffix(plan.config)
+        here = str(sysconfig.get_config_var("EXT_SUFFIX"))
+        return name if suffix is None else name.removesuffix(here) + suffix
 
     def _wrapper_object(self, pyx: str) -> Path:
         """Where the object of the wrapper ``pyx`` (relative to the project) goes."""
@@ -526,10 +562,9 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         # the build interpreter's lib dir, which an extension does not need.
         self.compiler.linker_so = [a for a in linker if not a.startswith("-Wl,-rpath")]
         plan = self._plan()
-        if plan is not None and plan.config.glibc:  # zig cc, Python's flags kept
-            cc = c_compiler(plan.config.glibc)
-            self.compiler.compiler_so = [*cc, *compiler[1:]]
-            self.compiler.linker_so = [*cc, *self.compiler.linker_so[1:]]
+        if plan is not None:
+            self.compiler.compiler_so = self._toolchain(plan, compiler)
+            self.compiler.linker_so = self._toolchain(plan, self.compiler.linker_so)
         try:
             with mod.timer.phase("wrapper"):
                 made = self._wrapper_objects(ext)
@@ -617,7 +652,7 @@ def finalize_distribution_options(dist: Any) -> None:
     ours = [Extension(m, sources=[pyx[m].as_posix()], language="c") for m in sorted(cfg.modules)]
     dist.ext_modules = [*(dist.ext_modules or []), *ours]
     dist.cmdclass["build_ext"] = AotcBuildExt
-    platform = wheel_platform(cfg.glibc)
-    if platform is not None:  # the glibc the extensions are linked for
-        dist.get_option_dict("bdist_wheel").setdefault("plat_name", ("[tool.aotc] glibc",
-                                                                     platform))
+    tag = wheel_platform(cfg)
+    if tag is not None:  # the platform and glibc the extensions are linked for
+        dist.get_option_dict("bdist_wheel").setdefault("plat_name", ("[tool.aotc] platform",
+                                                                     tag))

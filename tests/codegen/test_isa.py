@@ -1,11 +1,14 @@
 """The instruction-set interface (:mod:`aotc.codegen.targets`): the answers code
-generators get for each x86-64 level, checked against the manuals' facts by hand."""
+generators get for each x86-64 and AArch64 level, checked against the manuals' facts by
+hand."""
 
 from __future__ import annotations
 
 import pytest
 
-from aotc.codegen.targets import X86_64, for_cpu, for_triple
+from aotc import config
+from aotc.codegen.targets import INSTRUCTION_SETS, X86_64, for_cpu, for_triple
+from aotc.codegen.targets.aarch64 import AARCH64
 from aotc.codegen.targets.spec import TargetSpec
 
 #: level -> (widest vector bytes, vector registers of that width, FMA): SSE4.2 has 16
@@ -51,6 +54,42 @@ def test_lookup():
     assert for_triple("x86_64-unknown-linux-gnu") is X86_64
     assert for_cpu("znver4") is X86_64
     assert X86_64.known_cpu("skylake") and not X86_64.known_cpu("pentium4")
+    assert for_triple("aarch64-unknown-linux-gnu") is AARCH64
+    assert for_cpu("aarch64-sve") is AARCH64
     with pytest.raises(ValueError, match="'riscv64'"):
         for_triple("riscv64-unknown-linux-gnu")
     assert X86_64.baseline == "x86-64-v2" and X86_64.oldest == "x86-64"
+
+
+def test_aarch64_levels():
+    """NEON: 32 registers of 16 bytes, FMA in every level; SVE's run-time width is not
+    assumed by explicit vector code; each level is LLVM's generic CPU with exactly the
+    features the import check tests (Linux's HWCAP bits)."""
+    for level, wanted in (("aarch64", ()), ("aarch64-sve", ("sve",)),
+                          ("aarch64-sve2", ("sve", "sve2"))):
+        features = AARCH64.features(level)
+        assert features == tuple(sorted(("fp-armv8", "neon", *wanted)))
+        assert AARCH64.vector_bytes(features) == 16 and AARCH64.vector_registers(16) == 32
+        assert AARCH64.has_fma(features)
+        assert AARCH64.llvm_cpu(level) == ("generic", ",".join(
+            f"+{f}" for f in ("fp-armv8", "neon", *wanted)))
+        spec = TargetSpec.parse(level)
+        assert spec.isa is AARCH64 and spec.cpu_features == features
+    assert AARCH64.lane_min_max(32, 16) and not AARCH64.lane_min_max(64, 16)
+    assert AARCH64.unsigned_compare(64, 16)
+    assert not AARCH64.sorts_in_registers(32, 16)
+    assert AARCH64.float_to_int == "saturate"
+
+
+def test_aarch64_feature_check_reads_hwcap():
+    """One ``{AT_HWCAP or AT_HWCAP2, bit}`` row per feature: SVE is HWCAP bit 22, SVE2
+    HWCAP2 bit 1 (Linux's arch/arm64/include/uapi/asm/hwcap.h)."""
+    text = AARCH64.feature_check(("neon", "sve", "sve2"))
+    assert "{16, 1}, {16, 22}, {26, 1}" in text and "getauxval" in text
+
+
+def test_the_config_defaults_are_the_levels():
+    """config names each architecture's default targets without importing LLVM; they
+    are the instruction sets' own default levels."""
+    assert config.DEFAULT_TARGETS_BY_ARCH == {
+        arch: isa.default_levels for arch, isa in INSTRUCTION_SETS.items()}

@@ -14,7 +14,8 @@ what x86-64 NumPy builds produce, without ever creating poison:
   +inf and too-large values give 0, negative values wrap: -1.0 -> 2**w - 1).
 
 These results are platform behaviour, not a NumPy promise; they match NumPy 2.x on
-x86-64 Linux, which the tests check. The target's instruction set names its behaviour
+x86-64 Linux, which the tests check. AArch64 saturates instead (:func:`_saturating`). The
+target's instruction set names its behaviour
 (:attr:`~aotc.codegen.targets.isa.InstructionSet.float_to_int`), and
 :data:`FLOAT_TO_INT` has the rule for each.
 
@@ -30,7 +31,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...types import real_dtype
-from ..core.builder import KernelBuilder
+from ..core.builder import KernelBuilder, existing
 from ..core.dtypes import BOOL, FLOAT64, bits, constant, reg_type
 from .complexarith import pack, parts, truth
 
@@ -114,8 +115,22 @@ def _indefinite(b: KernelBuilder, x: ir.Value, src: np.dtype, dst: np.dtype) -> 
     return b.trunc(_truncating_cvt(b, x, src, 32), reg_type(dst))
 
 
+def _saturating(b: KernelBuilder, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
+    """AArch64's ``fcvtzs``/``fcvtzu`` as NumPy's aarch64 casting loops use them: NaN
+    gives 0 and out-of-range values clamp, in 32 bits from float32 to 32-bit or narrower
+    results (unsigned for uint32) and in 64 bits otherwise (unsigned for uint64); a
+    narrower result keeps the low bits (``np.float32(300.7).astype(np.int8) == 44``)."""
+    width = 64 if 64 in (bits(src), bits(dst)) else 32
+    unsigned = dst.kind == "u" and bits(dst) == width
+    sign = "u" if unsigned else "i"
+    name = f"llvm.fpto{'u' if unsigned else 's'}i.sat.i{width}.f{bits(src)}"
+    fn = existing(b.module, name) or ir.Function(
+        b.module, ir.FunctionType(ir.IntType(width), [x.type]), name)
+    return _int_to_int(b, b.call(fn, [x]), np.dtype(f"{sign}{width // 8}"), dst)
+
+
 #: How floats that do not fit convert, by the instruction set's name for it.
-FLOAT_TO_INT = {"indefinite": _indefinite}
+FLOAT_TO_INT = {"indefinite": _indefinite, "saturate": _saturating}
 
 
 def _float_to_int(b: KernelBuilder, x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:

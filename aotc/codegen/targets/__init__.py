@@ -2,20 +2,21 @@
 
 :mod:`.spec` is the :class:`~.spec.TargetSpec` (CPU, features, optimization level, fast
 math) and the LLVM target machine made from it; :mod:`.isa` is the interface code
-generators ask about the instruction set; :mod:`.x86` is x86-64's answers, its feature
-levels and their CPUID bits (the import-time CPU check). This module picks the
-instruction set for a triple, an LLVM module or a CPU name.
+generators ask about the instruction set; :mod:`.x86` and :mod:`.aarch64` are the
+answers of x86-64 and AArch64, their feature levels and the import-time CPU check. This
+module picks the instruction set for a triple, an LLVM module or a CPU name.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
 
+from .aarch64 import AARCH64
 from .isa import InstructionSet, LanePermute
 from .x86 import X86_64
 
 #: Every architecture aotc generates code for, by its name in LLVM triples.
-INSTRUCTION_SETS: dict[str, InstructionSet] = {isa.arch: isa for isa in (X86_64,)}
+INSTRUCTION_SETS: dict[str, InstructionSet] = {isa.arch: isa for isa in (X86_64, AARCH64)}
 
 
 def host_arch() -> str:

@@ -17,6 +17,7 @@ needs.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -36,6 +37,8 @@ class InstructionSet(ABC):
 
     #: The architecture's name in LLVM target triples (``x86_64``, ``aarch64``).
     arch: ClassVar[str]
+    #: The LLVM target triple of its Linux objects, when it is not the build machine's.
+    triple: ClassVar[str]
     #: The feature levels a portable module carries, the baseline first: each module
     #: picks the best one the running CPU has when it is imported.
     default_levels: ClassVar[tuple[str, ...]]
@@ -58,6 +61,11 @@ class InstructionSet(ABC):
     @abstractmethod
     def cpu_names(self) -> tuple[str, ...]:
         """Every level and CPU name :meth:`known_cpu` accepts (for messages)."""
+
+    def llvm_cpu(self, cpu: str) -> tuple[str, str]:
+        """The LLVM CPU name and the LLVM features (``+a,+b``) that ``cpu`` stands for
+        (aotc's levels may be names of its own)."""
+        return cpu, ""
 
     @abstractmethod
     def features(self, cpu: str, llvm_features: str = "") -> tuple[str, ...]:
@@ -107,3 +115,16 @@ class InstructionSet(ABC):
     def sorts_in_registers(self, lane_bits: int, vector_bytes: int) -> bool:
         """Whether keys of ``lane_bits`` sort in vector registers of ``vector_bytes``."""
         return lane_bits in (32, 64) and self.lane_permute(lane_bits, vector_bytes) is not None
+
+
+def level_features(level: tuple[str, ...], llvm_features: str, checkable: Iterable[str]
+                   ) -> tuple[str, ...]:
+    """A level's features with LLVM's ``+a,-b`` ``llvm_features`` applied, keeping those
+    in ``checkable`` (the ones the import-time check can see), sorted."""
+    wanted = set(level)
+    for item in filter(None, llvm_features.split(",")):
+        if item[0] == "+":
+            wanted.add(item[1:])
+        else:
+            wanted.discard(item[1:])
+    return tuple(sorted(wanted.intersection(checkable)))

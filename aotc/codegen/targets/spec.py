@@ -30,9 +30,9 @@ def tuning(cpu_name: str, features: str = "") -> str:
 _PROBE = r"""
 import sys
 import llvmlite.binding as llvm
-llvm.initialize_native_target()
-llvm.initialize_native_asmprinter()
-target = llvm.Target.from_triple(llvm.get_process_triple())
+llvm.initialize_all_targets()
+llvm.initialize_all_asmprinters()
+target = llvm.Target.from_triple(sys.argv[3] or llvm.get_process_triple())
 tm = target.create_target_machine(cpu=sys.argv[1], features=sys.argv[2], reloc="pic",
                                   codemodel="default")
 tm.emit_object(llvm.parse_assembly("define i64 @f(i64 %x) {\n  ret i64 %x\n}"))
@@ -137,7 +137,10 @@ def _probe(cpu: str, features: str) -> str | None:
     initialize_llvm()
     if cpu == llvm.get_host_cpu_name() and features == _native_features():
         return None  # "native"
-    done = subprocess.run([sys.executable, "-c", _PROBE, cpu, features],
+    llvm_cpu, level = isa.llvm_cpu(cpu)
+    triple = "" if isa.arch == host_arch() else isa.triple
+    done = subprocess.run([sys.executable, "-c", _PROBE, llvm_cpu,
+                           ",".join(filter(None, (level, features))), triple],
                           capture_output=True, text=True, timeout=120)
     if "not a recognized processor" in done.stderr:
         return f"LLVM does not know the CPU {cpu!r}"
@@ -166,10 +169,23 @@ def target_machine(spec: TargetSpec) -> llvm.TargetMachine:
 
 def _new_target_machine(spec: TargetSpec) -> llvm.TargetMachine:
     initialize_llvm()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    return target.create_target_machine(cpu=spec.cpu, features=spec.features,
-                                        opt=spec.opt_level, reloc="pic",
-                                        codemodel="default")
+    isa = spec.isa
+    if isa.arch == host_arch():
+        triple = llvm.get_process_triple()
+    else:  # cross-compiling (a wheel for another platform)
+        _initialize_every_target()
+        triple = isa.triple
+    cpu, features = isa.llvm_cpu(spec.cpu)
+    return llvm.Target.from_triple(triple).create_target_machine(
+        cpu=cpu, features=",".join(filter(None, (features, spec.features))),
+        opt=spec.opt_level, reloc="pic", codemodel="default")
+
+
+@functools.cache
+def _initialize_every_target() -> None:
+    """Every architecture LLVM was built with, not just the host's (once)."""
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
 
 
 def jit_target_machine(spec: TargetSpec) -> llvm.TargetMachine:

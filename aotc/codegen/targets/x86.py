@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .isa import InstructionSet, LanePermute
+from .isa import InstructionSet, LanePermute, level_features
 
 
 @dataclass(frozen=True)
@@ -100,15 +100,7 @@ def known_cpu(cpu: str) -> bool:
 def required(cpu: str, features: str = "") -> tuple[str, ...]:
     """The features code for ``cpu`` with LLVM feature string ``features`` may use, as far
     as CPUID can show them (sorted, without duplicates)."""
-    base = LEVELS.get(cpu) or CPUS.get(cpu) or ()
-    wanted = set(base)
-    for item in filter(None, features.split(",")):
-        name = item[1:]
-        if item[0] == "+":
-            wanted.add(name)
-        else:
-            wanted.discard(name)
-    return tuple(sorted(name for name in wanted if name in FEATURES))
+    return level_features(LEVELS.get(cpu) or CPUS.get(cpu) or (), features, FEATURES)
 
 
 def c_table(features: tuple[str, ...]) -> str:
@@ -163,6 +155,7 @@ class X86(InstructionSet):
     ``vpermq``)."""
 
     arch = "x86_64"
+    triple = "x86_64-unknown-linux-gnu"
     default_levels = ("x86-64-v2", "x86-64-v3", "x86-64-v4")
     oldest = "x86-64"
     float_to_int = "indefinite"
