@@ -40,7 +40,9 @@ DEFAULT_TARGETS = ("x86-64-v2", "x86-64-v3", "x86-64-v4")
 #: the instruction sets' ``default_levels``, named here so reading a config needs no LLVM).
 DEFAULT_TARGETS_BY_ARCH = {"x86_64": DEFAULT_TARGETS, "aarch64": ("aarch64", "aarch64-sve")}
 #: The platforms a wheel can be built for besides the build machine's own (``platform``).
-PLATFORMS = ("linux-x86_64", "linux-aarch64", "linux-musl-x86_64", "linux-musl-aarch64")
+#: (musllinux is not one yet: zig links musl's C library by the name ``libc.so``, which
+#: Alpine has only with its development files.)
+PLATFORMS = ("linux-x86_64", "linux-aarch64")
 
 
 @dataclass(frozen=True)
@@ -86,12 +88,11 @@ class Config:
 
     platform: str = ""
     """The platform the extensions are for, when it is not the build machine's:
-    ``"linux-aarch64"``, ``"linux-x86_64"``, ``"linux-musl-x86_64"`` or
-    ``"linux-musl-aarch64"``. Another platform's extensions are compiled by LLVM for its
-    CPU levels (AArch64: ``aarch64`` with NEON and ``aarch64-sve``) and linked by ``zig
-    cc`` (the ``ziglang`` package) for glibc 2.17 (or ``glibc``) or musl, and the wheel is
-    tagged ``manylinux_2_17_<arch>`` or ``musllinux_1_2_<arch>`` for the Python that runs
-    the build (see :mod:`aotc.packaging.toolchain`)."""
+    ``"linux-aarch64"`` or ``"linux-x86_64"``. Another platform's extensions are compiled
+    by LLVM for its CPU levels (AArch64: ``aarch64`` with NEON and ``aarch64-sve``) and
+    linked by ``zig cc`` (the ``ziglang`` package) for glibc 2.17 (or ``glibc``), and the
+    wheel is tagged ``manylinux_2_17_<arch>`` for the Python that runs the build (see
+    :mod:`aotc.packaging.toolchain`)."""
 
     fusion: bool = True
     """Fuse elementwise operations, views and the reductions consuming them into one loop
@@ -255,6 +256,9 @@ RUNTIME_VARIABLES = {
                          "recently used objects go first.",
     "AOTC_VENV": "scripts/test.sh only: the virtual environment to test in (default "
                  ".venv).",
+    "AOTC_QEMU_SYSROOT": "scripts/test.sh and tests/test_cross.py only: the arm64 sysroot "
+                         "cross-built wheels are run in under qemu-user (default "
+                         "~/.cache/aotc-qemu/aarch64).",
 }
 
 
@@ -348,10 +352,6 @@ def parse(
         raise ConfigError("[tool.aotc] needs 'modules', for example modules = ['mypkg.kernels']")
     arch = platform_arch(values.get("platform", ""))
     values.setdefault("targets", DEFAULT_TARGETS_BY_ARCH.get(arch, DEFAULT_TARGETS))
-    if values.get("glibc") and "musl" in values.get("platform", ""):
-        raise ConfigError(f"glibc = {values['glibc']!r} does not apply to platform "
-                          f"{values['platform']!r}, whose C library is musl",
-                          hint="remove the glibc setting, or pick a linux-<arch> platform")
     return Config(**values)
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +41,49 @@ def build_project(root: Path, package: str, kernels: str, extra_config: str = ""
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     return root
+
+
+def run_cases(script: Path, names: list[str], path: Sequence[Path | str],
+              interpreter: Sequence[str] = (sys.executable,), timeout: float = 240,
+              ) -> dict[str, dict]:
+    """Results of the named cases of ``script`` (``hostile_cases.py``,
+    ``catalog_cases.py``: a JSON line per case, ``start`` first), run by ``interpreter``
+    (a Python, or qemu running one) with ``path`` as its PYTHONPATH, in child processes.
+    A case whose child died gets status ``crash`` with the child's exit status (or that it
+    hung) and output, and the rest run in a fresh child."""
+    results: dict[str, dict] = {}
+    todo = list(names)
+    while todo:
+        try:
+            done = subprocess.run(
+                [*interpreter, str(script), *todo], capture_output=True, text=True,
+                timeout=timeout,
+                env={"PYTHONPATH": ":".join(map(str, path)), "PATH": "/usr/bin:/bin"})
+            stdout, stderr, status = done.stdout, done.stderr, f"exit status {done.returncode}"
+        except subprocess.TimeoutExpired as hung:  # the case that was running hangs
+            stdout, stderr = (_text(hung.stdout), _text(hung.stderr))
+            status = f"killed after {timeout} s"
+        started = None
+        for line in stdout.splitlines():
+            if not line.startswith("{"):
+                continue
+            record = json.loads(line)
+            if record["status"] == "start":
+                started = record["case"]
+            else:
+                results[record["case"]] = record
+                started = None
+        remaining = [n for n in todo if n not in results]
+        crashed = started or (remaining[0] if remaining else None)
+        if crashed is not None:
+            results[crashed] = {"case": crashed, "status": "crash",
+                                "detail": f"{status}\n{stdout}\n{stderr}"}
+        todo = [n for n in todo if n not in results]
+    return results
+
+
+def _text(output: bytes | str | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
 
 
 def source_module(root: Path, package: str) -> ModuleType:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import textwrap
 
 import pytest
@@ -200,3 +201,31 @@ def test_glibc_selects_zig_and_the_manylinux_tag(monkeypatch):
     with pytest.raises(BuildError, match="ziglang package is not installed") as err:
         toolchain.c_compiler(pinned)
     assert "build-system" in str(err.value.hint)
+
+
+def test_platform_picks_the_architecture_its_levels_and_the_wheel():
+    """platform = "linux-aarch64": AArch64's default levels, zig for glibc 2.17 and the
+    manylinux2014 aarch64 tag, the extension named for that CPython; a misspelled
+    platform, the build machine's 'native' CPU or another architecture's level is a
+    ConfigError saying what to write instead."""
+    from aotc.errors import ConfigError
+    from aotc.packaging import build, toolchain
+
+    cfg = _parse({"modules": ["m"], "platform": "linux-aarch64"})
+    assert cfg.targets == ("aarch64", "aarch64-sve")
+    assert [build.target_spec(cfg, t).isa.arch for t in cfg.targets] == ["aarch64"] * 2
+    assert toolchain.wheel_platform(cfg) == "manylinux_2_17_aarch64"
+    assert toolchain.c_compiler(cfg)[-2:] == ["-target", "aarch64-linux-gnu.2.17"]
+    assert toolchain.extension_suffix(cfg) == (
+        f".cpython-{sys.version_info[0]}{sys.version_info[1]}-aarch64-linux-gnu.so")
+    assert _parse({"modules": ["m"]}, settings={"platform": "linux-aarch64"}).platform \
+        == "linux-aarch64"
+    with pytest.raises(ConfigError, match="did you mean 'linux-aarch64'"):
+        _parse({"modules": ["m"], "platform": "linux-arm64"})
+    with pytest.raises(ConfigError, match="'native' names this build machine's CPU"):
+        build.target_spec(_parse({"modules": ["m"], "platform": "linux-aarch64",
+                                  "target": "native"}))
+    with pytest.raises(ConfigError, match="is an x86_64 CPU") as err:
+        build.target_spec(_parse({"modules": ["m"], "platform": "linux-aarch64",
+                                  "target": "x86-64-v3"}))
+    assert "aarch64-sve2" in str(err.value.hint)

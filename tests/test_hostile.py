@@ -7,7 +7,6 @@ reruns the remaining ones in a fresh child) instead of taking the test run down.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hostile_cases import CASES, KERNELS
-from projects import build_project
+from projects import build_project, run_cases
 
 from aotc.codegen.targets import x86
 
@@ -34,47 +33,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def run_cases(root: Path, names: list[str], prefix: tuple[str, ...] = ()) -> dict[str, dict]:
-    """Results of the named cases, run in child processes; a case whose child died gets
-    status ``crash`` with the child's exit status (or that it hung) and output."""
-    results: dict[str, dict] = {}
-    todo = list(names)
-    while todo:
-        try:
-            done = subprocess.run(
-                [*prefix, sys.executable, str(TESTS / "hostile_cases.py"), *todo],
-                capture_output=True, text=True, timeout=240,
-                env={"PYTHONPATH": f"{root}{':' + str(TESTS)}", "PATH": "/usr/bin:/bin"})
-            stdout, stderr, status = done.stdout, done.stderr, f"exit status {done.returncode}"
-        except subprocess.TimeoutExpired as hung:  # the case that was running hangs
-            stdout, stderr = (_text(hung.stdout), _text(hung.stderr))
-            status = "killed after 240 s"
-        started = None
-        for line in stdout.splitlines():
-            if not line.startswith("{"):
-                continue
-            record = json.loads(line)
-            if record["status"] == "start":
-                started = record["case"]
-            else:
-                results[record["case"]] = record
-                started = None
-        remaining = [n for n in todo if n not in results]
-        crashed = started or (remaining[0] if remaining else None)
-        if crashed is not None:
-            results[crashed] = {"case": crashed, "status": "crash",
-                                "detail": f"{status}\n{stdout}\n{stderr}"}
-        todo = [n for n in todo if n not in results]
-    return results
-
-
-def _text(output: bytes | str | None) -> str:
-    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
-
-
 @pytest.fixture(scope="module")
 def results(project: Path) -> dict[str, dict]:
-    return run_cases(project, list(CASES))
+    return run_cases(TESTS / "hostile_cases.py", list(CASES), [project, TESTS])
 
 
 @pytest.mark.parametrize("name", list(CASES))

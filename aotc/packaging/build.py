@@ -517,7 +517,7 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         this machine, zig cc with Python's flags for a pinned glibc, zig cc with only
         the flags every architecture takes for another platform (:mod:`.toolchain`)."""
         target = platform(plan.config)
-        if not target.through_zig:
+        if not target.glibc:
             return list(command)
         if not target.cross:
             return [*c_compiler(plan.config), *command[1:]]

@@ -13,8 +13,8 @@ setuptools does.
 
 zig also carries every architecture's C library, so the same driver cross-builds:
 ``platform = "linux-aarch64"`` compiles the wrappers and links the extensions for
-AArch64 Linux (glibc 2.17 unless ``glibc`` says otherwise), ``linux-musl-<arch>`` for
-musl (musllinux_1_2). LLVM has already generated the kernels for that architecture. The
+AArch64 Linux (glibc 2.17 unless ``glibc`` says otherwise). LLVM has already generated
+the kernels for that architecture. The
 wrappers compile against the build interpreter's own headers: CPython's public headers
 describe the same ABI on every 64-bit Linux (LP64, one struct layout); its ``pyconfig.h``
 differs between x86-64 and AArch64 only in how the interpreter itself was built (x87
@@ -43,26 +43,17 @@ def host_arch() -> str:
 
 @dataclass(frozen=True)
 class Platform:
-    """What the extensions run on: an architecture, a C library and its oldest version."""
+    """What the extensions run on: an architecture and the oldest glibc."""
 
     arch: str  #: ``x86_64``, ``aarch64``
-    libc: str  #: ``gnu`` (glibc) or ``musl``
-    glibc: str  #: the oldest glibc they load on (``2.17``); empty: the build machine's
-
-    @property
-    def zig_target(self) -> str:
-        """``zig cc``'s ``-target``: ``aarch64-linux-gnu.2.17``, ``x86_64-linux-musl``."""
-        return f"{self.arch}-linux-{self.libc}" + (f".{self.glibc}" if self.glibc else "")
-
-    @property
-    def through_zig(self) -> bool:
-        """Whether the build machine's own compiler cannot make these extensions."""
-        return bool(self.glibc) or self.libc != "gnu" or self.arch != host_arch()
+    #: The oldest glibc they load on (``2.17``), linked through zig; empty: the build
+    #: machine's own, with its own compiler (never so for another architecture).
+    glibc: str
 
     @property
     def cross(self) -> bool:
-        """Whether the extensions are for another architecture or C library."""
-        return self.libc != "gnu" or self.arch != host_arch()
+        """Whether the extensions are for another architecture."""
+        return self.arch != host_arch()
 
 
 #: The glibc a cross build links for unless ``glibc`` says otherwise (manylinux2014).
@@ -72,18 +63,14 @@ CROSS_GLIBC = "2.17"
 def platform(cfg: Config) -> Platform:
     """The platform of ``cfg``'s extensions (``platform`` and ``glibc``)."""
     arch = platform_arch(cfg.platform)
-    libc = "musl" if "-musl-" in cfg.platform else "gnu"
-    glibc = cfg.glibc
-    if libc == "gnu" and not glibc and cfg.platform and arch != host_arch():
-        glibc = CROSS_GLIBC
-    return Platform(arch, libc, glibc)
+    return Platform(arch, cfg.glibc or (CROSS_GLIBC if arch != host_arch() else ""))
 
 
 def c_compiler(cfg: Config) -> list[str]:
     """The C compiler (and linker) command: ``zig cc`` for another platform or a pinned
     glibc, else ``CC`` or the one Python was built with."""
     target = platform(cfg)
-    if not target.through_zig:
+    if not target.glibc:
         return shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
     if importlib.util.find_spec("ziglang") is None:
         setting = f'platform = "{cfg.platform}"' if cfg.platform else f'glibc = "{cfg.glibc}"'
@@ -91,7 +78,8 @@ def c_compiler(cfg: Config) -> list[str]:
                          "not installed",
                          hint='pip install ziglang, or add "ziglang" to [build-system] '
                               "requires in pyproject.toml")
-    return [sys.executable, "-m", "ziglang", "cc", "-target", target.zig_target]
+    return [sys.executable, "-m", "ziglang", "cc", "-target",
+            f"{target.arch}-linux-gnu.{target.glibc}"]
 
 
 #: The flags of Python's own compile command a cross build keeps: the build machine's
@@ -100,21 +88,17 @@ CROSS_CFLAGS = ("-fPIC", "-fwrapv", "-DNDEBUG", "-fno-strict-aliasing")
 
 
 def wheel_platform(cfg: Config) -> str | None:
-    """The wheel's platform tag (``manylinux_2_17_x86_64``, ``musllinux_1_2_aarch64``),
-    or None for setuptools' own (``linux_x86_64``)."""
+    """The wheel's platform tag (``manylinux_2_17_aarch64``), or None for setuptools'
+    own (``linux_x86_64``)."""
     target = platform(cfg)
-    if target.libc == "musl":
-        return f"musllinux_1_2_{target.arch}"
-    if target.glibc:
-        return f"manylinux_{target.glibc.replace('.', '_')}_{target.arch}"
-    return None
+    return f"manylinux_{target.glibc.replace('.', '_')}_{target.arch}" if target.glibc else None
 
 
 def extension_suffix(cfg: Config) -> str | None:
-    """The file suffix of an extension for another platform, as its CPython (the build's
-    version) names it (``.cpython-311-aarch64-linux-gnu.so``); None for this machine."""
+    """The file suffix of an extension for another architecture, as its CPython (the
+    build's version) names it (``.cpython-311-aarch64-linux-gnu.so``); None for this
+    machine's."""
     target = platform(cfg)
     if not target.cross:
         return None
-    return (f".cpython-{sys.version_info[0]}{sys.version_info[1]}-{target.arch}-linux-"
-            f"{target.libc}.so")
+    return f".cpython-{sys.version_info[0]}{sys.version_info[1]}-{target.arch}-linux-gnu.so"

@@ -119,7 +119,9 @@ def _saturating(b: KernelBuilder, x: ir.Value, src: np.dtype, dst: np.dtype) -> 
     """AArch64's ``fcvtzs``/``fcvtzu`` as NumPy's aarch64 casting loops use them: NaN
     gives 0 and out-of-range values clamp, in 32 bits from float32 to 32-bit or narrower
     results (unsigned for uint32) and in 64 bits otherwise (unsigned for uint64); a
-    narrower result keeps the low bits (``np.float32(300.7).astype(np.int8) == 44``)."""
+    narrower result keeps the low bits (``np.float32(300.7).astype(np.int8) == 44``).
+    (NumPy's scalar tails convert float64 straight to 32 bits, so its own results for
+    values out of the int32 range depend on where in the array they are.)"""
     width = 64 if 64 in (bits(src), bits(dst)) else 32
     unsigned = dst.kind == "u" and bits(dst) == width
     sign = "u" if unsigned else "i"

@@ -108,9 +108,17 @@ def _fmax_like(op: str, propagate_nan: bool) -> Fn:
     maximum: ``isnan(x) ? x : (x > y ? x : y)``, so a NaN in either operand wins.
     fmax: ``(x > y || isnan(y)) ? x : y``, NaN only if both are NaN. For equal operands
     both give ``y``, as NumPy's x86 array loops do (``maxps`` semantics); the sign of a
-    zero result is not otherwise specified by NumPy (its scalar loops differ).
+    zero result is not otherwise specified by NumPy (its scalar loops differ). Where
+    NumPy's loops order -0.0 below +0.0 (AArch64's ``fmax``/``fmaxnm``:
+    ``isa.zero_ordered_max``), LLVM's ``maximum``/``maxnum`` are those instructions.
     """
     def rule(b: KernelBuilder, dtype: np.dtype, x: ir.Value, y: ir.Value) -> ir.Value:
+        if b.isa.zero_ordered_max:
+            name = ("maximum" if propagate_nan else "maxnum") if op == ">" else \
+                ("minimum" if propagate_nan else "minnum")
+            fn = b.module.declare_intrinsic(f"llvm.{name}", [x.type],
+                                            ir.FunctionType(x.type, [x.type, x.type]))
+            return b.call(fn, [x, y])
         if propagate_nan:
             pick = b.select(b.fcmp_ordered(op, x, y), x, y)
             return b.select(b.fcmp_unordered("uno", x, x), x, pick)

@@ -82,6 +82,7 @@ class AArch64(InstructionSet):
     default_levels = ("aarch64", "aarch64-sve")
     oldest = "aarch64"
     float_to_int = "saturate"
+    zero_ordered_max = True
 
     def known_cpu(self, cpu: str) -> bool:
         return cpu in LEVELS

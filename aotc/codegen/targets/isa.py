@@ -48,6 +48,10 @@ class InstructionSet(ABC):
     #: built for this architecture does it: ``"indefinite"`` (x86: the integer
     #: ``INT_MIN`` for NaN and anything out of range).
     float_to_int: ClassVar[str]
+    #: Whether NumPy's ``maximum``/``minimum`` here order -0.0 below +0.0 and are IEEE
+    #: ``maximum``/``maxNum`` (AArch64's ``fmax``/``fmaxnm``), not "the second of equal
+    #: operands" (x86's ``maxps``).
+    zero_ordered_max: ClassVar[bool] = False
 
     @property
     def baseline(self) -> str:
