@@ -91,5 +91,5 @@ def test_aarch64_feature_check_reads_hwcap():
 def test_the_config_defaults_are_the_levels():
     """config names each architecture's default targets without importing LLVM; they
     are the instruction sets' own default levels."""
-    assert config.DEFAULT_TARGETS_BY_ARCH == {
-        arch: isa.default_levels for arch, isa in INSTRUCTION_SETS.items()}
+    levels = {arch: isa.default_levels for arch, isa in INSTRUCTION_SETS.items()}
+    assert levels == config.DEFAULT_TARGETS_BY_ARCH
