@@ -45,10 +45,11 @@ def build_project(root: Path, package: str, kernels: str, extra_config: str = ""
 
 def run_cases(script: Path, names: list[str], path: Sequence[Path | str],
               interpreter: Sequence[str] = (sys.executable,), timeout: float = 240,
-              ) -> dict[str, dict]:
+              env: dict[str, str] | None = None) -> dict[str, dict]:
     """Results of the named cases of ``script`` (``hostile_cases.py``,
     ``catalog_cases.py``: a JSON line per case, ``start`` first), run by ``interpreter``
-    (a Python, or qemu running one) with ``path`` as its PYTHONPATH, in child processes.
+    (a Python, or qemu running one) with ``path`` as its PYTHONPATH and ``env`` added to
+    a bare environment, in child processes.
     A case whose child died gets status ``crash`` with the child's exit status (or that it
     hung) and output, and the rest run in a fresh child."""
     results: dict[str, dict] = {}
@@ -58,7 +59,8 @@ def run_cases(script: Path, names: list[str], path: Sequence[Path | str],
             done = subprocess.run(
                 [*interpreter, str(script), *todo], capture_output=True, text=True,
                 timeout=timeout,
-                env={"PYTHONPATH": ":".join(map(str, path)), "PATH": "/usr/bin:/bin"})
+                env={"PYTHONPATH": ":".join(map(str, path)), "PATH": "/usr/bin:/bin",
+                     **(env or {})})
             stdout, stderr, status = done.stdout, done.stderr, f"exit status {done.returncode}"
         except subprocess.TimeoutExpired as hung:  # the case that was running hangs
             stdout, stderr = (_text(hung.stdout), _text(hung.stderr))
