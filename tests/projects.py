@@ -43,6 +43,18 @@ def build_project(root: Path, package: str, kernels: str, extra_config: str = ""
     return root
 
 
+#: The example project the packaging tests build.
+QUICKSTART = Path(__file__).resolve().parents[1] / "examples" / "quickstart"
+
+
+def copy_quickstart(dest: Path) -> Path:
+    """A clean copy of the quickstart example at ``dest`` (no build outputs)."""
+    ignore = shutil.ignore_patterns("build", "dist", ".aotc-build", "*.egg-info", "*.so",
+                                    "*.pyi", "__pycache__")
+    shutil.copytree(QUICKSTART, dest, ignore=ignore)
+    return dest
+
+
 def run_cases(script: Path, names: list[str], path: Sequence[Path | str],
               interpreter: Sequence[str] = (sys.executable,), timeout: float = 240,
               env: dict[str, str] | None = None) -> dict[str, dict]:

@@ -32,7 +32,7 @@ import cross_cases
 import hostile_cases
 import numpy_cases
 import pytest
-from projects import run_cases
+from projects import copy_quickstart, run_cases
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
@@ -184,9 +184,7 @@ def test_an_sve2_level_runs_where_the_cpu_has_it(tmp_path: Path, qemu: list[str]
 def test_the_wheel_is_manylinux2014_aarch64(tmp_path: Path, qemu: list[str]) -> None:
     """``python -m build -C platform=linux-aarch64`` gives a manylinux_2_17_aarch64 wheel
     (zig links for glibc 2.17) that the arm64 Python installs and runs."""
-    project = tmp_path / "quickstart"
-    shutil.copytree(REPO / "examples" / "quickstart", project, ignore=shutil.ignore_patterns(
-        "build", "dist", ".aotc-build", "*.egg-info", "*.so", "*.pyi", "__pycache__"))
+    project = copy_quickstart(tmp_path / "quickstart")
     done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-C",
                            "platform=linux-aarch64", "--outdir", str(tmp_path / "out"),
                            str(project)], capture_output=True, text=True)

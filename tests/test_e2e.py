@@ -12,7 +12,6 @@ import importlib.util
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -22,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from projects import QUICKSTART, copy_quickstart
 
 ROOT = Path(__file__).resolve().parents[1]
-QUICKSTART = ROOT / "examples" / "quickstart"
 EPOCH = "1700000000"
 TAG = f"cp{sys.version_info.major}{sys.version_info.minor}"
 
@@ -55,17 +54,10 @@ def build_env(tmp_path_factory) -> dict[str, str]:
     return {**os.environ, "PIP_FIND_LINKS": _find_links(wheels), "SOURCE_DATE_EPOCH": EPOCH}
 
 
-def _copy_project(dest: Path) -> Path:
-    ignore = shutil.ignore_patterns("build", "dist", ".aotc-build", "*.egg-info", "*.so",
-                                    "*.pyi", "__pycache__")
-    shutil.copytree(QUICKSTART, dest, ignore=ignore)
-    return dest
-
-
 @pytest.fixture(scope="session")
 def dists(tmp_path_factory, build_env) -> tuple[Path, Path]:
     """The quickstart sdist and the wheel built from it (python -m build's default)."""
-    project = _copy_project(tmp_path_factory.mktemp("src") / "quickstart")
+    project = copy_quickstart(tmp_path_factory.mktemp("src") / "quickstart")
     out = tmp_path_factory.mktemp("dist")
     _run([sys.executable, "-m", "build", "--outdir", str(out), str(project)], env=build_env)
     (sdist,) = out.glob("quickstart-*.tar.gz")
@@ -239,7 +231,7 @@ def test_sdists_are_reproducible_without_source_date_epoch(tmp_path, build_env):
     env = {k: v for k, v in build_env.items() if k != "SOURCE_DATE_EPOCH"}
     built = []
     for k in range(2):
-        project = _copy_project(tmp_path / f"clone{k}" / "quickstart")
+        project = copy_quickstart(tmp_path / f"clone{k}" / "quickstart")
         for path in project.rglob("*"):
             os.utime(path, (1_700_000_000 + 1000 * k, 1_700_000_000 + 1000 * k))
             if k and path.is_file():
@@ -257,7 +249,7 @@ def test_sdists_are_reproducible_without_source_date_epoch(tmp_path, build_env):
 def test_manylinux2014_wheel_from_a_newer_host(tmp_path, build_env, runtime):
     """glibc = "2.17" links through zig for glibc 2.17 whatever the host's glibc: the
     wheel is tagged manylinux_2_17, auditwheel agrees, and the bare runtime runs it."""
-    project = _copy_project(tmp_path / "src" / "quickstart")
+    project = copy_quickstart(tmp_path / "src" / "quickstart")
     out = tmp_path / "out"
     _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-C", "glibc=2.17",
           "--outdir", str(out), str(project)], env=build_env)

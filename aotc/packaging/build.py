@@ -253,8 +253,8 @@ def target_spec(cfg: config.Config, name: str | None = None) -> Any:
     from ..codegen.targets import for_triple
 
     name = cfg.targets[0] if name is None else name
-    arch = config.platform_arch(cfg.platform)
-    if name == "native" and arch != config.platform_arch(""):
+    arch = platform(cfg).arch
+    if name == "native" and platform(cfg).cross:
         raise ConfigError(f"[tool.aotc] target = 'native' names this build machine's CPU, "
                           f"and platform = {cfg.platform!r} runs {arch} code",
                           hint="leave target unset for the platform's default levels: "
@@ -512,17 +512,17 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         return [*command, *(f"-I{d}" for d in includes)]
 
     @staticmethod
-    def _toolchain(plan: Plan, command: list[str]) -> list[str]:
-        """Python's compile or link ``command`` for the config's platform: as it is for
-        this machine, zig cc with Python's flags for a pinned glibc, zig cc with only
-        the flags every architecture takes for another platform (:mod:`.toolchain`)."""
+    def _toolchain(plan: Plan, command: list[str], *, link: bool = False) -> list[str]:
+        """Python's compile (or, with ``link``, link) ``command`` for the config's
+        platform: as it is for this machine, zig cc with Python's flags for a pinned
+        glibc, zig cc with only the flags every architecture takes for another platform
+        (:mod:`.toolchain`)."""
         target = platform(plan.config)
         if not target.glibc:
             return list(command)
         if not target.cross:
             return [*c_compiler(plan.config), *command[1:]]
-        linking = "-shared" in command
-        return [*c_compiler(plan.config), *(["-shared"] if linking else CROSS_CFLAGS)]
+        return [*c_compiler(plan.config), *(["-shared"] if link else CROSS_CFLAGS)]
 
     def get_ext_filename(self, fullname: str) -> str:
         """An extension's file name; for another platform, with that platform's suffix
@@ -564,7 +564,8 @@ class AotcBuildExt(build_ext):  # type: ignore[misc]  # setuptools is untyped
         plan = self._plan()
         if plan is not None:
             self.compiler.compiler_so = self._toolchain(plan, compiler)
-            self.compiler.linker_so = self._toolchain(plan, self.compiler.linker_so)
+            self.compiler.linker_so = self._toolchain(plan, self.compiler.linker_so,
+                                                      link=True)
         try:
             with mod.timer.phase("wrapper"):
                 made = self._wrapper_objects(ext)

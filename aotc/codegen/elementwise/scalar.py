@@ -102,6 +102,11 @@ def _int_select_cmp(op: str) -> Fn:
     return rule
 
 
+#: LLVM's -0.0-below-+0.0 extremes by (comparison, whether a NaN operand wins).
+_ZERO_ORDERED = {(">", True): "maximum", (">", False): "maxnum",
+                 ("<", True): "minimum", ("<", False): "minnum"}
+
+
 def _fmax_like(op: str, propagate_nan: bool) -> Fn:
     """``np.maximum``/``minimum`` (``propagate_nan``) or ``np.fmax``/``fmin``.
 
@@ -114,8 +119,7 @@ def _fmax_like(op: str, propagate_nan: bool) -> Fn:
     """
     def rule(b: KernelBuilder, dtype: np.dtype, x: ir.Value, y: ir.Value) -> ir.Value:
         if b.isa.zero_ordered_max:
-            name = ("maximum" if propagate_nan else "maxnum") if op == ">" else \
-                ("minimum" if propagate_nan else "minnum")
+            name = _ZERO_ORDERED[op, propagate_nan]
             fn = b.module.declare_intrinsic(f"llvm.{name}", [x.type],
                                             ir.FunctionType(x.type, [x.type, x.type]))
             return b.call(fn, [x, y])
