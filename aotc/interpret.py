@@ -68,8 +68,8 @@ def eval_program(program: Program, *args: Any, env: dict[str, int] | None = None
 
     def run(nested: Program, *nested_args: Any, fresh: bool = False) -> list[np.ndarray]:
         """A nested program with the kernel's sizes, or (``fresh``: a compiled function,
-        aotc.ops.calls) with its own."""
-        return eval_program(nested, *nested_args, env={} if fresh else env)
+        aotc.ops.calls) with its own, read from its arguments."""
+        return eval_program(nested, *nested_args, env=None if fresh else env)
 
     def read(atom: Atom) -> Any:
         return np.asarray(atom.value) if isinstance(atom, Lit) else values[atom]

@@ -1434,6 +1434,89 @@ def power_sum(x: f64) -> f64:
     return _power_sum(x, 4)
 
 
+def _partition(a, start, end):  # Pythran's quicksort test kernel, as written there
+    pivot = a[end]
+    bottom = start - 1
+    top = end
+    done = 0
+    while not done:
+        while not done:
+            bottom = bottom + 1
+            if bottom == top:
+                done = 1
+                break
+            if a[bottom] > pivot:
+                a[top] = a[bottom]
+                break
+        while not done:
+            top = top - 1
+            if top == bottom:
+                done = 1
+                break
+            if a[top] < pivot:
+                a[bottom] = a[top]
+                break
+    a[top] = pivot
+    return top
+
+
+def _quicksort(a, start, end):  # an array by reference, written in place; returns None
+    if start < end:
+        split = _partition(a, start, end)
+        _quicksort(a, start, split - 1)
+        _quicksort(a, split + 1, end)
+
+
+def _halving_sum(x):  # views of runtime sizes, read only
+    n = x.shape[0]
+    if n <= 1:
+        return x.sum()
+    return _halving_sum(x[:n // 2]) + _halving_sum(x[n // 2:])
+
+
+def _fill(grid, i, j):  # a flood fill: a 2-D array written, a count returned
+    if i < 0 or j < 0 or i >= grid.shape[0] or j >= grid.shape[1] or grid[i, j] != 0:
+        return 0
+    grid[i, j] = 2
+    return 1 + _fill(grid, i + 1, j) + _fill(grid, i - 1, j) + _fill(grid, i, j + 1) \
+        + _fill(grid, i, j - 1)
+
+
+def _queens(row, cols, n):  # backtracking with the placements in an array
+    if row == n:
+        return 1
+    count = 0
+    for c in range(n):
+        ok = True
+        for r in range(row):
+            if cols[r] == c or abs(cols[r] - c) == row - r:
+                ok = False
+        if ok:
+            cols[row] = c
+            count += _queens(row + 1, cols, n)
+    return count
+
+
+@aotc.export
+def quicksorted(a: i64[:], start: i64, end: i64) -> None:
+    _quicksort(a, start, end)
+
+
+@aotc.export
+def halving_total(x: f64[:]) -> f64:
+    return _halving_sum(x)
+
+
+@aotc.export
+def filled_from(grid: i64[:, :], i: i64, j: i64) -> i64:
+    return _fill(grid, i, j)
+
+
+@aotc.export
+def queens(n: i64) -> i64:
+    return _queens(0, np.zeros(n, np.int64), n)
+
+
 # -- explicit index loops: checks proven for the whole range, or kept ---------------------------
 
 @aotc.export

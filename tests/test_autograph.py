@@ -149,6 +149,23 @@ def test_helpers_from_the_module_are_converted():
     assert top_loops(program)
 
 
+def _add_item(items, v):
+    items.append(v)
+
+
+def appends_through_a_helper(n: i64):
+    items = [0]
+    for k in range(n):
+        items.append(k)
+    _add_item(items, 5)  # the same list object: the caller sees the item
+    return len(items), sum(items)
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_a_helper_appending_to_a_list_appends_to_the_callers_list(n):
+    check(appends_through_a_helper, n)
+
+
 def builtins_on_scalars(a: f64, b: f64):
     return max(a, b), min(a, b, 0.5), abs(a - b), float(int(a)), round(b)
 

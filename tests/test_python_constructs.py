@@ -342,6 +342,20 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "halves": [(0,), (5,), (300,), (100000,)],
     "fibs_of": [(np.array([0, 1, 5, 10, 20]),), (np.zeros(0, np.int64),)],
     "power_sum": [(1.5,), (-2.0,)],
+    # Recursion passing arrays of runtime sizes: by reference, written in place (the
+    # writes are the caller's), views of halving sizes; an index out of range deep in
+    # the recursion raises there, after the writes before it, as in Python.
+    "quicksorted": [(np.random.default_rng(5).integers(0, 50, 300), 0, 299),
+                    (np.array([3, 1, 2]), 0, 2), (np.array([7]), 0, 0),
+                    (np.zeros(0, np.int64), 0, -1), (np.arange(40)[::-1].copy(), 0, 39),
+                    (np.full(9, 4), 0, 8), (np.array([5, 4, 3, 2]), 1, 3),
+                    (np.array([5, 4, 3, 2]), 0, 4)],
+    "halving_total": [(np.linspace(0.0, 1.0, 1001),), (X[:1],), (X[:0],)],
+    "filled_from": [(np.array([[0, 0, 1, 0], [1, 0, 1, 0], [0, 0, 0, 1]]), 0, 0),
+                    (np.array([[0, 0, 1, 0], [1, 0, 1, 0], [0, 0, 0, 1]]), 0, 3),
+                    (np.array([[1]]), 0, 0), (np.zeros((30, 30), np.int64), 5, 5),
+                    (np.zeros((0, 3), np.int64), 0, 0)],
+    "queens": [(1,), (4,), (6,), (0,)],
     "window_times": [(X, X[:3], 1, 4), (X, X[:3], 2, 3), (X, X[:3], 3, 3), (X, X[:3], 0, 5),
                      (X, X[:3], -1, 100)],
     # Index loops: in range (the unchecked loop), out of range part-way (the checked loop

@@ -103,12 +103,77 @@ def test_a_recursive_function_returning_a_tuple_is_a_located_error() -> None:
     assert "a compiled recursive function returns one scalar" in str(err.value)
 
 
-def test_recursion_on_arrays_of_runtime_sizes_is_a_located_error() -> None:
-    with pytest.raises(TraceError, match="calls itself on arrays known only at run time"):
-        _kernel(halving_sum, "(f8[:],)")
+def test_recursion_on_views_of_runtime_sizes_is_a_call_on_each_view() -> None:
+    program = _kernel(halving_sum, "(f8[:],)")
+    (callee,) = called_functions(program)
+    assert [src.axis for src in callee.program.dim_sources] == [0]  # sizes of its own
+    for n in (0, 1, 2, 7, 100):
+        x = np.arange(float(n))
+        (got,) = eval_program(program, x)
+        assert got == halving_sum(x), n
     # On a size known at build time the recursion ends, inlined.
-    (got,) = eval_program(_kernel(halving_sum, "(f8[8],)"), np.arange(8.0))
+    program = _kernel(halving_sum, "(f8[8],)")
+    assert not called_functions(program)
+    (got,) = eval_program(program, np.arange(8.0))
     assert got == 28.0
+
+
+def swap_down(a, k):  # type: ignore[no-untyped-def]
+    if k <= 0:
+        return None
+    if a[k] < a[k - 1]:
+        a[k], a[k - 1] = a[k - 1], a[k]
+    swap_down(a, k - 1)
+
+
+def test_what_a_recursive_call_writes_into_an_array_is_the_callers_write() -> None:
+    def kernel(x: Any) -> Any:
+        swap_down(x, x.shape[0] - 1)
+        return x[0]
+
+    program = aotc.trace(kernel, "(f8[:],)").program
+    (callee,) = called_functions(program)
+    assert callee.written == (0,) and callee.returns_none
+    assert "written=(0,)" in str(program)
+    for values in ([3.0, 1.0, 2.0], [1.0], [5.0, 4.0, 3.0, 2.0, 0.5]):
+        mine, theirs = np.array(values), np.array(values)
+        (got,) = eval_program(program, mine)
+        assert got == kernel(theirs)
+        np.testing.assert_array_equal(mine, theirs)  # the argument, written through
+
+
+def halves_of(x, y):  # type: ignore[no-untyped-def]
+    if x.shape[0] <= 1:
+        return x.sum() + y.sum()
+    x[0] += 1.0
+    return halves_of(x[1:], y[1:])
+
+
+def grown(a, n):  # type: ignore[no-untyped-def]
+    if n == 0:
+        return 0
+    a.append(n)
+    return grown(a, n - 1)
+
+
+def test_recursion_on_two_views_of_one_array_stays_inlined_then_is_refused() -> None:
+    def kernel(x: Any) -> Any:  # a write through one view is seen through the other
+        return halves_of(x, x)
+
+    with pytest.raises(TraceError, match="two views of one array"):
+        aotc.trace(kernel, "(f8[:],)")
+
+
+def test_a_recursion_that_appends_to_a_list_it_is_given_is_a_located_error() -> None:
+    def kernel(n: Any) -> Any:
+        items = [0]
+        for k in range(n):
+            items.append(k)
+        return grown(items, n)
+
+    with pytest.raises(TraceError, match="changes the size of the list .a. it is given") as err:
+        aotc.trace(kernel, "(i8,)")
+    assert err.value.loc is not None and err.value.loc.line > 0
 
 
 def decayed(x, n):  # type: ignore[no-untyped-def]

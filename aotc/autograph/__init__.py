@@ -161,6 +161,34 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     return cast(Callable[..., Any], converted)
 
 
+#: List methods that change a list's length in place.
+_RESIZING = frozenset({"append", "extend", "insert", "pop", "remove", "clear"})
+
+
+def resized_parameters(fn: Callable[..., Any]) -> frozenset[str]:
+    """The parameters of ``fn`` whose list it resizes in place (``lst.append(v)``,
+    ``del lst[k]``): a compiled function cannot change the size of an array it is
+    given, so such a recursion is refused rather than losing the caller's appends."""
+    node = _find(fn.__code__, fn.__code__.co_name) if isinstance(fn, types.FunctionType) \
+        else None
+    if node is None:
+        return frozenset()
+    params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+    found: set[str] = set()
+    for sub in ast.walk(node):
+        target: ast.expr | None = None
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                and sub.func.attr in _RESIZING:
+            target = sub.func.value
+        elif isinstance(sub, ast.Delete) and len(sub.targets) == 1 \
+                and isinstance(sub.targets[0], ast.Subscript):
+            target = sub.targets[0].value
+        if isinstance(target, ast.Name) and target.id in params:
+            found.add(target.id)
+    return frozenset(found)
+
+
 runtime.converter = convert  # runtime.call converts helpers it meets
+runtime.resized_parameters = resized_parameters
 
 __all__ = ["convert", "runtime"]

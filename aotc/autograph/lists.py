@@ -131,6 +131,15 @@ def append(lst: Any, value: Any) -> Any:
                           + lst.aval.shape[1:])
         grown: Any = np.concatenate([lst, row])
         grown.list_like = True
+        if (lst.base is None or lst.list_like) and lst.context is current():
+            # The same list object grows: a function it was passed to appends to the
+            # caller's list (in a loop body or branch, the rewritten assignment carries
+            # it out instead). A list laid out by a loop is a view of its buffer: now
+            # an array of its own.
+            lst.set_atom(grown.atom)
+            lst.base = lst.window = None
+            lst.list_like = True
+            return lst
         return grown
     lst.append(value)
     return lst

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import datetime
 import functools
+import inspect
 import operator
 import os
 import sysconfig
@@ -284,6 +285,8 @@ def and_not(test: Any, flag: Any) -> Any:
 
 #: Converts a helper function before it is called (set by :mod:`aotc.autograph`).
 converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
+#: The parameters a function resizes as lists (set by :mod:`aotc.autograph`).
+resized_parameters: Callable[[Callable[..., Any]], frozenset[str]] | None = None
 
 #: Functions the kernel may call under any name, and what runs instead while tracing:
 #: NumPy's creation functions (no array argument reaches ``__array_function__``),
@@ -412,6 +415,8 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             _RECURSIONS.clear()
         if any(c == code for c, _ in _CALLING) and traced(*args, *kwargs.values()):
             _RECURSIONS[code] = _RECURSIONS.get(code, 0) + 1
+            if spec is not None:
+                _refuse_resized_arrays(fn, args, kwargs)
             if spec is not None and (code, spec) in _CALLING:  # the same call again
                 return functions.call(fn, converter(fn), (code, spec), args, kwargs, _CALLING)
             if spec is not None and _RECURSIONS[code] > _INLINED_RECURSIONS:
@@ -421,16 +426,38 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             if spec is None and (_RECURSIONS[code] > _INLINED_ARRAY_RECURSIONS or sum(
                     c == code for c, _ in _CALLING) >= _ARRAY_RECURSION_DEPTH):
                 raise current().error(
-                    f"'{fn.__name__}' calls itself on arrays known only at run time: a "
-                    "compiled kernel inlines such calls, so the recursion has no end",
-                    hint="write it as a loop (with an explicit stack array if needed); "
-                    "recursion on scalars, and on build-time sizes, compiles")
+                    f"'{fn.__name__}' calls itself on two views of one array (a write "
+                    "through one is seen through the other), or on values a compiled "
+                    "function cannot take: such calls are inlined, and this recursion "
+                    "does not end at build time",
+                    hint="pass one array and the indices into it (quicksort's "
+                    "f(a, lo, hi)); recursion on scalars and on arrays compiles")
         _CALLING.append((code, spec))
         try:
             return converter(fn)(*args, **kwargs)
         finally:
             _CALLING.pop()
     return fn(*args, **kwargs)
+
+
+def _refuse_resized_arrays(fn: types.FunctionType, args: tuple[Any, ...],
+                           kwargs: dict[str, Any]) -> None:
+    """A compiled function takes arrays by reference but cannot change their sizes: one
+    that appends to a list it is given is refused (the caller would not see it)."""
+    resized = resized_parameters(fn) if resized_parameters is not None else frozenset()
+    if not resized:
+        return
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return  # Python's own error comes from the call itself
+    for name in sorted(resized):
+        if isinstance(bound.get(name), Tracer) and bound[name].ndim:
+            raise current().error(
+                f"'{fn.__name__}' calls itself on runtime values, and changes the size of "
+                f"the list '{name}' it is given: a compiled function takes arrays by "
+                "reference, and cannot resize the caller's", hint="return the items to "
+                "add, or make the recursion a loop with an explicit stack")
 
 
 pyfuncs.converted_call = call
@@ -448,8 +475,8 @@ _CALLING: list[tuple[tuple[str, int, str], Any]] = []
 #: ends at build time (``power(x, k - 1)`` with a constant ``k``) stays inlined below it.
 _RECURSIONS: dict[tuple[str, int, str], int] = {}
 _INLINED_RECURSIONS = 16
-#: Past this many such calls on arrays, the recursion is refused (arrays are inlined
-#: only: a recursion on sizes known at build time ends, one on runtime sizes does not).
+#: Past this many such calls that cannot be compiled calls (views of one array, values
+#: that are not hashable, arrays of build-time sizes), the recursion is refused.
 _INLINED_ARRAY_RECURSIONS = 64
 _ARRAY_RECURSION_DEPTH = 8
 

@@ -10,11 +10,21 @@ A callee's program calls itself, so it is not a param as loop bodies are (walkin
 IR would never end): the param is the :class:`Callee`, compared by identity, printed by
 name, whose program is set when its trace ends. :func:`aotc.ir.called_functions` lists
 a program's callees. The call has an effect (its function may raise), so DCE keeps it.
+
+Arrays cross a call by reference, as in Python: the callee's program reads each array
+argument with sizes of its own (its ``dim_sources``), and what it writes into one is a
+write into that argument (its ``writebacks``, as a kernel's). In the caller the call
+makes a new version of each argument it writes, after the scalar result (param
+``written``, printed only when there is one: their positions among the operands): an
+update of those operands, which the buffer plan does in the operand's own buffer when
+nothing reads the old value after.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ..tracing.avals import AType
 from .control import NESTED
@@ -35,6 +45,10 @@ class Callee:
         self.name = name
         self.result = result
         self.weak = weak  #: whether its result is a Python number (NEP 50's weak type)
+        #: Whether it returns None (its program's output is then a placeholder).
+        self.returns_none = False
+        #: The positions, among its operands, of the array arguments it writes into.
+        self.written: tuple[int, ...] = ()
         self.program: Any = None
         #: Whether a call used its guessed result while its body was being traced.
         self.called_early = False
@@ -45,15 +59,27 @@ class Callee:
         return self.name
 
 
-def _call_type(*args: Any, callee: Callee) -> tuple[AType]:
-    if any(a.ndim for a in args):
-        raise ValueError("call: a compiled function takes scalars")
-    return (callee.result,)
+def written(eqn: Any) -> tuple[int, ...]:
+    """The operand positions of the arrays a ``call`` equation's function writes into
+    (its results after the first, in order)."""
+    found: tuple[int, ...] = eqn.params.get("written", ())
+    return found
 
 
-def _call_impl(*args: Any, callee: Callee, run: Any, env: Any) -> tuple[Any, ...]:
-    """The reference interpreter runs the callee's program with sizes of its own."""
-    return tuple(run(callee.program, *args, fresh=True))
+def _call_type(*args: AType, callee: Callee, written: tuple[int, ...] = ()
+               ) -> tuple[AType, ...]:
+    if any(not args[k].ndim for k in written):
+        raise ValueError("call: a compiled function writes into arrays only")
+    return (callee.result, *(args[k] for k in written))
+
+
+def _call_impl(*args: Any, callee: Callee, run: Any, env: Any, written: tuple[int, ...] = ()
+               ) -> tuple[Any, ...]:
+    """The reference interpreter runs the callee's program with sizes of its own, on
+    copies of the arrays it writes (the operands are values), which it returns."""
+    args = tuple(np.array(a, copy=True) if k in written else a for k, a in enumerate(args))
+    (result,) = run(callee.program, *args, fresh=True)
+    return (result, *(args[k] for k in written))
 
 
 type_rules[call_p] = _call_type

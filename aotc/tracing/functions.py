@@ -15,8 +15,13 @@ Arguments that are Python values take part in the kinds (``ackermann(m - 1, 1)``
 ``ackermann(m - 1, n)`` are two functions) and stay constants inside, so recursion
 that ends at build time (a static depth) is still inlined, as before; past a number of
 inlined recursive calls (``aotc.autograph.runtime``), Python numbers that never repeat
-(``steps + 1``) are made runtime values too. Only scalars cross a call: a recursion on
-arrays is inlined (and refused past a depth or a number of calls).
+(``steps + 1``) are made runtime values too.
+
+Arrays whose sizes are known only at run time cross a call by reference (quicksort's
+``do_quicksort(a, lo, p - 1)``): the callee reads each with sizes of its own, and a
+write into one is the caller's write too. Which arguments a body writes is a guess as
+its result type is: none at first, then what the last trace wrote, until it settles.
+An array of build-time sizes is still inlined (its recursion ends at build time).
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import AotcError
-from ..ir import Program, Var, verify
+from ..ir import DimSource, Program, Var, verify
 from ..ops.calls import Callee, call_p
+from ..shapes import DimExpr
 from .avals import AType
 from .tracer import WEAK_TYPES, TraceContext, Tracer, as_tracer, current, tracing
 
@@ -37,18 +43,24 @@ Kinds = tuple[Hashable, ...]
 #: Traces of a callee's body, at most, before its result type must have settled.
 _RETRACES = 4
 _ONE_SCALAR = ("'{name}' calls itself on runtime values: it is compiled as a function, "
-               "and a compiled recursive function returns one scalar (not a tuple or an "
-               "array)")
+               "and a compiled recursive function returns one scalar or None (not a "
+               "tuple or an array; it may write into the arrays it is given)")
 
 
 def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
-    """What a call is specialized on, or None when it cannot be a compiled call (an
-    array argument, or a Python value that is not hashable)."""
+    """What a call is specialized on, or None when it cannot be a compiled call: an
+    array of build-time sizes (inlined), two arguments that are views of one array (a
+    write through one is seen in the other), or a Python value that is not hashable."""
     out: list[Hashable] = []
+    arrays: list[int] = []
     for name, value in [*enumerate(args), *sorted(kwargs.items())]:
         if isinstance(value, Tracer):
             if value.ndim:
-                return None
+                if all(d.is_const for d in value.aval.shape):
+                    return None
+                arrays.append(id(value.base if value.base is not None else value))
+                out.append((name, "array", value.dtype.str, value.ndim))
+                continue
             out.append((name, "traced", value.dtype.str, value.weak))
             continue
         try:
@@ -56,7 +68,7 @@ def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
         except TypeError:  # (an ndarray among them)
             return None
         out.append((name, "value", type(value).__name__, value))
-    return tuple(out)
+    return tuple(out) if len(set(arrays)) == len(arrays) else None
 
 
 def promoted(args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -69,9 +81,10 @@ def promoted(args: tuple[Any, ...], kwargs: dict[str, Any]
 
 
 def call(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable,
-         args: tuple[Any, ...], kwargs: dict[str, Any], calling: list[Any]) -> Tracer:
+         args: tuple[Any, ...], kwargs: dict[str, Any], calling: list[Any]) -> Any:
     """``fn(*args, **kwargs)`` as a ``call`` of its compiled function for ``key``
-    (traced now if it is new; ``calling``: the stack of calls being traced)."""
+    (traced now if it is new; ``calling``: the stack of calls being traced). What the
+    function writes into an array argument is written into that argument here."""
     ctx = current()
     table = ctx.root.callees
     callee = table.get(key)
@@ -81,8 +94,11 @@ def call(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable,
         callee.called_early = True
     operands = [a for a in (*args, *(kwargs[k] for k in sorted(kwargs)))
                 if isinstance(a, Tracer)]
-    (var,) = ctx.emit(call_p, [o.atom for o in operands], callee=callee)
-    return Tracer(var, weak=callee.weak)
+    writes = {"written": callee.written} if callee.written else {}
+    result, *written = ctx.emit(call_p, [o.atom for o in operands], callee=callee, **writes)
+    for k, var in zip(callee.written, written, strict=True):
+        operands[k][...] = Tracer(var)
+    return None if callee.returns_none else Tracer(result, weak=callee.weak)
 
 
 def _traced(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable,
@@ -93,11 +109,11 @@ def _traced(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable
     callee = Callee(f"{fn.__name__}${len(table)}", AType(np.dtype(bool), ()), weak=True)
     table[key] = callee  # calls inside the body find it (with the guessed result)
     for _ in range(_RETRACES):
-        program, result, weak = _body(callee, converted, key, args, kwargs, calling)
-        if (result, weak) == (callee.result, callee.weak):
+        program, found = _body(callee, converted, key, args, kwargs, calling)
+        if found == _guess(callee):
             callee.program = program
             return callee
-        callee.result, callee.weak = result, weak
+        callee.result, callee.weak, callee.written, callee.returns_none = found
         # Functions first traced inside this body called it with the old guess: they
         # are traced again, inside the next trace of the body.
         for later in list(table)[list(table).index(key) + 1:]:
@@ -107,22 +123,43 @@ def _traced(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable
                     hint="convert what it returns to one dtype (float(...), np.int64(...))")
 
 
+#: What a trace of a callee's body found: its result's type, whether that is weak, the
+#: array arguments it writes, and whether it returns None.
+Found = tuple[AType, bool, tuple[int, ...], bool]
+
+
+def _guess(callee: Callee) -> Found:
+    return callee.result, callee.weak, callee.written, callee.returns_none
+
+
 def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
           args: tuple[Any, ...], kwargs: dict[str, Any], calling: list[Any]
-          ) -> tuple[Program, AType, bool]:
-    """One trace of the callee's body, its arguments made its program's inputs."""
+          ) -> tuple[Program, Found]:
+    """One trace of the callee's body, its arguments made its program's inputs (an
+    array's sizes symbols of its own, read from the array it is given)."""
     outer = current()
     here = TraceContext(outer.kernel, function=True, callees=outer.root.callees,
                         stretches=outer.root.stretches)
     inputs: list[Var] = []
+    sources: list[DimSource] = []
+    arrays: dict[int, Tracer] = {}
+    name = callee.name.split("$")[0]
 
     def input_for(value: Any) -> Any:
         if not isinstance(value, Tracer):
             return value
-        var = Var(AType(value.dtype, ()))
+        shape = tuple(DimExpr.sym(f"{callee.name}.{len(inputs)}.{axis}")
+                      for axis in range(value.ndim))
+        sources.extend(DimSource(str(d), len(inputs), axis) for axis, d in enumerate(shape))
+        var = Var(AType(value.dtype, shape))
         inputs.append(var)
         here.defined.add(var)
-        return Tracer(var, weak=value.weak)
+        tracer = Tracer(var, weak=value.weak)
+        tracer.context = here  # (made before its trace starts)
+        if value.ndim:
+            tracer.list_like = value.list_like
+            arrays[len(inputs) - 1] = tracer
+        return tracer
 
     new_args = tuple(input_for(a) for a in args)
     new_kwargs = {k: input_for(kwargs[k]) for k in sorted(kwargs)}
@@ -134,15 +171,26 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
             except AotcError as err:
                 if callee.called_early:  # the guess (a scalar) may be what failed
                     err.hint = "; ".join(filter(None, [err.hint, _ONE_SCALAR.format(
-                        name=callee.name.split("$")[0])]))
+                        name=name)]))
                 raise
-            if isinstance(value, (*WEAK_TYPES, np.generic)):
-                value = as_tracer(value)
+            returns_none = value is None
+            if isinstance(value, (*WEAK_TYPES, np.generic)) or returns_none:
+                value = as_tracer(bool(value) if returns_none else value)
             if not isinstance(value, Tracer) or value.ndim:
-                raise here.error(_ONE_SCALAR.format(name=callee.name.split("$")[0]),
+                raise here.error(_ONE_SCALAR.format(name=name),
                                  hint="return one number, or write the recursion as a loop")
+            writebacks = tuple((k, t.atom) for k, t in arrays.items() if t.version)
+            for k, t in arrays.items():
+                if t.atom.type != inputs[k].type:
+                    raise here.error(
+                        f"'{name}' calls itself on runtime values, and changes the size or "
+                        "dtype of an array it is given (a list it appends to)",
+                        hint="write into the array it is given, or make the recursion a "
+                             "loop with an explicit stack")
     finally:
         calling.pop()
-    program = Program(tuple(inputs), tuple(here.eqns), (value.atom,), name=callee.name)
+    program = Program(tuple(inputs), tuple(here.eqns), (value.atom,), tuple(sources),
+                      name=callee.name, writebacks=writebacks)
     verify(program)
-    return program, AType(value.dtype, ()), value.weak
+    return program, (AType(value.dtype, ()), value.weak, tuple(k for k, _ in writebacks),
+                     returns_none)

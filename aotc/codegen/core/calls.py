@@ -1,16 +1,22 @@
 """``call`` equations: each callee a function of the module, emitted once.
 
 A callee (:mod:`aotc.ops.calls`) becomes ``internal i64 f(rt, result*, depth, args...)``:
-scalar arguments in registers, the result stored through the pointer, and the error
-code returned as the kernel's own (0, or a code of the kernel's table: the callee's
-errors are in it, see :func:`aotc.ir.runtime_errors`). ``depth`` counts the calls
-under the kernel; past :data:`~aotc.ops.calls.DEPTH_LIMIT` the call fails with
+a scalar argument in a register, an array as its data pointer, dims and byte strides
+(a View, as NumPy's own representation); the result stored through the pointer, and
+the error code returned as the kernel's own (0, or a code of the kernel's table: the
+callee's errors are in it, see :func:`aotc.ir.runtime_errors`). ``depth`` counts the
+calls under the kernel; past :data:`~aotc.ops.calls.DEPTH_LIMIT` the call fails with
 RecursionError rather than overflowing the C stack. Its body is lowered with the
-kernel's rules by a :class:`~.context.Lowering` of its own; its declaration is in the
-module before that, so a call to itself finds it.
+kernel's rules by a :class:`~.context.Lowering` of its own, with its array arguments'
+sizes as its size symbols; its declaration is in the module before that, so a call to
+itself finds it.
 
-Its program makes scalars only: a callee that would need scratch buffers (arrays of
-its own) is refused at build time.
+A callee writes into its array arguments as a kernel does (:mod:`.writeback`), with
+no overlap check: each array it is given is private (the kernel's entry made its own
+arguments so, the caller's other arrays are buffers of their own, and a call with two
+views of one array is inlined instead, see ``aotc.tracing.functions.kinds``). One
+whose program needs scratch (arrays of its own) allocates it on each call: ``f`` is
+then a wrapper that allocates, calls ``f.body`` and frees, whatever it returned.
 """
 
 from __future__ import annotations
@@ -20,17 +26,21 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
-from ...abi import RECURSION_TOO_DEEP
-from ...errors import UnsupportedError
-from ...ir import Eqn
-from ...ops.calls import DEPTH_LIMIT, Callee, call_p
+from ... import abi
+from ...ir import Eqn, Program
+from ...ops.calls import DEPTH_LIMIT, Callee, call_p, written
 from ...ops.core import Primitive
-from ..memory.layout import plan_layout
+from ..elementwise.nests import copy_into
+from ..memory.layout import Layout, plan_layout
 from .builder import finish_function, start_function
 from .context import EqnRule, Lowering
 from .dims import DimEvaluator
 from .dtypes import I64, PTR, i64, mem_type, reg_type
-from .values import Scalar, Value, load_memory, store_memory
+from .libc import aligned_buffer, libc_function
+from .values import Scalar, Value, View, load_memory, store_memory
+from .writeback import write_back
+
+_NULL = ir.Constant(PTR, None)
 
 
 def _function_name(callee: Callee) -> str:
@@ -40,6 +50,40 @@ def _function_name(callee: Callee) -> str:
     return f"aotc.fn.{callee.name.replace('$', '.')}.{digest}"
 
 
+def _parameter_types(program: Program) -> list[ir.Type]:
+    """A scalar's register type; an array's data pointer, dims and strides."""
+    types: list[ir.Type] = []
+    for v in program.inputs:
+        ndim = v.type.ndim
+        types.extend([PTR, *[I64] * (2 * ndim)] if ndim else [reg_type(v.type.dtype)])
+    return types
+
+
+def _arguments(program: Program, flat: Sequence[ir.Value]) -> list[Value]:
+    """The inputs of ``program`` from its function's parameters."""
+    values: list[Value] = []
+    rest = iter(flat)
+    for v in program.inputs:
+        ndim, dtype = v.type.ndim, v.type.dtype
+        if not ndim:
+            values.append(Scalar(next(rest), dtype))
+            continue
+        data = next(rest)
+        dims = tuple(next(rest) for _ in range(ndim))
+        values.append(View(data, dims, tuple(next(rest) for _ in range(ndim)), dtype))
+    return values
+
+
+def _symbols(program: Program, values: Sequence[Value]) -> dict[str, ir.Value]:
+    """The program's size symbols: its array arguments' dims."""
+    symbols: dict[str, ir.Value] = {}
+    for src in program.dim_sources:
+        value = values[src.index]
+        assert isinstance(value, View) and src.axis is not None
+        symbols[src.symbol] = value.dims[src.axis]
+    return symbols
+
+
 def _function(ctx: Lowering, callee: Callee) -> ir.Function:
     module = ctx.b.module
     name = _function_name(callee)
@@ -47,28 +91,77 @@ def _function(ctx: Lowering, callee: Callee) -> ir.Function:
         found: ir.Function = module.globals[name]
         return found
     program = callee.optimized or callee.program  # (a program lowered without the passes)
-    params = [reg_type(v.type.dtype) for v in program.inputs]
-    fn = ir.Function(module, ir.FunctionType(I64, [PTR, PTR, I64, *params]), name)
+    ftype = ir.FunctionType(I64, [PTR, PTR, I64, *_parameter_types(program)])
+    fn = ir.Function(module, ftype, name)
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
-    layout = plan_layout(program)
-    if not (layout.scratch_bytes.is_const and layout.scratch_bytes.value == 0):
-        raise UnsupportedError(f"'{callee.name.split('$')[0]}' calls itself on runtime "
-                               "values and makes arrays: a compiled recursive function "
-                               "takes and makes scalars only")
+    layout = plan_layout(program, private_arguments=True)
+    scratch_free = layout.scratch_bytes.is_const and layout.scratch_bytes.value == 0
+    if scratch_free:
+        _body(ctx, fn, program, layout, scratch=None)
+        return fn
+    body = ir.Function(module, ir.FunctionType(I64, [PTR, *ftype.args]), f"{name}.body")
+    body.linkage = "internal"
+    body.attributes.add("nounwind")
+    _body(ctx, body, program, layout, scratch=0)
+    _allocating(ctx, fn, body, program, layout)
+    return fn
+
+
+def _allocating(ctx: Lowering, fn: ir.Function, body: ir.Function, program: Program,
+                layout: Layout) -> None:
+    """``fn``: scratch for ``body`` allocated for its arguments' sizes, ``body`` called
+    with it, and freed, whatever ``body`` returned."""
     b = start_function(fn, ctx.b.fp_flags, ctx.b.vector_bytes, ctx.b.fma)
-    runtime, result, depth, *args = fn.args
-    b.fail_if(b.icmp_signed(">", depth, i64(DEPTH_LIMIT)), RECURSION_TOO_DEEP)
-    inner = Lowering(b, DimEvaluator(b, {}), layout, ir.Constant(PTR, None),
-                     ir.Constant(PTR, None), runtime, ctx.rules, ctx.errors)
+    runtime, result, depth, *flat = fn.args
+    dims = DimEvaluator(b, _symbols(program, _arguments(program, flat)))
+    scratch = aligned_buffer(b, dims(layout.scratch_bytes))
+    with b.if_then(b.icmp_unsigned("==", scratch, _NULL), likely=False):
+        b.ret(i64(abi.OUT_OF_MEMORY))
+    code = b.call(body, [scratch, runtime, result, depth, *flat])
+    b.call(libc_function(b.module, "free", ir.FunctionType(ir.VoidType(), [PTR])), [scratch])
+    b.ret(code)
+    entry, start = fn.basic_blocks[:2]
+    with b.goto_block(entry):
+        b.branch(start)
+
+
+def _body(ctx: Lowering, fn: ir.Function, program: Program, layout: Layout,
+          scratch: int | None) -> None:
+    """The callee's code in ``fn`` (its parameter ``scratch``, if given, is the scratch
+    pointer): the program, its result stored, its writes into arguments done."""
+    b = start_function(fn, ctx.b.fp_flags, ctx.b.vector_bytes, ctx.b.fma)
+    params = list(fn.args)
+    scratch_ptr = params.pop(scratch) if scratch is not None else _NULL
+    runtime, result, depth, *flat = params
+    b.fail_if(b.icmp_signed(">", depth, i64(DEPTH_LIMIT)), abi.RECURSION_TOO_DEEP)
+    callers = _arguments(program, flat)
+    inner = Lowering(b, DimEvaluator(b, _symbols(program, callers)), layout, _NULL,
+                     scratch_ptr, runtime, ctx.rules, ctx.errors)
     inner.call_depth = depth
-    (value,) = inner.run(program, [Scalar(a, v.type.dtype)
-                                   for a, v in zip(args, program.inputs, strict=True)])
+    (value,) = inner.run(program, callers)
     out = program.outputs[0].type.dtype
     assert isinstance(value, Scalar)
     store_memory(b, value.value, result, out, out.itemsize)
+    write_back(inner, {k: v for k, v in enumerate(callers) if isinstance(v, View)}, program,
+               private={})
     finish_function(b)
-    return fn
+
+
+def _passed(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
+    """The operands as the callee gets them: an array it writes into is the buffer its
+    new version has (the operand's own, when the plan lets the call take it over, else
+    a fresh one holding a copy of it)."""
+    plan = ctx.layout.plan
+    assert plan is not None
+    passed = list(args)
+    for k, position in enumerate(written(eqn), start=1):
+        if (eqn, k) in plan.reuse:
+            continue
+        home = ctx.home(eqn.outs[k])
+        copy_into(ctx, args[position], home)
+        passed[position] = home
+    return passed
 
 
 def lower_call(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
@@ -79,11 +172,15 @@ def lower_call(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     dtype = eqn.outs[0].type.dtype
     slot = b.entry_alloca(mem_type(dtype))
     depth = b.add(ctx.call_depth, i64(1)) if ctx.call_depth is not None else i64(1)
-    values = [a.value for a in args if isinstance(a, Scalar)]
-    code = b.call(fn, [ctx.runtime, slot, depth, *values])
+    passed = _passed(ctx, eqn, args)
+    flat: list[ir.Value] = []
+    for a in passed:
+        flat.extend([a.data, *a.dims, *a.strides] if isinstance(a, View) else [a.value])
+    code = b.call(fn, [ctx.runtime, slot, depth, *flat])
     with b.if_then(b.icmp_signed("!=", code, i64(0)), likely=False):
         b.ret(code)
-    return [Scalar(load_memory(b, slot, dtype, dtype.itemsize), dtype)]
+    result = Scalar(load_memory(b, slot, dtype, dtype.itemsize), dtype)
+    return [result, *(passed[position] for position in written(eqn))]
 
 
 RULES: dict[Primitive, EqnRule] = {

@@ -30,9 +30,7 @@ from ..elementwise import nests
 from ..elementwise.nests import copy_into
 from ..linalg import dot_general as linalg
 from ..linalg import external
-from ..memory.inplace import Move
 from ..memory.layout import Layout, OutputHome
-from ..memory.overlap import choose, private_array
 from ..memory.views import VIEW_RULES, ViewRule
 from ..nests import control, epilogue, indexing, reductions
 from ..parallel.gemm import RULES as PARALLEL_GEMM
@@ -48,7 +46,8 @@ from .dims import DimEvaluator
 from .dtypes import I64, PTR, i64
 from .outline import KERNEL_EQUATIONS, equation_count
 from .specialize import as_contiguous, contiguous
-from .values import Scalar, Value, View, contiguous_view, store_memory
+from .values import Scalar, View, contiguous_view, store_memory
+from .writeback import Private, own_argument, write_back
 
 
 def _view_eqn_rule(rule: ViewRule) -> EqnRule:
@@ -171,18 +170,18 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
     errors = {e: abi.FIRST_PROGRAM_ERROR + k for k, e in enumerate(runtime_errors(program))}
     split = PARALLEL_RULES if target is not None and target.parallel else None
     ctx = Lowering(b, dims, layout, outv, scratch, runtime, EQN_RULES, errors, split)
+    callers = {index: args.view(index, var, ctx.shape(var))
+               for index, var in enumerate(program.inputs) if var.type.ndim}
     inputs: list[Scalar | View] = []
-    private: dict[int, tuple[ir.Value, View]] = {}
+    private: Private = {}
     for index, var in enumerate(program.inputs):
         if var.type.ndim == 0:
             inputs.append(args.scalar(index))
         elif layout.plan is not None and index in layout.plan.inplace_args:
-            view, private[index] = _own_argument(ctx, args, program, index)
+            view, private[index] = own_argument(ctx, callers, program, index)
             inputs.append(view)
         else:
-            inputs.append(args.view(index, var, ctx.shape(var)))
-    callers = {index: args.view(index, var, ctx.shape(var))
-               for index, var in enumerate(program.inputs) if var.type.ndim}
+            inputs.append(callers[index])
 
     def body(values: list[Scalar | View], dests: dict[int, View]) -> None:
         version = Lowering(b, dims.child(), layout, outv, scratch, runtime, EQN_RULES, errors,
@@ -205,7 +204,7 @@ def emit_kernel(module: ir.Module, name: str, program: Program, layout: Layout,
 
 
 def _emit_body(ctx: Lowering, program: Program, inputs: list[Scalar | View],
-               dests: dict[int, View], private: dict[int, tuple[ir.Value, View]]) -> None:
+               dests: dict[int, View], private: Private) -> None:
     """The equations, then the output copies, then the writes into arguments."""
     try:
         ctx.run(program, inputs)
@@ -218,7 +217,7 @@ def _emit_body(ctx: Lowering, program: Program, inputs: list[Scalar | View],
                 OutputHome(j)):
             continue  # the caller returns the argument itself, or computed in place
         _copy_output(ctx, j, atom.type.dtype, ctx.read(atom))
-    _write_back(ctx, dests, program, private)
+    write_back(ctx, dests, program, private)
 
 
 def _report_runtime_sizes(ctx: Lowering, program: Program, out_dims: ir.Value) -> None:
@@ -231,59 +230,6 @@ def _report_runtime_sizes(ctx: Lowering, program: Program, out_dims: ir.Value) -
                 ctx.b.store(ctx.dims(d), ctx.b.gep(out_dims, [i64(slot)], source_etype=I64),
                             align=8)
             slot += 1
-
-
-def _own_argument(ctx: Lowering, args: Args, program: Program, index: int
-                  ) -> tuple[View, tuple[ir.Value, View]]:
-    """Input ``index``, whose updates the plan writes in place: the caller's array when
-    that is private (see :mod:`.overlap`), else a copy of it in its fallback slot.
-    Returns the View the kernel uses, and (private?, fallback slot)."""
-    b, var = ctx.b, program.inputs[index]
-    view = args.view(index, var, ctx.shape(var))
-    others = [args.view(j, v, ctx.shape(v)) for j, v in enumerate(program.inputs)
-              if j != index and v.type.ndim]
-    fallback = ctx.buffer(ctx.layout.staging[("argument", index)], var.type)
-    ok = private_array(b, view, others)
-    with b.if_then(b.not_(ok)):
-        copy_into(ctx, view, fallback)
-    return choose(b, ok, view, fallback), (ok, fallback)
-
-
-def _write_back(ctx: Lowering, dests: dict[int, View], program: Program,
-                private: dict[int, tuple[ir.Value, View]]) -> None:
-    """Writes into arguments, after the outputs are copied (they read the old values).
-
-    A write the plan already did in place (``Move.SKIP``) only copies back from the
-    fallback slot when the argument was not private. Sources that could read an
-    argument are staged in scratch first (see the layout), so the writes cannot affect
-    each other.
-    """
-    assert ctx.layout.plan is not None
-    b = ctx.b
-    writes: list[tuple[View, Value, ir.Value | None]] = []
-    moves = ctx.layout.plan.moves[("writeback",)]
-    for k, ((index, atom), move) in enumerate(zip(program.writebacks, moves, strict=True)):
-        var = program.inputs[index]
-        if var.type.ndim == 0:
-            continue  # a scalar argument is passed by value
-        dest = dests[index]
-        if move is Move.SKIP:
-            if index in private:
-                ok, fallback = private[index]
-                writes.append((dest, fallback, b.not_(ok)))
-            continue
-        value = ctx.read(atom)
-        if move is Move.STAGE:
-            staged = ctx.buffer(ctx.layout.staging[("writeback", k)], atom.type)
-            copy_into(ctx, value, staged)
-            value = staged
-        writes.append((dest, value, None))
-    for dest, value, when in writes:
-        if when is None:
-            copy_into(ctx, value, dest)
-        else:
-            with b.if_then(when):
-                copy_into(ctx, value, dest)
 
 
 def _copy_output(ctx: Lowering, j: int, dtype: np.dtype, value: Scalar | View) -> None:

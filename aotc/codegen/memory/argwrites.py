@@ -15,6 +15,7 @@ end has nothing left to do (the entry point's overlap check still applies, see
 from __future__ import annotations
 
 from ...ir import Atom, Eqn, Program, Var
+from ...ops.calls import call_p, written
 from ...ops.core import ELEMENTWISE, Primitive
 from ...ops.fusion import fusion_p
 from ...ops.linalg import dot_general_p
@@ -24,8 +25,9 @@ from .planner import Planner, Scope
 
 
 def chain_start(program: Program, atom: Atom, updates: frozenset[Primitive]) -> Var | None:
-    """The first version of the update chain that ends in ``atom``: follow update bases
-    and loop initial values back to a value made some other way (or an input)."""
+    """The first version of the update chain that ends in ``atom``: follow update bases,
+    the arrays calls write into and loop initial values back to a value made some other
+    way (or an input)."""
     made = {out: eqn for eqn in program.eqns for out in eqn.outs}
     while isinstance(atom, Var):
         eqn = made.get(atom)
@@ -33,6 +35,11 @@ def chain_start(program: Program, atom: Atom, updates: frozenset[Primitive]) -> 
             return atom
         if eqn.prim in updates:
             atom = eqn.inputs[0]
+        elif eqn.prim is call_p:  # a compiled function writing into an array it is given
+            k = eqn.outs.index(atom)
+            if k == 0:
+                return atom
+            atom = eqn.inputs[written(eqn)[k - 1]]
         elif eqn.prim in LOOP_FORMS:
             form = LOOP_FORMS[eqn.prim](eqn)
             if atom not in form.results:

@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ...ir import Atom, Eqn, Program, Var, nested_programs
+from ...ops.calls import call_p, written
 from ...ops.control import cond_p
 from ...ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ...ops.fusion import fusion_p
@@ -342,6 +343,23 @@ def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
         planner.moves[(eqn, b)] = planner.region_moves(branch.outputs, slots)
 
 
+def _call(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
+    """A compiled function writes into the arrays it is given (``aotc.ops.calls``): each
+    new version takes over its operand's buffer when that dies at the call and reaches
+    it through this operand only, else a fresh buffer the call fills with a copy first."""
+    for k, position in enumerate(written(eqn), start=1):
+        operand, out = eqn.inputs[position], eqn.outs[k]
+        if planner.eligible(scope, operand, p) and planner.exclusive(eqn, operand):  # type: ignore[arg-type]
+            assert isinstance(operand, Var)
+            value = planner.values[operand]
+            planner.reuse[(eqn, k)] = position
+            planner.written.add(planner.find(operand))
+            planner.version(scope, out, contiguous=value.contiguous, caller=value.caller,
+                            like=operand)
+        else:
+            planner.version(scope, out)
+
+
 def _fused(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     """A fusion computes its body in registers at each index: only its results are
     buffers."""
@@ -354,6 +372,7 @@ RULES: dict[Primitive, Rule] = {
     **dict.fromkeys(UPDATES, _update),
     **dict.fromkeys(LOOP_FORMS, _loop),
     cond_p: _cond,
+    call_p: _call,
 }
 
 

@@ -124,9 +124,11 @@ def _staged_types(program: Program, plan: BufferPlan) -> list[tuple[Hashable, AT
     return found
 
 
-def plan_layout(program: Program) -> Layout:
+def plan_layout(program: Program, private_arguments: bool = False) -> Layout:
     """Assign homes to buffer classes and staging slots; also rejects unsupported dtypes
-    up front."""
+    up front. ``private_arguments``: no array argument overlaps another (a compiled
+    function's, see ``aotc.codegen.core.calls``), so one written in place needs no
+    fallback slot."""
     _check_dtypes(program)
     plan = plan_buffers(program)
     first_output: dict[Var, int] = {}
@@ -149,6 +151,7 @@ def plan_layout(program: Program) -> Layout:
     for k, ((_, atom), move) in enumerate(zip(program.writebacks, writeback_moves, strict=True)):
         if move is Move.STAGE:
             staging[("writeback", k)] = slots.take(atom.type)
-    for index in sorted(plan.inplace_args):
-        staging[("argument", index)] = slots.take(program.inputs[index].type)
+    if not private_arguments:
+        for index in sorted(plan.inplace_args):
+            staging[("argument", index)] = slots.take(program.inputs[index].type)
     return Layout(homes, plan.contiguous, slots.offset, staging, plan)
