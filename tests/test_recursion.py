@@ -118,6 +118,26 @@ def test_recursion_on_views_of_runtime_sizes_is_a_call_on_each_view() -> None:
     assert got == 28.0
 
 
+def columns_walk(p, k):  # type: ignore[no-untyped-def]
+    if k <= 0:
+        return 0.0
+    x, y, z = p[:, k - 1]  # unpacks: the 3 is known at build time inside the function
+    return x + y * z + columns_walk(p, k - 1)
+
+
+def test_a_compiled_function_keeps_the_build_time_sizes_of_an_array() -> None:
+    def kernel(p: Any) -> Any:
+        return columns_walk(p, p.shape[1])
+
+    program = aotc.trace(kernel, "(f8[3, :],)").program
+    (callee,) = called_functions(program)
+    assert [src.axis for src in callee.program.dim_sources] == [1]
+    for n in (0, 1, 5):
+        p = np.arange(3.0 * n).reshape(3, n)
+        (got,) = eval_program(program, p)
+        assert got == kernel(p), n
+
+
 def swap_down(a, k):  # type: ignore[no-untyped-def]
     if k <= 0:
         return None

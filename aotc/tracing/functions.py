@@ -59,7 +59,7 @@ def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
                 if all(d.is_const for d in value.aval.shape):
                     return None
                 arrays.append(id(value.base if value.base is not None else value))
-                out.append((name, "array", value.dtype.str, value.ndim))
+                out.append((name, "array", value.dtype.str, _static_sizes(value)))
                 continue
             out.append((name, "traced", value.dtype.str, value.weak))
             continue
@@ -69,6 +69,12 @@ def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
             return None
         out.append((name, "value", type(value).__name__, value))
     return tuple(out) if len(set(arrays)) == len(arrays) else None
+
+
+def _static_sizes(array: Tracer) -> tuple[int | None, ...]:
+    """An array's sizes known at build time (None: known at run time), which a compiled
+    function keeps: ``x, y, z = points`` of a (3, n) array still unpacks there."""
+    return tuple(d.value if d.is_const else None for d in array.aval.shape)
 
 
 def promoted(args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -136,7 +142,7 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
           args: tuple[Any, ...], kwargs: dict[str, Any], calling: list[Any]
           ) -> tuple[Program, Found]:
     """One trace of the callee's body, its arguments made its program's inputs (an
-    array's sizes symbols of its own, read from the array it is given)."""
+    array's runtime sizes symbols of its own, read from the array it is given)."""
     outer = current()
     here = TraceContext(outer.kernel, function=True, callees=outer.root.callees,
                         stretches=outer.root.stretches)
@@ -148,9 +154,11 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
     def input_for(value: Any) -> Any:
         if not isinstance(value, Tracer):
             return value
-        shape = tuple(DimExpr.sym(f"{callee.name}.{len(inputs)}.{axis}")
-                      for axis in range(value.ndim))
-        sources.extend(DimSource(str(d), len(inputs), axis) for axis, d in enumerate(shape))
+        shape = tuple(DimExpr.const(size) if size is not None
+                      else DimExpr.sym(f"{callee.name}.{len(inputs)}.{axis}")
+                      for axis, size in enumerate(_static_sizes(value)))
+        sources.extend(DimSource(str(d), len(inputs), axis) for axis, d in enumerate(shape)
+                       if not d.is_const)
         var = Var(AType(value.dtype, shape))
         inputs.append(var)
         here.defined.add(var)
