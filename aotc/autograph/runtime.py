@@ -426,12 +426,10 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             if spec is None and (_RECURSIONS[code] > _INLINED_ARRAY_RECURSIONS or sum(
                     c == code for c, _ in _CALLING) >= _ARRAY_RECURSION_DEPTH):
                 raise current().error(
-                    f"'{fn.__name__}' calls itself on two views of one array (a write "
-                    "through one is seen through the other), or on values a compiled "
-                    "function cannot take: such calls are inlined, and this recursion "
-                    "does not end at build time",
-                    hint="pass one array and the indices into it (quicksort's "
-                    "f(a, lo, hi)); recursion on scalars and on arrays compiles")
+                    f"'{fn.__name__}' calls itself on {functions.uncompiled(args, kwargs)}: "
+                    "such calls are inlined, and this recursion does not end at build time",
+                    hint="pass arrays and scalars (one array and the indices into it, as "
+                    "quicksort's f(a, lo, hi)): recursion on those compiles")
         _CALLING.append((code, spec))
         try:
             return converter(fn)(*args, **kwargs)

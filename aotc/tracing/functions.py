@@ -71,6 +71,17 @@ def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
     return tuple(out) if len(set(arrays)) == len(arrays) else None
 
 
+def uncompiled(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """Why :func:`kinds` found no compiled call for these arguments, in words."""
+    arrays = [v for v in (*args, *kwargs.values()) if isinstance(v, Tracer) and v.ndim]
+    bases = [id(v.base if v.base is not None else v) for v in arrays]
+    if len(set(bases)) < len(bases):
+        return "two views of one array (a write through one is seen through the other)"
+    if any(all(d.is_const for d in v.aval.shape) for v in arrays):
+        return "arrays of sizes known at build time, past the depth they are inlined to"
+    return "a value a compiled function cannot take (a dict, a set, a list of lists)"
+
+
 def _static_sizes(array: Tracer) -> tuple[int | None, ...]:
     """An array's sizes known at build time (None: known at run time), which a compiled
     function keeps: ``x, y, z = points`` of a (3, n) array still unpacks there."""
