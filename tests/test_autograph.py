@@ -156,7 +156,7 @@ def _add_item(items, v):
 def appends_through_a_helper(n: i64):
     items = [0]
     for k in range(n):
-        items.append(k)
+        items.append(k + 1)  # noqa: PERF401 - the list a loop grows is the case
     _add_item(items, 5)  # the same list object: the caller sees the item
     return len(items), sum(items)
 
