@@ -306,13 +306,13 @@ class _Parser:
         if prim is None or self.kind != "name":
             raise self.error(f"unknown primitive {self.text!r}")
         self.i += 1
-        if prim is call_p:  # call[callee=NAME]: the function, defined after the program
+        if prim is call_p:  # call[callee=NAME ...]: the function, defined after the program
             self.take("op", "[")
             self.take("name", "callee")
             self.take("op", "=")
             at = self.i
-            params = Params.of({"callee": self.callee(self.symbol(), at)})
-            self.take("op", "]")
+            callee = self.callee(self.symbol(), at)
+            params = Params.of({"callee": callee, **dict(self.params())})
         else:
             params = Params(self.params() if self.accept("[") else ())
         inputs = []

@@ -409,7 +409,10 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             f"math.{fn.__name__} of a value known only at run time is not supported",
             hint="aotc compiles these math functions: " + ", ".join(supported))
     if isinstance(fn, types.FunctionType) and converter is not None and _is_user_code(fn):
-        code = (fn.__code__.co_filename, fn.__code__.co_firstlineno, fn.__qualname__)
+        # Its source and its closure: one lambda composed with different closures
+        # (``lambda *xs: f(*(s(*xs) for s in subs))``) is nesting, not recursion.
+        code = (fn.__code__.co_filename, fn.__code__.co_firstlineno, fn.__qualname__,
+                tuple(id(cell) for cell in fn.__closure__ or ()))
         spec = functions.kinds(args, kwargs)
         if not _CALLING:
             _RECURSIONS.clear()
@@ -419,12 +422,14 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
                 _refuse_resized_arrays(fn, args, kwargs)
             if spec is not None and (code, spec) in _CALLING:  # the same call again
                 return functions.call(fn, converter(fn), (code, spec), args, kwargs, _CALLING)
-            if spec is not None and _RECURSIONS[code] > _INLINED_RECURSIONS:
+            depth = sum(c == code for c, _ in _CALLING)
+            if spec is not None and (_RECURSIONS[code] > _INLINED_RECURSIONS or (
+                    functions.takes_arrays(spec) and depth >= _INLINED_ARRAY_DEPTH)):
                 args, kwargs = functions.promoted(args, kwargs)  # values that never repeat
                 spec = functions.kinds(args, kwargs)
                 return functions.call(fn, converter(fn), (code, spec), args, kwargs, _CALLING)
-            if spec is None and (_RECURSIONS[code] > _INLINED_ARRAY_RECURSIONS or sum(
-                    c == code for c, _ in _CALLING) >= _ARRAY_RECURSION_DEPTH):
+            if spec is None and (_RECURSIONS[code] > _INLINED_ARRAY_RECURSIONS
+                                 or depth >= _ARRAY_RECURSION_DEPTH):
                 raise current().error(
                     f"'{fn.__name__}' calls itself on {functions.uncompiled(args, kwargs)}: "
                     "such calls are inlined, and this recursion does not end at build time",
@@ -466,16 +471,19 @@ pyfuncs.converted_call = call
 #: last. A call again of the same kinds on runtime values is recursion, compiled as a
 #: real call; the same function nested this deep on runtime values also is (closures
 #: composed a few levels deep are inlined).
-_CALLING: list[tuple[tuple[str, int, str], Any]] = []
+_CALLING: list[tuple[tuple[str, int, str, tuple[int, ...]], Any]] = []
 #: Calls of a function inside itself on runtime values, per function, in this kernel's
 #: trace. Past this many, Python numbers that change with each call (``steps + 1``) are
 #: made runtime values too, and the recursion a compiled function; a recursion that
 #: ends at build time (``power(x, k - 1)`` with a constant ``k``) stays inlined below it.
-_RECURSIONS: dict[tuple[str, int, str], int] = {}
+_RECURSIONS: dict[tuple[str, int, str, tuple[int, ...]], int] = {}
 _INLINED_RECURSIONS = 16
 #: Past this many such calls that cannot be compiled calls (views of one array, values
 #: that are not hashable, arrays of build-time sizes), the recursion is refused.
 _INLINED_ARRAY_RECURSIONS = 64
 _ARRAY_RECURSION_DEPTH = 8
+#: Nested this deep on arrays of runtime sizes, a recursion whose Python values change
+#: (``row + 1``) is a compiled function too (each inlined level is a deep Python stack).
+_INLINED_ARRAY_DEPTH = 4
 
 DISPATCH.call_user = call  # np.piecewise's functions run as converted code too

@@ -71,6 +71,11 @@ def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
     return tuple(out) if len(set(arrays)) == len(arrays) else None
 
 
+def takes_arrays(spec: Kinds) -> bool:
+    """Whether a call of these kinds passes an array."""
+    return any(isinstance(k, tuple) and k[1] == "array" for k in spec)
+
+
 def uncompiled(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     """Why :func:`kinds` found no compiled call for these arguments, in words."""
     arrays = [v for v in (*args, *kwargs.values()) if isinstance(v, Tracer) and v.ndim]
@@ -188,9 +193,9 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
             try:
                 value = converted(*new_args, **new_kwargs)
             except AotcError as err:
-                if callee.called_early:  # the guess (a scalar) may be what failed
-                    err.hint = "; ".join(filter(None, [err.hint, _ONE_SCALAR.format(
-                        name=name)]))
+                note = _ONE_SCALAR.format(name=name)
+                if callee.called_early and note not in (err.hint or ""):  # the guess (a
+                    err.hint = "; ".join(filter(None, [err.hint, note]))  # scalar) failed?
                 raise
             returns_none = value is None
             if isinstance(value, (*WEAK_TYPES, np.generic)) or returns_none:
