@@ -56,9 +56,9 @@ def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
     for name, value in [*enumerate(args), *sorted(kwargs.items())]:
         if isinstance(value, Tracer):
             if value.ndim:
-                if all(d.is_const for d in value.aval.shape):
+                if None not in _static_sizes(value):
                     return None
-                arrays.append(id(value.base if value.base is not None else value))
+                arrays.append(_root(value))
                 out.append((name, "array", value.dtype.str, _static_sizes(value)))
                 continue
             out.append((name, "traced", value.dtype.str, value.weak))
@@ -79,12 +79,17 @@ def takes_arrays(spec: Kinds) -> bool:
 def uncompiled(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     """Why :func:`kinds` found no compiled call for these arguments, in words."""
     arrays = [v for v in (*args, *kwargs.values()) if isinstance(v, Tracer) and v.ndim]
-    bases = [id(v.base if v.base is not None else v) for v in arrays]
-    if len(set(bases)) < len(bases):
+    roots = [_root(v) for v in arrays]
+    if len(set(roots)) < len(roots):
         return "two views of one array (a write through one is seen through the other)"
-    if any(all(d.is_const for d in v.aval.shape) for v in arrays):
+    if any(None not in _static_sizes(v) for v in arrays):
         return "arrays of sizes known at build time, past the depth they are inlined to"
     return "a value a compiled function cannot take (a dict, a set, a list of lists)"
+
+
+def _root(array: Tracer) -> int:
+    """The identity of the array whose bytes ``array`` is (its base, for a view)."""
+    return id(array.base if array.base is not None else array)
 
 
 def _static_sizes(array: Tracer) -> tuple[int | None, ...]:

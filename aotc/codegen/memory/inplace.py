@@ -236,18 +236,27 @@ def _direct(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> Var | None:
     return operand
 
 
+def _take_over(planner: Planner, scope: Scope, eqn: Eqn, k: int, out: Var,
+               position: int) -> None:
+    """Result ``k`` of ``eqn`` (``out``) lives in the buffer of operand ``position``,
+    which dies at ``eqn``: a loop carry, a branch result or an array a call writes into
+    is written there in place (``BufferPlan.reuse``)."""
+    operand = eqn.inputs[position]
+    assert isinstance(operand, Var)
+    value = planner.values[operand]
+    planner.reuse[(eqn, k)] = position
+    planner.written.add(planner.find(operand))
+    planner.version(scope, out, contiguous=value.contiguous, caller=value.caller,
+                    like=operand)
+
+
 def _loop(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     form = LOOP_FORMS[eqn.prim](eqn)
     for k, (init, result) in enumerate(zip(form.init, form.results, strict=True)):
         if not result.type.ndim:
             continue
         if planner.eligible(scope, init, p) and planner.exclusive(eqn, init):  # type: ignore[arg-type]
-            assert isinstance(init, Var)
-            value = planner.values[init]
-            planner.reuse[(eqn, k)] = eqn.inputs.index(init)
-            planner.written.add(planner.find(init))
-            planner.version(scope, result, contiguous=value.contiguous, caller=value.caller,
-                            like=init)
+            _take_over(planner, scope, eqn, k, result, eqn.inputs.index(init))
         else:
             planner.version(scope, result)
     before = set(planner.owned)
@@ -313,13 +322,7 @@ def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     owner = {k: j for j, k in claimed.items()}
     for k, out in enumerate(eqn.outs):
         if k in owner:
-            operand = operands[owner[k]]
-            assert isinstance(operand, Var)
-            value = planner.values[operand]
-            planner.reuse[(eqn, k)] = 1 + owner[k]
-            planner.written.add(planner.find(operand))
-            planner.version(scope, out, contiguous=value.contiguous, caller=value.caller,
-                            like=operand)
+            _take_over(planner, scope, eqn, k, out, 1 + owner[k])
         elif out.type.ndim:
             planner.version(scope, out)
     for b, branch in enumerate(branches):
@@ -350,12 +353,7 @@ def _call(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     for k, position in enumerate(written(eqn), start=1):
         operand, out = eqn.inputs[position], eqn.outs[k]
         if planner.eligible(scope, operand, p) and planner.exclusive(eqn, operand):  # type: ignore[arg-type]
-            assert isinstance(operand, Var)
-            value = planner.values[operand]
-            planner.reuse[(eqn, k)] = position
-            planner.written.add(planner.find(operand))
-            planner.version(scope, out, contiguous=value.contiguous, caller=value.caller,
-                            like=operand)
+            _take_over(planner, scope, eqn, k, out, position)
         else:
             planner.version(scope, out)
 
