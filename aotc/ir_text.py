@@ -155,7 +155,7 @@ class _Parser:
             callee = self.callee(name, at)
             self.vars = {}  # (each function names its variables afresh)
             callee.program = self.program()
-            callee.result = callee.program.outputs[0].type
+            callee.results = tuple(v.type for v in callee.program.outputs)
             self.skip_lines(comments=True)
         self.take("end")
         missing = [n for n, c in self.callees.items() if c.program is None]
@@ -166,7 +166,7 @@ class _Parser:
     def callee(self, name: str, at: int) -> Callee:
         """The function called ``name`` (one object for every call and its ``def``)."""
         if name not in self.callees:
-            self.callees[name] = Callee(name, AType(np.dtype(bool), ()))
+            self.callees[name] = Callee(name, (AType(np.dtype(bool), ()),))
         elif self.callees[name].program is not None and self.texts[at - 1] == "def":
             raise self.error(f"a second 'def' of {name!r}", at)
         return self.callees[name]

@@ -1497,6 +1497,70 @@ def _queens(row, cols, n):  # backtracking with the placements in an array
     return count
 
 
+def _mergesort_inplace(arr):  # numba's examples/mergesort.py: views, returns its argument
+    if arr.size > 2:
+        mid = arr.size // 2
+        first = arr[:mid]
+        second = arr[mid:]
+        _mergesort_inplace(first)
+        _mergesort_inplace(second)
+        left = 0
+        right = mid
+        while left < mid and right < arr.size:
+            if arr[left] <= arr[right]:
+                left += 1
+            else:
+                temp = arr[right]
+                right += 1
+                for i in range(mid, left, -1):
+                    arr[i] = arr[i - 1]
+                arr[left] = temp
+                left += 1
+                mid += 1
+    elif arr.size == 2:
+        a, b = arr
+        arr[0], arr[1] = ((a, b) if a <= b else (b, a))
+    return arr
+
+
+def _mergesort(arr):  # the same file's out-of-place one: sorts copies, uses what they return
+    if arr.size > 2:
+        mid = arr.size // 2
+        first = _mergesort(arr[:mid].copy())
+        second = _mergesort(arr[mid:].copy())
+        left = right = 0
+        writeidx = 0
+        while left < first.size and right < second.size:
+            if first[left] <= second[right]:
+                arr[writeidx] = first[left]
+                left += 1
+            else:
+                arr[writeidx] = second[right]
+                right += 1
+            writeidx += 1
+        while left < first.size:
+            arr[writeidx] = first[left]
+            writeidx += 1
+            left += 1
+        while right < second.size:
+            arr[writeidx] = second[right]
+            writeidx += 1
+            right += 1
+    elif arr.size == 2:
+        a, b = arr
+        arr[0], arr[1] = ((a, b) if a <= b else (b, a))
+    return arr
+
+
+def _extremes(x, lo, hi):  # a tuple of runtime values from each call
+    if hi - lo <= 1:
+        return x[lo], x[lo], lo
+    mid = (lo + hi) // 2
+    a, b, i = _extremes(x, lo, mid)
+    c, d, j = _extremes(x, mid, hi)
+    return min(a, c), max(b, d), (i if b >= d else j)
+
+
 @aotc.export
 def quicksorted(a: i64[:], start: i64, end: i64) -> None:
     _quicksort(a, start, end)
@@ -1515,6 +1579,22 @@ def filled_from(grid: i64[:, :], i: i64, j: i64) -> i64:
 @aotc.export
 def queens(n: i64) -> i64:
     return _queens(0, np.zeros(n, np.int64), n)
+
+
+@aotc.export
+def merge_sorted_in_place(x: f64[:]) -> f64[:]:
+    return _mergesort_inplace(x)
+
+
+@aotc.export
+def merge_sorted(x: f64[:]) -> f64:
+    y = _mergesort(x.copy())
+    return y[0] - y[-1] if y.size else 0.0
+
+
+@aotc.export
+def extremes(x: f64[:]) -> tuple:
+    return _extremes(x, 0, x.shape[0])
 
 
 # -- explicit index loops: checks proven for the whole range, or kept ---------------------------

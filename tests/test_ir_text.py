@@ -113,7 +113,7 @@ def _contents(program: Program, numbers: dict[Var, int] | None = None) -> Any:
         if isinstance(v, Program):
             return _contents(v, numbers)
         if isinstance(v, Callee):  # (its program is compared on its own: it calls itself)
-            return "callee", v.name, v.result
+            return "callee", v.name, v.results
         if isinstance(v, tuple):
             return tuple(value(x) for x in v)
         if isinstance(v, float):

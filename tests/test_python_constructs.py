@@ -356,6 +356,12 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                     (np.array([[1]]), 0, 0), (np.zeros((30, 30), np.int64), 5, 5),
                     (np.zeros((0, 3), np.int64), 0, 0)],
     "queens": [(1,), (4,), (6,), (0,)],
+    # What a recursion returns: the array it is given (numba's mergesort examples, in
+    # place through views and on copies), or a tuple of runtime values.
+    "merge_sorted_in_place": [(np.random.default_rng(6).standard_normal(257),), (X[:2],),
+                              (X[:1],), (X[:0],), (np.arange(9.0)[::-1].copy(),)],
+    "merge_sorted": [(np.random.default_rng(7).standard_normal(100),), (X[:2],), (X[:0],)],
+    "extremes": [(np.random.default_rng(8).standard_normal(33),), (X[:1],), (X[:0],)],
     "window_times": [(X, X[:3], 1, 4), (X, X[:3], 2, 3), (X, X[:3], 3, 3), (X, X[:3], 0, 5),
                      (X, X[:3], -1, 100)],
     # Index loops: in range (the unchecked loop), out of range part-way (the checked loop

@@ -96,11 +96,90 @@ def test_recursion_that_ends_at_build_time_stays_inlined() -> None:
     assert got == power_sum(1.5, 4)
 
 
-def test_a_recursive_function_returning_a_tuple_is_a_located_error() -> None:
+def test_a_recursive_function_returning_a_tuple_gives_each_item() -> None:
+    def kernel(n: Any) -> Any:
+        a, b = fib_pair(n)
+        return a * 1000 + b
+
+    program = aotc.trace(kernel, "(i8,)").program
+    (callee,) = called_functions(program)
+    assert len(callee.program.outputs) == 2
+    for n in (0, 1, 2, 20):
+        (got,) = eval_program(program, n)
+        a, b = fib_pair(n)
+        assert got == a * 1000 + b, n
+
+
+def min_max(x, lo, hi):  # type: ignore[no-untyped-def]
+    if hi - lo <= 1:
+        return x[lo], x[lo]
+    mid = (lo + hi) // 2
+    a, b = min_max(x, lo, mid)
+    c, d = min_max(x, mid, hi)
+    return min(a, c), max(b, d)
+
+
+def merge_sorted(arr):  # type: ignore[no-untyped-def]
+    """numba's recursion example (examples/mergesort.py): sorts a copy of each half,
+    merges them into ``arr`` and returns ``arr``."""
+    if arr.size > 1:
+        mid = arr.size // 2
+        first = merge_sorted(arr[:mid].copy())
+        second = merge_sorted(arr[mid:].copy())
+        left = right = k = 0
+        while left < first.size and right < second.size:
+            if first[left] <= second[right]:
+                arr[k] = first[left]
+                left += 1
+            else:
+                arr[k] = second[right]
+                right += 1
+            k += 1
+        while left < first.size:
+            arr[k] = first[left]
+            left += 1
+            k += 1
+        while right < second.size:
+            arr[k] = second[right]
+            right += 1
+            k += 1
+    return arr
+
+
+def fft_made(x):  # type: ignore[no-untyped-def]
+    if x.shape[0] == 1:
+        return x.copy()
+    e, o = fft_made(x[::2]), fft_made(x[1::2])
+    return np.concatenate([e + o, e - o])
+
+
+def test_a_tuple_of_runtime_values_and_the_array_given_are_results() -> None:
+    def spread(x: Any) -> Any:
+        low, high = min_max(x, 0, x.shape[0])
+        return high - low
+
+    def sorted_copy(x: Any) -> Any:
+        return merge_sorted(x.copy())
+
+    program = aotc.trace(spread, "(f8[:],)").program
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 9, 64):
+        x = rng.standard_normal(n)
+        assert eval_program(program, x)[0] == np.ptp(x), n
+    program = aotc.trace(sorted_copy, "(f8[:],)").program
+    (callee,) = called_functions(program)
+    assert callee.written == (0,)
+    for n in (0, 1, 2, 9, 64):
+        x = rng.standard_normal(n)
+        (got,) = eval_program(program, x)
+        np.testing.assert_array_equal(got, np.sort(x))
+
+
+def test_a_recursive_function_returning_an_array_it_makes_is_a_located_error() -> None:
     with pytest.raises(TraceError) as err:
-        _kernel(fib_pair, "(i8,)")
+        _kernel(fft_made, "(c16[:],)")
     assert err.value.loc is not None and err.value.loc.line > 0
-    assert "a compiled recursive function returns one scalar" in str(err.value)
+    assert "not an array it makes" in str(err.value)
 
 
 def test_recursion_on_views_of_runtime_sizes_is_a_call_on_each_view() -> None:
@@ -153,7 +232,7 @@ def test_what_a_recursive_call_writes_into_an_array_is_the_callers_write() -> No
 
     program = aotc.trace(kernel, "(f8[:],)").program
     (callee,) = called_functions(program)
-    assert callee.written == (0,) and callee.returns_none
+    assert callee.written == (0,) and callee.returned is None
     assert "written=(0,)" in str(program)
     for values in ([3.0, 1.0, 2.0], [1.0], [5.0, 4.0, 3.0, 2.0, 0.5]):
         mine, theirs = np.array(values), np.array(values)

@@ -188,7 +188,30 @@ def resized_parameters(fn: Callable[..., Any]) -> frozenset[str]:
     return frozenset(found)
 
 
+def returned_tuple_length(fn: Callable[..., Any]) -> int | None:
+    """How many items ``fn`` returns when each of its ``return`` statements gives a
+    tuple display of one length (``return b, a + b``): a recursive call's result is
+    first guessed to be a tuple of that many numbers."""
+    node = _find(fn.__code__, fn.__code__.co_name) if isinstance(fn, types.FunctionType) \
+        else None
+    if node is None or isinstance(node, ast.Lambda):
+        return None
+    lengths: set[int | None] = set()
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        sub = todo.pop()
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue  # (its returns are its own)
+        if isinstance(sub, ast.Return):
+            plain = isinstance(sub.value, ast.Tuple) and not any(
+                isinstance(e, ast.Starred) for e in sub.value.elts)
+            lengths.add(len(sub.value.elts) if plain else None)  # type: ignore[union-attr]
+        todo.extend(ast.iter_child_nodes(sub))
+    return lengths.pop() if len(lengths) == 1 else None
+
+
 runtime.converter = convert  # runtime.call converts helpers it meets
 runtime.resized_parameters = resized_parameters
+runtime.returned_tuple_length = returned_tuple_length
 
 __all__ = ["convert", "runtime"]

@@ -287,6 +287,8 @@ def and_not(test: Any, flag: Any) -> Any:
 converter: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
 #: The parameters a function resizes as lists (set by :mod:`aotc.autograph`).
 resized_parameters: Callable[[Callable[..., Any]], frozenset[str]] | None = None
+#: How many items a function's ``return`` statements give (set by :mod:`aotc.autograph`).
+returned_tuple_length: Callable[[Callable[..., Any]], int | None] | None = None
 
 #: Functions the kernel may call under any name, and what runs instead while tracing:
 #: NumPy's creation functions (no array argument reaches ``__array_function__``),
@@ -421,13 +423,13 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             if spec is not None:
                 _refuse_resized_arrays(fn, args, kwargs)
             if spec is not None and (code, spec) in _CALLING:  # the same call again
-                return functions.call(fn, converter(fn), (code, spec), args, kwargs, _CALLING)
+                return _compiled_call(fn, (code, spec), args, kwargs)
             depth = sum(c == code for c, _ in _CALLING)
             if spec is not None and (_RECURSIONS[code] > _INLINED_RECURSIONS or (
                     functions.takes_arrays(spec) and depth >= _INLINED_ARRAY_DEPTH)):
                 args, kwargs = functions.promoted(args, kwargs)  # values that never repeat
                 spec = functions.kinds(args, kwargs)
-                return functions.call(fn, converter(fn), (code, spec), args, kwargs, _CALLING)
+                return _compiled_call(fn, (code, spec), args, kwargs)
             if spec is None and (_RECURSIONS[code] > _INLINED_ARRAY_RECURSIONS
                                  or depth >= _ARRAY_RECURSION_DEPTH):
                 raise current().error(
@@ -441,6 +443,14 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         finally:
             _CALLING.pop()
     return fn(*args, **kwargs)
+
+
+def _compiled_call(fn: types.FunctionType, key: Any, args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> Any:
+    """A recursive call as a ``call`` of ``fn`` compiled once for ``key``."""
+    assert converter is not None and returned_tuple_length is not None
+    return functions.call(fn, converter(fn), key, args, kwargs, _CALLING,
+                          returned_tuple_length(fn))
 
 
 def _refuse_resized_arrays(fn: types.FunctionType, args: tuple[Any, ...],

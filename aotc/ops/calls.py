@@ -14,14 +14,20 @@ a program's callees. The call has an effect (its function may raise), so DCE kee
 Arrays cross a call by reference, as in Python: the callee's program reads each array
 argument with sizes of its own (its ``dim_sources``), and what it writes into one is a
 write into that argument (its ``writebacks``, as a kernel's). In the caller the call
-makes a new version of each argument it writes, after the scalar result (param
+makes a new version of each argument it writes, after the scalar results (param
 ``written``, printed only when there is one: their positions among the operands): an
 update of those operands, which the buffer plan does in the operand's own buffer when
 nothing reads the old value after.
+
+A function returns what Python code does: a number, None, a tuple of numbers, or an
+array it was given (mergesort's ``return arr``). The program's outputs are its scalars
+(a placeholder when there are none); :attr:`Callee.returned` says how the call site
+puts the Python value back together.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,16 +43,36 @@ call_p = primitive("call", NESTED, EFFECT)
 DEPTH_LIMIT = 5000
 
 
+@dataclass(frozen=True)
+class Result:
+    """In :attr:`Callee.returned`: the function's scalar output ``index``."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Argument:
+    """In :attr:`Callee.returned`: the array the call passed as operand ``index``."""
+
+    index: int
+
+
+#: What a compiled function returns, as the call site rebuilds it: None, a
+#: :class:`Result`, an :class:`Argument`, or a tuple of these.
+Returned = Any
+
+
 class Callee:
-    """A function compiled once: its name in the IR, its scalar result's type, and
+    """A function compiled once: its name in the IR, its scalar results' types, and
     its program (None while it is being traced)."""
 
-    def __init__(self, name: str, result: AType, weak: bool = False) -> None:
+    def __init__(self, name: str, results: tuple[AType, ...],
+                 weak: tuple[bool, ...] = (False,)) -> None:
         self.name = name
-        self.result = result
-        self.weak = weak  #: whether its result is a Python number (NEP 50's weak type)
-        #: Whether it returns None (its program's output is then a placeholder).
-        self.returns_none = False
+        self.results = results
+        self.weak = weak  #: whether each result is a Python number (NEP 50's weak type)
+        #: The Python value a call gives back, built from the results and operands.
+        self.returned: Returned = Result(0)
         #: The positions, among its operands, of the array arguments it writes into.
         self.written: tuple[int, ...] = ()
         self.program: Any = None
@@ -61,16 +87,21 @@ class Callee:
 
 def written(eqn: Any) -> tuple[int, ...]:
     """The operand positions of the arrays a ``call`` equation's function writes into
-    (its results after the first, in order)."""
+    (its outputs after the scalar results, in order: see :func:`first_written`)."""
     found: tuple[int, ...] = eqn.params.get("written", ())
     return found
+
+
+def first_written(eqn: Any) -> int:
+    """The position, among a ``call`` equation's outputs, of its first written array."""
+    return len(eqn.params["callee"].results)
 
 
 def _call_type(*args: AType, callee: Callee, written: tuple[int, ...] = ()
                ) -> tuple[AType, ...]:
     if any(not args[k].ndim for k in written):
         raise ValueError("call: a compiled function writes into arrays only")
-    return (callee.result, *(args[k] for k in written))
+    return (*callee.results, *(args[k] for k in written))
 
 
 def _call_impl(*args: Any, callee: Callee, run: Any, env: Any, written: tuple[int, ...] = ()
@@ -78,8 +109,8 @@ def _call_impl(*args: Any, callee: Callee, run: Any, env: Any, written: tuple[in
     """The reference interpreter runs the callee's program with sizes of its own, on
     copies of the arrays it writes (the operands are values), which it returns."""
     args = tuple(np.array(a, copy=True) if k in written else a for k, a in enumerate(args))
-    (result,) = run(callee.program, *args, fresh=True)
-    return (result, *(args[k] for k in written))
+    results = run(callee.program, *args, fresh=True)
+    return (*results, *(args[k] for k in written))
 
 
 type_rules[call_p] = _call_type

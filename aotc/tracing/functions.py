@@ -33,18 +33,21 @@ import numpy as np
 
 from ..errors import AotcError
 from ..ir import DimSource, Program, Var, verify
-from ..ops.calls import Callee, call_p
+from ..ops.calls import Argument, Callee, Result, Returned, call_p
 from ..shapes import DimExpr
 from .avals import AType
 from .tracer import WEAK_TYPES, TraceContext, Tracer, as_tracer, current, tracing
 
 #: A call's kinds: ("traced", dtype, weak) or ("value", type, value) per argument.
 Kinds = tuple[Hashable, ...]
+#: The first guess of a result's type: each trace's only climbs NumPy's promotion.
+_LOWEST = AType(np.dtype(bool), ())
 #: Traces of a callee's body, at most, before its result type must have settled.
 _RETRACES = 4
-_ONE_SCALAR = ("'{name}' calls itself on runtime values: it is compiled as a function, "
-               "and a compiled recursive function returns one scalar or None (not a "
-               "tuple or an array; it may write into the arrays it is given)")
+_RETURNS = ("'{name}' calls itself on runtime values: it is compiled as a function, "
+            "and a compiled recursive function returns numbers, None, an array it is "
+            "given, or a tuple of these (not an array it makes; it may write into the "
+            "arrays it is given)")
 
 
 def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
@@ -108,39 +111,62 @@ def promoted(args: tuple[Any, ...], kwargs: dict[str, Any]
 
 
 def call(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable,
-         args: tuple[Any, ...], kwargs: dict[str, Any], calling: list[Any]) -> Any:
+         args: tuple[Any, ...], kwargs: dict[str, Any], calling: list[Any],
+         tuple_length: int | None = None) -> Any:
     """``fn(*args, **kwargs)`` as a ``call`` of its compiled function for ``key``
-    (traced now if it is new; ``calling``: the stack of calls being traced). What the
-    function writes into an array argument is written into that argument here."""
+    (traced now if it is new; ``calling``: the stack of calls being traced;
+    ``tuple_length``: how many items each of its ``return`` statements gives, if they
+    agree). What the function writes into an array argument is written into that
+    argument here."""
     ctx = current()
     table = ctx.root.callees
     callee = table.get(key)
     if callee is None:
-        callee = _traced(fn, converted, key, args, kwargs, calling, table)
+        callee = _traced(fn, converted, key, args, kwargs, calling, table, tuple_length)
     elif callee.program is None:
         callee.called_early = True
     operands = [a for a in (*args, *(kwargs[k] for k in sorted(kwargs)))
                 if isinstance(a, Tracer)]
     writes = {"written": callee.written} if callee.written else {}
-    result, *written = ctx.emit(call_p, [o.atom for o in operands], callee=callee, **writes)
-    for k, var in zip(callee.written, written, strict=True):
+    outs = ctx.emit(call_p, [o.atom for o in operands], callee=callee, **writes)
+    results = [Tracer(v, weak=w) for v, w in zip(outs, callee.weak, strict=False)]
+    for k, var in zip(callee.written, outs[len(results):], strict=True):
         operands[k][...] = Tracer(var)
-    return None if callee.returns_none else Tracer(result, weak=callee.weak)
+    return _rebuilt(callee.returned, results, operands)
+
+
+def _rebuilt(returned: Returned, results: list[Tracer], operands: list[Tracer]) -> Any:
+    """The Python value a call gives back (see :attr:`Callee.returned`)."""
+    if isinstance(returned, tuple):
+        return tuple(_rebuilt(r, results, operands) for r in returned)
+    if isinstance(returned, Result):
+        return results[returned.index]
+    return operands[returned.index] if isinstance(returned, Argument) else None
 
 
 def _traced(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable,
             args: tuple[Any, ...], kwargs: dict[str, Any], calling: list[Any],
-            table: dict[Hashable, Callee]) -> Callee:
+            table: dict[Hashable, Callee], tuple_length: int | None) -> Callee:
     ctx = current()
-    # The lowest guess, a Python bool: each trace's result only climbs NumPy's promotion.
-    callee = Callee(f"{fn.__name__}${len(table)}", AType(np.dtype(bool), ()), weak=True)
+    count = tuple_length or 1
+    callee = Callee(f"{fn.__name__}${len(table)}", (_LOWEST,) * count, (True,) * count)
+    if tuple_length is not None:
+        callee.returned = tuple(Result(k) for k in range(count))
     table[key] = callee  # calls inside the body find it (with the guessed result)
     for _ in range(_RETRACES):
-        program, found = _body(callee, converted, key, args, kwargs, calling)
-        if found == _guess(callee):
-            callee.program = program
-            return callee
-        callee.result, callee.weak, callee.written, callee.returns_none = found
+        try:
+            program, found = _body(callee, converted, key, args, kwargs, calling)
+        except AotcError as err:
+            if not (callee.called_early and _array_guess(callee, args, kwargs)):
+                note = _RETURNS.format(name=fn.__name__)
+                if callee.called_early and note not in f"{err} {err.hint}":  # the guess
+                    err.hint = "; ".join(filter(None, [err.hint, note]))  # failed?
+                raise
+        else:
+            if found == _guess(callee):
+                callee.program = program
+                return callee
+            callee.results, callee.weak, callee.written, callee.returned = found
         # Functions first traced inside this body called it with the old guess: they
         # are traced again, inside the next trace of the body.
         for later in list(table)[list(table).index(key) + 1:]:
@@ -150,13 +176,52 @@ def _traced(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable
                     hint="convert what it returns to one dtype (float(...), np.int64(...))")
 
 
-#: What a trace of a callee's body found: its result's type, whether that is weak, the
-#: array arguments it writes, and whether it returns None.
-Found = tuple[AType, bool, tuple[int, ...], bool]
+def _array_guess(callee: Callee, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """When the body failed on its calls' first guess (numbers), the next: the first
+    array it is given (``return arr``, as in-place sorts write it). False when there
+    is none, or that guess was made already."""
+    operands = [a for a in (*args, *(kwargs[k] for k in sorted(kwargs))) if isinstance(a, Tracer)]
+    first = next((k for k, a in enumerate(operands) if a.ndim), None)
+    if first is None or isinstance(callee.returned, Argument):
+        return False
+    callee.results, callee.weak, callee.returned = (_LOWEST,), (True,), Argument(first)
+    return True
+
+
+#: What a trace of a callee's body found: its scalar results' types, whether each is
+#: weak, the array arguments it writes, and how its Python value is rebuilt.
+Found = tuple[tuple[AType, ...], tuple[bool, ...], tuple[int, ...], Returned]
 
 
 def _guess(callee: Callee) -> Found:
-    return callee.result, callee.weak, callee.written, callee.returns_none
+    return callee.results, callee.weak, callee.written, callee.returned
+
+
+def _returned(value: Any, arrays: dict[int, Tracer], name: str
+              ) -> tuple[Returned, list[Tracer]]:
+    """How a body's Python result is rebuilt at a call, and its scalars (the program's
+    outputs; a placeholder when there are none)."""
+    outs: list[Tracer] = []
+
+    def walk(v: Any) -> Returned:
+        if v is None:
+            return None
+        if isinstance(v, tuple):
+            return tuple(walk(item) for item in v)
+        found = next((k for k, a in arrays.items() if v is a), None)
+        if found is not None:
+            return Argument(found)
+        if isinstance(v, (*WEAK_TYPES, np.generic)):
+            v = as_tracer(v)
+        if not isinstance(v, Tracer) or v.ndim:
+            raise current().error(_RETURNS.format(name=name),
+                                  hint="return numbers, or write the result into an array "
+                                       "it is given")
+        outs.append(v)
+        return Result(len(outs) - 1)
+
+    returned = walk(value)
+    return returned, outs or [as_tracer(False)]
 
 
 def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
@@ -195,19 +260,8 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
     calling.append(key)
     try:
         with tracing(here), np.errstate(all="ignore"):
-            try:
-                value = converted(*new_args, **new_kwargs)
-            except AotcError as err:
-                note = _ONE_SCALAR.format(name=name)
-                if callee.called_early and note not in (err.hint or ""):  # the guess (a
-                    err.hint = "; ".join(filter(None, [err.hint, note]))  # scalar) failed?
-                raise
-            returns_none = value is None
-            if isinstance(value, (*WEAK_TYPES, np.generic)) or returns_none:
-                value = as_tracer(bool(value) if returns_none else value)
-            if not isinstance(value, Tracer) or value.ndim:
-                raise here.error(_ONE_SCALAR.format(name=name),
-                                 hint="return one number, or write the recursion as a loop")
+            value = converted(*new_args, **new_kwargs)
+            returned, outs = _returned(value, arrays, name)
             writebacks = tuple((k, t.atom) for k, t in arrays.items() if t.version)
             for k, t in arrays.items():
                 if t.atom.type != inputs[k].type:
@@ -218,8 +272,8 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
                              "loop with an explicit stack")
     finally:
         calling.pop()
-    program = Program(tuple(inputs), tuple(here.eqns), (value.atom,), tuple(sources),
-                      name=callee.name, writebacks=writebacks)
+    program = Program(tuple(inputs), tuple(here.eqns), tuple(o.atom for o in outs),
+                      tuple(sources), name=callee.name, writebacks=writebacks)
     verify(program)
-    return program, (AType(value.dtype, ()), value.weak, tuple(k for k, _ in writebacks),
-                     returns_none)
+    return program, (tuple(AType(o.dtype, ()) for o in outs), tuple(o.weak for o in outs),
+                     tuple(k for k, _ in writebacks), returned)

@@ -1,11 +1,12 @@
 """``call`` equations: each callee a function of the module, emitted once.
 
-A callee (:mod:`aotc.ops.calls`) becomes ``internal i64 f(rt, result*, depth, args...)``:
+A callee (:mod:`aotc.ops.calls`) becomes ``internal i64 f(rt, results*, depth, args...)``:
 a scalar argument in a register, an array as its data pointer, dims and byte strides
-(a View, as NumPy's own representation); the result stored through the pointer, and
-the error code returned as the kernel's own (0, or a code of the kernel's table: the
-callee's errors are in it, see :func:`aotc.ir.runtime_errors`). ``depth`` counts the
-calls under the kernel; past :data:`~aotc.ops.calls.DEPTH_LIMIT` the call fails with
+(a View, as NumPy's own representation); the scalar results stored through the
+pointer (a struct of them in the caller's frame), and the error code returned as the
+kernel's own (0, or a code of the kernel's table: the callee's errors are in it, see
+:func:`aotc.ir.runtime_errors`). ``depth`` counts the calls under the kernel; past
+:data:`~aotc.ops.calls.DEPTH_LIMIT` the call fails with
 RecursionError rather than overflowing the C stack. Its body is lowered with the
 kernel's rules by a :class:`~.context.Lowering` of its own, with its array arguments'
 sizes as its size symbols; its declaration is in the module before that, so a call to
@@ -27,15 +28,15 @@ from collections.abc import Sequence
 from llvmlite import ir
 
 from ... import abi
-from ...ir import Eqn, Program
-from ...ops.calls import DEPTH_LIMIT, Callee, call_p, written
+from ...ir import Atom, Eqn, Program
+from ...ops.calls import DEPTH_LIMIT, Callee, call_p, first_written, written
 from ...ops.core import Primitive
 from ..elementwise.nests import copy_into
 from ..memory.layout import Layout, plan_layout
 from .builder import finish_function, start_function
 from .context import EqnRule, Lowering
 from .dims import DimEvaluator
-from .dtypes import I64, PTR, i64, mem_type, reg_type
+from .dtypes import I64, PTR, i32, i64, mem_type, reg_type
 from .libc import aligned_buffer, libc_function
 from .values import Scalar, Value, View, load_memory, store_memory
 from .writeback import write_back
@@ -139,13 +140,20 @@ def _body(ctx: Lowering, fn: ir.Function, program: Program, layout: Layout,
     inner = Lowering(b, DimEvaluator(b, _symbols(program, callers)), layout, _NULL,
                      scratch_ptr, runtime, ctx.rules, ctx.errors)
     inner.call_depth = depth
-    (value,) = inner.run(program, callers)
-    out = program.outputs[0].type.dtype
-    assert isinstance(value, Scalar)
-    store_memory(b, value.value, result, out, out.itemsize)
+    values = inner.run(program, callers)
+    slots = _results_type(program.outputs)
+    for k, value in enumerate(values):
+        assert isinstance(value, Scalar)
+        at = b.gep(result, [i32(0), i32(k)], source_etype=slots)
+        store_memory(b, value.value, at, value.dtype, value.dtype.itemsize)
     write_back(inner, {k: v for k, v in enumerate(callers) if isinstance(v, View)}, program,
                private={})
     finish_function(b)
+
+
+def _results_type(outputs: Sequence[Atom]) -> ir.LiteralStructType:
+    """Where a callee stores its scalar results: a struct in the caller's frame."""
+    return ir.LiteralStructType([mem_type(v.type.dtype) for v in outputs])
 
 
 def _passed(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
@@ -155,7 +163,7 @@ def _passed(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     plan = ctx.layout.plan
     assert plan is not None
     passed = list(args)
-    for k, position in enumerate(written(eqn), start=1):
+    for k, position in enumerate(written(eqn), start=first_written(eqn)):
         if (eqn, k) in plan.reuse:
             continue
         home = ctx.home(eqn.outs[k])
@@ -169,8 +177,9 @@ def lower_call(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     callee: Callee = eqn.params["callee"]
     fn = _function(ctx, callee)
     b = ctx.b
-    dtype = eqn.outs[0].type.dtype
-    slot = b.entry_alloca(mem_type(dtype))
+    results = eqn.outs[:first_written(eqn)]
+    slots = _results_type(results)
+    slot = b.entry_alloca(slots)
     depth = b.add(ctx.call_depth, i64(1)) if ctx.call_depth is not None else i64(1)
     passed = _passed(ctx, eqn, args)
     flat: list[ir.Value] = []
@@ -179,8 +188,12 @@ def lower_call(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     code = b.call(fn, [ctx.runtime, slot, depth, *flat])
     with b.if_then(b.icmp_signed("!=", code, i64(0)), likely=False):
         b.ret(code)
-    result = Scalar(load_memory(b, slot, dtype, dtype.itemsize), dtype)
-    return [result, *(passed[position] for position in written(eqn))]
+    loaded: list[Value] = []
+    for k, out in enumerate(results):
+        dtype = out.type.dtype
+        at = b.gep(slot, [i32(0), i32(k)], source_etype=slots)
+        loaded.append(Scalar(load_memory(b, at, dtype, dtype.itemsize), dtype))
+    return [*loaded, *(passed[position] for position in written(eqn))]
 
 
 RULES: dict[Primitive, EqnRule] = {

@@ -23,6 +23,7 @@ from ...errors import UnsupportedError
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
+I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 PTR = ir.PointerType()
 F32 = ir.FloatType()
@@ -83,6 +84,10 @@ def constant(dtype: np.dtype, value: Any) -> ir.Constant:
 
 def i64(value: int) -> ir.Constant:
     return ir.Constant(I64, int(value))
+
+
+def i32(value: int) -> ir.Constant:
+    return ir.Constant(I32, int(value))
 
 
 def int_min(dtype: np.dtype) -> int:

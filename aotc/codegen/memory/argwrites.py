@@ -15,7 +15,7 @@ end has nothing left to do (the entry point's overlap check still applies, see
 from __future__ import annotations
 
 from ...ir import Atom, Eqn, Program, Var
-from ...ops.calls import call_p, written
+from ...ops.calls import call_p, first_written, written
 from ...ops.core import ELEMENTWISE, Primitive
 from ...ops.fusion import fusion_p
 from ...ops.linalg import dot_general_p
@@ -36,10 +36,10 @@ def chain_start(program: Program, atom: Atom, updates: frozenset[Primitive]) -> 
         if eqn.prim in updates:
             atom = eqn.inputs[0]
         elif eqn.prim is call_p:  # a compiled function writing into an array it is given
-            k = eqn.outs.index(atom)
-            if k == 0:
+            k = eqn.outs.index(atom) - first_written(eqn)
+            if k < 0:  # a scalar result
                 return atom
-            atom = eqn.inputs[written(eqn)[k - 1]]
+            atom = eqn.inputs[written(eqn)[k]]
         elif eqn.prim in LOOP_FORMS:
             form = LOOP_FORMS[eqn.prim](eqn)
             if atom not in form.results:

@@ -46,7 +46,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ...ir import Atom, Eqn, Program, Var, nested_programs
-from ...ops.calls import call_p, written
+from ...ops.calls import call_p, first_written, written
 from ...ops.control import cond_p
 from ...ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ...ops.fusion import fusion_p
@@ -350,7 +350,7 @@ def _call(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     """A compiled function writes into the arrays it is given (``aotc.ops.calls``): each
     new version takes over its operand's buffer when that dies at the call and reaches
     it through this operand only, else a fresh buffer the call fills with a copy first."""
-    for k, position in enumerate(written(eqn), start=1):
+    for k, position in enumerate(written(eqn), start=first_written(eqn)):
         operand, out = eqn.inputs[position], eqn.outs[k]
         if planner.eligible(scope, operand, p) and planner.exclusive(eqn, operand):  # type: ignore[arg-type]
             _take_over(planner, scope, eqn, k, out, position)

@@ -23,11 +23,10 @@ from llvmlite import ir
 
 from ...ops.random import GENERATORS
 from ..core.builder import KernelBuilder, define_once
-from ..core.dtypes import F64, I64, PTR, i64
+from ..core.dtypes import F64, I32, I64, PTR, i32, i64
 from ..core.loops import for_range
 from ..core.runtime import RANDOM_FIELD, RUNTIME_STRUCT
 
-I32 = ir.IntType(32)
 VOID = ir.VoidType()
 KEY_WORDS, SHIFT = 624, 397
 #: ``aotc_random {uint32_t key[624]; int32_t pos, has_gauss; double gauss; int64_t ready}``
@@ -35,10 +34,6 @@ STATE = ir.LiteralStructType([ir.ArrayType(I32, KEY_WORDS), I32, I32, F64, I64])
 KEY, POS, HAS_GAUSS, GAUSS, READY = range(5)
 DEFAULT_SEED = 5489
 RANDOM_HOOK = ir.FunctionType(PTR, [PTR, I64])
-
-
-def i32(value: int) -> ir.Constant:
-    return ir.Constant(I32, value)
 
 
 def field(b: ir.IRBuilder, state: ir.Value, field: int) -> ir.Value:
