@@ -13,7 +13,7 @@ from ...ir import Eqn
 from ...ops.core import Primitive
 from ...ops.random import GENERATORS, random_draw_p, random_seed_p
 from ..core.context import EqnRule, Lowering
-from ..core.dtypes import PTR
+from ..core.dtypes import I32, PTR
 from ..core.values import Scalar, Value
 from ..elementwise.nests import materialize
 from .binomial import binomial_function
@@ -32,7 +32,7 @@ from .continuous import (
     weibull_function,
 )
 from .gamma import beta_function, standard_gamma_function
-from .mt19937 import I32, double_function, seed_function, state_function
+from .mt19937 import double_function, seed_function, state_function
 from .numpy_draws import exponential_function, gauss_function, interval_function, poisson_function
 from .python_draws import below_function, init_by_array_function, pygauss_function
 

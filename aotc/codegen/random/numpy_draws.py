@@ -11,9 +11,9 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ..core.builder import KernelBuilder, define_once
-from ..core.dtypes import F64, I64, PTR, i64
+from ..core.dtypes import F64, I32, I64, PTR, i32, i64
 from ..core.loops import for_range
-from .mt19937 import GAUSS, HAS_GAUSS, I32, double_function, f64, field, i32, libm, log, word32
+from .mt19937 import GAUSS, HAS_GAUSS, double_function, f64, field, libm, log, word32
 
 
 def gauss_function(module: ir.Module) -> ir.Function:

@@ -13,17 +13,15 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from ..core.builder import KernelBuilder, define_once
-from ..core.dtypes import F64, I64, PTR, i64
+from ..core.dtypes import F64, I32, I64, PTR, i32, i64
 from ..core.loops import for_range
 from .mt19937 import (
     GAUSS,
     HAS_GAUSS,
-    I32,
     KEY_WORDS,
     VOID,
     double_function,
     field,
-    i32,
     key_word,
     log,
     seed_function,
