@@ -1581,6 +1581,21 @@ def queens(n: i64) -> i64:
     return _queens(0, np.zeros(n, np.int64), n)
 
 
+def _keep_if_positive(out, v):  # appends to the caller's list under a runtime condition
+    if v > 0:
+        out.append(v)
+
+
+@aotc.export
+def kept_by_a_helper(x: f64[:]) -> tuple:
+    out = []
+    for i in range(x.shape[0]):
+        _keep_if_positive(out, x[i])
+        _keep_if_positive(out, -2.0 * x[i])
+    _keep_if_positive(out, 7.0)
+    return len(out), np.array(out)
+
+
 @aotc.export
 def merge_sorted_in_place(x: f64[:]) -> f64[:]:
     return _mergesort_inplace(x)

@@ -166,6 +166,76 @@ def test_a_helper_appending_to_a_list_appends_to_the_callers_list(n):
     check(appends_through_a_helper, n)
 
 
+def _keep_positive(items, v):
+    if v > 0:
+        items.append(v)
+
+
+def _keep_all_positive(items, x):
+    for v in x:
+        if v > 0:
+            items.append(v)
+
+
+def _keep_and_double(items, v):
+    items.append(v)
+    if v > 1:
+        items.append(2 * v)
+
+
+def _keep_through(items, v):
+    _keep_and_double(items, v)
+
+
+def helper_appends_in_its_branch(x: f64[:]):
+    items = []
+    for i in range(x.shape[0]):
+        _keep_positive(items, x[i])
+    return len(items), sum(items)
+
+
+def helper_appends_in_its_loop(x: f64[:]):
+    items = [0.5]
+    for _ in range(3):
+        _keep_all_positive(items, x)
+    return len(items), sum(items)
+
+
+def helper_appends_through_a_helper(x: f64[:]):
+    items = []
+    for i in range(x.shape[0]):
+        _keep_through(items, x[i])
+    return len(items), sum(items)
+
+
+def helper_appends_outside_loops(x: f64[:]):
+    items = [1.0]
+    _keep_and_double(items, 3.0)  # at build time
+    _keep_and_double(items, x[0])  # under a runtime condition: a length known at run time
+    _keep_positive(items, x[1])
+    return len(items), sum(items)
+
+
+def helper_appends_to_a_laid_out_list(x: f64[:]):
+    items = [0.0]
+    for i in range(x.shape[0]):
+        items.append(x[i])  # noqa: PERF401 - the list a loop grows is the case
+    _keep_positive(items, x[0])
+    return len(items), sum(items)
+
+
+HELPER_APPENDS = [helper_appends_in_its_branch, helper_appends_in_its_loop,
+                  helper_appends_through_a_helper, helper_appends_outside_loops,
+                  helper_appends_to_a_laid_out_list]
+
+
+@pytest.mark.parametrize("kernel", HELPER_APPENDS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [[1.0, -2.0, 3.0, 4.0], [-1.0, 2.0], [2.0, 0.5, -3.0]])
+def test_appends_a_helper_makes_under_runtime_conditions_reach_the_caller(kernel, x):
+    check(kernel, np.array(x))
+    check(kernel, -np.array(x))
+
+
 def builtins_on_scalars(a: f64, b: f64):
     return max(a, b), min(a, b, 0.5), abs(a - b), float(int(a)), round(b)
 

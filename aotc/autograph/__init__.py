@@ -25,6 +25,7 @@ from typing import Any, cast
 
 from ..errors import Loc, TraceError
 from . import runtime
+from .passed_back import AppendsOf, appends_per_parameter
 from .transform import RUNTIME, convert_function
 
 _CACHE: dict[Callable[..., Any], Callable[..., Any]] = {}
@@ -113,15 +114,38 @@ def _refuse_nonlocal(node: FunctionNode, filename: str) -> None:
                 hint="return the new value and assign it where the function is called")
 
 
-def _converted_code(code: types.CodeType, name: str) -> tuple[types.CodeType, str] | None:
-    """The compiled module defining the converted function, and that function's name."""
+#: What each function appends to the lists it is given (None while it is being found:
+#: a recursion appends nothing more).
+_APPENDS: dict[types.CodeType, dict[int, int] | None] = {}
+
+
+def _appends_of(namespace: dict[str, Any]) -> AppendsOf:
+    """The lists each function named in ``namespace`` appends to (see :mod:`.passed_back`)."""
+    def appends_of(name: str) -> dict[int, int]:
+        value = namespace.get(name)
+        if not isinstance(value, types.FunctionType):
+            return {}
+        code = value.__code__
+        if code not in _APPENDS:
+            _APPENDS[code] = None
+            node = _find(code, code.co_name)
+            _APPENDS[code] = appends_per_parameter(node, _appends_of(value.__globals__)) \
+                if isinstance(node, ast.FunctionDef) else {}
+        return _APPENDS[code] or {}
+    return appends_of
+
+
+def _converted_code(code: types.CodeType, name: str, namespace: dict[str, Any]
+                    ) -> tuple[types.CodeType, str] | None:
+    """The compiled module defining the converted function, and that function's name
+    (``namespace``: the names it sees, for the functions it calls)."""
     if code not in _CODE:
         node = _find(code, name)
         if node is None:
             _CODE[code] = None
         else:
             _refuse_nonlocal(node, code.co_filename)
-            tree = convert_function(_as_function(node))
+            tree = convert_function(_as_function(node), _appends_of(namespace))
             # Defaults were evaluated where the function was defined: keep those values
             # (set on the function), not expressions naming the enclosing function's locals.
             args = tree.args
@@ -141,16 +165,16 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     _CACHE[fn] = fn  # a guard against recursion while converting
     if not isinstance(fn, types.FunctionType):
         return fn
-    compiled = _converted_code(fn.__code__, fn.__code__.co_name)  # as defined, not renamed
-    if compiled is None:
-        return fn
-    module_code, name = compiled
     namespace: dict[str, Any] = dict(fn.__globals__)
     namespace[RUNTIME] = runtime
     if fn.__closure__:
         for free, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
             with contextlib.suppress(ValueError):  # an empty cell: the name is not bound yet
                 namespace[free] = cell.cell_contents
+    compiled = _converted_code(fn.__code__, fn.__code__.co_name, namespace)  # (as defined)
+    if compiled is None:
+        return fn
+    module_code, name = compiled
     exec(module_code, namespace)
     converted = namespace[name]
     converted.__defaults__ = fn.__defaults__

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 
+from .passed_back import AppendsOf
 from .syntax import arguments, assign, load, runtime_call, thunk
 
 _COMPREHENSIONS = {ast.ListComp: "list", ast.GeneratorExp: "generator", ast.SetComp: "set"}
@@ -39,6 +40,9 @@ def _target_params(target: ast.expr) -> tuple[list[str], bool] | None:
 
 class Expressions(ast.NodeTransformer):
     """Rewrites bottom-up, so inner expressions are converted before outer ones."""
+
+    def __init__(self, appends_of: AppendsOf) -> None:
+        self.appends_of = appends_of
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
@@ -141,6 +145,16 @@ class Expressions(ast.NodeTransformer):
                 and len(call.args) == 1 and not call.keywords:
             name = call.func.value.id
             return assign(name, runtime_call("append", load(name), call.args[0]), node)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+            # ``keep(out, v)``, a function appending to the list it is given, is an
+            # append too (see :mod:`.passed_back`).
+            lists = [(arg.id, n) for k, n in self.appends_of(call.func.id).items()
+                     if k < len(call.args) and isinstance(arg := call.args[k], ast.Name)
+                     and not any(isinstance(a, ast.Starred) for a in call.args[:k])]
+            if len(lists) == 1:
+                name, count = lists[0]
+                return assign(name, runtime_call("appended_by", thunk(call), load(name),
+                                                 ast.Constant(count)), node)
         return node
 
     def visit_Raise(self, node: ast.Raise) -> ast.AST:
@@ -156,9 +170,9 @@ class Expressions(ast.NodeTransformer):
                                  node)
 
 
-def convert_expressions(tree: ast.FunctionDef) -> None:
+def convert_expressions(tree: ast.FunctionDef, appends_of: AppendsOf) -> None:
     """Rewrite the expressions of one function (nested functions and lambdas too), in place."""
-    tree.body = [Expressions().visit(stmt) for stmt in tree.body]
+    tree.body = [Expressions(appends_of).visit(stmt) for stmt in tree.body]
 
 
 def _slices_as_calls(index: ast.expr) -> ast.expr:

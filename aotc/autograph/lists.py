@@ -145,6 +145,55 @@ def append(lst: Any, value: Any) -> Any:
     return lst
 
 
+#: The lists whose call site takes what a call passes back (``appended_by``, by the
+#: list's id): the list itself until the call passes back a new value.
+_CALL_SITES: dict[int, Any] = {}
+
+
+def appended_by(call: Callable[[], Any], lst: Any, count: int) -> Any:
+    """``call()``, a call of a function that appends up to ``count`` items to ``lst``
+    (:mod:`.passed_back`): ``lst`` after it, or the new value the call passed back where
+    ``lst`` itself could not take it."""
+    key = id(lst)
+    outer = _CALL_SITES.get(key)
+    _CALL_SITES[key] = lst
+    try:
+        call()
+        return _CALL_SITES[key]
+    finally:
+        if outer is None:
+            del _CALL_SITES[key]
+        else:
+            _CALL_SITES[key] = outer
+
+
+def pass_back(given: Any, last: Any) -> None:
+    """A function appended to the list ``given`` it was given, and ``last`` is that
+    variable's value at its ``return`` (a new value when a branch or loop carried it):
+    the caller's list becomes ``last``, as Python's would have grown. Where ``given``
+    cannot (a Python list that became an array of runtime length), the call site takes
+    ``last`` instead (:func:`appended_by`)."""
+    if given is last:
+        return
+    if isinstance(given, RuntimeList) and isinstance(last, RuntimeList):
+        given.buffer, given.count = last.buffer, last.count  # (a list a loop grows)
+    elif isinstance(given, Tracer) and given.list_like and isinstance(last, Tracer) \
+            and given.context is current():
+        given.set_atom(last.atom)  # as append() grows it in the same trace
+        given.base = given.window = None
+        given.list_like = True
+    elif isinstance(given, list) and isinstance(last, list):
+        given[:] = last
+    elif id(given) in _CALL_SITES:
+        _CALL_SITES[id(given)] = last
+    else:
+        raise current().error(
+            "a function appends to a list it is given, on a path decided while the "
+            "kernel runs (in a branch or loop), and the caller's list cannot grow there",
+            hint="call the function as a statement where the list is made "
+                 "(f(out, v), not g(f(out, v))), or return the items and append them there")
+
+
 def appended_lists(state: State, names: Sequence[str], appends: dict[str, int]) -> list[int]:
     """The positions in ``state`` of the Python lists a loop appends to."""
     return [i for i, (v, n) in enumerate(zip(state, names, strict=True))

@@ -47,8 +47,10 @@ from .comprehensions import (  # noqa: F401
     unpack,
 )
 from .formatted import fstring  # noqa: F401 - converted code calls __aotc__.fstring
-from .lists import (
-    append,  # noqa: F401 - converted code calls __aotc__.append
+from .lists import (  # noqa: F401 - converted code calls __aotc__.append and appended_by
+    append,
+    appended_by,
+    pass_back,
 )
 from .percent import percent  # noqa: F401 - converted code calls __aotc__.percent
 from .pybuiltins import BUILTINS
@@ -443,6 +445,14 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         finally:
             _CALLING.pop()
     return fn(*args, **kwargs)
+
+
+def passed_back(value: Any, lists: tuple[tuple[Any, Any], ...]) -> Any:
+    """``value``, returned by a function that appends to the lists it is given: each
+    (given, last) pair of them passed back to the caller (:mod:`.passed_back`)."""
+    for given, last in lists:
+        pass_back(given, last)
+    return value
 
 
 def _compiled_call(fn: types.FunctionType, key: Any, args: tuple[Any, ...],

@@ -29,6 +29,7 @@ from typing import Any
 from .expressions import convert_expressions
 from .jumps import lower_jumps
 from .liveness import Liveness, assigned, items_written
+from .passed_back import AppendsOf, appended_parameters, pass_back_appends
 from .returns import lower_returns
 from .syntax import (
     HIDDEN,
@@ -185,13 +186,16 @@ def _dict_keyword(name: str, entries: dict[str, Any]) -> list[ast.keyword]:
 
 
 def _appends_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
-    """``appends={name: k}``: the ``name.append`` calls one iteration of this loop body
-    makes at most (-1 when a loop nested in it appends), for :mod:`.lists`."""
+    """``appends={name: k}``: the items one iteration of this loop body appends to
+    ``name`` at most (-1 when a loop nested in it appends, or a function it calls has no
+    bound), for :mod:`.lists`."""
     counts: dict[str, int] = {}
     for node, nested in _loop_nodes(body):
-        if _is_append(node):
-            name = node.args[0].id  # type: ignore[attr-defined]
-            counts[name] = -1 if nested or counts.get(name, 0) < 0 else counts.get(name, 0) + 1
+        found = _appended(node)
+        if found is not None:
+            name, k = found
+            counts[name] = -1 if nested or k < 0 or counts.get(name, 0) < 0 \
+                else counts.get(name, 0) + k
     return _dict_keyword("appends", counts)
 
 
@@ -224,17 +228,26 @@ def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
         for target in targets:
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                 note(target.value.id, "item")
-        if _is_append(node) and nested:
-            note(node.args[0].id, "nested")  # type: ignore[attr-defined]
+        found = _appended(node)
+        if found is not None and (nested or found[1] < 0):
+            note(found[0], "nested")
     return _dict_keyword("changes", changes)
 
 
-def _is_append(node: ast.AST) -> bool:
-    """A rewritten append: ``__aotc__.append(name, value)``."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-        and node.func.attr == "append" and isinstance(node.func.value, ast.Name) \
-        and node.func.value.id == RUNTIME and bool(node.args) \
-        and isinstance(node.args[0], ast.Name)
+def _appended(node: ast.AST) -> tuple[str, int] | None:
+    """A rewritten append, ``__aotc__.append(name, value)`` (one item), or a call of a
+    function appending to a list it is given, ``__aotc__.appended_by(call, name, k)``:
+    the list's name and how many items (-1: no bound)."""
+    if not is_runtime_call(node):
+        return None
+    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    args = node.args
+    if node.func.attr == "append" and args and isinstance(args[0], ast.Name):
+        return args[0].id, 1
+    if node.func.attr == "appended_by" and isinstance(args[1], ast.Name) \
+            and isinstance(args[2], ast.Constant) and isinstance(args[2].value, int):
+        return args[1].id, args[2].value
+    return None
 
 
 def _target_names(target: ast.expr) -> list[str]:
@@ -260,17 +273,21 @@ class _Calls(ast.NodeTransformer):
         return ast.copy_location(routed, node)
 
 
-def convert_function(tree: ast.FunctionDef) -> ast.FunctionDef:
-    """Convert one function definition (in place) and return it."""
+def convert_function(tree: ast.FunctionDef,
+                     appends_of: AppendsOf = lambda name: {}) -> ast.FunctionDef:
+    """Convert one function definition (in place) and return it (``appends_of``: the
+    lists the functions it calls append to, see :mod:`.passed_back`)."""
+    appended = appended_parameters(tree, appends_of)
     lower_returns(tree)
     lower_jumps(tree)
-    convert_expressions(tree)
+    convert_expressions(tree, appends_of)
     statements = _Statements(Liveness(tree))
     body: list[ast.stmt] = []
     for stmt in tree.body:
         result = statements.visit(stmt)
         body.extend(result if isinstance(result, list) else [result])
     tree.body = [_Calls().visit(stmt) for stmt in body]
+    pass_back_appends(tree, appended)
     tree.decorator_list = []
     return tree
 
