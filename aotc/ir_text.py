@@ -156,6 +156,8 @@ class _Parser:
             self.vars = {}  # (each function names its variables afresh)
             callee.program = self.program()
             callee.results = tuple(v.type for v in callee.program.outputs)
+            callee.sizes = {src.symbol: (src.index, src.axis or 0)
+                            for src in callee.program.dim_sources}
             self.skip_lines(comments=True)
         self.take("end")
         missing = [n for n, c in self.callees.items() if c.program is None]

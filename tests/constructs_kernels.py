@@ -1596,6 +1596,45 @@ def kept_by_a_helper(x: f64[:]) -> tuple:
     return len(out), np.array(out)
 
 
+def _fft(x):  # Pythran's test kernel fft.py: arrays made by each call, returned
+    n = x.shape[0]
+    if n == 1:
+        return np.array(x)
+    e = _fft(x[::2])
+    o = _fft(x[1::2])
+    m = n // 2
+    left = [e[k] + o[k] * math.e ** (-2j * math.pi * k / n) for k in range(m)]
+    right = [e[k] - o[k] * math.e ** (-2j * math.pi * k / n) for k in range(m)]
+    return np.array(left + right)
+
+
+def _merged(x):  # a merge sort returning a new array from each call
+    n = x.shape[0]
+    if n <= 1:
+        return x.copy()
+    a, b = _merged(x[:n // 2]), _merged(x[n // 2:])
+    out = np.empty(n)
+    i = j = 0
+    for k in range(n):
+        if j >= b.shape[0] or (i < a.shape[0] and a[i] <= b[j]):
+            out[k] = a[i]
+            i += 1
+        else:
+            out[k] = b[j]
+            j += 1
+    return out
+
+
+@aotc.export
+def recursive_fft(x: c128[:]) -> c128[:]:
+    return _fft(x)
+
+
+@aotc.export
+def merged_copy(x: f64[:]) -> f64[:]:
+    return _merged(x)
+
+
 @aotc.export
 def merge_sorted_in_place(x: f64[:]) -> f64[:]:
     return _mergesort_inplace(x)

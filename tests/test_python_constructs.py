@@ -362,6 +362,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                               (X[:1],), (X[:0],), (np.arange(9.0)[::-1].copy(),)],
     "merge_sorted": [(np.random.default_rng(7).standard_normal(100),), (X[:2],), (X[:0],)],
     "extremes": [(np.random.default_rng(8).standard_normal(33),), (X[:1],), (X[:0],)],
+    "recursive_fft": [(np.ones(16, complex),), (np.exp(1j * np.arange(64.0)),),
+                      (np.arange(1, 2, dtype=complex),)],
+    "merged_copy": [(np.random.default_rng(10).standard_normal(101),), (X,), (X[:1],),
+                    (X[:0],)],
     # A helper appending to the caller's list in its own branch: the caller's list grows.
     "kept_by_a_helper": [(X,), (X[:0],), (np.random.default_rng(9).standard_normal(50),)],
     "window_times": [(X, X[:3], 1, 4), (X, X[:3], 2, 3), (X, X[:3], 3, 3), (X, X[:3], 0, 5),

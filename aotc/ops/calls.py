@@ -19,10 +19,14 @@ makes a new version of each argument it writes, after the scalar results (param
 update of those operands, which the buffer plan does in the operand's own buffer when
 nothing reads the old value after.
 
-A function returns what Python code does: a number, None, a tuple of numbers, or an
-array it was given (mergesort's ``return arr``). The program's outputs are its scalars
-(a placeholder when there are none); :attr:`Callee.returned` says how the call site
-puts the Python value back together.
+A function returns what Python code does: a number, None, an array it was given
+(mergesort's ``return arr``), an array it makes (a recursive FFT's ``np.concatenate``),
+or a tuple of these. The program's outputs are its numbers (a placeholder when there
+are none) and the arrays it makes, each padded to an upper bound of its size in the
+function's own size symbols, with its actual sizes as numbers: the caller plans a
+buffer of that bound (its operands' sizes put in), and keeps the front of it, as a
+kernel's caller does for a result sized while the kernel runs. :attr:`Callee.returned`
+says how the call site puts the Python value back together.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ..shapes import substitute_symbols
 from ..tracing.avals import AType
 from .control import NESTED
 from .core import EFFECT, impl_rules, primitive, type_rules
@@ -57,14 +62,24 @@ class Argument:
     index: int
 
 
+@dataclass(frozen=True)
+class Made:
+    """In :attr:`Callee.returned`: an array the function makes, output ``index`` padded
+    to its bound, whose actual sizes are the outputs ``sizes``."""
+
+    index: int
+    sizes: tuple[int, ...]
+
+
 #: What a compiled function returns, as the call site rebuilds it: None, a
-#: :class:`Result`, an :class:`Argument`, or a tuple of these.
+#: :class:`Result`, an :class:`Argument`, a :class:`Made`, or a tuple of these.
 Returned = Any
 
 
 class Callee:
-    """A function compiled once: its name in the IR, its scalar results' types, and
-    its program (None while it is being traced)."""
+    """A function compiled once: its name in the IR, its results' types (an array's
+    sizes in the function's own size symbols), and its program (None while it is being
+    traced)."""
 
     def __init__(self, name: str, results: tuple[AType, ...],
                  weak: tuple[bool, ...] = (False,)) -> None:
@@ -76,6 +91,10 @@ class Callee:
         #: The positions, among its operands, of the array arguments it writes into.
         self.written: tuple[int, ...] = ()
         self.program: Any = None
+        #: Whether the bounds of the arrays it makes are its first array's sizes.
+        self.pinned = False
+        #: Its size symbols: the (operand, axis) each is the size of.
+        self.sizes: dict[str, tuple[int, int]] = {}
         #: Whether a call used its guessed result while its body was being traced.
         self.called_early = False
         #: The program after the passes (``aotc.passes.optimize`` sets it).
@@ -101,7 +120,11 @@ def _call_type(*args: AType, callee: Callee, written: tuple[int, ...] = ()
                ) -> tuple[AType, ...]:
     if any(not args[k].ndim for k in written):
         raise ValueError("call: a compiled function writes into arrays only")
-    return (*callee.results, *(args[k] for k in written))
+    sizes = {name: (lambda _, k=k, axis=axis: args[k].shape[axis])
+             for name, (k, axis) in callee.sizes.items()}
+    results = tuple(AType(t.dtype, tuple(substitute_symbols(d, sizes) for d in t.shape))
+                    for t in callee.results)
+    return (*results, *(args[k] for k in written))
 
 
 def _call_impl(*args: Any, callee: Callee, run: Any, env: Any, written: tuple[int, ...] = ()

@@ -22,6 +22,13 @@ Arrays whose sizes are known only at run time cross a call by reference (quickso
 write into one is the caller's write too. Which arguments a body writes is a guess as
 its result type is: none at first, then what the last trace wrote, until it settles.
 An array of build-time sizes is still inlined (its recursion ends at build time).
+
+A function returns numbers, None, arrays it is given, arrays it makes, or tuples of
+these (:mod:`aotc.ops.calls`). A call's first guess is numbers (a tuple of them when
+every ``return`` gives a tuple of one length); when the body fails on that guess, the
+first array it is given. An array it makes is padded to an upper bound of its size in
+the function's own size symbols; a bound that grows with each trace is pinned to the
+sizes of the first array of its rank the function is given.
 """
 
 from __future__ import annotations
@@ -33,21 +40,22 @@ import numpy as np
 
 from ..errors import AotcError
 from ..ir import DimSource, Program, Var, verify
-from ..ops.calls import Argument, Callee, Result, Returned, call_p
-from ..shapes import DimExpr
+from ..ops.calls import Argument, Callee, Made, Result, Returned, call_p
+from ..ops.index import raise_if_p
+from ..shapes import DimExpr, upper_bound
 from .avals import AType
-from .tracer import WEAK_TYPES, TraceContext, Tracer, as_tracer, current, tracing
+from .bind import broadcast_in_dim, convert
+from .tracer import WEAK_TYPES, TraceContext, Tracer, as_tracer, current, dim_value, tracing
 
 #: A call's kinds: ("traced", dtype, weak) or ("value", type, value) per argument.
 Kinds = tuple[Hashable, ...]
 #: The first guess of a result's type: each trace's only climbs NumPy's promotion.
 _LOWEST = AType(np.dtype(bool), ())
 #: Traces of a callee's body, at most, before its result type must have settled.
-_RETRACES = 4
+_RETRACES = 6
 _RETURNS = ("'{name}' calls itself on runtime values: it is compiled as a function, "
-            "and a compiled recursive function returns numbers, None, an array it is "
-            "given, or a tuple of these (not an array it makes; it may write into the "
-            "arrays it is given)")
+            "and a compiled recursive function returns numbers, arrays, None or tuples "
+            "of these")
 
 
 def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
@@ -129,7 +137,8 @@ def call(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable,
                 if isinstance(a, Tracer)]
     writes = {"written": callee.written} if callee.written else {}
     outs = ctx.emit(call_p, [o.atom for o in operands], callee=callee, **writes)
-    results = [Tracer(v, weak=w) for v, w in zip(outs, callee.weak, strict=False)]
+    results = [Tracer(v, weak=w and not v.type.ndim)
+               for v, w in zip(outs, callee.weak, strict=False)]
     for k, var in zip(callee.written, outs[len(results):], strict=True):
         operands[k][...] = Tracer(var)
     return _rebuilt(callee.returned, results, operands)
@@ -141,6 +150,8 @@ def _rebuilt(returned: Returned, results: list[Tracer], operands: list[Tracer]) 
         return tuple(_rebuilt(r, results, operands) for r in returned)
     if isinstance(returned, Result):
         return results[returned.index]
+    if isinstance(returned, Made):  # the front of the buffer the call filled
+        return results[returned.index][tuple(slice(None, results[k]) for k in returned.sizes)]
     return operands[returned.index] if isinstance(returned, Argument) else None
 
 
@@ -156,16 +167,19 @@ def _traced(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable
     for _ in range(_RETRACES):
         try:
             program, found = _body(callee, converted, key, args, kwargs, calling)
-        except AotcError as err:
+        except Exception as err:  # (a number guessed where the body needs an array: any)
             if not (callee.called_early and _array_guess(callee, args, kwargs)):
                 note = _RETURNS.format(name=fn.__name__)
-                if callee.called_early and note not in f"{err} {err.hint}":  # the guess
-                    err.hint = "; ".join(filter(None, [err.hint, note]))  # failed?
+                if isinstance(err, AotcError) and callee.called_early \
+                        and note not in f"{err} {err.hint}":  # the guess failed?
+                    err.hint = "; ".join(filter(None, [err.hint, note]))
                 raise
         else:
             if found == _guess(callee):
                 callee.program = program
                 return callee
+            if _only_bounds_differ(found, _guess(callee)):
+                callee.pinned = True  # (each trace's bound was in terms of the last's)
             callee.results, callee.weak, callee.written, callee.returned = found
         # Functions first traced inside this body called it with the old guess: they
         # are traced again, inside the next trace of the body.
@@ -193,35 +207,74 @@ def _array_guess(callee: Callee, args: tuple[Any, ...], kwargs: dict[str, Any]) 
 Found = tuple[tuple[AType, ...], tuple[bool, ...], tuple[int, ...], Returned]
 
 
+def _only_bounds_differ(found: Found, guess: Found) -> bool:
+    """Whether two traces differ only in the bounds of the arrays the function makes: a
+    bound that grows with each trace (``np.concatenate`` of two recursive results)."""
+    return found[1:] == guess[1:] and [t.dtype for t in found[0]] == [t.dtype for t in guess[0]]
+
+
 def _guess(callee: Callee) -> Found:
     return callee.results, callee.weak, callee.written, callee.returned
 
 
-def _returned(value: Any, arrays: dict[int, Tracer], name: str
+def _returned(value: Any, arrays: dict[int, Tracer], name: str, pinned: bool
               ) -> tuple[Returned, list[Tracer]]:
-    """How a body's Python result is rebuilt at a call, and its scalars (the program's
-    outputs; a placeholder when there are none)."""
+    """How a body's Python result is rebuilt at a call, and the program's outputs for
+    it: its numbers (a placeholder when there are none) and each array it makes, padded
+    to its bound, with its sizes (see :mod:`aotc.ops.calls`)."""
     outs: list[Tracer] = []
 
     def walk(v: Any) -> Returned:
         if v is None:
             return None
-        if isinstance(v, tuple):
+        if isinstance(v, (tuple, list)):
             return tuple(walk(item) for item in v)
         found = next((k for k, a in arrays.items() if v is a), None)
         if found is not None:
             return Argument(found)
         if isinstance(v, (*WEAK_TYPES, np.generic)):
             v = as_tracer(v)
-        if not isinstance(v, Tracer) or v.ndim:
+        if not isinstance(v, Tracer):
             raise current().error(_RETURNS.format(name=name),
-                                  hint="return numbers, or write the result into an array "
-                                       "it is given")
+                                  hint="return numbers or arrays, or tuples of these")
+        if v.ndim:
+            outs.append(_padded(v, name, arrays, pinned))
+            array = len(outs) - 1
+            outs.extend(dim_value(d) for d in v.aval.shape)
+            return Made(array, tuple(range(array + 1, len(outs))))
         outs.append(v)
         return Result(len(outs) - 1)
 
     returned = walk(value)
     return returned, outs or [as_tracer(False)]
+
+
+def _padded(array: Tracer, name: str, arrays: dict[int, Tracer], pinned: bool) -> Tracer:
+    """``array`` in the front of a buffer of an upper bound of its sizes, in the
+    function's own size symbols (the caller plans that buffer). The bound is found from
+    the sizes the body computes; when that bound grows with each trace (it is in terms of
+    the recursive calls' bounds), it is ``pinned`` to the sizes of the first array the
+    function is given of the same rank, and a larger result raises ValueError."""
+    ctx = current()
+    uppers = ctx.uppers()
+    bounds: list[DimExpr | None] = [upper_bound(d, uppers) for d in array.aval.shape]
+    given = next((a for a in arrays.values() if a.ndim == array.ndim), None)
+    if pinned and given is not None:
+        bounds = list(given.aval.shape)
+        for d, bound in zip(array.aval.shape, given.aval.shape, strict=True):
+            too_big = dim_value(d) > dim_value(bound)
+            ctx.emit(raise_if_p, [as_tracer(too_big).atom], error="ValueError",
+                     message=f"'{name}' returns an array larger than the first array it "
+                             "is given: a compiled recursive function's array result is "
+                             "bounded by that size")
+    if None in bounds or (pinned and given is None):
+        raise ctx.error(f"'{name}' calls itself on runtime values, and returns an array "
+                        "whose size has no bound in the sizes of the arrays it is given",
+                        hint="make the array from the sizes of the arrays it is given")
+    zero = convert(as_tracer(0), array.dtype)
+    padded = broadcast_in_dim(zero, tuple(b for b in bounds if b is not None), ())
+    padded[tuple(slice(0, dim_value(d)) for d in array.aval.shape)] = array
+    return padded
 
 
 def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
@@ -256,12 +309,13 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
         return tracer
 
     new_args = tuple(input_for(a) for a in args)
+    callee.sizes = {src.symbol: (src.index, src.axis or 0) for src in sources}
     new_kwargs = {k: input_for(kwargs[k]) for k in sorted(kwargs)}
     calling.append(key)
     try:
         with tracing(here), np.errstate(all="ignore"):
             value = converted(*new_args, **new_kwargs)
-            returned, outs = _returned(value, arrays, name)
+            returned, outs = _returned(value, arrays, name, callee.pinned)
             writebacks = tuple((k, t.atom) for k, t in arrays.items() if t.version)
             for k, t in arrays.items():
                 if t.atom.type != inputs[k].type:
@@ -275,5 +329,6 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
     program = Program(tuple(inputs), tuple(here.eqns), tuple(o.atom for o in outs),
                       tuple(sources), name=callee.name, writebacks=writebacks)
     verify(program)
-    return program, (tuple(AType(o.dtype, ()) for o in outs), tuple(o.weak for o in outs),
-                     tuple(k for k, _ in writebacks), returned)
+    types = tuple(AType(o.dtype, tuple(o.aval.shape)) for o in outs)
+    return program, (types, tuple(o.weak for o in outs), tuple(k for k, _ in writebacks),
+                     returned)

@@ -23,16 +23,16 @@ then a wrapper that allocates, calls ``f.body`` and frees, whatever it returned.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from llvmlite import ir
 
 from ... import abi
-from ...ir import Atom, Eqn, Program
+from ...ir import Atom, Eqn, Program, Var
 from ...ops.calls import DEPTH_LIMIT, Callee, call_p, first_written, written
 from ...ops.core import Primitive
 from ..elementwise.nests import copy_into
-from ..memory.layout import Layout, plan_layout
+from ..memory.layout import Layout, OutputHome, plan_layout
 from .builder import finish_function, start_function
 from .context import EqnRule, Lowering
 from .dims import DimEvaluator
@@ -52,19 +52,23 @@ def _function_name(callee: Callee) -> str:
 
 
 def _parameter_types(program: Program) -> list[ir.Type]:
-    """A scalar's register type; an array's data pointer, dims and strides."""
+    """A scalar's register type; an array's data pointer, dims and strides: each input,
+    then each array output (the caller's buffer for it)."""
     types: list[ir.Type] = []
     for v in program.inputs:
         ndim = v.type.ndim
         types.extend([PTR, *[I64] * (2 * ndim)] if ndim else [reg_type(v.type.dtype)])
+    for out in program.outputs:
+        if out.type.ndim:
+            types.extend([PTR, *[I64] * (2 * out.type.ndim)])
     return types
 
 
-def _arguments(program: Program, flat: Sequence[ir.Value]) -> list[Value]:
-    """The inputs of ``program`` from its function's parameters."""
+def _views(atoms: Sequence[Atom], rest: Iterator[ir.Value]) -> list[Value]:
+    """Values of ``atoms`` from the function's parameters ``rest``, as
+    :func:`_parameter_types` lays them out."""
     values: list[Value] = []
-    rest = iter(flat)
-    for v in program.inputs:
+    for v in atoms:
         ndim, dtype = v.type.ndim, v.type.dtype
         if not ndim:
             values.append(Scalar(next(rest), dtype))
@@ -73,6 +77,18 @@ def _arguments(program: Program, flat: Sequence[ir.Value]) -> list[Value]:
         dims = tuple(next(rest) for _ in range(ndim))
         values.append(View(data, dims, tuple(next(rest) for _ in range(ndim)), dtype))
     return values
+
+
+def _buffers(outputs: Sequence[Atom], rest: Iterator[ir.Value]) -> dict[int, View]:
+    """The caller's buffers for the arrays among ``outputs``, by output position."""
+    arrays = [j for j, v in enumerate(outputs) if v.type.ndim]
+    views = _views([outputs[j] for j in arrays], rest)
+    return {j: v for j, v in zip(arrays, views, strict=True) if isinstance(v, View)}
+
+
+def _arguments(program: Program, flat: Sequence[ir.Value]) -> list[Value]:
+    """The inputs of ``program`` from its function's parameters."""
+    return _views(program.inputs, iter(flat))
 
 
 def _symbols(program: Program, values: Sequence[Value]) -> dict[str, ir.Value]:
@@ -136,16 +152,28 @@ def _body(ctx: Lowering, fn: ir.Function, program: Program, layout: Layout,
     scratch_ptr = params.pop(scratch) if scratch is not None else _NULL
     runtime, result, depth, *flat = params
     b.fail_if(b.icmp_signed(">", depth, i64(DEPTH_LIMIT)), abi.RECURSION_TOO_DEEP)
-    callers = _arguments(program, flat)
-    inner = Lowering(b, DimEvaluator(b, _symbols(program, callers)), layout, _NULL,
+    rest = iter(flat)
+    callers = _views(program.inputs, rest)
+    buffers = _buffers(program.outputs, rest)
+    # The caller's buffers are the program's output buffers: computed in place there.
+    outv = b.entry_alloca(ir.ArrayType(PTR, max(len(program.outputs), 1)))
+    for j, buffer in buffers.items():
+        b.store(buffer.data, b.gep(outv, [i64(0), i64(j)], source_etype=outv.allocated_type))
+    inner = Lowering(b, DimEvaluator(b, _symbols(program, callers)), layout, outv,
                      scratch_ptr, runtime, ctx.rules, ctx.errors)
     inner.call_depth = depth
     values = inner.run(program, callers)
     slots = _results_type(program.outputs)
-    for k, value in enumerate(values):
+    field = 0
+    for j, (atom, value) in enumerate(zip(program.outputs, values, strict=True)):
+        if isinstance(value, View):  # an array it makes: into the caller's buffer
+            if not (isinstance(atom, Var) and layout.homes.get(atom) == OutputHome(j)):
+                copy_into(inner, value, buffers[j])
+            continue
         assert isinstance(value, Scalar)
-        at = b.gep(result, [i32(0), i32(k)], source_etype=slots)
+        at = b.gep(result, [i32(0), i32(field)], source_etype=slots)
         store_memory(b, value.value, at, value.dtype, value.dtype.itemsize)
+        field += 1
     write_back(inner, {k: v for k, v in enumerate(callers) if isinstance(v, View)}, program,
                private={})
     finish_function(b)
@@ -153,7 +181,7 @@ def _body(ctx: Lowering, fn: ir.Function, program: Program, layout: Layout,
 
 def _results_type(outputs: Sequence[Atom]) -> ir.LiteralStructType:
     """Where a callee stores its scalar results: a struct in the caller's frame."""
-    return ir.LiteralStructType([mem_type(v.type.dtype) for v in outputs])
+    return ir.LiteralStructType([mem_type(v.type.dtype) for v in outputs if not v.type.ndim])
 
 
 def _passed(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
@@ -182,18 +210,22 @@ def lower_call(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     slot = b.entry_alloca(slots)
     depth = b.add(ctx.call_depth, i64(1)) if ctx.call_depth is not None else i64(1)
     passed = _passed(ctx, eqn, args)
+    made = {k: ctx.home(out) for k, out in enumerate(results) if out.type.ndim}
     flat: list[ir.Value] = []
-    for a in passed:
+    for a in [*passed, *made.values()]:
         flat.extend([a.data, *a.dims, *a.strides] if isinstance(a, View) else [a.value])
     code = b.call(fn, [ctx.runtime, slot, depth, *flat])
     with b.if_then(b.icmp_signed("!=", code, i64(0)), likely=False):
         b.ret(code)
-    loaded: list[Value] = []
+    values: list[Value] = []
     for k, out in enumerate(results):
+        if k in made:
+            values.append(made[k])
+            continue
         dtype = out.type.dtype
-        at = b.gep(slot, [i32(0), i32(k)], source_etype=slots)
-        loaded.append(Scalar(load_memory(b, at, dtype, dtype.itemsize), dtype))
-    return [*loaded, *(passed[position] for position in written(eqn))]
+        at = b.gep(slot, [i32(0), i32(k - sum(j < k for j in made))], source_etype=slots)
+        values.append(Scalar(load_memory(b, at, dtype, dtype.itemsize), dtype))
+    return [*values, *(passed[position] for position in written(eqn))]
 
 
 RULES: dict[Primitive, EqnRule] = {

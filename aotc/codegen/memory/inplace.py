@@ -349,7 +349,11 @@ def _cond(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
 def _call(planner: Planner, scope: Scope, p: int, eqn: Eqn) -> None:
     """A compiled function writes into the arrays it is given (``aotc.ops.calls``): each
     new version takes over its operand's buffer when that dies at the call and reaches
-    it through this operand only, else a fresh buffer the call fills with a copy first."""
+    it through this operand only, else a fresh buffer the call fills with a copy first.
+    An array the function makes is written into a fresh buffer."""
+    for out in eqn.outs[:first_written(eqn)]:
+        if out.type.ndim:
+            planner.version(scope, out)
     for k, position in enumerate(written(eqn), start=first_written(eqn)):
         operand, out = eqn.inputs[position], eqn.outs[k]
         if planner.eligible(scope, operand, p) and planner.exclusive(eqn, operand):  # type: ignore[arg-type]
