@@ -1625,6 +1625,37 @@ def _merged(x):  # a merge sort returning a new array from each call
     return out
 
 
+def _chain_length(n, known):  # Pythran's euler14.py: a memo dict down the recursion
+    if n in known:
+        return known[n]
+    length = 1 + _chain_length(3 * n + 1 if n & 1 else n // 2, known)
+    known[n] = length
+    return length
+
+
+def _tally(counts, k):  # a helper writing into the caller's dict
+    counts[k] = counts.get(k, 0) + 1
+
+
+@aotc.export
+def longest_collatz(limit: i64) -> tuple:
+    known = {1: 0}
+    best, best_n = 0, 1
+    for n in range(1, limit):
+        length = _chain_length(n, known)
+        if length > best:
+            best, best_n = length, n
+    return best_n, best, len(known)
+
+
+@aotc.export
+def tallied(x: i64[:]) -> tuple:
+    counts = {}
+    for v in x:
+        _tally(counts, v % 4)
+    return len(counts), counts.get(0, 0), counts.get(3, 0)
+
+
 @aotc.export
 def recursive_fft(x: c128[:]) -> c128[:]:
     return _fft(x)

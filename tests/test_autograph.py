@@ -224,6 +224,53 @@ def helper_appends_to_a_laid_out_list(x: f64[:]):
     return len(items), sum(items)
 
 
+def _put(table, k, v):
+    table[k] = v
+
+
+def _add_multiple_of_three(seen, v):
+    if v % 3 == 0:
+        seen.add(v)
+
+
+def _counted(table, k):
+    table[k] = table.get(k, 0) + 1
+    return table[k]
+
+
+def helper_writes_a_dict(n: i64):
+    table = {0: 0}
+    for i in range(n):
+        _put(table, i % 7, i)
+    total = 0
+    for k, v in table.items():
+        total += k * v
+    return len(table), total
+
+
+def helper_adds_to_a_set(n: i64):
+    seen = {0}
+    for i in range(n):
+        _add_multiple_of_three(seen, i)
+    return len(seen)
+
+
+def helper_counts_into_a_dict(n: i64):
+    counts = {}
+    most = 0
+    for i in range(n):
+        c = _counted(counts, (i * i) % 5)  # (what the call returns is kept too)
+        most = max(most, c)
+    return len(counts), most
+
+
+@pytest.mark.parametrize("kernel", [helper_writes_a_dict, helper_adds_to_a_set,
+                                    helper_counts_into_a_dict], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", [0, 1, 20])
+def test_a_helper_changing_a_dict_or_set_changes_the_callers(kernel, n):
+    check(kernel, n)
+
+
 HELPER_APPENDS = [helper_appends_in_its_branch, helper_appends_in_its_loop,
                   helper_appends_through_a_helper, helper_appends_outside_loops,
                   helper_appends_to_a_laid_out_list]

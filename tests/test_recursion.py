@@ -216,6 +216,34 @@ def test_an_array_result_larger_than_the_first_array_given_raises_value_error() 
     assert err.value.error == "ValueError"
 
 
+def chain_length(n, known):  # type: ignore[no-untyped-def]
+    """Pythran's euler14.py: a memo dict passed down the recursion, written on the way up."""
+    if n in known:
+        return known[n]
+    length = 1 + chain_length(3 * n + 1 if n & 1 else n // 2, known)
+    known[n] = length
+    return length
+
+
+def longest_chain(limit):  # type: ignore[no-untyped-def]
+    known = {1: 0}
+    best, best_n = 0, 1
+    for n in range(1, limit):
+        length = chain_length(n, known)
+        if length > best:
+            best, best_n = length, n
+    return best_n, best, len(known)
+
+
+def test_a_dict_the_kernel_grows_crosses_a_compiled_call_by_its_handle() -> None:
+    program = _kernel(longest_chain, "(i8,)")
+    (callee,) = called_functions(program)
+    assert callee.name.startswith("chain_length")
+    for limit in (1, 2, 30, 1000):
+        got = [v.item() for v in eval_program(program, limit)]
+        assert got == list(longest_chain(limit)), limit
+
+
 def test_recursion_on_views_of_runtime_sizes_is_a_call_on_each_view() -> None:
     program = _kernel(halving_sum, "(f8[:],)")
     (callee,) = called_functions(program)

@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from ..errors import Loc, TraceError
 from . import runtime
-from .passed_back import AppendsOf, appends_per_parameter
+from .passed_back import Changes, ChangesOf, changes_per_parameter
 from .transform import RUNTIME, convert_function
 
 _CACHE: dict[Callable[..., Any], Callable[..., Any]] = {}
@@ -114,25 +114,26 @@ def _refuse_nonlocal(node: FunctionNode, filename: str) -> None:
                 hint="return the new value and assign it where the function is called")
 
 
-#: What each function appends to the lists it is given (None while it is being found:
-#: a recursion appends nothing more).
-_APPENDS: dict[types.CodeType, dict[int, int] | None] = {}
+#: How each function changes the lists, sets and dicts it is given (None while it is
+#: being found: a recursion changes nothing more).
+_CHANGES: dict[types.CodeType, dict[int, Changes] | None] = {}
 
 
-def _appends_of(namespace: dict[str, Any]) -> AppendsOf:
-    """The lists each function named in ``namespace`` appends to (see :mod:`.passed_back`)."""
-    def appends_of(name: str) -> dict[int, int]:
+def _changes_of(namespace: dict[str, Any]) -> ChangesOf:
+    """How each function named in ``namespace`` changes its arguments in place (see
+    :mod:`.passed_back`)."""
+    def changes_of(name: str) -> dict[int, Changes]:
         value = namespace.get(name)
         if not isinstance(value, types.FunctionType):
             return {}
         code = value.__code__
-        if code not in _APPENDS:
-            _APPENDS[code] = None
+        if code not in _CHANGES:
+            _CHANGES[code] = None
             node = _find(code, code.co_name)
-            _APPENDS[code] = appends_per_parameter(node, _appends_of(value.__globals__)) \
+            _CHANGES[code] = changes_per_parameter(node, _changes_of(value.__globals__)) \
                 if isinstance(node, ast.FunctionDef) else {}
-        return _APPENDS[code] or {}
-    return appends_of
+        return _CHANGES[code] or {}
+    return changes_of
 
 
 def _converted_code(code: types.CodeType, name: str, namespace: dict[str, Any]
@@ -145,7 +146,7 @@ def _converted_code(code: types.CodeType, name: str, namespace: dict[str, Any]
             _CODE[code] = None
         else:
             _refuse_nonlocal(node, code.co_filename)
-            tree = convert_function(_as_function(node), _appends_of(namespace))
+            tree = convert_function(_as_function(node), _changes_of(namespace))
             # Defaults were evaluated where the function was defined: keep those values
             # (set on the function), not expressions naming the enclosing function's locals.
             args = tree.args

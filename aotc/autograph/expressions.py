@@ -22,9 +22,10 @@ On build-time values the runtime does exactly what Python does.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
-from .passed_back import AppendsOf
-from .syntax import arguments, assign, load, runtime_call, thunk
+from .passed_back import ChangesOf
+from .syntax import HIDDEN, arguments, assign, load, runtime_call, store, thunk
 
 _COMPREHENSIONS = {ast.ListComp: "list", ast.GeneratorExp: "generator", ast.SetComp: "set"}
 
@@ -38,11 +39,15 @@ def _target_params(target: ast.expr) -> tuple[list[str], bool] | None:
     return None
 
 
+#: What a call changing a list it is given returned, before its assignment.
+_RESULT = HIDDEN + "result"
+
+
 class Expressions(ast.NodeTransformer):
     """Rewrites bottom-up, so inner expressions are converted before outer ones."""
 
-    def __init__(self, appends_of: AppendsOf) -> None:
-        self.appends_of = appends_of
+    def __init__(self, changes_of: ChangesOf) -> None:
+        self.changes_of = changes_of
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
@@ -126,8 +131,15 @@ class Expressions(ast.NodeTransformer):
             return ast.copy_location(runtime_call("getitem", node.value, index), node)
         return node
 
-    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+    def visit_Assign(self, node: ast.Assign) -> Any:
         self.generic_visit(node)
+        changing = self._changing(node.value)
+        if changing is not None and len(node.targets) == 1:  # ``n = count_into(d, x)``
+            node.value = load(_RESULT)
+            return [changing, self._unpacked(node)]
+        return self._unpacked(node)
+
+    def _unpacked(self, node: ast.Assign) -> ast.Assign:
         target = node.targets[0]
         if len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) \
                 and not any(isinstance(e, ast.Starred) for e in target.elts):
@@ -145,17 +157,26 @@ class Expressions(ast.NodeTransformer):
                 and len(call.args) == 1 and not call.keywords:
             name = call.func.value.id
             return assign(name, runtime_call("append", load(name), call.args[0]), node)
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
-            # ``keep(out, v)``, a function appending to the list it is given, is an
-            # append too (see :mod:`.passed_back`).
-            lists = [(arg.id, n) for k, n in self.appends_of(call.func.id).items()
-                     if k < len(call.args) and isinstance(arg := call.args[k], ast.Name)
-                     and not any(isinstance(a, ast.Starred) for a in call.args[:k])]
-            if len(lists) == 1:
-                name, count = lists[0]
-                return assign(name, runtime_call("appended_by", thunk(call), load(name),
-                                                 ast.Constant(count)), node)
-        return node
+        changing = self._changing(call)
+        return node if changing is None else ast.copy_location(changing, node)
+
+    def _changing(self, call: ast.expr) -> ast.Assign | None:
+        """``keep(out, v)``, a call of a function changing the list (set, dict) it is
+        given in place, as such a change (see :mod:`.passed_back`):
+        ``__aotc_result, out = __aotc__.changed_by(lambda: keep(out, v), out, k, how)``;
+        None for other calls."""
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            return None
+        changed = [(arg.id, c) for k, c in self.changes_of(call.func.id).items()
+                   if k < len(call.args) and isinstance(arg := call.args[k], ast.Name)
+                   and not any(isinstance(a, ast.Starred) for a in call.args[:k])]
+        if len(changed) != 1:
+            return None
+        name, change = changed[0]
+        value = runtime_call("changed_by", thunk(call), load(name),
+                             ast.Constant(change.appends), ast.Constant(change.how))
+        target = ast.Tuple([store(_RESULT), store(name)], ast.Store())
+        return ast.copy_location(ast.Assign([target], value), call)
 
     def visit_Raise(self, node: ast.Raise) -> ast.AST:
         self.generic_visit(node)
@@ -170,9 +191,9 @@ class Expressions(ast.NodeTransformer):
                                  node)
 
 
-def convert_expressions(tree: ast.FunctionDef, appends_of: AppendsOf) -> None:
+def convert_expressions(tree: ast.FunctionDef, changes_of: ChangesOf) -> None:
     """Rewrite the expressions of one function (nested functions and lambdas too), in place."""
-    tree.body = [Expressions(appends_of).visit(stmt) for stmt in tree.body]
+    tree.body = [Expressions(changes_of).visit(stmt) for stmt in tree.body]
 
 
 def _slices_as_calls(index: ast.expr) -> ast.expr:

@@ -145,21 +145,23 @@ def append(lst: Any, value: Any) -> Any:
     return lst
 
 
-#: The lists whose call site takes what a call passes back (``appended_by``, by the
+#: The lists whose call site takes what a call passes back (``changed_by``, by the
 #: list's id): the list itself until the call passes back a new value.
 _CALL_SITES: dict[int, Any] = {}
 
 
-def appended_by(call: Callable[[], Any], lst: Any, count: int) -> Any:
-    """``call()``, a call of a function that appends up to ``count`` items to ``lst``
-    (:mod:`.passed_back`): ``lst`` after it, or the new value the call passed back where
-    ``lst`` itself could not take it."""
+def changed_by(call: Callable[[], Any], lst: Any, appends: int, how: str | None
+               ) -> tuple[Any, Any]:
+    """``call()``, a call of a function that changes ``lst`` in place (appends up to
+    ``appends`` items, changes it ``how``: :mod:`.passed_back`): what it returns, and
+    ``lst`` after it, or the new value the call passed back where ``lst`` itself could
+    not take it."""
     key = id(lst)
     outer = _CALL_SITES.get(key)
     _CALL_SITES[key] = lst
     try:
-        call()
-        return _CALL_SITES[key]
+        result = call()
+        return result, _CALL_SITES[key]
     finally:
         if outer is None:
             del _CALL_SITES[key]
@@ -172,7 +174,7 @@ def pass_back(given: Any, last: Any) -> None:
     variable's value at its ``return`` (a new value when a branch or loop carried it):
     the caller's list becomes ``last``, as Python's would have grown. Where ``given``
     cannot (a Python list that became an array of runtime length), the call site takes
-    ``last`` instead (:func:`appended_by`)."""
+    ``last`` instead (:func:`changed_by`)."""
     if given is last:
         return
     if isinstance(given, RuntimeList) and isinstance(last, RuntimeList):

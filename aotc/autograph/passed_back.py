@@ -13,11 +13,13 @@ parameter's last value back into the object it was given::
                                                 return __aotc__.passed_back(
                                                     None, (__aotc_given_out, out))
 
-A call of such a function, as a statement, is rewritten as an append is:
-``out = __aotc__.appended_by(lambda: keep(out, v), out, k)``, with ``k`` the items one
-call appends at most (-1: no bound). A loop around it then grows ``out`` as if it
-appended itself, and where the caller's list object cannot take the new value (a
-Python list that became an array of runtime length) the call site takes it instead
+A call of a function that changes a list, set or dict it is given in place (appends,
+``d[k] = v``, ``s.add(v)``), as a statement, is rewritten as such a change is:
+``out = __aotc__.changed_by(lambda: keep(out, v), out, k, how)``, with ``k`` the items
+one call appends at most (-1: no bound) and ``how`` its other changes. A loop around
+it then grows ``out`` (or makes it a box, :mod:`.boxing`) as if it changed it itself,
+and where the caller's list object cannot take the new value (a Python list that
+became an array of runtime length) the call site takes it instead
 (:func:`.lists.pass_back`).
 """
 
@@ -25,12 +27,39 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from .syntax import HIDDEN, assign, load, runtime_call, walk_code
 
-#: For a function's name, the items the function it names appends to each of its
-#: parameters (by position), as :func:`appends_per_parameter` finds them.
-AppendsOf = Callable[[str], dict[int, int]]
+#: Methods that change a list, set or dict in place, other than ``append``.
+MUTATORS = frozenset({"pop", "add", "discard", "remove", "insert", "clear", "update",
+                      "setdefault", "extend", "popitem", "popleft", "appendleft"})
+
+
+@dataclass(frozen=True)
+class Changes:
+    """How one call of a function changes a list, set or dict it is given: the items it
+    appends at most (-1: no bound, an append in a loop), and its other changes as a
+    loop's ``changes`` keyword names them ("method": ``s.add(v)``, ``d.pop(k)``;
+    "item": ``d[k] = v``), for :mod:`.boxing`."""
+
+    appends: int = 0
+    how: str | None = None
+
+    def __add__(self, other: Changes) -> Changes:
+        appends = -1 if self.appends < 0 or other.appends < 0 else self.appends + other.appends
+        how = "method" if "method" in (self.how, other.how) else self.how or other.how
+        return Changes(appends, how)
+
+    def repeated(self) -> Changes:
+        """The changes of a loop of calls: appends without a bound."""
+        return Changes(-1 if self.appends else 0, self.how)
+
+
+#: For a function's name, how the function it names changes each of its parameters (by
+#: position), as :func:`changes_per_parameter` finds them.
+ChangesOf = Callable[[str], dict[int, Changes]]
 
 
 def _parameters(tree: ast.FunctionDef, positional: bool = False) -> list[str]:
@@ -39,52 +68,57 @@ def _parameters(tree: ast.FunctionDef, positional: bool = False) -> list[str]:
                             *([] if positional else args.kwonlyargs))]
 
 
-def _append_counts(tree: ast.FunctionDef, appends_of: AppendsOf) -> dict[str, int]:
-    """The items one call of ``tree`` appends to each parameter it appends to (directly,
-    or through a call of a function that appends) and never assigns; -1: no bound (an
-    append in a loop)."""
+def _changes(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[str, Changes]:
+    """How one call of ``tree`` changes each parameter it changes in place (directly, or
+    through a call of a function that does) and never assigns."""
     params = set(_parameters(tree))
     assigned = {n.id for n in walk_code(tree)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
-    counts: dict[str, int] = {}
+    found: dict[str, Changes] = {}
 
-    def add(name: str, k: int, in_loop: bool) -> None:
-        if name in params and name not in assigned:
-            before = counts.get(name, 0)
-            counts[name] = -1 if in_loop or k < 0 or before < 0 else before + k
+    def add(name: Any, change: Changes, in_loop: bool) -> None:
+        if isinstance(name, ast.Name) and name.id in params and name.id not in assigned:
+            found[name.id] = found.get(name.id, Changes()) + (
+                change.repeated() if in_loop else change)
 
     def visit(node: ast.AST, in_loop: bool) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 continue
-            if isinstance(child, ast.Call):
-                func = child.func
-                if isinstance(func, ast.Attribute) and func.attr == "append" \
-                        and isinstance(func.value, ast.Name):
-                    add(func.value.id, 1, in_loop)
-                elif isinstance(func, ast.Name):
-                    for k, n in appends_of(func.id).items():
-                        if k < len(child.args) and isinstance(arg := child.args[k], ast.Name):
-                            add(arg.id, n, in_loop)
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
+                method = child.func.attr
+                if method == "append":
+                    add(child.func.value, Changes(1), in_loop)
+                elif method in MUTATORS:
+                    add(child.func.value, Changes(0, "method"), in_loop)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
+                for k, change in changes_of(child.func.id).items():
+                    if k < len(child.args):
+                        add(child.args[k], change, in_loop)
+            elif isinstance(child, (ast.Assign, ast.AugAssign, ast.Delete)):
+                targets = child.targets if isinstance(child, (ast.Assign, ast.Delete)) \
+                    else [child.target]
+                for target in targets:
+                    if isinstance(target, ast.Subscript):
+                        add(target.value, Changes(0, "item"), in_loop)
             looping = isinstance(child, (ast.For, ast.While, ast.comprehension))
             visit(child, in_loop or looping)
 
     visit(tree, False)
-    return counts
+    return found
 
 
-def appended_parameters(tree: ast.FunctionDef, appends_of: AppendsOf) -> list[str]:
-    """The parameters ``tree`` appends to (see :func:`_append_counts`)."""
-    counts = _append_counts(tree, appends_of)
-    return [p for p in _parameters(tree) if p in counts]
+def appended_parameters(tree: ast.FunctionDef, changes_of: ChangesOf) -> list[str]:
+    """The parameters ``tree`` appends to (see :func:`_changes`)."""
+    found = _changes(tree, changes_of)
+    return [p for p in _parameters(tree) if p in found and found[p].appends]
 
 
-def appends_per_parameter(tree: ast.FunctionDef, appends_of: AppendsOf) -> dict[int, int]:
-    """For each parameter (by position) ``tree`` appends to: how many items one call
-    appends at most (-1: no bound)."""
-    counts = _append_counts(tree, appends_of)
-    return {k: counts[p] for k, p in enumerate(_parameters(tree, positional=True))
-            if p in counts}
+def changes_per_parameter(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[int, Changes]:
+    """How ``tree`` changes each parameter (by position) it changes in place."""
+    found = _changes(tree, changes_of)
+    return {k: found[p] for k, p in enumerate(_parameters(tree, positional=True))
+            if p in found}
 
 
 def pass_back_appends(tree: ast.FunctionDef, params: list[str]) -> None:

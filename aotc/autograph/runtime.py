@@ -47,9 +47,9 @@ from .comprehensions import (  # noqa: F401
     unpack,
 )
 from .formatted import fstring  # noqa: F401 - converted code calls __aotc__.fstring
-from .lists import (  # noqa: F401 - converted code calls __aotc__.append and appended_by
+from .lists import (  # noqa: F401 - converted code calls __aotc__.append and changed_by
     append,
-    appended_by,
+    changed_by,
     pass_back,
 )
 from .percent import percent  # noqa: F401 - converted code calls __aotc__.percent

@@ -29,7 +29,7 @@ from typing import Any
 from .expressions import convert_expressions
 from .jumps import lower_jumps
 from .liveness import Liveness, assigned, items_written
-from .passed_back import AppendsOf, appended_parameters, pass_back_appends
+from .passed_back import MUTATORS, ChangesOf, appended_parameters, pass_back_appends
 from .returns import lower_returns
 from .syntax import (
     HIDDEN,
@@ -203,11 +203,6 @@ def _loop_keywords(body: list[ast.stmt], written: list[str]) -> list[ast.keyword
     return _appends_keyword(body) + _written_keyword(written) + _changes_keyword(body)
 
 
-#: Methods that change a list, set or dict.
-_MUTATORS = frozenset({"pop", "add", "discard", "remove", "insert", "clear", "update",
-                       "setdefault", "extend", "popitem", "popleft", "appendleft"})
-
-
 def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
     """``changes={name: how}``: the variables whose items this loop body (and loops
     nested in it) changes, and how: "method" (``s.add(v)``, ``stack.pop()``), "item"
@@ -221,7 +216,7 @@ def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
 
     for node, nested in _loop_nodes(body):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.attr in _MUTATORS:
+                and isinstance(node.func.value, ast.Name) and node.func.attr in MUTATORS:
             note(node.func.value.id, "method")
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else \
             [node.target] if isinstance(node, ast.AugAssign) else []
@@ -231,21 +226,26 @@ def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
         found = _appended(node)
         if found is not None and (nested or found[1] < 0):
             note(found[0], "nested")
+        if is_runtime_call(node) and node.func.attr == "changed_by":  # type: ignore[attr-defined]
+            name, how = node.args[1], node.args[3]  # type: ignore[attr-defined]
+            if isinstance(name, ast.Name) and isinstance(how, ast.Constant) and how.value:
+                note(name.id, str(how.value))
     return _dict_keyword("changes", changes)
 
 
 def _appended(node: ast.AST) -> tuple[str, int] | None:
     """A rewritten append, ``__aotc__.append(name, value)`` (one item), or a call of a
-    function appending to a list it is given, ``__aotc__.appended_by(call, name, k)``:
-    the list's name and how many items (-1: no bound)."""
+    function appending to a list it is given, ``__aotc__.changed_by(call, name, k,
+    how)`` with ``k`` nonzero: the list's name and how many items (-1: no bound)."""
     if not is_runtime_call(node):
         return None
     assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
     args = node.args
     if node.func.attr == "append" and args and isinstance(args[0], ast.Name):
         return args[0].id, 1
-    if node.func.attr == "appended_by" and isinstance(args[1], ast.Name) \
-            and isinstance(args[2], ast.Constant) and isinstance(args[2].value, int):
+    if node.func.attr == "changed_by" and isinstance(args[1], ast.Name) \
+            and isinstance(args[2], ast.Constant) and isinstance(args[2].value, int) \
+            and args[2].value:
         return args[1].id, args[2].value
     return None
 
@@ -274,13 +274,13 @@ class _Calls(ast.NodeTransformer):
 
 
 def convert_function(tree: ast.FunctionDef,
-                     appends_of: AppendsOf = lambda name: {}) -> ast.FunctionDef:
-    """Convert one function definition (in place) and return it (``appends_of``: the
-    lists the functions it calls append to, see :mod:`.passed_back`)."""
-    appended = appended_parameters(tree, appends_of)
+                     changes_of: ChangesOf = lambda name: {}) -> ast.FunctionDef:
+    """Convert one function definition (in place) and return it (``changes_of``: the
+    lists, sets and dicts the functions it calls change, see :mod:`.passed_back`)."""
+    appended = appended_parameters(tree, changes_of)
     lower_returns(tree)
     lower_jumps(tree)
-    convert_expressions(tree, appends_of)
+    convert_expressions(tree, changes_of)
     statements = _Statements(Liveness(tree))
     body: list[ast.stmt] = []
     for stmt in tree.body:

@@ -41,6 +41,7 @@ import numpy as np
 from ..errors import AotcError
 from ..ir import DimSource, Program, Var, verify
 from ..ops.calls import Argument, Callee, Made, Result, Returned, call_p
+from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, upper_bound
 from .avals import AType
@@ -65,6 +66,10 @@ def kinds(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Kinds | None:
     out: list[Hashable] = []
     arrays: list[int] = []
     for name, value in [*enumerate(args), *sorted(kwargs.items())]:
+        if is_box(value):  # a list, set or dict the kernel grows: its handle crosses
+            out.append((name, "box", value.described(), repr(value.missing))
+                       if _handle(value) is not None else (name, "recording", id(value)))
+            continue
         if isinstance(value, Tracer):
             if value.ndim:
                 if None not in _static_sizes(value):
@@ -133,8 +138,7 @@ def call(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable,
         callee = _traced(fn, converted, key, args, kwargs, calling, table, tuple_length)
     elif callee.program is None:
         callee.called_early = True
-    operands = [a for a in (*args, *(kwargs[k] for k in sorted(kwargs)))
-                if isinstance(a, Tracer)]
+    operands = _operands(args, kwargs)
     writes = {"written": callee.written} if callee.written else {}
     outs = ctx.emit(call_p, [o.atom for o in operands], callee=callee, **writes)
     results = [Tracer(v, weak=w and not v.type.ndim)
@@ -142,6 +146,18 @@ def call(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable,
     for k, var in zip(callee.written, outs[len(results):], strict=True):
         operands[k][...] = Tracer(var)
     return _rebuilt(callee.returned, results, operands)
+
+
+def _operands(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Tracer]:
+    """The runtime values a call passes: its tracers, and each box's handle."""
+    values = [_handle(v) if is_box(v) else v for v in (*args, *(kwargs[k] for k in sorted(kwargs)))]
+    return [v for v in values if isinstance(v, Tracer)]
+
+
+def _handle(box: Any) -> Tracer | None:
+    """A box's handle; None for the stand-in that records what a body puts in one."""
+    leaves = box.tree_flatten()[0]
+    return leaves[0] if leaves else None
 
 
 def _rebuilt(returned: Returned, results: list[Tracer], operands: list[Tracer]) -> Any:
@@ -194,7 +210,7 @@ def _array_guess(callee: Callee, args: tuple[Any, ...], kwargs: dict[str, Any]) 
     """When the body failed on its calls' first guess (numbers), the next: the first
     array it is given (``return arr``, as in-place sorts write it). False when there
     is none, or that guess was made already."""
-    operands = [a for a in (*args, *(kwargs[k] for k in sorted(kwargs))) if isinstance(a, Tracer)]
+    operands = _operands(args, kwargs)
     first = next((k for k, a in enumerate(operands) if a.ndim), None)
     if first is None or isinstance(callee.returned, Argument):
         return False
@@ -291,6 +307,9 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
     name = callee.name.split("$")[0]
 
     def input_for(value: Any) -> Any:
+        if is_box(value) and _handle(value) is not None:  # (through a handle of its own)
+            leaves, meta = value.tree_flatten()
+            return type(value).tree_unflatten(meta, [input_for(leaves[0])])
         if not isinstance(value, Tracer):
             return value
         shape = tuple(DimExpr.const(size) if size is not None
@@ -309,8 +328,8 @@ def _body(callee: Callee, converted: Callable[..., Any], key: Hashable,
         return tracer
 
     new_args = tuple(input_for(a) for a in args)
-    callee.sizes = {src.symbol: (src.index, src.axis or 0) for src in sources}
     new_kwargs = {k: input_for(kwargs[k]) for k in sorted(kwargs)}
+    callee.sizes = {src.symbol: (src.index, src.axis or 0) for src in sources}
     calling.append(key)
     try:
         with tracing(here), np.errstate(all="ignore"):
