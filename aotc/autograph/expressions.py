@@ -41,6 +41,8 @@ def _target_params(target: ast.expr) -> tuple[list[str], bool] | None:
 
 #: What a call changing a list it is given returned, before its assignment.
 _RESULT = HIDDEN + "result"
+#: The list a call wrote the items of (not a new value: the same object).
+_UNCHANGED = HIDDEN + "unchanged"
 
 
 class Expressions(ast.NodeTransformer):
@@ -175,7 +177,8 @@ class Expressions(ast.NodeTransformer):
         name, change = changed[0]
         value = runtime_call("changed_by", thunk(call), load(name),
                              ast.Constant(change.appends), ast.Constant(change.how))
-        target = ast.Tuple([store(_RESULT), store(name)], ast.Store())
+        grown = store(name) if change.appends else store(_UNCHANGED)  # (items written)
+        target = ast.Tuple([store(_RESULT), grown], ast.Store())
         return ast.copy_location(ast.Assign([target], value), call)
 
     def visit_Raise(self, node: ast.Raise) -> ast.AST:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from .syntax import walk_code
+from .syntax import is_runtime_call, walk_code
 
 Names = frozenset[str]
 EMPTY: Names = frozenset()
@@ -62,6 +62,8 @@ def items_written(nodes: Iterable[ast.AST]) -> set[str]:
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
                     and sub.func.attr in MUTATORS:
                 targets = [sub.func]
+            if is_runtime_call(sub) and sub.func.attr == "changed_by":  # type: ignore[attr-defined]
+                targets = [ast.Subscript(sub.args[1], ast.Constant(0))]  # type: ignore[attr-defined]
             for target in targets:
                 while isinstance(target, (ast.Subscript, ast.Attribute)):
                     target = target.value

@@ -14,13 +14,16 @@ parameter's last value back into the object it was given::
                                                     None, (__aotc_given_out, out))
 
 A call of a function that changes a list, set or dict it is given in place (appends,
-``d[k] = v``, ``s.add(v)``), as a statement, is rewritten as such a change is:
-``out = __aotc__.changed_by(lambda: keep(out, v), out, k, how)``, with ``k`` the items
-one call appends at most (-1: no bound) and ``how`` its other changes. A loop around
-it then grows ``out`` (or makes it a box, :mod:`.boxing`) as if it changed it itself,
-and where the caller's list object cannot take the new value (a Python list that
-became an array of runtime length) the call site takes it instead
-(:func:`.lists.pass_back`).
+``d[k] = v``, ``s.add(v)``), as a statement or the value of an assignment, is rewritten
+as such a change is: ``__aotc_result, out = __aotc__.changed_by(lambda: keep(out, v),
+out, k, how)``, with ``k`` the items one call appends at most (-1: no bound) and
+``how`` its other changes. A loop around it then grows ``out`` (or makes it a box,
+:mod:`.boxing`) as if it changed it itself, and where the caller's list object cannot
+take the new value (a Python list that became an array of runtime length) the call site
+takes it instead (:func:`.lists.pass_back`). A call that only writes items or calls
+other methods (``d[k] = v``, ``s.add(v)``, also an array's ``out[i] = v``) leaves
+``out`` unassigned (``__aotc_result, _ = ...``): the loop sees its items written, as
+for the same statement in its body.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from typing import Any
 
 from .syntax import HIDDEN, assign, load, runtime_call, walk_code
 
-#: Methods that change a list, set or dict in place, other than ``append``.
-MUTATORS = frozenset({"pop", "add", "discard", "remove", "insert", "clear", "update",
+#: Methods that change how many items a list, set or dict holds, other than ``append``.
+CONTAINER_CHANGES = frozenset({"pop", "add", "discard", "remove", "insert", "clear", "update",
                       "setdefault", "extend", "popitem", "popleft", "appendleft"})
 
 
@@ -89,7 +92,7 @@ def _changes(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[str, Changes]
                 method = child.func.attr
                 if method == "append":
                     add(child.func.value, Changes(1), in_loop)
-                elif method in MUTATORS:
+                elif method in CONTAINER_CHANGES:
                     add(child.func.value, Changes(0, "method"), in_loop)
             elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
                 for k, change in changes_of(child.func.id).items():

@@ -29,7 +29,7 @@ from typing import Any
 from .expressions import convert_expressions
 from .jumps import lower_jumps
 from .liveness import Liveness, assigned, items_written
-from .passed_back import MUTATORS, ChangesOf, appended_parameters, pass_back_appends
+from .passed_back import CONTAINER_CHANGES, ChangesOf, appended_parameters, pass_back_appends
 from .returns import lower_returns
 from .syntax import (
     HIDDEN,
@@ -216,7 +216,7 @@ def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
 
     for node, nested in _loop_nodes(body):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and isinstance(node.func.value, ast.Name) and node.func.attr in MUTATORS:
+                and isinstance(node.func.value, ast.Name) and node.func.attr in CONTAINER_CHANGES:
             note(node.func.value.id, "method")
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else \
             [node.target] if isinstance(node, ast.AugAssign) else []
