@@ -271,9 +271,22 @@ def test_a_helper_changing_a_dict_or_set_changes_the_callers(kernel, n):
     check(kernel, n)
 
 
+def _keep_then_restart(items, v):
+    items.append(v)
+    items = [0.0]  # a new list of its own: later appends do not reach the caller
+    items.append(v)
+
+
+def helper_appends_then_rebinds(x: f64[:]):
+    items = [1.0]
+    for i in range(x.shape[0]):
+        _keep_then_restart(items, x[i])
+    return len(items), sum(items)
+
+
 HELPER_APPENDS = [helper_appends_in_its_branch, helper_appends_in_its_loop,
                   helper_appends_through_a_helper, helper_appends_outside_loops,
-                  helper_appends_to_a_laid_out_list]
+                  helper_appends_to_a_laid_out_list, helper_appends_then_rebinds]
 
 
 @pytest.mark.parametrize("kernel", HELPER_APPENDS, ids=lambda f: f.__name__)

@@ -73,16 +73,18 @@ def _parameters(tree: ast.FunctionDef, positional: bool = False) -> list[str]:
 
 def _changes(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[str, Changes]:
     """How one call of ``tree`` changes each parameter it changes in place (directly, or
-    through a call of a function that does) and never assigns."""
+    through a call of a function that does)."""
     params = set(_parameters(tree))
-    assigned = {n.id for n in walk_code(tree)
-                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    assigned = _assigned(tree)
     found: dict[str, Changes] = {}
 
     def add(name: Any, change: Changes, in_loop: bool) -> None:
-        if isinstance(name, ast.Name) and name.id in params and name.id not in assigned:
+        # A parameter the function also assigns is not passed back: a caller's loop
+        # makes it a box (appends without a bound), which the appends change in place.
+        if isinstance(name, ast.Name) and name.id in params:
+            repeated = in_loop or name.id in assigned
             found[name.id] = found.get(name.id, Changes()) + (
-                change.repeated() if in_loop else change)
+                change.repeated() if repeated else change)
 
     def visit(node: ast.AST, in_loop: bool) -> None:
         for child in ast.iter_child_nodes(node):
@@ -111,10 +113,17 @@ def _changes(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[str, Changes]
     return found
 
 
+def _assigned(tree: ast.FunctionDef) -> set[str]:
+    return {n.id for n in walk_code(tree)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
 def appended_parameters(tree: ast.FunctionDef, changes_of: ChangesOf) -> list[str]:
-    """The parameters ``tree`` appends to (see :func:`_changes`)."""
-    found = _changes(tree, changes_of)
-    return [p for p in _parameters(tree) if p in found and found[p].appends]
+    """The parameters ``tree`` appends to and never assigns (see :func:`_changes`): each
+    ``return`` passes them back."""
+    found, assigned = _changes(tree, changes_of), _assigned(tree)
+    return [p for p in _parameters(tree) if p in found and found[p].appends
+            and p not in assigned]
 
 
 def changes_per_parameter(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[int, Changes]:
