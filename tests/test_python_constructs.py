@@ -360,14 +360,14 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     # place through views and on copies), or a tuple of runtime values.
     "merge_sorted_in_place": [(np.random.default_rng(6).standard_normal(33),), (X[:2],),
                               (X[:1],), (X[:0],), (np.arange(9.0)[::-1].copy(),)],
-    "merge_sorted": [(np.random.default_rng(7).standard_normal(100),), (X[:2],), (X[:0],)],
+    "merge_sorted": [(np.random.default_rng(7).standard_normal(21),), (X[:2],), (X[:0],)],
     "extremes": [(np.random.default_rng(8).standard_normal(33),), (X[:1],), (X[:0],)],
     # A dict the kernel grows, passed down a recursion (a memo) or written by a helper.
     "longest_collatz": [(1,), (2,), (60,)],  # (small: the IR tests interpret it)
     "tallied": [(np.arange(10),), (np.zeros(0, np.int64),), (np.array([3, 7, 11]),)],
-    "recursive_fft": [(np.ones(16, complex),), (np.exp(1j * np.arange(64.0)),),
+    "recursive_fft": [(np.ones(8, complex),), (np.exp(1j * np.arange(16.0)),),
                       (np.arange(1, 2, dtype=complex),)],
-    "merged_copy": [(np.random.default_rng(10).standard_normal(40),), (X,), (X[:1],),
+    "merged_copy": [(np.random.default_rng(10).standard_normal(17),), (X,), (X[:1],),
                     (X[:0],)],
     # A helper appending to the caller's list in its own branch: the caller's list grows.
     "kept_by_a_helper": [(X,), (X[:0],), (np.random.default_rng(9).standard_normal(50),)],

@@ -150,7 +150,8 @@ def call(fn: Callable[..., Any], converted: Callable[..., Any], key: Hashable,
 
 def _operands(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Tracer]:
     """The runtime values a call passes: its tracers, and each box's handle."""
-    values = [_handle(v) if is_box(v) else v for v in (*args, *(kwargs[k] for k in sorted(kwargs)))]
+    given = (*args, *(kwargs[k] for k in sorted(kwargs)))
+    values = [_handle(v) if is_box(v) else v for v in given]
     return [v for v in values if isinstance(v, Tracer)]
 
 
@@ -269,12 +270,14 @@ def _padded(array: Tracer, name: str, arrays: dict[int, Tracer], pinned: bool) -
     """``array`` in the front of a buffer of an upper bound of its sizes, in the
     function's own size symbols (the caller plans that buffer). The bound is found from
     the sizes the body computes; when that bound grows with each trace (it is in terms of
-    the recursive calls' bounds), it is ``pinned`` to the sizes of the first array the
-    function is given of the same rank, and a larger result raises ValueError."""
+    the recursive calls' bounds) or none is found, it is ``pinned`` to the sizes of the
+    first array the function is given of the same rank, and a larger result raises
+    ValueError."""
     ctx = current()
     uppers = ctx.uppers()
     bounds: list[DimExpr | None] = [upper_bound(d, uppers) for d in array.aval.shape]
     given = next((a for a in arrays.values() if a.ndim == array.ndim), None)
+    pinned = pinned or None in bounds  # (no bound found: the same pin)
     if pinned and given is not None:
         bounds = list(given.aval.shape)
         for d, bound in zip(array.aval.shape, given.aval.shape, strict=True):
