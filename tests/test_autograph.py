@@ -284,6 +284,20 @@ def helper_appends_then_rebinds(x: f64[:]):
     return len(items), sum(items)
 
 
+SEEN: list[float] = []
+
+
+def helper_appends_to_a_global_list(x: f64[:]):
+    _keep_positive(SEEN, 2.0)  # at build time, to the module's list (it stays global)
+    return x[0] + 1.0
+
+
+def test_a_helper_appending_to_a_module_list_leaves_it_global():
+    program = compiled(helper_appends_to_a_global_list)
+    assert SEEN == [2.0]  # appended once, while the kernel was built
+    assert eval_program(program, np.array([1.5]))[0] == 2.5
+
+
 HELPER_APPENDS = [helper_appends_in_its_branch, helper_appends_in_its_loop,
                   helper_appends_through_a_helper, helper_appends_outside_loops,
                   helper_appends_to_a_laid_out_list, helper_appends_then_rebinds]

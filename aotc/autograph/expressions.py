@@ -25,7 +25,7 @@ import ast
 from typing import Any
 
 from .passed_back import ChangesOf
-from .syntax import HIDDEN, arguments, assign, load, runtime_call, store, thunk
+from .syntax import HIDDEN, arguments, assign, load, runtime_call, store, thunk, walk_code
 
 _COMPREHENSIONS = {ast.ListComp: "list", ast.GeneratorExp: "generator", ast.SetComp: "set"}
 
@@ -48,8 +48,10 @@ _UNCHANGED = HIDDEN + "unchanged"
 class Expressions(ast.NodeTransformer):
     """Rewrites bottom-up, so inner expressions are converted before outer ones."""
 
-    def __init__(self, changes_of: ChangesOf) -> None:
+    def __init__(self, changes_of: ChangesOf, local_names: frozenset[str]) -> None:
         self.changes_of = changes_of
+        #: The function's own names (a global list a helper appends to stays global).
+        self.local_names = local_names
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
@@ -171,6 +173,7 @@ class Expressions(ast.NodeTransformer):
             return None
         changed = [(arg.id, c) for k, c in self.changes_of(call.func.id).items()
                    if k < len(call.args) and isinstance(arg := call.args[k], ast.Name)
+                   and arg.id in self.local_names
                    and not any(isinstance(a, ast.Starred) for a in call.args[:k])]
         if len(changed) != 1:
             return None
@@ -196,7 +199,12 @@ class Expressions(ast.NodeTransformer):
 
 def convert_expressions(tree: ast.FunctionDef, changes_of: ChangesOf) -> None:
     """Rewrite the expressions of one function (nested functions and lambdas too), in place."""
-    tree.body = [Expressions(changes_of).visit(stmt) for stmt in tree.body]
+    args = tree.args
+    stored = [n.id for n in walk_code(tree)
+              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    local_names = frozenset([*params, *stored])
+    tree.body = [Expressions(changes_of, local_names).visit(stmt) for stmt in tree.body]
 
 
 def _slices_as_calls(index: ast.expr) -> ast.expr:
