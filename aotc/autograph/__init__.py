@@ -26,6 +26,7 @@ from typing import Any, cast
 from ..errors import Loc, TraceError
 from . import runtime
 from .passed_back import Changes, ChangesOf, changes_per_parameter
+from .syntax import parameters, walk_code
 from .transform import RUNTIME, convert_function
 
 _CACHE: dict[Callable[..., Any], Callable[..., Any]] = {}
@@ -198,7 +199,7 @@ def resized_parameters(fn: Callable[..., Any]) -> frozenset[str]:
         else None
     if node is None:
         return frozenset()
-    params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+    params = set(parameters(node))
     found: set[str] = set()
     for sub in ast.walk(node):
         target: ast.expr | None = None
@@ -221,17 +222,9 @@ def returned_tuple_length(fn: Callable[..., Any]) -> int | None:
         else None
     if node is None or isinstance(node, ast.Lambda):
         return None
-    lengths: set[int | None] = set()
-    todo: list[ast.AST] = list(node.body)
-    while todo:
-        sub = todo.pop()
-        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue  # (its returns are its own)
-        if isinstance(sub, ast.Return):
-            plain = isinstance(sub.value, ast.Tuple) and not any(
-                isinstance(e, ast.Starred) for e in sub.value.elts)
-            lengths.add(len(sub.value.elts) if plain else None)  # type: ignore[union-attr]
-        todo.extend(ast.iter_child_nodes(sub))
+    lengths = {len(sub.value.elts) if isinstance(sub.value, ast.Tuple) and not any(
+                   isinstance(e, ast.Starred) for e in sub.value.elts) else None
+               for stmt in node.body for sub in walk_code(stmt) if isinstance(sub, ast.Return)}
     return lengths.pop() if len(lengths) == 1 else None
 
 

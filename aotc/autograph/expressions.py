@@ -24,8 +24,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from .liveness import local_names
 from .passed_back import ChangesOf
-from .syntax import HIDDEN, arguments, assign, load, runtime_call, store, thunk, walk_code
+from .syntax import HIDDEN, arguments, assign, load, runtime_call, store, thunk
 
 _COMPREHENSIONS = {ast.ListComp: "list", ast.GeneratorExp: "generator", ast.SetComp: "set"}
 
@@ -199,12 +200,7 @@ class Expressions(ast.NodeTransformer):
 
 def convert_expressions(tree: ast.FunctionDef, changes_of: ChangesOf) -> None:
     """Rewrite the expressions of one function (nested functions and lambdas too), in place."""
-    args = tree.args
-    stored = [n.id for n in walk_code(tree)
-              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-    params = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-    local_names = frozenset([*params, *stored])
-    tree.body = [Expressions(changes_of, local_names).visit(stmt) for stmt in tree.body]
+    tree.body = [Expressions(changes_of, local_names(tree)).visit(stmt) for stmt in tree.body]
 
 
 def _slices_as_calls(index: ast.expr) -> ast.expr:

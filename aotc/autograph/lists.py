@@ -136,13 +136,19 @@ def append(lst: Any, value: Any) -> Any:
             # caller's list (in a loop body or branch, the rewritten assignment carries
             # it out instead). A list laid out by a loop is a view of its buffer: now
             # an array of its own.
-            lst.set_atom(grown.atom)
-            lst.base = lst.window = None
-            lst.list_like = True
+            _grown_in_place(lst, grown)
             return lst
         return grown
     lst.append(value)
     return lst
+
+
+def _grown_in_place(lst: Tracer, grown: Tracer) -> None:
+    """The list object ``lst`` becomes ``grown``, an array of its own (not a view of
+    the buffer a loop laid it out in)."""
+    lst.set_atom(grown.atom)
+    lst.base = lst.window = None
+    lst.list_like = True
 
 
 #: The lists whose call site takes what a call passes back (``changed_by``, by the
@@ -181,9 +187,7 @@ def pass_back(given: Any, last: Any) -> None:
         given.buffer, given.count = last.buffer, last.count  # (a list a loop grows)
     elif isinstance(given, Tracer) and given.list_like and isinstance(last, Tracer) \
             and given.context is current():
-        given.set_atom(last.atom)  # as append() grows it in the same trace
-        given.base = given.window = None
-        given.list_like = True
+        _grown_in_place(given, last)  # as append() grows it in the same trace
     elif isinstance(given, list) and isinstance(last, list):
         given[:] = last
     elif id(given) in _CALL_SITES:

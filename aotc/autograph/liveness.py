@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from .syntax import is_runtime_call, walk_code
+from .syntax import is_runtime_call, parameters, walk_code
 
 Names = frozenset[str]
 EMPTY: Names = frozenset()
@@ -44,6 +44,11 @@ def assigned(nodes: Iterable[ast.AST]) -> set[str]:
             elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub is not node:
                 found.add(sub.name)
     return found
+
+
+def local_names(fn: ast.FunctionDef) -> frozenset[str]:
+    """A function's own variables: its parameters and what it assigns."""
+    return frozenset(parameters(fn)) | assigned(fn.body)
 
 
 #: Methods that change a Python container (or an array) in place.
@@ -88,10 +93,10 @@ def uses(node: ast.AST) -> set[str]:
             found |= uses(part) - bound
         return found
     if isinstance(node, ast.Lambda):
-        params = {a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
+        params = set(parameters(node))
         return (uses(node.body) | set().union(*map(uses, node.args.defaults))) - params
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        params = {a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
+        params = set(parameters(node))
         inner = set().union(*(uses(s) for s in node.body)) if node.body else set()
         return (inner - params - assigned(node.body)) | set().union(
             *map(uses, node.args.defaults + node.decorator_list))
@@ -114,9 +119,7 @@ class Liveness:
         self.body_entry: dict[int, Names] = {}
         #: The function's own variables (its parameters and what it assigns): ``np`` in
         #: ``np.sort(x)`` is not one, so that call changes no variable of the function.
-        self.local_names: Names = frozenset(
-            a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)) \
-            | assigned(fn.body)
+        self.local_names: Names = local_names(fn)
         self.block(fn.body, EMPTY)
 
     def block(self, stmts: list[ast.stmt], live: Names) -> Names:

@@ -22,8 +22,8 @@ out, k, how)``, with ``k`` the items one call appends at most (-1: no bound) and
 take the new value (a Python list that became an array of runtime length) the call site
 takes it instead (:func:`.lists.pass_back`). A call that only writes items or calls
 other methods (``d[k] = v``, ``s.add(v)``, also an array's ``out[i] = v``) leaves
-``out`` unassigned (``__aotc_result, _ = ...``): the loop sees its items written, as
-for the same statement in its body.
+``out`` unassigned (``__aotc_result, __aotc_unchanged = ...``): the loop sees its
+items written, as for the same statement in its body.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .syntax import HIDDEN, assign, load, runtime_call, walk_code
+from .syntax import HIDDEN, assign, load, parameters, runtime_call, walk_code
 
 #: Methods that change how many items a list, set or dict holds, other than ``append``.
 CONTAINER_CHANGES = frozenset({"pop", "add", "discard", "remove", "insert", "clear", "update",
@@ -65,16 +65,10 @@ class Changes:
 ChangesOf = Callable[[str], dict[int, Changes]]
 
 
-def _parameters(tree: ast.FunctionDef, positional: bool = False) -> list[str]:
-    args = tree.args
-    return [a.arg for a in (*args.posonlyargs, *args.args,
-                            *([] if positional else args.kwonlyargs))]
-
-
 def _changes(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[str, Changes]:
     """How one call of ``tree`` changes each parameter it changes in place (directly, or
     through a call of a function that does)."""
-    params = set(_parameters(tree))
+    params = set(parameters(tree))
     assigned = _assigned(tree)
     found: dict[str, Changes] = {}
 
@@ -122,14 +116,14 @@ def appended_parameters(tree: ast.FunctionDef, changes_of: ChangesOf) -> list[st
     """The parameters ``tree`` appends to and never assigns (see :func:`_changes`): each
     ``return`` passes them back."""
     found, assigned = _changes(tree, changes_of), _assigned(tree)
-    return [p for p in _parameters(tree) if p in found and found[p].appends
+    return [p for p in parameters(tree) if p in found and found[p].appends
             and p not in assigned]
 
 
 def changes_per_parameter(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[int, Changes]:
     """How ``tree`` changes each parameter (by position) it changes in place."""
     found = _changes(tree, changes_of)
-    return {k: found[p] for k, p in enumerate(_parameters(tree, positional=True))
+    return {k: found[p] for k, p in enumerate(parameters(tree, positional=True))
             if p in found}
 
 

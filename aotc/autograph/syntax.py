@@ -55,6 +55,15 @@ def assign(name: str, value: ast.expr, like: ast.AST) -> ast.Assign:
     return ast.copy_location(ast.Assign([store(name)], value), like)
 
 
+def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+               positional: bool = False) -> list[str]:
+    """The names of a function's parameters, in order (``positional``: those a call can
+    pass by position only; ``*args`` and ``**kwargs`` are not among them)."""
+    args = fn.args
+    return [a.arg for a in (*args.posonlyargs, *args.args,
+                            *([] if positional else args.kwonlyargs))]
+
+
 def walk_code(node: ast.AST) -> Iterable[ast.AST]:
     """``ast.walk`` that does not enter nested functions or lambdas (their returns, breaks
     and local names are their own)."""

@@ -218,13 +218,15 @@ def lower_call(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[Value]:
     with b.if_then(b.icmp_signed("!=", code, i64(0)), likely=False):
         b.ret(code)
     values: list[Value] = []
+    field = 0
     for k, out in enumerate(results):
         if k in made:
             values.append(made[k])
             continue
         dtype = out.type.dtype
-        at = b.gep(slot, [i32(0), i32(k - sum(j < k for j in made))], source_etype=slots)
+        at = b.gep(slot, [i32(0), i32(field)], source_etype=slots)
         values.append(Scalar(load_memory(b, at, dtype, dtype.itemsize), dtype))
+        field += 1
     return [*values, *(passed[position] for position in written(eqn))]
 
 
