@@ -351,10 +351,9 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
                     if (info := dict(exports)[name].__aotc_export__).parallel is not None}
         twins = frozenset(ov.prefix for f in functions for ov in f.overloads
                           if ov.signature.stretches)
-        parts, compiled = objects.compile_targets(entries, targets,
-                                                  out_dir / f"_aotc_{leaf}.cache", locate,
-                                                  parallel, baseline_only=twins)
-    total = sum(len(group) for group in parts.values())
+        parts, compiled, total = objects.compile_targets(
+            entries, targets, out_dir / f"_aotc_{leaf}.cache", locate, parallel,
+            baseline_only=twins)
     _log(cfg, f"compiled {compiled} of {total} entry point(s) for "
               f"{', '.join(cfg.targets)} ({total - compiled} unchanged)")
     with timer.phase("link"):

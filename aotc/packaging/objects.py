@@ -7,8 +7,11 @@ program, and the functions it calls), its symbol, the target, LLVM's version and
 digest of aotc's own code (:func:`program_key`): an unchanged kernel is not lowered,
 optimized or compiled again, the build's directory and the shared object cache
 (:mod:`.object_cache`) answering first, and what must be compiled is lowered to LLVM IR
-and spread over the machine's cores. Per target, the entries' objects are then joined
-into one relocatable object (``cc -r``), the one file a C caller links.
+and spread over the machine's cores. The big functions kernels call (the GEMM, the
+sorts: :mod:`aotc.codegen.core.library`) are declared in each kernel and compiled once
+per target, each cached by its name, which decides its code. Per target, the entries'
+objects and those are then joined into one relocatable object (``cc -r``), the one file
+a C caller links.
 """
 
 from __future__ import annotations
@@ -24,10 +27,13 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import AotcError, BuildError
+from ..errors import AotcError, BuildError, InternalError
 from . import object_cache
+
+if TYPE_CHECKING:
+    from ..codegen.core.library import Library
 
 #: Adds the kernel's name and location to an error raised for entry ``prefix``.
 Locate = Callable[[str, AotcError], AotcError]
@@ -101,6 +107,16 @@ def program_key(symbol: str, program: Any, spec: Any) -> str:
     return hashlib.sha256((seed + _LOC.sub("", str(program))).encode()).hexdigest()
 
 
+def library_key(symbol: str, spec: Any) -> str:
+    """The cache key of library function ``symbol``'s object for ``spec``: its name
+    decides its code (:mod:`aotc.codegen.core.library`), given aotc's own code."""
+    import llvmlite.binding as llvm
+
+    seed = (f"aotc library object v1\n{symbol}\n{spec!r}\n{llvm.llvm_version_info}\n"
+            f"{_aotc_digest()}\n")
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
 def _compile(text: str, spec: Any, key: str) -> bytes:
     """The job's object, compiled and put in the shared cache under its ``key`` (the
     build looked there first, and prunes the cache once afterwards)."""
@@ -125,8 +141,8 @@ def _serially(jobs: list[Job], locate: Locate) -> list[bytes]:
     for job in jobs:
         try:
             objects.append(_compile(job.text, job.spec, job.key))
-        except AotcError as err:
-            raise locate(job.prefix, err) from None
+        except AotcError as err:  # (a library function has no kernel to name)
+            raise (locate(job.prefix, err) if job.program is not None else err) from None
     return objects
 
 
@@ -155,16 +171,15 @@ def _run(jobs: list[Job], locate: Locate) -> None:
 def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target],
                     cache: Path, locate: Locate, parallel: Mapping[str, bool] | None = None,
                     baseline_only: frozenset[str] = frozenset()
-                    ) -> tuple[dict[str, list[Path]], int]:
-    """Each target's per-entry objects (compiled or reused from ``cache``), and how many
-    were compiled. Lowering errors of the entries compiled surface here, per entry, before
+                    ) -> tuple[dict[str, list[Path]], int, int]:
+    """Each target's objects (compiled or reused from ``cache``: the entries', then the
+    library functions' they call), how many entries' objects were compiled, and of how
+    many. Lowering errors of the entries compiled surface here, per entry, before
     anything is compiled.
     ``parallel`` overrides the targets' ``parallel`` per entry (``export(parallel=)``);
     the entries in ``baseline_only`` (broadcast twins: a fallback, not the loop calls
     run) are compiled for the first target alone, which every other target's table
     points at (:func:`aotc.packaging.call_tables.build`)."""
-    from ..codegen import build_llvm_module
-
     cache.mkdir(parents=True, exist_ok=True)
     jobs: dict[str, list[Job]] = {}
     for k, target in enumerate(targets):
@@ -181,18 +196,69 @@ def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target
     outdated = [job for group in jobs.values() for job in group
                 if not object_cache.placed(job.obj, job.key)]
     todo = [job for job in outdated if not _from_shared_cache(job)]
+    libraries: dict[str, Library] = {}
     for job in todo:
-        try:
-            job.text = str(build_llvm_module([(job.symbol, job.program)], job.spec))
-        except AotcError as err:
-            raise locate(job.prefix, err) from None
+        _lower(job, libraries, locate)
+    for group in jobs.values():
+        library_jobs = _library_jobs(group, libraries, cache, locate)
+        todo += [job for job in library_jobs if job.text]
+        group += library_jobs
     _run(todo, locate)
     keep = {job.obj.name for group in jobs.values() for job in group}
     for stale in cache.glob("*.o"):  # kernels removed or renamed since the last build
         if stale.name not in keep:
             stale.unlink()
             object_cache.unplace(stale)
-    return {name: [job.obj for job in group] for name, group in jobs.items()}, len(todo)
+    return ({name: [job.obj for job in group] for name, group in jobs.items()},
+            sum(job.program is not None for job in todo),
+            sum(job.program is not None for group in jobs.values() for job in group))
+
+
+def _lower(job: Job, libraries: dict[str, Library], locate: Locate) -> None:
+    """The job's LLVM IR, declaring the library functions it calls (made in the library
+    of its spec)."""
+    from ..codegen import build_llvm_module
+    from ..codegen.core.library import Library
+
+    library = libraries.setdefault(repr(job.spec), Library(job.spec))
+    try:
+        job.text = str(build_llvm_module([(job.symbol, job.program)], job.spec, library))
+    except AotcError as err:
+        raise locate(job.prefix, err) from None
+
+
+def _library_jobs(group: list[Job], libraries: dict[str, Library], cache: Path,
+                  locate: Locate) -> list[Job]:
+    """The library functions one target's kernels call, and those they call in turn, a
+    job each, with its IR when its object must be compiled. What an object reused from
+    an earlier build calls is read from it; a function no kernel lowered now has made
+    is made by lowering one of its callers again (whose object stays)."""
+    from ..codegen.core.library import Library, needed_symbols
+
+    callers: dict[str, Job] = {}  # library symbol -> a kernel calling it (maybe through others)
+    made: dict[str, Job] = {}
+    pending = list(group)
+    while pending:
+        caller = pending.pop()
+        kernel = caller if caller.program is not None else callers[caller.symbol]
+        for symbol in needed_symbols(caller.text or caller.obj.read_bytes()):
+            if symbol in made:
+                continue
+            callers[symbol] = kernel
+            job = made[symbol] = Job("", symbol, None, kernel.spec, cache / f"{symbol}.o",
+                                     library_key(symbol, kernel.spec))
+            pending.append(job)
+            if object_cache.placed(job.obj, job.key) or _from_shared_cache(job):
+                continue
+            library = libraries.setdefault(repr(kernel.spec), Library(kernel.spec))
+            if library.text(symbol) is None:
+                _lower(dataclasses.replace(kernel, text=""), libraries, locate)
+            text = library.text(symbol)
+            if text is None:
+                raise InternalError(LookupError(f"no kernel calling {symbol} makes it"),
+                                    phase="code generation")
+            job.text = text
+    return [made[symbol] for symbol in sorted(made)]
 
 
 def join_objects(parts: Sequence[Path], out: Path, cc: Sequence[str]) -> None:

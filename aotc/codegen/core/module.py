@@ -19,16 +19,21 @@ from ...ir import Program
 from ..memory.layout import plan_layout
 from ..targets.spec import TargetSpec, target_machine
 from .entry import emit_kernel, emit_shapes
+from .library import Library
 
 Entries = Sequence[tuple[str, Program]]
 
 
-def build_llvm_module(entries: Entries, target: TargetSpec) -> ir.Module:
-    """Unoptimized IR defining ``P_shapes`` and ``P`` for each ``(P, program)``."""
+def build_llvm_module(entries: Entries, target: TargetSpec, library: Library | None = None
+                      ) -> ir.Module:
+    """Unoptimized IR defining ``P_shapes`` and ``P`` for each ``(P, program)``; with a
+    ``library`` (for ``target``), declaring its functions instead of defining them."""
     tm = target_machine(target)
     module = ir.Module(name="aotc")
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
+    if library is not None:
+        library.attach(module)
     for name, program in entries:
         # Any exception here is a bug in aotc: reported at the equation being lowered.
         with internal_errors("code generation", kernel=program.name):

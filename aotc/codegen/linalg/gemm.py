@@ -56,6 +56,7 @@ from ...shapes import minimum, size
 from ...tracing.avals import AType
 from ..core.builder import KernelBuilder, existing, internal_function
 from ..core.dtypes import I8, I64, PTR, i64, mem_type
+from ..core.library import library_function
 from ..core.loops import for_range
 from ..core.runtime import poll
 from ..targets import INSTRUCTION_SETS, for_module
@@ -143,6 +144,7 @@ GEMM_PARAMS = [("m", I64), ("n", I64), ("k", I64), ("a", PTR), ("a_rs", I64), ("
                ("c_cs", I64), ("pa", PTR), ("pb", PTR), ("rt", PTR)]
 
 
+@library_function
 def gemm_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bool,
                   narrow: bool = False) -> ir.Function:
     """``i64(m, n, k, a, a_rs, a_cs, b, b_rs, b_cs, c, c_rs, c_cs, pa, pb, rt)``:

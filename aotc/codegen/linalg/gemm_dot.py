@@ -25,6 +25,7 @@ from llvmlite import ir
 
 from ..core.builder import KernelBuilder, existing, internal_function
 from ..core.dtypes import I8, I64, PTR, i64, reg_type
+from ..core.library import library_function
 from ..core.loops import for_range
 from ..core.simd import fused_multiply_add, zeros
 from ..nests.pairwise import lanes_sum
@@ -34,6 +35,7 @@ from ..nests.pairwise import lanes_sum
 CHAINS = 4
 
 
+@library_function
 def dot_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bool
                  ) -> ir.Function:
     """``T(n, x, xs, y, ys)``: ``sum(x[i] * y[i] for i < n)``, byte strides ``xs``,
@@ -94,6 +96,7 @@ ROWS = 4
 ROW_CHAINS = 2
 
 
+@library_function
 def gemv_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bool
                   ) -> ir.Function:
     """``void(m, n, a, a_rs, a_cs, x, xs, out, os)``: ``out[i] = sum_j a[i, j] x[j]``

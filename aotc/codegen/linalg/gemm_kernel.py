@@ -29,6 +29,7 @@ from llvmlite import ir
 
 from ..core.builder import KernelBuilder, existing, internal_function
 from ..core.dtypes import I8, I64, PTR, i64, reg_type
+from ..core.library import library_function
 from ..core.loops import for_range
 from ..core.simd import I32, fused_multiply_add, masked_load, masked_store, splat, zeros
 
@@ -40,6 +41,7 @@ UNPACKED_PARAMS = [("kc", I64), ("a", PTR), ("a_rs", I64), ("a_cs", I64), ("b", 
                    ("cols", I64), ("accumulate", I64)]
 
 
+@library_function
 def micro_kernel(module: ir.Module, dtype: np.dtype, mr: int, nr: int, vector_bytes: int,
                  fma: bool, block: tuple[int, int] | None = None,
                  unpacked: bool = False, edge: bool = False) -> ir.Function:

@@ -28,6 +28,7 @@ from llvmlite import ir
 
 from ..core.builder import KernelBuilder, existing, internal_function
 from ..core.dtypes import I8, I64, PTR, i64, reg_type
+from ..core.library import library_function
 from ..core.loops import for_range
 from ..core.simd import masked_load, splat, zeros
 
@@ -44,6 +45,7 @@ def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     return b.select(b.icmp_signed("<", x, y), x, y)
 
 
+@library_function
 def pack_a_function(module: ir.Module, dtype: np.dtype, mr: int, vector_bytes: int
                     ) -> ir.Function:
     """``void(mc, kc, src, rs, cs, dst)``: ``A[:mc, :kc]`` (byte strides ``rs``, ``cs``)
@@ -174,6 +176,7 @@ def _copy_columns(b: KernelBuilder, kc: ir.Value, dst: ir.Value, width: int,
             b.store(value, b.gep(column, [i64(i)], source_etype=ty, inbounds=True), align=size)
 
 
+@library_function
 def pack_b_function(module: ir.Module, dtype: np.dtype, nr: int, vector_bytes: int
                     ) -> ir.Function:
     """``void(kc, nc, src, rs, cs, dst)``: ``B[:kc, :nc]`` (byte strides ``rs``, ``cs``)

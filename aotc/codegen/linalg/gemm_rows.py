@@ -28,6 +28,7 @@ from llvmlite import ir
 
 from ..core.builder import KernelBuilder, existing, internal_function
 from ..core.dtypes import I8, I64, PTR, i64, reg_type
+from ..core.library import library_function
 from ..core.loops import for_range
 from ..core.simd import fused_multiply_add, masked_load, masked_store, splat, zeros
 
@@ -43,6 +44,7 @@ def _width(rows: int, registers: int) -> int:
     return max(1, min(4, (registers - 2) // (rows + 1)))
 
 
+@library_function
 def rows_function(module: ir.Module, dtype: np.dtype, vector_bytes: int, fma: bool
                   ) -> ir.Function:
     """``void(m, n, k, a, a_rs, a_cs, b, b_rs, c, c_rs)``: ``C[:m, :n] = A[:m, :k] @

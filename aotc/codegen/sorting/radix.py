@@ -32,6 +32,7 @@ from llvmlite import ir
 
 from ..core.builder import KernelBuilder, existing
 from ..core.dtypes import I64, PTR, i64
+from ..core.library import library_function
 from ..core.loops import for_range
 from ..targets import for_module
 from . import digits, quicksort
@@ -54,6 +55,7 @@ def _choose(b: ir.IRBuilder, cond: ir.Value, a: Row, other: Row) -> Row:
                a.ty, min(a.align, other.align))
 
 
+@library_function
 def sort_values_function(module: ir.Module, dtype: np.dtype, vector_bytes: int
                          ) -> ir.Function:
     """``void(src, src_stride, n, dst, dst_stride, ka, kb, hist)``: ``dst`` is the
@@ -178,6 +180,7 @@ def _key_only(b: ir.IRBuilder, row: Row, i: ir.Value) -> tuple[ir.Value, list[ir
     return key, [key]
 
 
+@library_function
 def sort_indices_function(module: ir.Module, dtype: np.dtype) -> ir.Function:
     """``void(src, src_stride, n, dst, dst_stride, ka, kb, ia, ib, hist)``: ``dst`` (int64)
     is the stable sorting permutation of the row; ``ka``, ``kb`` hold ``n`` keys,
