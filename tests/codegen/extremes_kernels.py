@@ -14,3 +14,9 @@ def extremes_1d(x):
 @aotc.export("(f8[:, :],)", "(f4[:, :],)")
 def extremes_2d(m):
     return np.max(m, axis=1), np.argmax(m, axis=1), np.min(m, axis=0), np.argmin(m, axis=0)
+
+
+@aotc.export("(f8[:, :],)", "(f4[:, :],)", "(i4[:, :],)")
+def fused_extremes(m):
+    """max/min alone in a fusion: four of the target's registers of lanes."""
+    return np.max(m), np.min(m * 2), np.max(m, axis=1), np.min(m, axis=0, keepdims=True)

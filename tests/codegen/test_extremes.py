@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import aotc
-from codegen.extremes_kernels import extremes_1d, extremes_2d
+from codegen.extremes_kernels import extremes_1d, extremes_2d, fused_extremes
 
 LENGTHS = (1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000, 4099)
 
@@ -65,3 +65,22 @@ def test_rows_and_columns_match_numpy(dtype: Any) -> None:
             want = (np.max(a, axis=1), np.argmax(a, axis=1), np.min(a, axis=0),
                     np.argmin(a, axis=0))
             _same(fast(a), want)
+
+
+@pytest.mark.parametrize("target", ["x86-64-v2", "x86-64-v3", "x86-64-v4"])
+def test_fused_extremes_on_every_register_width(target: str) -> None:
+    """A fusion of max/min alone keeps four registers of lanes of the target's width
+    (16, 32 or 64 bytes: chunks of 8 to 64 items): NaNs, signed zeros and infinities
+    anywhere in rows around those chunk lengths, as NumPy."""
+    fast = aotc.jit(fused_extremes, target=target)
+    for dtype in (np.float64, np.float32, np.int32):
+        for n in (1, 7, 8, 9, 31, 32, 33, 64, 65, 100, 257):
+            for x in _cases(n, np.float32)[:-1]:
+                if dtype == np.int32 and np.isnan(x).any():
+                    continue
+                if dtype == np.int32:
+                    x = np.where(np.isinf(x), 0, x * 1000)
+                m = np.stack([x, x[::-1]]).astype(dtype)
+                want = (np.max(m), np.min(m * 2), np.max(m, axis=1),
+                        np.min(m, axis=0, keepdims=True))
+                _same(fast(m), want)

@@ -137,11 +137,14 @@ class Nest:
         if reduced and not reassoc and not plan.rows and all(
                 op in ("reduce_max", "reduce_min") and dtype.kind in "fiu"
                 for op, dtype in reduced):
-            # max/min alone: four registers of lanes, four chains of the NaN test and
-            # selects side by side (one chain ran at a third of NumPy's speed); no sum
-            # here, whose rounding would follow the lane count
-            self.lanes = min(BLOCK, max(EXTREME_REGISTERS * lanes_for(dtype)
-                                        for _, dtype in reduced))
+            # max/min alone: four of the target's registers of lanes, four chains of the
+            # NaN test and selects side by side (one chain ran at a third of NumPy's
+            # speed); no sum here, whose rounding would follow the lane count. (Four
+            # 64-byte registers' worth on a 16-byte target was 16 chains, no faster, and
+            # four times the code for LLVM to vectorize: a float32 min took 0.9 s.)
+            self.lanes = min(BLOCK, max(
+                EXTREME_REGISTERS * max(1, self.b.vector_bytes // dtype.itemsize)
+                for _, dtype in reduced))
         self.reductions = [FusedReduction(ctx, o.reduction, o.dtype, self.lanes)
                            if o.reduction else None for o in plan.outputs]
         self.stats = {s: FusedReduction(ctx, _op(s), _dtype(s), self.lanes)
