@@ -2311,3 +2311,67 @@ def writes_through_reshapes(x: f64[:], k: i64) -> tuple:
     c[-1] += 1.0
     a[0] = -5.0
     return a, b.sum(), c[0], b[1, 0]
+
+
+# -- a list's truth: tests read only it (a list and a bool have no common type) ---------------
+
+@aotc.export
+def popped_while(n: i64) -> f64:
+    """``while stack and k < n``: the list's truth, not the list, is the ``and``'s operand
+    (it was joined with the bool as if both were lists: a crash)."""
+    stack = [1.0]
+    total = 0.0
+    k = 0
+    while stack and k < n:
+        total += stack.pop()
+        if k % 3 != 2:
+            stack.append(total)
+        k += 1
+    return total + len(stack)
+
+
+@aotc.export
+def depth_first_count(n: i64) -> i64:
+    """``while stack:`` over a list popped and pushed in the loop."""
+    stack = [0]
+    seen = 0
+    while stack:
+        v = stack.pop()
+        seen += 1
+        if v < n:
+            stack.append(v + 1)
+            if v % 3 == 0:
+                stack.append(v + 2)
+    return seen
+
+
+@aotc.export
+def rising_run(x: f64[:]) -> tuple:
+    """A list the loop reads (``not seen``, ``seen[-1]``) before its first append, and
+    its truth after the loop (a list laid out: its length's)."""
+    seen = []
+    for v in x:
+        if not seen or v > seen[-1]:
+            seen.append(v)
+    if not seen:
+        return -1.0, 0
+    return seen[-1], len(seen)
+
+
+@aotc.export
+def counted_if_any(x: f64[:], t: f64) -> i64:
+    out = []
+    for v in x:
+        if v > t:
+            out.append(v)
+    if out:
+        return len(out)
+    return -1
+
+
+@aotc.export
+def both_signs(x: f64[:]) -> tuple:
+    """Filtered comprehensions' truth (in ``bool(...)`` and a conditional expression)."""
+    pos = [v for v in x if v > 0]
+    neg = [v for v in x if v < 0]
+    return bool(pos and neg), (pos[0] if pos and pos[0] > 2 else 0.0)

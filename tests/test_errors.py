@@ -53,6 +53,30 @@ def test_branches_giving_a_variable_different_types():
         _trace(k)
 
 
+def test_a_list_or_a_bool_as_one_value_is_located():
+    """``stack and k < n`` kept as a value is the list on one path, a bool on the other:
+    no type has both (in a test, where only its truth is read, it compiles)."""
+    def k(n: i64):
+        stack = [1.0]
+        count = 0
+        while count < n:
+            stack.pop()
+            stack.append(2.0)
+            going = stack and count < n
+            if not going:
+                break
+            count += 1
+        return count
+
+    with pytest.raises(TraceError) as info:
+        _trace(k)
+    text = str(info.value)
+    assert f"test_errors.py:{_line_of(k, 'going = stack')}" in text
+    assert ("give different kinds of values: a list, set or dict grown at run time vs a "
+            "number or an array") in text
+    assert "bool(a) and b" in text
+
+
 def test_unsupported_function_names_closest_alternatives():
     def k(x: f64[:]):
         return np.amax(x) + np.array_equiv(x, x)

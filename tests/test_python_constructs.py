@@ -370,6 +370,15 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                       (np.arange(1, 2, dtype=complex),)],
     "merged_copy": [(np.random.default_rng(10).standard_normal(17),), (X,), (X[:1],),
                     (X[:0],)],
+    # A list's truth in tests: each operand's truth, a laid-out list's length, a list
+    # read before the loop's first append to it.
+    "popped_while": [(0,), (1,), (7,)],
+    "depth_first_count": [(0,), (5,), (12,)],
+    "rising_run": [(X,), (X[:0],), (np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0]),),
+                   (np.array([np.nan, 1.0, 2.0]),)],
+    "counted_if_any": [(X, 2.0), (X, 100.0), (X[:0], 0.0)],
+    "both_signs": [(np.array([1.0, -1.0]),), (np.array([1.0, 3.0]),), (X[:0],),
+                   (np.array([-1.0, 5.0]),)],
     # A helper appending to the caller's list in its own branch: the caller's list grows.
     "kept_by_a_helper": [(X,), (X[:0],), (np.random.default_rng(9).standard_normal(50),)],
     "window_times": [(X, X[:3], 1, 4), (X, X[:3], 2, 3), (X, X[:3], 3, 3), (X, X[:3], 0, 5),

@@ -75,6 +75,9 @@ class Lanes:
 class RuntimeBox:
     """A list, set or dict grown while the kernel runs: ``handle`` names its box."""
 
+    #: What it is, in a message about the kinds of values a branch gives.
+    KIND = "a list, set or dict grown at run time"
+
     #: What :mod:`.sequences` and :mod:`.runtime` ask to treat it (and a recording
     #: stand-in for one) as a container of the kernel's.
     is_box = True

@@ -53,6 +53,9 @@ class _Recording:
     """Stands for a container while the loop body is traced aside: records what goes in
     (items, keys, values), and answers reads with zeros of what it has seen so far."""
 
+    #: What it is, in a message about the kinds of values a branch gives.
+    KIND = "a list, set or dict grown at run time"
+
     is_box = True
 
     def __init__(self, kind: str) -> None:
@@ -214,10 +217,12 @@ def box_changed(state: State, names: tuple[str, ...], changes: dict[str, str],
     return boxed(state, aside, positions) if positions else state
 
 
-def boxed(state: State, aside: Callable[[State], State], positions: list[int]) -> State:
+def boxed(state: State, aside: Callable[[State], State], positions: list[int],
+          required: bool = False) -> State:
     """``state`` with the lists, sets and dicts at ``positions`` made boxes holding their
     items, the lanes' dtypes found by tracing ``aside`` (the loop body) with recording
-    stand-ins."""
+    stand-ins. Those no box can hold stay as they are, unless they are ``required`` to
+    be boxes (no other representation serves them): then that is a located error."""
     # Every container of the state is a stand-in while the body is traced aside (one
     # that only a branch appends to must not make the branches disagree); only those at
     # ``positions`` become boxes.
@@ -237,12 +242,20 @@ def boxed(state: State, aside: Callable[[State], State], positions: list[int]) -
     held = [i for i in positions if _lanes_or_none(recorders[i].seen) is not None
             and (recorders[i].kind != "dict" or _lanes_or_none(recorders[i].written))]
     if len(held) < len(positions):  # arrays or strings in it: a record, not a box
+        if required:
+            raise current().error(
+                "a list this loop appends to in a nested loop, or also shrinks (pop, del, "
+                "remove), holds arrays or strings: only lists of numbers (or of tuples of "
+                "numbers) change length that way at run time",
+                hint="append numbers, or fill a preallocated array")
         return boxed(state, aside, held) if held else state
     stand_ins = tuple(recorders.get(i, v) for i, v in enumerate(state))
     leaves, structure = flatten(stand_ins)
     try:
         probe(aside, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
     except TraceError:  # the body uses its containers as no box can serve
+        if required:
+            raise
         return state
     out = list(state)
     for i in positions:

@@ -64,7 +64,7 @@ def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool
                 stacked = _rows(seq.stacked(lambda item: apply(fn, item)))
                 if keep is not None:
                     kept = seq.stacked(lambda item: truth_value(apply(keep, item)))
-                    return MaskedValue(as_tracer(stacked), kept)
+                    return MaskedValue(as_tracer(stacked), kept, list_like=kind == "list")
                 if kind == "list" and isinstance(stacked, Tracer):
                     stacked.list_like = True  # a Python list: its items may change type
                 return stacked
@@ -79,7 +79,7 @@ def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool
             values = [as_tracer(apply(fn, v)) for v in items]
             rows: Any = np.stack(values)
             flags: Any = np.stack([truth_value(c) for c in conds])
-            return MaskedValue(rows, flags)
+            return MaskedValue(rows, flags, list_like=kind == "list")
         items = [v for v, c in zip(items, conds, strict=True) if c]
     values = [apply(fn, v) for v in items]
     return values if kind == "list" else set(values) if kind == "set" else iter(values)

@@ -4,6 +4,7 @@ On traced values these need the runtime (:mod:`.runtime`), so they are rewritten
 its calls, with the operands Python might not evaluate passed as thunks::
 
     a and b            ->  __aotc__.and_(lambda: a, lambda: b)
+    while a and b:     ->  while __aotc__.and_test(lambda: a, lambda: b):  (only its truth)
     not a              ->  __aotc__.not_(a)
     0 <= i < n         ->  __aotc__.compare(lambda: 0, ('LtE', lambda: i), ('Lt', lambda: n))
     a if c else b      ->  __aotc__.ifexp(c, lambda: a, lambda: b)
@@ -49,14 +50,19 @@ _UNCHANGED = HIDDEN + "unchanged"
 class Expressions(ast.NodeTransformer):
     """Rewrites bottom-up, so inner expressions are converted before outer ones."""
 
-    def __init__(self, changes_of: ChangesOf, local_names: frozenset[str]) -> None:
+    def __init__(self, changes_of: ChangesOf, local_names: frozenset[str],
+                 tests: set[ast.BoolOp]) -> None:
         self.changes_of = changes_of
         #: The function's own names (a global list a helper appends to stays global).
         self.local_names = local_names
+        #: ``and``/``or`` whose value only Python's truth test reads (:func:`_tests`).
+        self.tests = tests
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
         name = "and_" if isinstance(node.op, ast.And) else "or_"
+        if node in self.tests:  # (each operand's truth: a list and a bool have no join)
+            name += "test"
         return ast.copy_location(runtime_call(name, *map(thunk, node.values)), node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
@@ -200,7 +206,38 @@ class Expressions(ast.NodeTransformer):
 
 def convert_expressions(tree: ast.FunctionDef, changes_of: ChangesOf) -> None:
     """Rewrite the expressions of one function (nested functions and lambdas too), in place."""
-    tree.body = [Expressions(changes_of, local_names(tree)).visit(stmt) for stmt in tree.body]
+    expressions = Expressions(changes_of, local_names(tree), _tests(tree))
+    tree.body = [expressions.visit(stmt) for stmt in tree.body]
+
+
+def _tests(tree: ast.AST) -> set[ast.BoolOp]:
+    """The ``and``/``or`` expressions in test position (``if``, ``while``, ``assert``,
+    a conditional expression's or a comprehension's condition, ``not``'s and ``bool``'s
+    operand, and the operands of those), where only the result's truth is read:
+    ``while stack and k < n`` with ``stack`` a runtime list is ``bool(stack) and k < n``
+    there, where its value, the list or the bool, has no type."""
+    found: set[ast.BoolOp] = set()
+
+    def mark(test: ast.expr) -> None:
+        if isinstance(test, ast.BoolOp):
+            found.add(test)
+            for value in test.values:
+                mark(value)
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            mark(test.operand)
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            mark(node.test)
+        elif isinstance(node, ast.comprehension):
+            for test in node.ifs:
+                mark(test)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            mark(node.operand)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "bool" and len(node.args) == 1 and not node.keywords:
+            mark(node.args[0])
+    return found
 
 
 def _slices_as_calls(index: ast.expr) -> ast.expr:

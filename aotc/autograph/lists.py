@@ -25,12 +25,16 @@ from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.derived import derived_size
 from ..tracing.tracer import Tracer, as_tracer, current
 from ..value_bounds import bounded_size
+from . import boxing
 
 State = tuple[Any, ...]
 
 
 class RuntimeList:
     """A list being appended to in a runtime loop: ``buffer[:count]`` are its items."""
+
+    #: What it is, in a message about the kinds of values a branch gives.
+    KIND = "a list grown at run time"
 
     def __init__(self, buffer: Tracer, count: Tracer) -> None:
         self.buffer, self.count = buffer, count
@@ -60,9 +64,19 @@ class RuntimeList:
         return iter(self.items())
 
 
+class _ReadWhileGrowing(Exception):
+    """The loop body reads a list it appends to (``if not seen or v > seen[-1]``): read
+    before any append, its items have no type yet; such a list is a box instead."""
+
+    def __init__(self, stand_in: _FirstItem) -> None:
+        super().__init__("a list read in the loop that grows it")
+        self.stand_in = stand_in
+
+
 class _FirstItem:
     """Stands for a list while its loop's body is traced aside: remembers what the
-    first append gives it (the type every item will have)."""
+    first append gives it (the type every item will have). Reading it is
+    :class:`_ReadWhileGrowing`."""
 
     def __init__(self) -> None:
         self.item: Any = None
@@ -78,6 +92,11 @@ class _FirstItem:
         if self.item is None:
             self.item = value
         return self
+
+    def _read(self, *args: Any) -> Any:
+        raise _ReadWhileGrowing(self)
+
+    __getitem__ = __len__ = __iter__ = __bool__ = __contains__ = _read
 
 
 class _Counting:
@@ -221,7 +240,12 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
     assert all(appends[names[i]] >= 0 for i in grown), "ungrowable() lists are boxed first"
     probes = {i: _FirstItem() for i in grown}
     leaves, structure = flatten(tuple(probes.get(i, v) for i, v in enumerate(state)))
-    probe(body, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
+    try:
+        probe(body, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
+    except _ReadWhileGrowing as read:
+        read_at = [i for i, p in probes.items() if p is read.stand_in]
+        return grow_lists(boxing.boxed(state, body, read_at), names, appends, trip_count,
+                          body, counts)
     out = list(state)
     for i in grown:
         item = probes[i].item

@@ -36,6 +36,9 @@ class Optional:
     there), or, for a variable named ``unbound``, that has no value yet there (assigned
     on some paths of a loop or branch only: reading it is Python's UnboundLocalError)."""
 
+    #: What it is, in a message about the kinds of values a branch gives.
+    KIND = "a value that may be None"
+
     def __init__(self, present: Tracer, value: Any, unbound: str | None = None) -> None:
         self.present, self.value, self.unbound = present, value, unbound
 

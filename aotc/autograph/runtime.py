@@ -94,6 +94,24 @@ def or_(*operands: Callable[[], Any]) -> Any:
     return value if value else or_(*rest)
 
 
+def and_test(*operands: Callable[[], Any]) -> Any:
+    """``a and b ...`` where only its truth is read (a test): each operand's truth."""
+    return and_(*(_truth(f) for f in operands))
+
+
+def or_test(*operands: Callable[[], Any]) -> Any:
+    """``a or b ...`` where only its truth is read, as :func:`and_test`."""
+    return or_(*(_truth(f) for f in operands))
+
+
+def _truth(operand: Callable[[], Any]) -> Callable[[], Any]:
+    """``operand``, giving a traced value's truth (a build-time one as it is)."""
+    def truth() -> Any:
+        value = operand()
+        return as_bool(value) if traced(value) else value
+    return truth
+
+
 def not_(value: Any) -> Any:
     if traced(value):
         return np.logical_not(as_bool(value))

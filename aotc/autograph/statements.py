@@ -23,6 +23,7 @@ from ..errors import TraceError
 from ..ir import Var
 from ..numpy_api import CREATION, pylists
 from ..numpy_api.creation import full_from_dims
+from ..numpy_api.masks import MaskedValue
 from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, bound_symbols
@@ -51,18 +52,22 @@ def maybe(read: Callable[[], Any]) -> Any:
 
 
 def traced(*values: Any) -> bool:
-    return any(isinstance(v, (Tracer, RuntimeSeq, optional.Optional))
+    return any(isinstance(v, (Tracer, RuntimeSeq, optional.Optional, MaskedValue))
                or is_box(v) for v in values)
 
 
 def as_bool(value: Any) -> Any:
     if is_box(value):  # a list, set or dict grown at run time
         return np.greater(value.len(), 0)
+    if isinstance(value, MaskedValue):  # a filtered comprehension's list, or x[mask]
+        return np.greater(value.count(), 0) if value.list_like else as_bool(value.values())
     if isinstance(value, optional.Optional):  # None is false, a value as itself
         if isinstance(value.value, Tracer):
             return np.logical_and(value.present, as_bool(value.value))
         return value.present if value.value else np.logical_and(value.present, False)
     if isinstance(value, Tracer):
+        if value.list_like and value.ndim:  # a list grown at run time, laid out
+            return np.greater(as_tracer(value.shape[0]), 0)
         if value.ndim != 0:
             raise current().error(
                 "the truth value of an array with more than one element is ambiguous",
@@ -153,7 +158,7 @@ def _boxed(state: State, names: Sequence[str], changes: dict[str, str] | None,
     those ``changes`` names, and the lists it appends to that no planned buffer holds."""
     state = boxing.box_changed(state, tuple(names), changes or {}, aside)
     far = lists.ungrowable(state, names, appends or {}, trips, counts)
-    return boxing.boxed(state, aside, far) if far else state
+    return boxing.boxed(state, aside, far, required=True) if far else state
 
 
 def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,

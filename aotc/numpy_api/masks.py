@@ -20,18 +20,31 @@ from .. import lax
 from ..ir import Lit
 from ..ops.index import compress_p, raise_if_p
 from ..shapes import DimExpr, size
-from ..tracing.tracer import Tracer, as_tracer, bind_dim, current
+from ..tracing.tracer import TraceContext, Tracer, as_tracer, bind_dim, current
 from .functions_base import where
 from .ufuncs import BINARY_OPERATORS, apply_ufunc
+
+
+def _visible(value: Tracer) -> bool:
+    """Whether the trace running now may use ``value``: it was made here or in a trace
+    around this one (not in a branch traced before, and finished)."""
+    context: TraceContext | None = current()
+    while context is not None:
+        if value.context is context:
+            return True
+        context = context.parent
+    return False
 
 
 class MaskedValue:
     """``x[mask]``: the items of ``full`` where ``mask`` (``full``'s leading shape) is
     true, kept lazy until they must be laid out (:meth:`values`)."""
 
-    def __init__(self, full: Tracer, mask: Tracer) -> None:
+    def __init__(self, full: Tracer, mask: Tracer, list_like: bool = False) -> None:
         self.full, self.mask = full, mask
         self._values: Tracer | None = None
+        #: A Python list (a filtered comprehension's): true when it has items.
+        self.list_like = list_like
 
     # -- laid out ----------------------------------------------------------------------
     def count(self) -> Any:
@@ -41,8 +54,10 @@ class MaskedValue:
         return count
 
     def values(self) -> Tracer:
-        """The kept items as an array of runtime length (computed once)."""
-        if self._values is None:
+        """The kept items as an array of runtime length (computed once per trace: laid
+        out inside a branch, they are that branch's)."""
+        if self._values is None or (not _visible(self._values) and _visible(self.full)
+                                    and _visible(self.mask)):
             self._values = compress(self.full, self.mask, kept_count(self.mask))
         return self._values
 

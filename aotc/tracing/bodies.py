@@ -104,6 +104,48 @@ class _Node:
 class _Dict:
     """The structure tag of a dict."""
 
+def structure_kinds(structure: Any) -> Any:
+    """``structure`` (:func:`flatten`'s) with each object only by its class: what kinds
+    of values it holds and how they nest, not their other records."""
+    if not isinstance(structure, tuple) or len(structure) != 2:
+        return structure
+    tag, data = structure
+    if tag is _Node:
+        return tag, data[0]
+    if isinstance(tag, type) and issubclass(tag, (tuple, list)):
+        return tag, tuple((n, structure_kinds(s)) for n, s in data)
+    return structure
+
+
+def kind_name(kind: Any) -> str:
+    """A :func:`structure_kinds` result (or a part of one) in words: a class's ``KIND``
+    where it has one."""
+    if kind is None:
+        return "a number or an array"
+    if isinstance(kind, tuple) and len(kind) == 2 and kind[0] is _Node:
+        return getattr(kind[1], "KIND", f"a {kind[1].__name__}")
+    if isinstance(kind, tuple) and isinstance(kind[0], type):
+        return f"a {kind[0].__name__} of {len(kind[1])}"
+    return str(kind)
+
+
+def kind_conflict(a: Any, b: Any) -> tuple[Any, Any] | None:
+    """Where two :func:`structure_kinds` results hold an object of one class and
+    something else (a number, an array, another class): those parts. Lists of different
+    lengths, which a branch join lays out, are no conflict."""
+    if a == b:
+        return None
+    if any(isinstance(k, tuple) and len(k) == 2 and k[0] is _Node for k in (a, b)):
+        return a, b
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) == 2 \
+            and a[0] is b[0] and isinstance(a[0], type) and len(a[1]) == len(b[1]):
+        for (_, x), (_, y) in zip(a[1], b[1], strict=True):
+            found = kind_conflict(x, y)
+            if found is not None:
+                return found
+    return None
+
+
 
 #: The structure of None (no leaves).
 _NONE = ("None",)

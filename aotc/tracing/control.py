@@ -37,8 +37,11 @@ from .bodies import (
     carried_numbers,
     flatten,
     keep_identity,
+    kind_conflict,
+    kind_name,
     match_carry,
     rebound,
+    structure_kinds,
     trace_body,
     trace_loop_body,
     unflatten,
@@ -203,6 +206,7 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
                              [ops], [structure], "cond branch", ident)
                   for f, ident in zip(branches, identities, strict=True)]
         leaves = [t[2] for t in traced]
+        _same_kinds([t[3] for t in traced])
         programs = _unify_outputs([t[0] for t in traced], leaves)
         consts: list[Any] = []
         for _, c, _, _ in traced:
@@ -220,6 +224,22 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         result, values = unflatten(traced[0][3], results)
         return result, values
     return with_outer_writes(run)
+
+
+def _same_kinds(structures: list[Any]) -> None:
+    """Branches must give values of one kind: ``stack and k < n`` is a list on one path
+    and a bool on the other (its value has no type; its truth, in a test, has one)."""
+    kinds = [structure_kinds(s) for s in structures]
+    for kind in kinds[1:]:
+        conflict = kind_conflict(kinds[0], kind)
+        if conflict is not None:
+            one, other = conflict
+            raise current().error(
+                "the branches of a conditional (an if on a runtime value, a conditional "
+                "expression, 'and'/'or') give different kinds of values: "
+                f"{kind_name(one)} vs {kind_name(other)}",
+                hint="give every path one kind of value: in a test only the truth of "
+                     "'a and b' is read, elsewhere write bool(a) and b")
 
 
 def _unify_outputs(programs: list[Program], leaves: list[list[Any]]) -> list[Program]:
