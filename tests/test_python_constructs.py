@@ -356,7 +356,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                     (np.array([[0, 0, 1, 0], [1, 0, 1, 0], [0, 0, 0, 1]]), 0, 3),
                     (np.array([[1]]), 0, 0), (np.zeros((30, 30), np.int64), 5, 5),
                     (np.zeros((0, 3), np.int64), 0, 0)],
-    "queens": [(1,), (4,), (6,), (0,)],
+    "queens": [(1,), (4,), (5,), (0,)],
     # What a recursion returns: the array it is given (numba's mergesort examples, in
     # place through views and on copies), or a tuple of runtime values.
     "merge_sorted_in_place": [(np.random.default_rng(6).standard_normal(33),), (X[:2],),
