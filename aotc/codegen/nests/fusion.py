@@ -378,7 +378,8 @@ class Nest:
                     continue
                 ptr, align = self._output(k, inner)  # this row's running result
                 acc = load_memory(self.b, ptr, out.dtype, align)
-                store_memory(self.b, reduction.combine(acc, env[out.node]), ptr, out.dtype, align)
+                store_memory(self.b, reduction.combine_in_memory(acc, env[out.node]), ptr,
+                             out.dtype, align)
 
     def _start_reductions(self) -> None:
         """Reset the running results: registers, or the output row (``plan.rows``)."""
