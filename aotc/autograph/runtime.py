@@ -96,20 +96,12 @@ def or_(*operands: Callable[[], Any]) -> Any:
 
 def and_test(*operands: Callable[[], Any]) -> Any:
     """``a and b ...`` where only its truth is read (a test): each operand's truth."""
-    return and_(*(_truth(f) for f in operands))
+    return and_(*(lambda f=f: as_bool(f()) for f in operands))
 
 
 def or_test(*operands: Callable[[], Any]) -> Any:
     """``a or b ...`` where only its truth is read, as :func:`and_test`."""
-    return or_(*(_truth(f) for f in operands))
-
-
-def _truth(operand: Callable[[], Any]) -> Callable[[], Any]:
-    """``operand``, giving a traced value's truth (a build-time one as it is)."""
-    def truth() -> Any:
-        value = operand()
-        return as_bool(value) if traced(value) else value
-    return truth
+    return or_(*(lambda f=f: as_bool(f()) for f in operands))
 
 
 def not_(value: Any) -> Any:

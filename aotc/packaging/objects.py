@@ -218,13 +218,22 @@ def _lower(job: Job, libraries: dict[str, Library], locate: Locate) -> None:
     """The job's LLVM IR, declaring the library functions it calls (made in the library
     of its spec)."""
     from ..codegen import build_llvm_module
-    from ..codegen.core.library import Library
 
-    library = libraries.setdefault(repr(job.spec), Library(job.spec))
     try:
-        job.text = str(build_llvm_module([(job.symbol, job.program)], job.spec, library))
+        job.text = str(build_llvm_module([(job.symbol, job.program)], job.spec,
+                                         _library(libraries, job.spec)))
     except AotcError as err:
         raise locate(job.prefix, err) from None
+
+
+def _library(libraries: dict[str, Library], spec: Any) -> Library:
+    """The build's library for target ``spec`` (made on first use)."""
+    from ..codegen.core.library import Library
+
+    found = libraries.get(repr(spec))
+    if found is None:
+        found = libraries[repr(spec)] = Library(spec)
+    return found
 
 
 def _library_jobs(group: list[Job], libraries: dict[str, Library], cache: Path,
@@ -233,7 +242,7 @@ def _library_jobs(group: list[Job], libraries: dict[str, Library], cache: Path,
     job each, with its IR when its object must be compiled. What an object reused from
     an earlier build calls is read from it; a function no kernel lowered now has made
     is made by lowering one of its callers again (whose object stays)."""
-    from ..codegen.core.library import Library, needed_symbols
+    from ..codegen.core.library import needed_symbols
 
     callers: dict[str, Job] = {}  # library symbol -> a kernel calling it (maybe through others)
     made: dict[str, Job] = {}
@@ -250,7 +259,7 @@ def _library_jobs(group: list[Job], libraries: dict[str, Library], cache: Path,
             pending.append(job)
             if object_cache.placed(job.obj, job.key) or _from_shared_cache(job):
                 continue
-            library = libraries.setdefault(repr(kernel.spec), Library(kernel.spec))
+            library = _library(libraries, kernel.spec)
             if library.text(symbol) is None:
                 _lower(dataclasses.replace(kernel, text=""), libraries, locate)
             text = library.text(symbol)

@@ -104,6 +104,7 @@ class _Node:
 class _Dict:
     """The structure tag of a dict."""
 
+
 def structure_kinds(structure: Any) -> Any:
     """``structure`` (:func:`flatten`'s) with each object only by its class: what kinds
     of values it holds and how they nest, not their other records."""
@@ -122,7 +123,7 @@ def kind_name(kind: Any) -> str:
     where it has one."""
     if kind is None:
         return "a number or an array"
-    if isinstance(kind, tuple) and len(kind) == 2 and kind[0] is _Node:
+    if _is_object(kind):
         return getattr(kind[1], "KIND", f"a {kind[1].__name__}")
     if isinstance(kind, tuple) and isinstance(kind[0], type):
         return f"a {kind[0].__name__} of {len(kind[1])}"
@@ -135,7 +136,7 @@ def kind_conflict(a: Any, b: Any) -> tuple[Any, Any] | None:
     lengths, which a branch join lays out, are no conflict."""
     if a == b:
         return None
-    if any(isinstance(k, tuple) and len(k) == 2 and k[0] is _Node for k in (a, b)):
+    if _is_object(a) or _is_object(b):
         return a, b
     if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) == 2 \
             and a[0] is b[0] and isinstance(a[0], type) and len(a[1]) == len(b[1]):
@@ -145,6 +146,10 @@ def kind_conflict(a: Any, b: Any) -> tuple[Any, Any] | None:
                 return found
     return None
 
+
+def _is_object(kind: Any) -> bool:
+    """Whether a :func:`structure_kinds` part is an object (a ``tree_flatten`` class's)."""
+    return isinstance(kind, tuple) and len(kind) == 2 and kind[0] is _Node
 
 
 #: The structure of None (no leaves).

@@ -34,7 +34,8 @@ from ..elementwise.scalar import Fn
 UNROLL = 4
 
 
-def _lanes(b: KernelBuilder, dtype: np.dtype) -> int:
+def register_lanes(b: KernelBuilder, dtype: np.dtype) -> int:
+    """How many items of ``dtype`` one of the target's vector registers holds."""
     return max(1, b.vector_bytes // dtype.itemsize)
 
 
@@ -52,7 +53,7 @@ def _vector_or_scalar(b: KernelBuilder, x: View, index: list[ir.Value], axis: in
     """``vector(base, n, width)`` where ``x``'s axis is contiguous at run time and holds
     ``UNROLL`` registers or more (``base``: its first element at ``index``, whose
     ``index[axis]`` is ignored), else ``scalar()``: a value of type ``ty``."""
-    width = _lanes(b, x.dtype)
+    width = register_lanes(b, x.dtype)
     n, stride = x.dims[axis], x.strides[axis]
     base = element_ptr(b, x, [*index[:axis], i64(0), *index[axis + 1:]])
     result = b.entry_alloca(ty, name="extreme")

@@ -46,6 +46,7 @@ from ..core.loops import for_range
 from ..core.values import Scalar, Value, View, load_memory, scaled, step_value, store_memory
 from ..elementwise.convert import convert
 from ..elementwise.scalar import rule_params, scalar_rule
+from .extremes import register_lanes
 from .fusion_plan import ZERO, Affine, FusionPlan, Index, Node, plan_fusion
 from .fusion_reduce import REST, FusedReduction
 from .pairwise import BLOCK, lanes_for
@@ -142,9 +143,8 @@ class Nest:
             # speed); no sum here, whose rounding would follow the lane count. (Four
             # 64-byte registers' worth on a 16-byte target was 16 chains, no faster, and
             # four times the code for LLVM to vectorize: a float32 min took 0.9 s.)
-            self.lanes = min(BLOCK, max(
-                EXTREME_REGISTERS * max(1, self.b.vector_bytes // dtype.itemsize)
-                for _, dtype in reduced))
+            self.lanes = min(BLOCK, max(EXTREME_REGISTERS * register_lanes(self.b, dtype)
+                                        for _, dtype in reduced))
         self.reductions = [FusedReduction(ctx, o.reduction, o.dtype, self.lanes)
                            if o.reduction else None for o in plan.outputs]
         self.stats = {s: FusedReduction(ctx, _op(s), _dtype(s), self.lanes)
