@@ -12,7 +12,7 @@ from aotc.codegen.core.jit import JitLibrary
 from aotc.codegen.core.runtime import body_work
 from aotc.codegen.memory.inplace import plan_buffers
 from aotc.ir import AType, Eqn, Lit, Params, Program, Var
-from aotc.ops.control import cond_p, for_loop_p
+from aotc.ops.control import cond_p, for_loop_p, while_loop_p
 from aotc.passes import optimize
 from aotc.passes.loop_versioning import versioned_loops
 from aotc.shapes import DimExpr
@@ -507,6 +507,25 @@ def test_a_nested_loop_writing_in_place_is_not_the_work_of_its_size():
         work = body_work(rows.params["body"], plan=plan_buffers(program))
         assert work.is_const and work.value < 1000, work
         assert not body_work(rows.params["body"]).is_const  # unplanned: all of out
+
+
+def summed_until_negative(x: f64[:]) -> f64:
+    s = x[0]
+    while s >= 0.0:
+        s = np.sum(x * 0.5) + 1.0
+    return s
+
+
+def test_a_sum_is_the_work_of_what_it_reads():
+    """``np.sum(x * 0.5)`` fuses into one loop that makes a single number: its work is
+    ``x``'s size, not one element (counted as one, the ``while`` loop polled every
+    200,000 sums, and a signal took seconds to stop it under emulation)."""
+    program = optimize(trace_kernel(summed_until_negative,
+                                    signature_from_annotations(summed_until_negative)).program)
+    (loop,) = [e for e in program.eqns if e.prim is while_loop_p]
+    work = body_work(loop.params["body"], plan=plan_buffers(program))
+    (n,) = program.inputs[0].type.shape
+    assert not work.is_const and (work - n).is_const, work
 
 
 def offset_read(x: f64[:], off: i64[:]) -> f64:

@@ -24,9 +24,12 @@ from contextlib import contextmanager
 from llvmlite import ir
 
 from ... import abi
-from ...ir import Atom, Program, bound_uppers
+from ...ir import Atom, Eqn, Program, Var, bound_uppers
+from ...ops.core import REDUCTION
+from ...ops.fusion import fusion_p
+from ...ops.linalg import dot_general_p
 from ...ops.shape import update_slice_p
-from ...shapes import DimExpr, size, upper_bound
+from ...shapes import DimExpr, Shape, size, upper_bound
 from ..memory.planner import BufferPlan
 from ..memory.viewkinds import VIEW_PRIMITIVES
 from .builder import KernelBuilder
@@ -67,11 +70,23 @@ def body_work(*bodies: Program, plan: BufferPlan | None = None) -> DimExpr:
                 made = eqn.inputs[1:2]  # in place: the block only
             elif plan is not None:
                 made = tuple(v for k, v in enumerate(eqn.outs) if (eqn, k) not in plan.reuse)
-            for out in made:
-                elements = upper_bound(size(out.type.shape), uppers)
-                if out.type.shape and elements is not None:
+            for shape in [*(out.type.shape for out in made), *_swept(eqn)]:
+                elements = upper_bound(size(shape), uppers)
+                if shape and elements is not None:
                     work = work + elements
     return work
+
+
+def _swept(eqn: Eqn) -> list[Shape]:
+    """The shapes an equation reads whole beyond what it makes: a reduction's or a
+    product's operands, a fused loop's iteration space (``np.sum(x * 0.5)`` makes one
+    number from all of ``x``: counted as one element, a ``while`` loop around it polled
+    every 200,000 sums, seconds apart under emulation)."""
+    if eqn.prim is fusion_p:
+        return [tuple(eqn.params["shape"])]
+    if eqn.prim.has(REDUCTION) or eqn.prim is dot_general_p:
+        return [v.type.shape for v in eqn.inputs if isinstance(v, Var)]
+    return []
 
 
 def poll(b: KernelBuilder, runtime: ir.Value) -> None:
