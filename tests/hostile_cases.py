@@ -11,6 +11,7 @@ killing the run.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -475,6 +476,20 @@ def ctrl_c_raises_keyboard_interrupt(k: Any, src: Any) -> None:
     assert k.count_to(10) == 45  # the module still works afterwards
 
 
+def _lasting(kernel: Callable[[int], Any], seconds: float) -> int:
+    """An ``n`` for which ``kernel(n)`` runs about ``seconds`` on this machine (emulated,
+    a fixed size took 30 times as long as natively)."""
+    n = 1 << 20
+    while n < 1 << 34:
+        started = time.monotonic()
+        kernel(n)
+        elapsed = time.monotonic() - started
+        if elapsed > seconds / 16:
+            return int(n * seconds / elapsed)
+        n *= 8
+    return n
+
+
 @case
 def scalar_arguments_release_the_gil(k: Any, src: Any) -> None:
     """Kernels whose work is not in their arguments' sizes (scalar arguments, a runtime
@@ -484,7 +499,8 @@ def scalar_arguments_release_the_gil(k: Any, src: Any) -> None:
             ticks.append(1)
             time.sleep(0.001)
 
-    for run in (lambda: k.long_scalar_loop(300_000_000), lambda: k.big_work(300_000_000)):
+    for kernel in (k.long_scalar_loop, k.big_work):
+        run = functools.partial(kernel, _lasting(kernel, 0.2))
         ticks: list[int] = []
         stop = threading.Event()
         thread = threading.Thread(target=count, args=(ticks, stop))
