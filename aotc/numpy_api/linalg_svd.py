@@ -316,13 +316,25 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Tracer, Tracer, Tracer, Tr
         solution = where(lax.dim_value(m) == 0, 0, solution)  # NumPy's, for m == 0
         return solution, squares, rank, s
 
-    # LAPACK for large matrices, or any at the top level (.lapack.by_order), but never
-    # for a right-hand side with no columns (LAPACK takes none)
+    def lapack_without_columns() -> tuple[Tracer, Tracer, Tracer, Tracer]:
+        # LAPACK takes no right-hand side without columns: NumPy gives it one column of
+        # zeros, and keeps only the rank and the singular values
+        one = DimExpr.const(1)
+        _, _, rank, s = call_loop(
+            "lstsq", "ddd->ddid", [x, full_from_dims((m, one), 0, dtype), cut],
+            [(n, one), (one,), (), (minimum(m, n),)], error=NO_LSTSQ, cast=dtype)
+        return full_from_dims((n, k), 0, dtype), full_from_dims((k,), 0, dtype), rank, s
+
+    # LAPACK for large matrices, or any at the top level (.lapack.by_order)
     big = maximum(m, n) if current().parent is not None else DimExpr.const(SMALL + 1)
-    if dtype.kind == "c" or (k.is_const and k.value == 0) or (big.is_const and big.value <= SMALL):
+    no_columns = k.is_const and k.value == 0
+    if dtype.kind == "c" or (big.is_const and big.value <= SMALL) or (
+            no_columns and not big.is_const):
         solution, squares, rank, s = small()
-    elif k.is_const and big.is_const:
-        solution, squares, rank, s = lapack()
+    elif big.is_const:  # LAPACK whatever the columns: no Jacobi code beside it
+        solution, squares, rank, s = (
+            (lapack_without_columns() if no_columns else lapack()) if k.is_const else
+            lax.cond(lax.dim_value(k) > 0, lapack, lapack_without_columns))
     else:
         solution, squares, rank, s = lax.cond(
             _u(np.logical_and, lax.dim_value(big) > SMALL, lax.dim_value(k) > 0),
