@@ -1596,6 +1596,30 @@ def kept_by_a_helper(x: f64[:]) -> tuple:
     return len(out), np.array(out)
 
 
+def _kept_count(out, v):  # appends under a runtime condition, returns the count
+    if v > 0:
+        out.append(v)
+    return len(out)
+
+
+def _one_more(out, v):  # the same call inside its return value
+    return 1 + _kept_count(out, v)
+
+
+@aotc.export
+def kept_inside_expressions(x: f64[:]) -> tuple:
+    """Helpers changing the caller's list, called inside expressions: taken out of them
+    in Python's order (an augmented assignment's value, after NumPy's and builtins'
+    calls, in a helper's return, in another such call's argument)."""
+    out = []
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += 2 * _kept_count(out, x[i])
+        total = total + np.sqrt(abs(x[i])) + _one_more(out, -x[i])
+        _kept_count(out, _kept_count(out, x[i] - 1.0) * 0.5)
+    return total, out
+
+
 def _fft(x):  # Pythran's test kernel fft.py: arrays made by each call, returned
     n = x.shape[0]
     if n == 1:

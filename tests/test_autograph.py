@@ -3,10 +3,13 @@ the very same kernel as plain Python on NumPy inputs."""
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 import pytest
 
 from aotc import f64, i64
+from aotc.autograph.hoisting import hoist_changing_calls
 from aotc.errors import TraceError
 from aotc.interpret import eval_program
 from aotc.ir import verify
@@ -308,6 +311,50 @@ HELPER_APPENDS = [helper_appends_in_its_branch, helper_appends_in_its_loop,
 def test_appends_a_helper_makes_under_runtime_conditions_reach_the_caller(kernel, x):
     check(kernel, np.array(x))
     check(kernel, -np.array(x))
+
+
+def _kept_total(out, v):
+    if v > 0:
+        out.append(v)
+    return len(out)
+
+
+def helper_appends_inside_expressions(x: f64[:]):
+    out = []
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += 2.0 * _kept_total(out, x[i]) + np.abs(x[i])
+    return total, len(out)
+
+
+@pytest.mark.parametrize("x", [[1.0, -2.0, 3.0, 4.0], [-1.0, 2.0]])
+def test_a_helper_appending_inside_an_expression_appends_to_the_callers_list(x):
+    check(helper_appends_inside_expressions, np.array(x))
+
+
+HOISTED = """
+def f(out, v, t):
+    t += 2 * keep(out, v) + np.sqrt(keep(out, v - 1))
+    t = t + (v > 0 and keep(out, v))
+    t = user(v) + keep(out, v)
+    return len(out) + keep(out, v)
+"""
+
+
+def test_calls_changing_a_list_leave_expressions_only_where_the_order_stays_pythons():
+    """Out of the augmented assignment, left to right (the second after the first, and
+    after np.sqrt, which may go first); not out of ``and``'s right (it may not run), not
+    after a call of the user's (it may draw random numbers) or a read of the list."""
+    tree = ast.parse(HOISTED).body[0]
+    assert isinstance(tree, ast.FunctionDef)
+    hoist_changing_calls(tree, lambda call: "out" if ast.unparse(call.func) == "keep" else None)
+    assert ast.unparse(tree).splitlines()[1:] == [
+        "    __aotc_hoisted0 = keep(out, v)",
+        "    __aotc_hoisted1 = keep(out, v - 1)",
+        "    t += 2 * __aotc_hoisted0 + np.sqrt(__aotc_hoisted1)",
+        "    t = t + (v > 0 and keep(out, v))",
+        "    t = user(v) + keep(out, v)",
+        "    return len(out) + keep(out, v)"]
 
 
 def builtins_on_scalars(a: f64, b: f64):

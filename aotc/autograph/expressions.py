@@ -26,7 +26,7 @@ import ast
 from typing import Any
 
 from .liveness import local_names
-from .passed_back import ChangesOf
+from .passed_back import ChangesOf, changed_argument
 from .syntax import HIDDEN, arguments, assign, load, runtime_call, store, thunk
 
 _COMPREHENSIONS = {ast.ListComp: "list", ast.GeneratorExp: "generator", ast.SetComp: "set"}
@@ -176,15 +176,11 @@ class Expressions(ast.NodeTransformer):
         given in place, as such a change (see :mod:`.passed_back`):
         ``__aotc_result, out = __aotc__.changed_by(lambda: keep(out, v), out, k, how)``;
         None for other calls."""
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        changed = changed_argument(call, self.changes_of, self.local_names)
+        if changed is None:
             return None
-        changed = [(arg.id, c) for k, c in self.changes_of(call.func.id).items()
-                   if k < len(call.args) and isinstance(arg := call.args[k], ast.Name)
-                   and arg.id in self.local_names
-                   and not any(isinstance(a, ast.Starred) for a in call.args[:k])]
-        if len(changed) != 1:
-            return None
-        name, change = changed[0]
+        assert isinstance(call, ast.Call)
+        name, change = changed
         value = runtime_call("changed_by", thunk(call), load(name),
                              ast.Constant(change.appends), ast.Constant(change.how))
         grown = store(name) if change.appends else store(_UNCHANGED)  # (items written)
@@ -207,7 +203,11 @@ class Expressions(ast.NodeTransformer):
 def convert_expressions(tree: ast.FunctionDef, changes_of: ChangesOf) -> None:
     """Rewrite the expressions of one function (nested functions and lambdas too), in place."""
     expressions = Expressions(changes_of, local_names(tree), _tests(tree))
-    tree.body = [expressions.visit(stmt) for stmt in tree.body]
+    body: list[ast.stmt] = []
+    for stmt in tree.body:  # (a statement may become several)
+        done = expressions.visit(stmt)
+        body.extend(done if isinstance(done, list) else [done])
+    tree.body = body
 
 
 def _tests(tree: ast.AST) -> set[ast.BoolOp]:

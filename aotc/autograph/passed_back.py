@@ -65,6 +65,19 @@ class Changes:
 ChangesOf = Callable[[str], dict[int, Changes]]
 
 
+def changed_argument(call: ast.expr, changes_of: ChangesOf, local_names: frozenset[str]
+                     ) -> tuple[str, Changes] | None:
+    """The one variable of the caller's own (``local_names``) that ``call``, a call of a
+    function by name, changes in place, and how; None for other calls."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        return None
+    changed = [(arg.id, c) for k, c in changes_of(call.func.id).items()
+               if k < len(call.args) and isinstance(arg := call.args[k], ast.Name)
+               and arg.id in local_names
+               and not any(isinstance(a, ast.Starred) for a in call.args[:k])]
+    return changed[0] if len(changed) == 1 else None
+
+
 def _changes(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[str, Changes]:
     """How one call of ``tree`` changes each parameter it changes in place (directly, or
     through a call of a function that does)."""

@@ -27,9 +27,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from .expressions import convert_expressions
+from .hoisting import hoist_changing_calls
 from .jumps import lower_jumps
-from .liveness import Liveness, assigned, items_written
-from .passed_back import CONTAINER_CHANGES, ChangesOf, appended_parameters, pass_back_appends
+from .liveness import Liveness, assigned, items_written, local_names
+from .passed_back import (
+    CONTAINER_CHANGES,
+    ChangesOf,
+    appended_parameters,
+    changed_argument,
+    pass_back_appends,
+)
 from .returns import lower_returns
 from .syntax import (
     HIDDEN,
@@ -277,6 +284,9 @@ def convert_function(tree: ast.FunctionDef,
                      changes_of: ChangesOf = lambda name: {}) -> ast.FunctionDef:
     """Convert one function definition (in place) and return it (``changes_of``: the
     lists, sets and dicts the functions it calls change, see :mod:`.passed_back`)."""
+    names = local_names(tree)
+    hoist_changing_calls(tree, lambda call: (changed_argument(call, changes_of, names)
+                                             or (None,))[0])
     appended = appended_parameters(tree, changes_of)
     lower_returns(tree)
     lower_jumps(tree)
