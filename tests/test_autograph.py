@@ -357,6 +357,20 @@ def test_calls_changing_a_list_leave_expressions_only_where_the_order_stays_pyth
         "    return len(out) + keep(out, v)"]
 
 
+def kinds_of_values(x: f64[:], s: f64, n: i64):
+    """isinstance of runtime values: what the caller's values are (a float parameter is
+    a Python float or np.float64, both floats; an i64 one np.int64 here, not an int)."""
+    items = [2.0 * v for v in x]
+    return (isinstance(x, np.ndarray), isinstance(s, float), isinstance(n, int),
+            isinstance(n, (np.integer, float)), isinstance(items, list),
+            isinstance(x[0] * 2, np.float64))
+
+
+def test_isinstance_of_runtime_values_is_pythons():
+    x, s, n = np.array([1.0, 2.0]), np.float64(0.5), np.int64(3)
+    assert eval_program(compiled(kinds_of_values), x, s, n) == list(kinds_of_values(x, s, n))
+
+
 def builtins_on_scalars(a: f64, b: f64):
     return max(a, b), min(a, b, 0.5), abs(a - b), float(int(a)), round(b)
 

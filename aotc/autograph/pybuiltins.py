@@ -28,6 +28,7 @@ from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current, user_loc
 from . import boxing
+from .lists import RuntimeList
 from .sequences import RuntimeSeq, length, sequence
 
 
@@ -276,6 +277,33 @@ def _sorted_by(items: Any, keys: Any, reverse: bool) -> Any:
     return ordered
 
 
+def _isinstance(value: Any, classes: Any) -> bool:
+    """``isinstance`` of a runtime value: of the type the caller's value has (a Python
+    number for a weak scalar, ``np.float32``'s and such for the others, ``np.ndarray``
+    for an array, ``list`` for a list laid out as one), decided at build time."""
+    return builtins.isinstance(value, classes) if (kind := _runtime_type(value)) is None \
+        else builtins.issubclass(kind, classes)
+
+
+#: The Python type of a weak scalar, by its dtype's kind.
+_WEAK_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def _runtime_type(value: Any) -> type | None:
+    """The type a traced value has when the kernel runs; None for build-time values."""
+    if isinstance(value, MaskedValue):
+        return list if value.list_like else np.ndarray
+    if is_box(value):
+        return {"list": list, "set": set, "dict": dict}.get(value.kind, object)
+    if isinstance(value, Tracer):
+        if value.list_like:
+            return list
+        if value.ndim:
+            return np.ndarray
+        return _WEAK_TYPES[value.dtype.kind] if value.weak else value.dtype.type
+    return list if isinstance(value, RuntimeList) else None
+
+
 def _print(*args: Any, **kwargs: Any) -> None:
     """``print()`` in a kernel: compiled code has no stdout of the caller's to write to,
     so the call is left out, with a warning at build time that says where (rather than
@@ -332,6 +360,7 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.complex: _complex,
     builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: _sorted,
     builtins.print: _print, random.sample: random_sample, builtins.set: boxing.as_set,
+    builtins.isinstance: _isinstance,
     collections.deque: _deque,
 }
 for _name in boxing.REDUCTIONS:
