@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -441,7 +441,8 @@ def called_functions(program: Program) -> list[Any]:
             callee = eqn.params["callee"] if eqn.prim is call_p else None
             if callee is not None and id(callee) not in found:
                 found[id(callee)] = callee
-                visit(callee.program)
+                if callee.program is not None:  # (None while it is being traced)
+                    visit(callee.program)
             for nested in nested_programs(eqn):
                 visit(nested)
     visit(program)
@@ -454,8 +455,14 @@ def runtime_errors(program: Program) -> tuple[tuple[str, str], ...]:
     kernel's error table (the code of entry ``k`` is ``abi.FIRST_PROGRAM_ERROR + k``)."""
     found = dict.fromkeys(_own_errors(program))
     for callee in called_functions(program):
-        found.update(dict.fromkeys(_own_errors(callee.program)))
+        if callee.program is not None:
+            found.update(dict.fromkeys(_own_errors(callee.program)))
     return tuple(found)
+
+
+def raised_errors(eqns: Sequence[Eqn]) -> tuple[tuple[str, str], ...]:
+    """:func:`runtime_errors` of some equations (part of a program being traced)."""
+    return runtime_errors(Program((), tuple(eqns), ()))
 
 
 def _own_errors(program: Program) -> tuple[tuple[str, str], ...]:

@@ -77,6 +77,42 @@ def test_a_list_or_a_bool_as_one_value_is_located():
     assert "bool(a) and b" in text
 
 
+def test_a_handler_that_would_catch_a_runtime_error_is_located():
+    """The compiled kernel raises an index out of bounds while it runs, where nothing
+    catches it: ``except IndexError`` there would not run (Python's answer is -1.0), so
+    it is a located error; a handler of other errors, or of build-time ones, compiles."""
+    def caught(x: f64[:]):
+        try:
+            v = x[10]
+        except IndexError:
+            v = -1.0
+        return v
+
+    def other(x: f64[:]):
+        try:
+            v = x[10]
+        except (KeyError, TypeError):
+            v = -1.0
+        return v
+
+    def built(x: f64[:]):
+        try:
+            import a_module_that_is_missing  # noqa: F401
+            scale = 1.0
+        except ImportError:
+            scale = 2.0
+        return x[0] * scale
+
+    with pytest.raises(TraceError) as info:
+        _trace(caught)
+    text = str(info.value)
+    assert f"test_errors.py:{_line_of(caught, 'try:')}" in text
+    assert "would catch IndexError('index ... is out of bounds for axis 0 with size ...')" \
+        in text and "hint: test for the case before" in text
+    for fn in (other, built):
+        _trace(fn)
+
+
 def test_unsupported_function_names_closest_alternatives():
     def k(x: f64[:]):
         return np.amax(x) + np.array_equiv(x, x)

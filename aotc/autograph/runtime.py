@@ -39,6 +39,7 @@ from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
 from . import formatted, optional, pyfuncs
+from .catching import keep_refusals, try_body  # noqa: F401 - converted code calls them
 from .comprehensions import (  # noqa: F401
     comprehension,
     map_,
