@@ -536,6 +536,12 @@ def _more_functions_cases() -> list[Case]:
         "(f4, i8, f4[:])", [(np.float32(2.5), np.int64(2**62 + 1), np.arange(3, dtype="f4")),
                             (np.float32(0.1), np.int64(7), np.zeros(0, "f4"))],
         ulps=TRANSCENDENTAL_ULPS)
+    add("math_isclose", lambda x, y: (math.isclose(x, y), math.isclose(x, y, rel_tol=1e-3),
+                                      math.isclose(x, y, abs_tol=0.5), math.isclose(x, x),
+                                      math.isclose(x, math.inf)),
+        "(f8, f8)", [(np.float64(a), np.float64(b)) for a, b in
+                     [(1.0, 1.0 + 1e-10), (1.0, 1.0001), (0.0, 0.3), (np.inf, np.inf),
+                      (np.nan, 1.0), (-1.0, 1.0), (np.inf, -np.inf)]])
     return c
 
 

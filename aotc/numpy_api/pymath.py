@@ -105,6 +105,21 @@ _TO_INT: dict[Callable[..., Any], np.ufunc] = {
     math.floor: np.floor, math.ceil: np.ceil, math.trunc: np.trunc,
 }
 
+def _isclose(a: Any, b: Any, *, rel_tol: Any = 1e-09, abs_tol: Any = 0.0) -> Any:
+    """``math.isclose``: equal, or both finite and ``|a - b|`` within ``rel_tol`` of
+    either's magnitude or within ``abs_tol`` (CPython's test, in that order)."""
+    if not any(isinstance(v, Tracer) for v in (a, b, rel_tol, abs_tol)):
+        return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+    for tol in (rel_tol, abs_tol):
+        if not isinstance(tol, Tracer) and tol < 0:
+            math.isclose(0.0, 0.0, rel_tol=rel_tol, abs_tol=abs_tol)  # Python's ValueError
+    x, y = _float("isclose", a), _float("isclose", b)
+    rel, tol = _float("isclose", rel_tol), _float("isclose", abs_tol)
+    diff = np.abs(y - x)
+    near = (diff <= np.abs(rel * y)) | (diff <= np.abs(rel * x)) | (diff <= tol)
+    return (x == y) | (np.isfinite(x) & np.isfinite(y) & near)
+
+
 #: ``math`` function -> its stand-in in converted kernels (registered by autograph).
 PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
     **{fn: _stand_in(fn, _ufunc(u), (1,)) for fn, u in _UNARY.items()},
@@ -115,4 +130,5 @@ PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
     math.erf: _stand_in(math.erf, errorfunction.erf, (1,)),
     math.erfc: _stand_in(math.erfc, errorfunction.erfc, (1,)),
     math.log: _stand_in(math.log, _log, (1, 2)),
+    math.isclose: _isclose,
 }
