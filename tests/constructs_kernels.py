@@ -1617,7 +1617,23 @@ def kept_inside_expressions(x: f64[:]) -> tuple:
         total += 2 * _kept_count(out, x[i])
         total = total + np.sqrt(abs(x[i])) + _one_more(out, -x[i])
         _kept_count(out, _kept_count(out, x[i] - 1.0) * 0.5)
-    return total, out
+    return total, len(out), sum(out)  # (not the list: a box, its handle a counter's)
+
+
+@aotc.export
+def chosen_by_python_rules(x: f64[:]) -> tuple:
+    """max/min with key= over a runtime range, max/min of tuples (field by field, not
+    each field's own), sorted() of a filtered comprehension, and dict and set
+    comprehensions over runtime items."""
+    best = max(range(x.shape[0]), key=lambda i: x[i])
+    nearest = min(range(x.shape[0]), key=lambda i: abs(x[i] - 0.5))
+    pts = [(np.floor(x[i] * 2), x[i]) for i in range(x.shape[0])]
+    top, low = max(pts), min(pts)
+    kept = sorted([v for v in x if v > 0], reverse=True)
+    doubled = {i: x[i] * 2 for i in range(x.shape[0])}
+    thirds = {int(v * 3) for v in x}
+    return (best, nearest, top[0], top[1], low[1], np.array(kept), doubled[0], len(doubled),
+            len(thirds))
 
 
 def _fft(x):  # Pythran's test kernel fft.py: arrays made by each call, returned

@@ -381,6 +381,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                    (np.array([-1.0, 5.0]),)],
     # A helper appending to the caller's list in its own branch: the caller's list grows.
     "kept_by_a_helper": [(X,), (X[:0],), (np.random.default_rng(9).standard_normal(50),)],
+    "chosen_by_python_rules": [(np.array([0.3, 0.7, 0.1, 0.9, 0.6, 0.95, -0.4]),), (X,),
+                               (X[:0],), (np.array([0.5, 0.5, 0.25]),)],
     "kept_inside_expressions": [(X,), (-X,), (X[:0],),
                                 (np.random.default_rng(3).standard_normal(40),)],
     "window_times": [(X, X[:3], 1, 4), (X, X[:3], 2, 3), (X, X[:3], 3, 3), (X, X[:3], 0, 5),

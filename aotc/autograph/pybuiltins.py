@@ -28,6 +28,7 @@ from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current, user_loc
 from . import boxing
+from .keyed import extreme_by_key, lexicographic_extreme
 from .lists import RuntimeList
 from .sequences import RuntimeSeq, length, sequence
 
@@ -44,6 +45,8 @@ def _traced_items(iterable: Any) -> bool:
 
 def _items(value: Any) -> Any:
     """An iterable of traced items as one array, its items along axis 0."""
+    if isinstance(value, Tracer) and value.ndim:
+        return value  # (already: restacking it would lose that it is a list)
     seq = sequence(value)
     if isinstance(seq, RuntimeSeq):
         items = seq.unrolled()
@@ -107,6 +110,10 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
     largest = builtin is builtins.max
 
     def extreme(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and set(kwargs) == {"key"} and kwargs["key"] is not None and (
+                isinstance(args[0], MaskedValue) or _traced_items(args[0])
+                or isinstance(args[0], range)):
+            return extreme_by_key(args[0], kwargs["key"], largest)
         if len(args) == 1 and isinstance(args[0], MaskedValue) and not kwargs:
             selection = args[0]
             empty: Any = np.equal(_count(selection), 0)
@@ -128,6 +135,8 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
             return builtin(*args, **kwargs)
         if len(args) == 1:
             items = _items(args[0])
+            if items.ndim == 2 and items.list_like:  # tuples: compared field by field
+                return lexicographic_extreme(items, largest)
             if items.ndim != 1 or items.dtype.kind != "f":
                 return reduce(items, axis=0)
             current().check(">=", items.aval.shape[0], DimExpr.const(1), "ValueError",
@@ -238,6 +247,8 @@ def _sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
     set or dict grown at run time, a new such list of its items, sorted."""
     if is_box(iterable):
         return boxing.sorted_items(iterable, key, reverse)
+    if isinstance(iterable, MaskedValue):  # [v for v in x if v > 0]: its kept items
+        iterable = iterable.values()
     if not _traced_items(iterable):
         if key is None:
             return builtins.sorted(iterable, reverse=reverse)

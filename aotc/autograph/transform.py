@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .catching import catch_runtime_errors
+from .comprehension_loops import comprehensions_as_loops
 from .expressions import convert_expressions
 from .hoisting import hoist_changing_calls
 from .jumps import lower_jumps
@@ -286,6 +287,7 @@ def convert_function(tree: ast.FunctionDef,
     """Convert one function definition (in place) and return it (``changes_of``: the
     lists, sets and dicts the functions it calls change, see :mod:`.passed_back`)."""
     catch_runtime_errors(tree)
+    comprehensions_as_loops(tree)
     names = local_names(tree)
     hoist_changing_calls(tree, lambda call: (changed_argument(call, changes_of, names)
                                              or (None,))[0])

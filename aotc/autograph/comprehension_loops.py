@@ -1,0 +1,78 @@
+"""Dict and set comprehensions assigned to a name, written as the loops they mean.
+
+``d = {i: x[i] * 2 for i in range(n)}`` over a runtime range makes a dict that grows
+while the kernel runs, which a loop builds as a box (:mod:`.boxing`); a comprehension,
+an expression, has no loop for the box to be carried by. So the assignment becomes the
+loop Python's comprehension runs::
+
+    d = {k: v for a in xs if c}    ->    d = {}
+                                         for __aotc_comp_a in xs:
+                                             if c':
+                                                 d[k'] = v'
+
+and ``s = {e for a in xs}`` likewise with ``s = set()`` and ``s.add(e')``, each ``'``
+reading the renamed loop variables (a comprehension's variables do not leak into the
+function, as a loop's would). Over build-time items the loop runs while the kernel is
+built, giving what the comprehension gives.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .syntax import HIDDEN, load, store
+
+_PREFIX = HIDDEN + "comp_"
+
+
+def comprehensions_as_loops(tree: ast.FunctionDef) -> None:
+    """Rewrite such assignments in every block of ``tree`` (nested functions too)."""
+    for node in ast.walk(tree):
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                setattr(node, field, [s for stmt in value for s in _rewritten(stmt)])
+
+
+def _rewritten(stmt: ast.stmt) -> list[ast.stmt]:
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, (ast.DictComp, ast.SetComp))
+            and not any(g.is_async for g in stmt.value.generators)):
+        return [stmt]
+    name, comp = stmt.targets[0].id, stmt.value
+    bound = {n.id for g in comp.generators for n in ast.walk(g.target)
+             if isinstance(n, ast.Name)}
+    renamed = _Renamed(bound)
+    if isinstance(comp, ast.DictComp):
+        start: ast.expr = ast.Dict([], [])
+        target = ast.Subscript(load(name), renamed.visit(comp.key), ast.Store())
+        innermost: ast.stmt = ast.Assign([target], renamed.visit(comp.value))
+    else:
+        start = ast.Call(load("set"), [], [])
+        add = ast.Attribute(load(name), "add", ast.Load())
+        innermost = ast.Expr(ast.Call(add, [renamed.visit(comp.elt)], []))
+    body = innermost
+    for k in reversed(range(len(comp.generators))):
+        generator = comp.generators[k]
+        for test in reversed(generator.ifs):
+            body = ast.If(renamed.visit(test), [body], [])
+        # (the first iterable is evaluated outside: its names are the function's)
+        iterable = generator.iter if k == 0 else renamed.visit(generator.iter)
+        body = ast.For(renamed.visit(generator.target), iterable, [body], [])
+    made = [ast.Assign([store(name)], start), body]
+    for new in made:
+        ast.copy_location(new, stmt)
+        ast.fix_missing_locations(new)
+    return made
+
+
+class _Renamed(ast.NodeTransformer):
+    """The comprehension's own variables under hidden names."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        if node.id in self.names:
+            return ast.copy_location(ast.Name(_PREFIX + node.id, node.ctx), node)
+        return node

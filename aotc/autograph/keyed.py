@@ -1,0 +1,72 @@
+"""``max``/``min`` of runtime items that are compared as Python compares them: by a
+``key=`` function, or tuple by tuple.
+
+``max(range(n), key=lambda i: x[i])`` evaluates the key of every item (a loop at run
+time, as ``sorted(key=...)`` does) and picks the first item whose key is best, as
+Python's ``max`` keeps the first of equal keys: ``np.argmax`` of the keys. A list of
+tuples laid out as an array (one row per tuple) compares lexicographically: the rows
+whose first field is best, among them those whose second field is best, and so on; the
+first row left is Python's answer. (An elementwise reduction of the rows would mix
+fields of different tuples.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..numpy_api.masks import MaskedValue
+from ..shapes import DimExpr
+from ..tracing.tracer import Tracer, current
+from .sequences import RuntimeSeq, sequence
+
+
+def _empty_check(count: DimExpr, name: str) -> None:
+    current().check(">=", count, DimExpr.const(1), "ValueError",
+                    f"{name}() arg is an empty sequence")
+
+
+def extreme_by_key(iterable: Any, key: Callable[[Any], Any], largest: bool) -> Any:
+    """``max(iterable, key=key)`` (``largest``) or ``min``, where the items or their keys
+    are runtime values."""
+    name = "max" if largest else "min"
+    seq = sequence(iterable.values() if isinstance(iterable, MaskedValue) else iterable)
+    if not isinstance(seq, RuntimeSeq):  # Python's items (range(5)), keys maybe runtime
+        items = list(seq)
+        keys = [key(v) for v in items]
+        if not any(isinstance(k, Tracer) for k in keys):
+            pick = max if largest else min
+            return items[pick(range(len(items)), key=keys.__getitem__)]
+        seq = RuntimeSeq(len(items), lambda i: np.stack([np.asarray(v) for v in items])[i])
+    keys = seq.stacked(key)
+    if not isinstance(keys, Tracer) or keys.ndim != 1:
+        raise current().error(f"{name}(key=...): each key must be one number",
+                              hint="give a key that returns one number per item")
+    _empty_check(keys.aval.shape[0], name)
+    return seq.item(np.argmax(keys) if largest else np.argmin(keys))
+
+
+def lexicographic_extreme(rows: Tracer, largest: bool) -> Tracer:
+    """The best row of ``rows`` (a list of tuples, laid out), fields compared in order."""
+    name = "max" if largest else "min"
+    count, fields = rows.aval.shape
+    if not fields.is_const:
+        raise current().error(f"{name}() of a list of tuples of runtime length")
+    _empty_check(count, name)
+    kind = rows.dtype
+    if kind.kind == "c":
+        raise current().error(f"{name}() of complex numbers: Python does not order them")
+    # What a row no longer in the running has in each field: it never wins.
+    worst: Any = (-np.inf if largest else np.inf) if kind.kind == "f" else \
+        (not largest if kind == np.bool_ else
+         (np.iinfo(kind).min if largest else np.iinfo(kind).max))
+    keep: Any = None  # the rows still in the running
+    for field in range(fields.value):
+        column = rows[:, field]
+        candidates = column if keep is None else np.where(keep, column, worst)
+        hit = column == (np.max(candidates) if largest else np.min(candidates))
+        keep = hit if keep is None else keep & hit
+    best_row: Tracer = rows[np.argmax(keep)]
+    return best_row
