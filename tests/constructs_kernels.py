@@ -1617,7 +1617,7 @@ def kept_inside_expressions(x: f64[:]) -> tuple:
         total += 2 * _kept_count(out, x[i])
         total = total + np.sqrt(abs(x[i])) + _one_more(out, -x[i])
         _kept_count(out, _kept_count(out, x[i] - 1.0) * 0.5)
-    return total, len(out), sum(out)  # (not the list: a box, its handle a counter's)
+    return total, len(out), sum(out, 0.0)  # (not the list: a box, its handle a counter's)
 
 
 @aotc.export
