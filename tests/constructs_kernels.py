@@ -1636,6 +1636,22 @@ def chosen_by_python_rules(x: f64[:]) -> tuple:
             len(thirds))
 
 
+@aotc.export
+def kinds_of_scalars(n: i64, v: f64) -> tuple:
+    """isinstance of a scalar argument: an int for a Python int, not for np.int64 (told
+    at run time); a float for both a Python float and np.float64."""
+    whole = 2 * n if isinstance(n, int) else -n
+    return whole, isinstance(n, (int, np.integer)), isinstance(v, float), \
+        isinstance(v, np.floating)
+
+
+@aotc.export
+def rounded_to_digits(v: f64) -> tuple:
+    """round(v, n): a Python float to the decimal nearest its exact value (-3.55 -> -3.5),
+    a NumPy scalar as np.round (-3.6)."""
+    return round(v, 1), round(v, 2), round(v, -1), round(v, 0), round(v)
+
+
 def _fft(x):  # Pythran's test kernel fft.py: arrays made by each call, returned
     n = x.shape[0]
     if n == 1:

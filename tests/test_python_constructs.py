@@ -381,6 +381,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                    (np.array([-1.0, 5.0]),)],
     # A helper appending to the caller's list in its own branch: the caller's list grows.
     "kept_by_a_helper": [(X,), (X[:0],), (np.random.default_rng(9).standard_normal(50),)],
+    "rounded_to_digits": [(-3.55,), (np.float64(-3.55),), (2.675,), (np.float64(2.675),),
+                          (1250.0,), (0.285,), (1.005,), (-0.04,), (1e15 + 0.5,),
+                          (float("nan"),), (12.5,)],
+    "kinds_of_scalars": [(3, 0.5), (np.int64(3), np.float64(0.5)), (-4, np.float64(2.0))],
     "chosen_by_python_rules": [(np.array([0.3, 0.7, 0.1, 0.9, 0.6, 0.95, -0.4]),), (X,),
                                (X[:0],), (np.array([0.5, 0.5, 0.25]),)],
     "kept_inside_expressions": [(X,), (-X,), (X[:0],),

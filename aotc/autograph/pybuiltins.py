@@ -26,10 +26,11 @@ from ..numpy_api.pyrandom import sample
 from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
-from ..tracing.tracer import Tracer, current, user_loc
+from ..tracing.tracer import Tracer, current, python_number, user_loc
 from . import boxing
 from .keyed import extreme_by_key, lexicographic_extreme
 from .lists import RuntimeList
+from .pyround import round_float
 from .sequences import RuntimeSeq, length, sequence
 
 
@@ -238,6 +239,8 @@ def _round(number: Any, ndigits: Any = None) -> Any:
         return builtins.round(number, ndigits) if ndigits is not None else builtins.round(number)
     if ndigits is None:
         return _scalar_conversion(int, np.int64)(np.rint(number))
+    if number.ndim == 0 and number.dtype.kind == "f":
+        return round_float(number, ndigits)
     return np.round(number, ndigits)
 
 
@@ -288,30 +291,35 @@ def _sorted_by(items: Any, keys: Any, reverse: bool) -> Any:
     return ordered
 
 
-def _isinstance(value: Any, classes: Any) -> bool:
-    """``isinstance`` of a runtime value: of the type the caller's value has (a Python
-    number for a weak scalar, ``np.float32``'s and such for the others, ``np.ndarray``
-    for an array, ``list`` for a list laid out as one), decided at build time."""
-    return builtins.isinstance(value, classes) if (kind := _runtime_type(value)) is None \
-        else builtins.issubclass(kind, classes)
+def _isinstance(value: Any, classes: Any) -> Any:
+    """``isinstance`` of a runtime value: of the type the caller's value has (``np.ndarray``
+    for an array, ``list`` for a list laid out as one; for a scalar, a Python number's
+    type or a NumPy scalar's, which may be told only at run time: a traced bool then)."""
+    if isinstance(value, Tracer) and not value.ndim and not value.list_like:
+        python = builtins.issubclass(_WEAK_TYPES[value.dtype.kind], classes)
+        numpy = builtins.issubclass(value.dtype.type, classes)
+        flag = python_number(value)
+        if python == numpy or flag is True or flag is False:
+            return python if flag is True or python == numpy else numpy
+        return flag if python else np.logical_not(flag)
+    kind = _runtime_type(value)
+    return builtins.isinstance(value, classes) if kind is None else \
+        builtins.issubclass(kind, classes)
 
 
-#: The Python type of a weak scalar, by its dtype's kind.
+#: The Python type of a Python number, by its dtype's kind.
 _WEAK_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
 def _runtime_type(value: Any) -> type | None:
-    """The type a traced value has when the kernel runs; None for build-time values."""
+    """The type a traced container or array has when the kernel runs; None for
+    build-time values."""
     if isinstance(value, MaskedValue):
         return list if value.list_like else np.ndarray
     if is_box(value):
         return {"list": list, "set": set, "dict": dict}.get(value.kind, object)
     if isinstance(value, Tracer):
-        if value.list_like:
-            return list
-        if value.ndim:
-            return np.ndarray
-        return _WEAK_TYPES[value.dtype.kind] if value.weak else value.dtype.type
+        return list if value.list_like else np.ndarray
     return list if isinstance(value, RuntimeList) else None
 
 
