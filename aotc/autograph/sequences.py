@@ -287,8 +287,15 @@ def as_list(value: Any = ()) -> Any:
 
 
 def as_tuple(value: Any = ()) -> Any:
+    """``tuple(x)``: a Python tuple of the items when few and their number is known
+    before the kernel runs; else their array, marked as a tuple (an index of it is
+    refused: a tuple indexes one axis per item, an array picks rows)."""
     items = as_list(value)
-    return items if isinstance(items, Tracer) else builtins.tuple(items)
+    if not isinstance(items, Tracer):
+        return builtins.tuple(items)
+    marked = lax.fresh(items) if items is value else items
+    marked.tuple_like = True
+    return marked
 
 
 SEQUENCES: dict[Callable[..., Any], Callable[..., Any]] = {

@@ -229,6 +229,11 @@ def _is_mask_like(item: Any) -> bool:
 
 def getitem_any(x: Tracer, key: Any) -> Any:
     """``x[key]``: basic indexing, or fancy indexing when the key holds index arrays."""
+    if isinstance(key, Tracer) and key.tuple_like:
+        raise current().error("indexing with a tuple of runtime length (tuple(a) of an "
+                              "array whose size is known only at run time)",
+                              hint="index with the items (x[a[0], a[1]]), or give the "
+                                   "array a fixed size (i8[2])")
     key = np.asarray(key) if _bool_list(key) else _masks_among_indices(x, key)  # [True, False]
     return read(x, key) if is_fancy_key(key) else getitem(x, key)
 

@@ -3,7 +3,8 @@ function for, as Numba's ``@njit`` specializes on its first call's types.
 
 An array is its dtype and rank (any size, any strides: ``f8[:, :]``); a Python number
 the weak Python type (``float``), as the kernel's NumPy semantics treat it; a NumPy
-scalar or 0-d array its own dtype (``f4``); a list or tuple the array NumPy makes of it.
+scalar or 0-d array its own dtype (``f4``); a list the array NumPy makes of it, and a
+tuple that array with its length fixed (``i8[2]``), as Numba's tuple types fix it.
 Parameters the call leaves to their defaults after the last one given are build-time
 constants, as in ``@aotc.export`` strings; one left out before it takes its default's
 type. The text is a signature string ``@aotc.export`` reads back, so a prototype's
@@ -34,7 +35,11 @@ def type_text(value: Any, name: str) -> str:
             if isinstance(value, python):
                 return text
         if isinstance(value, list | tuple):
+            fixed = isinstance(value, tuple)  # (a tuple's length is part of its type)
             value = np.asarray(value)
+            code = CODES.get(value.dtype.newbyteorder("="))
+            if fixed and value.ndim and code is not None:
+                return f"{code}[{value.shape[0]}{', :' * (value.ndim - 1)}]"
     if isinstance(value, np.generic | np.ndarray):
         code = CODES.get(value.dtype.newbyteorder("="))
         if code is not None:

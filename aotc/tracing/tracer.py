@@ -322,6 +322,9 @@ class Tracer:
         #: A Python list's values (``[0] * n``, a list comprehension): writing a float
         #: item makes it hold floats, as the list would, instead of truncating.
         self.list_like = False
+        #: A tuple of runtime length (``tuple(x)`` of an array): an index of that many
+        #: axes, which no build-time index can be (``x[t]`` is refused, not fancy).
+        self.tuple_like = False
         #: Arrays this one is the very same array as on some paths (``out = x`` in one
         #: branch of an ``if``), each with the predicate of those paths: a write into
         #: either reaches the other there (see ``aliases.path_aliased``).
