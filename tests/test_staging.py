@@ -9,6 +9,7 @@ import pytest
 
 import aotc
 from aotc import f32, f64, i64
+from aotc.errors import TraceError
 
 
 @aotc.export("f8[:](f8[:], f8)", "f4[:](f4[:], f4)")
@@ -116,6 +117,21 @@ def test_jit_without_signatures_specializes_on_each_call(_cache: Path) -> None:
 
     exported = aotc.export(*fast.signatures)(shipped)
     np.testing.assert_array_equal(aotc.jit(exported)(2.0, x32, x32), unannotated(2.0, x32, x32))
+
+
+@aotc.jit
+def _element_at(m, ij):
+    return m[tuple(ij)]
+
+
+def test_a_tuple_argument_has_its_length_in_its_type(_cache: Path) -> None:
+    """As Numba's UniTuple: tuple(ij) of a 2-tuple is two indices, one element; a list
+    of the same items is an array of any length (tuple() of it, as an index, refused)."""
+    m = np.arange(20.0).reshape(4, 5)
+    assert _element_at(m, (1, 2)) == 7.0 and _element_at(m, (3, 4)) == 19.0
+    assert _element_at.signatures == ["(f8[:, :], i8[2])"]
+    with pytest.raises(TraceError, match="indexing with a tuple of runtime length"):
+        _element_at(m, [1, 2])
 
 
 @aotc.jit
