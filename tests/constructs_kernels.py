@@ -1652,6 +1652,35 @@ def rounded_to_digits(v: f64) -> tuple:
     return round(v, 1), round(v, 2), round(v, -1), round(v, 0), round(v)
 
 
+def _squares_upto(n):  # a generator: its items collected into a list
+    for i in range(n):
+        yield i * i + 0.0
+
+
+def _above_then_squares(x, t):
+    for v in x:
+        if v > t:
+            yield v
+    yield from _squares_upto(3)
+
+
+def _index_pairs(n):
+    for i in range(n):
+        for j in range(i):
+            yield i, j
+
+
+@aotc.export
+def consumed_generators(x: f64[:], n: i64) -> tuple:
+    """Generator helpers consumed by sum(), a for loop (unpacking pairs), list() and a
+    comprehension."""
+    total = 0
+    for i, j in _index_pairs(n):
+        total += i * j
+    return (sum(_squares_upto(n), 0.0), total, np.array(list(_above_then_squares(x, 0.5))),
+            np.array([2.0 * v for v in _above_then_squares(x, 0.0)]))
+
+
 def _fft(x):  # Pythran's test kernel fft.py: arrays made by each call, returned
     n = x.shape[0]
     if n == 1:

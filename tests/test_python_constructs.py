@@ -381,6 +381,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                    (np.array([-1.0, 5.0]),)],
     # A helper appending to the caller's list in its own branch: the caller's list grows.
     "kept_by_a_helper": [(X,), (X[:0],), (np.random.default_rng(9).standard_normal(50),)],
+    "consumed_generators": [(X, 6), (X[:0], 0), (-X, 1)],
     "rounded_to_digits": [(-3.55,), (np.float64(-3.55),), (2.675,), (np.float64(2.675),),
                           (1250.0,), (0.285,), (1.005,), (-0.04,), (1e15 + 0.5,),
                           (float("nan"),), (12.5,)],

@@ -25,6 +25,7 @@ from typing import Any, cast
 
 from ..errors import Loc, TraceError
 from . import runtime
+from .generators import collect_yields
 from .passed_back import Changes, ChangesOf, changes_per_parameter
 from .syntax import parameters, walk_code
 from .transform import RUNTIME, convert_function
@@ -147,6 +148,7 @@ def _converted_code(code: types.CodeType, name: str, namespace: dict[str, Any]
             _CODE[code] = None
         else:
             _refuse_nonlocal(node, code.co_filename)
+            collect_yields(node, code.co_filename)
             tree = convert_function(_as_function(node), _changes_of(namespace))
             # Defaults were evaluated where the function was defined: keep those values
             # (set on the function), not expressions naming the enclosing function's locals.
