@@ -6,6 +6,8 @@ across scopes, helpers and other kernels, NumPy imported under other names.
 every kernel against this very source run as plain Python on NumPy.
 """
 
+import bisect
+import heapq
 import itertools
 import math
 import random
@@ -1679,6 +1681,30 @@ def consumed_generators(x: f64[:], n: i64) -> tuple:
         total += i * j
     return (sum(_squares_upto(n), 0.0), total, np.array(list(_above_then_squares(x, 0.5))),
             np.array([2.0 * v for v in _above_then_squares(x, 0.0)]))
+
+
+@aotc.export
+def standard_library_orders(x: f64[:], n: i64) -> tuple:
+    """Python's orders on runtime values: a list of tuples sorted field by field (with
+    reverse= and key=), bisect on a sorted array, heapq.nsmallest/nlargest, and
+    itertools.combinations and product over runtime ranges."""
+    pairs = [(np.floor(v * 3), v) for v in x]
+    down = sorted(pairs, reverse=True)
+    pairs.sort()
+    by_value = [(np.floor(v * 3), v) for v in x]
+    by_value.sort(key=lambda p: p[1])
+    ordered = np.sort(x)
+    where = (bisect.bisect_left(ordered, 0.5), bisect.bisect_right(ordered, 0.5, 1),
+             bisect.bisect(ordered, 2.0))
+    pair_sum, product_sum = 0.0, 0
+    for a, b in itertools.combinations(x, 2):
+        pair_sum += a * b
+    for i, j in itertools.product(range(n), range(3)):
+        product_sum += i * j
+    firsts = np.array([p[1] for p in pairs]) if len(pairs) else np.zeros(0)
+    return (firsts, down[0][1] if len(down) else -1.0, by_value[-1][1] if len(by_value) else
+            -1.0, where, np.array(heapq.nsmallest(2, x)), np.array(heapq.nlargest(2, x)),
+            pair_sum, product_sum)
 
 
 def _fft(x):  # Pythran's test kernel fft.py: arrays made by each call, returned

@@ -382,6 +382,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     # A helper appending to the caller's list in its own branch: the caller's list grows.
     "kept_by_a_helper": [(X,), (X[:0],), (np.random.default_rng(9).standard_normal(50),)],
     "consumed_generators": [(X, 6), (X[:0], 0), (-X, 1)],
+    "standard_library_orders": [(np.array([0.1, 0.5, 0.1, 0.9, 0.5, 0.95]), 4), (X, 0),
+                                (np.array([0.7]), 2)],
     "rounded_to_digits": [(-3.55,), (np.float64(-3.55),), (2.675,), (np.float64(2.675),),
                           (1250.0,), (0.285,), (1.005,), (-0.04,), (1e15 + 0.5,),
                           (float("nan"),), (12.5,)],

@@ -23,6 +23,7 @@ from ..numpy_api.complexes import make_complex
 from ..numpy_api.functions_base import warn_complex_cast
 from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pyrandom import sample
+from ..numpy_api.sorting import list_order
 from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
@@ -244,7 +245,7 @@ def _round(number: Any, ndigits: Any = None) -> Any:
     return np.round(number, ndigits)
 
 
-def _sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
+def sorted_items(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
     """``sorted()`` of runtime values: a list standing for its items, in order (NumPy's
     sort: NaNs last, where Python's comparisons leave NaNs where they are); of a list,
     set or dict grown at run time, a new such list of its items, sorted."""
@@ -267,8 +268,9 @@ def _sorted(iterable: Any, *, key: Any = None, reverse: bool = False) -> Any:
         keys_of: Any = seq.stacked(key) if isinstance(seq, RuntimeSeq) else \
             CREATION[np.array]([key(v) for v in iterable])
         return _sorted_by(items, keys_of, reverse)
-    ordered: Any = np.sort(items, axis=0)
-    if reverse:
+    ordered: Any = items[list_order(items, None, reverse)] if items.ndim == 2 and \
+        items.list_like else np.sort(items, axis=0)  # (tuples: field by field)
+    if reverse and not (items.ndim == 2 and items.list_like):
         ordered = np.flip(ordered, axis=0)
     ordered.list_like = True
     return ordered
@@ -377,7 +379,7 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.int: _scalar_conversion(int, np.int64),
     builtins.bool: _scalar_conversion(bool, np.bool_), builtins.round: _round,
     builtins.complex: _complex,
-    builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: _sorted,
+    builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: sorted_items,
     builtins.print: _print, random.sample: random_sample, builtins.set: boxing.as_set,
     builtins.isinstance: _isinstance,
     collections.deque: _deque,

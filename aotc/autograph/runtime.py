@@ -55,6 +55,7 @@ from .lists import (  # noqa: F401 - converted code calls __aotc__.append and ch
 )
 from .percent import percent  # noqa: F401 - converted code calls __aotc__.percent
 from .pybuiltins import BUILTINS
+from .pymodules import PYMODULES
 from .sequences import (  # noqa: F401
     SEQUENCES,
     RuntimeGenerator,
@@ -316,6 +317,7 @@ _CLOCKS = {time.time: _clock, time.perf_counter: _clock, time.monotonic: _clock}
 TRACED: dict[Callable[..., Any], Callable[..., Any]] = {**CREATION, **BUILTINS, **SEQUENCES,
                                                        **PYMATH, **PYRANDOM, **_CLOCKS,
                                                        **formatted.BUILTINS,
+                                                       **PYMODULES,
                                                        functools.reduce: reduce_,
                                                        builtins.map: map_}
 _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {

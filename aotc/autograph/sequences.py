@@ -262,6 +262,64 @@ def ndindex(*shape: Any) -> Any:
     return RuntimeSeq(total, item)
 
 
+def _as_seq(value: Any) -> RuntimeSeq:
+    """An iterable as a runtime sequence (a Python one's items as a constant array)."""
+    seq = sequence(value)
+    if isinstance(seq, RuntimeSeq):
+        return seq
+    items = as_tracer(np.asarray(builtins.list(seq)))
+    return RuntimeSeq(items.shape[0], items.__getitem__)
+
+
+def product(*iterables: Any, repeat: int = 1) -> Any:
+    """``itertools.product``: the tuples in C order (the last item varies fastest), item
+    ``k`` found from ``k`` as ``np.ndindex`` finds it, over runtime lengths."""
+    if not _runtime(tuple(sequence(i) for i in iterables)):
+        return itertools.product(*iterables, repeat=repeat)
+    seqs = [_as_seq(i) for i in iterables] * repeat
+
+    def item(k: Any) -> tuple[Any, ...]:
+        picked = []
+        for s in reversed(seqs[1:]):
+            picked.append(s.item(np.remainder(k, s.length)))
+            k = np.floor_divide(k, s.length)
+        return (seqs[0].item(k), *reversed(picked))
+
+    total: Any = 1
+    for s in seqs:
+        total = np.multiply(total, s.length)
+    return RuntimeSeq(total, item)
+
+
+def combinations(iterable: Any, r: int) -> Any:
+    """``itertools.combinations(seq, 2)`` over a runtime sequence: pair ``k`` of the
+    ``n (n - 1) / 2`` is row ``i`` of the triangle (from a square root, then corrected
+    by one either way), and ``j`` past ``i``."""
+    seq = sequence(iterable)
+    if not isinstance(seq, RuntimeSeq):
+        return itertools.combinations(iterable, r)
+    if r != 2:
+        raise current().error(f"itertools.combinations(..., {r}) of a runtime sequence",
+                              hint="pairs (r=2) are compiled; nest loops for more")
+    n = seq.length
+
+    def start(i: Any) -> Any:  # the index of pair (i, i + 1)
+        return np.floor_divide(np.multiply(i, np.subtract(np.multiply(2, n), np.add(i, 1))),
+                               2)
+
+    def item(k: Any) -> tuple[Any, Any]:
+        b = np.subtract(np.multiply(2, n), 1)
+        root = np.sqrt(np.subtract(np.multiply(b, b), np.multiply(8, k)).astype(np.float64))
+        i = np.floor_divide(np.subtract(b, root), 2).astype(np.int64)
+        i = np.where(start(np.add(i, 1)) <= k, np.add(i, 1), i)
+        i = np.where(start(i) > k, np.subtract(i, 1), i)
+        j = np.add(np.subtract(k, start(i)), np.add(i, 1))
+        return seq.item(i), seq.item(j)
+
+    count = np.floor_divide(np.multiply(n, np.subtract(n, 1)), 2)
+    return RuntimeSeq(np.maximum(count, 0), item)
+
+
 def length(value: Any) -> Any:
     if isinstance(value, RuntimeSeq):
         return value.length
@@ -302,6 +360,7 @@ SEQUENCES: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.range: range_, builtins.zip: zip_, builtins.enumerate: enumerate_,
     builtins.reversed: reversed_, np.ndindex: ndindex, itertools.repeat: repeat_,
     builtins.list: as_list, builtins.tuple: as_tuple,
+    itertools.product: product, itertools.combinations: combinations,
 }
 
 DISPATCH.runtime_sequence = RuntimeSeq  # np.array_split into a traced number of pieces

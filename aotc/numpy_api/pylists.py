@@ -21,7 +21,7 @@ from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr
 from ..tracing.tracer import Tracer, as_tracer, current
-from . import joining
+from . import joining, sorting
 from .creation import iota
 
 
@@ -159,7 +159,19 @@ def _extend(self: Tracer, values: Any) -> None:
 
 
 #: Python list methods of an array standing for a list (numpy_api.methods asks).
+def _sort(self: Tracer, *, key: Any = None, reverse: bool = False) -> None:
+    """``lst.sort()``: Python's stable sort of the items (tuples field by field), by
+    ``key`` when given (an ndarray's ``sort`` would sort each tuple's fields)."""
+    keys = None
+    if key is not None:
+        def step(i: Any, _: Any) -> Any:
+            return i + 1, key(self[i])
+        _, keys = lax.scan(step, as_tracer(np.int64(0)), None, length=self.shape[0])
+    _rebind(self, as_tracer(self[sorting.list_order(self, keys, bool(reverse))]))
+
+
 LIST_METHODS: dict[str, Callable[..., Any]] = {
+    "sort": _sort,
     "pop": _pop, "index": _index, "remove": _remove, "insert": _insert, "extend": _extend,
     "popleft": lambda self: _pop(self, 0),  # (a collections.deque laid out as an array)
     "appendleft": lambda self, value: _insert(self, 0, value),

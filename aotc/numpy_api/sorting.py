@@ -97,6 +97,28 @@ def sort_method(self: Tracer, axis: Any = -1, kind: Any = None, order: Any = Non
     write(self, Ellipsis, lax.bind1(sort_p, x.atom, axis=ax))
 
 
+def list_order(items: Tracer, keys: Tracer | None = None, reverse: bool = False
+               ) -> Tracer:
+    """The order Python's stable ``sorted`` puts a laid-out list's items in: by ``keys``
+    (one number per item) when given; else by value, a list of tuples (rows) field by
+    field. ``reverse`` keeps equal items in their order, as Python's does (so it is not
+    the ascending order flipped)."""
+    def ascending(x: Tracer) -> Tracer:
+        if x.ndim == 1:
+            return as_tracer(np.argsort(x, kind="stable"))
+        fields = x.aval.shape[1]
+        if x.ndim != 2 or not fields.is_const:
+            raise current().error("sorting a list whose items are not numbers or tuples of "
+                                  "numbers")
+        return as_tracer(np.lexsort(tuple(x[:, k] for k in reversed(range(fields.value)))))
+
+    by = items if keys is None else keys
+    if not reverse:
+        return ascending(by)
+    n = by.shape[0]
+    return as_tracer((n - 1 - ascending(by[::-1]))[::-1])
+
+
 def _kth(kth: Any, length: DimExpr, total: DimExpr) -> None:
     """NumPy's check that every ``kth`` is an index of the axis (negative ones count
     from the end), made only when the array (of ``total`` elements) is not empty. A sort
