@@ -35,7 +35,9 @@ from .reductions import REDUCERS, combiner
 #: The lane of items after the last whole chunk of the innermost loop.
 REST = -1
 #: A float max/min combined into memory (:meth:`FusedReduction.combine_in_memory`).
-_IN_MEMORY = {"reduce_max": "llvm.maximum", "reduce_min": "llvm.minimum"}
+_IN_MEMORY = {("reduce_max", "f"): "llvm.maximum", ("reduce_min", "f"): "llvm.minimum",
+              ("reduce_max", "i"): "llvm.smax", ("reduce_min", "i"): "llvm.smin",
+              ("reduce_max", "u"): "llvm.umax", ("reduce_min", "u"): "llvm.umin"}
 
 
 def _lane(k: int) -> ir.Constant:
@@ -82,12 +84,13 @@ class FusedReduction:
     def combine_in_memory(self, acc: ir.Value, item: ir.Value) -> ir.Value:
         """:meth:`combine` for a running value stored back where ``acc`` was loaded (a
         row of results). A float max/min is LLVM's NaN-propagating ``maximum`` /
-        ``minimum`` there: the rule's select of ``item`` or ``acc`` became a conditional
-        store, vectorized on AVX2 as ``vmaskmovps`` (microcoded, and slow on AMD Zen: a
-        column minimum ran at a third of the SSE code's speed). Only which of 0.0 and
-        -0.0 a tie keeps can differ, as between NumPy's own loops."""
-        intrinsic = _IN_MEMORY.get(self.reduction)
-        if intrinsic is None or self.dtype.kind != "f":
+        ``minimum`` there, an integer one ``smax``/``umin``...: the rule's select of
+        ``item`` or ``acc`` became a conditional store, vectorized on AVX2 as
+        ``vmaskmovps``/``vpmaskmovq`` (microcoded, and slow on AMD Zen: a column minimum
+        ran at a third of the SSE code's speed). Only which of 0.0 and -0.0 a float tie
+        keeps can differ, as between NumPy's own loops."""
+        intrinsic = _IN_MEMORY.get((self.reduction, self.dtype.kind))
+        if intrinsic is None:
             return self.combine(acc, item)
         fn = self.b.module.declare_intrinsic(intrinsic, [acc.type],
                                              ir.FunctionType(acc.type, [acc.type] * 2))
