@@ -1707,6 +1707,15 @@ def standard_library_orders(x: f64[:], n: i64) -> tuple:
             pair_sum, product_sum)
 
 
+@aotc.export
+def defaults_and_sizes(x: f64[:], m: f32[:, :]) -> tuple:
+    """min/max(default=...) of runtime items (a filtered comprehension may keep none),
+    and an array's itemsize and nbytes."""
+    return (min([v for v in x if v > 10], default=-1.0), max([v for v in x if v > 0.3],
+                                                             default=-1.0),
+            max(x, default=7.0), m.itemsize, m.nbytes, x.nbytes)
+
+
 def _fft(x):  # Pythran's test kernel fft.py: arrays made by each call, returned
     n = x.shape[0]
     if n == 1:

@@ -105,6 +105,25 @@ def _first_nan_kept(first: Any, items: Any, largest: bool) -> Any:
     return np.where(np.isnan(first), first, best)
 
 
+def _with_default(iterable: Any, default: Any, largest: bool) -> Any:
+    """``max(items, default=d)`` of runtime items: ``d`` when there are none (the
+    extreme of the items after one that never wins, so an empty reduction is defined)."""
+    name = "max" if largest else "min"
+    if default is None:
+        raise current().error(f"{name}(default=None) of runtime items",
+                              hint="give a number as the default")
+    values = iterable.values() if isinstance(iterable, MaskedValue) else _items(iterable)
+    if values.ndim != 1:
+        raise current().error(f"{name}(default=...) of items that are not numbers")
+    fill = _identity(values.dtype, largest)
+    count = values.shape[0]
+    padded = np.concatenate([np.full((1,), fill, values.dtype), values])
+    best = (np.max if largest else np.min)(padded)
+    if values.dtype.kind == "f":
+        best = _first_nan_kept(padded[np.minimum(count, 1)], padded, largest)
+    return np.where(np.greater(count, 0), best, default)
+
+
 def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
              reduce: Callable[..., Any]) -> Callable[..., Any]:
     """``min``/``max``: of several values (Python's rule: keep the first unless a later one
@@ -112,6 +131,9 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
     largest = builtin is builtins.max
 
     def extreme(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and set(kwargs) == {"default"} and (
+                isinstance(args[0], MaskedValue) or _traced_items(args[0])):
+            return _with_default(args[0], kwargs["default"], largest)
         if len(args) == 1 and set(kwargs) == {"key"} and kwargs["key"] is not None and (
                 isinstance(args[0], MaskedValue) or _traced_items(args[0])
                 or isinstance(args[0], range)):

@@ -368,6 +368,15 @@ class Tracer:
         total = size(self.aval.shape)
         return total.value if total.is_const else dim_value(total)
 
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> Any:
+        total = size(self.aval.shape) * self.dtype.itemsize
+        return total.value if total.is_const else dim_value(total)
+
     def __repr__(self) -> str:
         text = self._in_message("", as_repr=True)
         return text if text is not None else f"Tracer({self.aval})"
