@@ -1629,13 +1629,14 @@ def chosen_by_python_rules(x: f64[:]) -> tuple:
     comprehensions over runtime items."""
     best = max(range(x.shape[0]), key=lambda i: x[i])
     nearest = min(range(x.shape[0]), key=lambda i: abs(x[i] - 0.5))
+    among = (max(range(3), key=lambda i: x[i]), min([0, 2], key=lambda i: abs(x[i])))
     pts = [(np.floor(x[i] * 2), x[i]) for i in range(x.shape[0])]
     top, low = max(pts), min(pts)
     kept = sorted([v for v in x if v > 0], reverse=True)
     doubled = {i: x[i] * 2 for i in range(x.shape[0])}
     thirds = {int(v * 3) for v in x}
-    return (best, nearest, top[0], top[1], low[1], np.array(kept), doubled[0], len(doubled),
-            len(thirds))
+    return (best, nearest, among, top[0], top[1], low[1], np.array(kept), doubled[0],
+            len(doubled), len(thirds))
 
 
 @aotc.export

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..numpy_api.masks import MaskedValue
 from ..shapes import DimExpr
-from ..tracing.tracer import Tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from .sequences import RuntimeSeq, sequence
 
 
@@ -39,7 +39,8 @@ def extreme_by_key(iterable: Any, key: Callable[[Any], Any], largest: bool) -> A
         if not any(isinstance(k, Tracer) for k in keys):
             pick = max if largest else min
             return items[pick(range(len(items)), key=keys.__getitem__)]
-        seq = RuntimeSeq(len(items), lambda i: np.stack([np.asarray(v) for v in items])[i])
+        stacked = np.stack([as_tracer(v) for v in items])
+        seq = RuntimeSeq(len(items), stacked.__getitem__)
     keys = seq.stacked(key)
     if not isinstance(keys, Tracer) or keys.ndim != 1:
         raise current().error(f"{name}(key=...): each key must be one number",

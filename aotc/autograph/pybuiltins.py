@@ -134,10 +134,8 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
         if len(args) == 1 and set(kwargs) == {"default"} and (
                 isinstance(args[0], MaskedValue) or _traced_items(args[0])):
             return _with_default(args[0], kwargs["default"], largest)
-        if len(args) == 1 and set(kwargs) == {"key"} and kwargs["key"] is not None and (
-                isinstance(args[0], MaskedValue) or _traced_items(args[0])
-                or isinstance(args[0], range)):
-            return extreme_by_key(args[0], kwargs["key"], largest)
+        if len(args) == 1 and set(kwargs) == {"key"} and kwargs["key"] is not None:
+            return extreme_by_key(args[0], kwargs["key"], largest)  # (Python's if it can)
         if len(args) == 1 and isinstance(args[0], MaskedValue) and not kwargs:
             selection = args[0]
             empty: Any = np.equal(_count(selection), 0)
@@ -290,9 +288,10 @@ def sorted_items(iterable: Any, *, key: Any = None, reverse: bool = False) -> An
         keys_of: Any = seq.stacked(key) if isinstance(seq, RuntimeSeq) else \
             CREATION[np.array]([key(v) for v in iterable])
         return _sorted_by(items, keys_of, reverse)
-    ordered: Any = items[list_order(items, None, reverse)] if items.ndim == 2 and \
-        items.list_like else np.sort(items, axis=0)  # (tuples: field by field)
-    if reverse and not (items.ndim == 2 and items.list_like):
+    tuples = items.ndim == 2 and items.list_like  # (sorted field by field)
+    ordered: Any = items[list_order(items, None, reverse)] if tuples else \
+        np.sort(items, axis=0)
+    if reverse and not tuples:
         ordered = np.flip(ordered, axis=0)
     ordered.list_like = True
     return ordered

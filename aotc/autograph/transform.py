@@ -289,8 +289,12 @@ def convert_function(tree: ast.FunctionDef,
     catch_runtime_errors(tree)
     comprehensions_as_loops(tree)
     names = local_names(tree)
-    hoist_changing_calls(tree, lambda call: (changed_argument(call, changes_of, names)
-                                             or (None,))[0])
+
+    def changed_list(call: ast.Call) -> str | None:
+        changed = changed_argument(call, changes_of, names)
+        return None if changed is None else changed[0]
+
+    hoist_changing_calls(tree, changed_list)
     appended = appended_parameters(tree, changes_of)
     lower_returns(tree)
     lower_jumps(tree)

@@ -34,7 +34,7 @@ from .reductions import REDUCERS, combiner
 
 #: The lane of items after the last whole chunk of the innermost loop.
 REST = -1
-#: A float max/min combined into memory (:meth:`FusedReduction.combine_in_memory`).
+#: A max/min combined into memory, by dtype kind (:meth:`FusedReduction.combine_in_memory`).
 _IN_MEMORY = {("reduce_max", "f"): "llvm.maximum", ("reduce_min", "f"): "llvm.minimum",
               ("reduce_max", "i"): "llvm.smax", ("reduce_min", "i"): "llvm.smin",
               ("reduce_max", "u"): "llvm.umax", ("reduce_min", "u"): "llvm.umin"}
