@@ -113,6 +113,29 @@ def test_a_handler_that_would_catch_a_runtime_error_is_located():
         _trace(fn)
 
 
+def _kept_until_small(x):
+    for v in x:
+        if v > 0.5:
+            yield v
+        elif v < 0.1:
+            return
+
+
+def test_a_generators_early_return_is_located_each_time():
+    """A generator's items are a list it returns at its end: a return inside its loop is
+    a located error at that return, the second build as the first (the refused helper is
+    not kept as if it had been converted)."""
+    def total(x: f64[:]):
+        return sum(_kept_until_small(x))
+
+    for _ in range(2):
+        with pytest.raises(TraceError) as info:
+            _trace(total)
+        text = str(info.value)
+        assert f"test_errors.py:{_line_of(_kept_until_small, 'return')}" in text
+        assert "a return inside a generator's branch or loop" in text
+
+
 def test_heapq_on_runtime_values_is_located():
     """heapq changes the Python list the kernel is traced with, not the list the kernel
     grows (a loop of heappush returned an empty list): a located error with a hint."""

@@ -175,7 +175,11 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
         for free, cell in zip(fn.__code__.co_freevars, fn.__closure__, strict=True):
             with contextlib.suppress(ValueError):  # an empty cell: the name is not bound yet
                 namespace[free] = cell.cell_contents
-    compiled = _converted_code(fn.__code__, fn.__code__.co_name, namespace)  # (as defined)
+    try:
+        compiled = _converted_code(fn.__code__, fn.__code__.co_name, namespace)  # (as defined)
+    except TraceError:
+        del _CACHE[fn]  # refused (a located error): refused again next time, not run as is
+        raise
     if compiled is None:
         return fn
     module_code, name = compiled
