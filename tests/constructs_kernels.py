@@ -1717,6 +1717,19 @@ def defaults_and_sizes(x: f64[:], m: f32[:, :]) -> tuple:
             max(x, default=7.0), m.itemsize, m.nbytes, x.nbytes)
 
 
+def _sorted_by_pivots(x):  # recursion on selections: each call gets x[x < p], a new array
+    if len(x) <= 1:
+        return x
+    p, rest = x[0], x[1:]
+    return np.concatenate((_sorted_by_pivots(rest[rest < p]), x[:1],
+                           _sorted_by_pivots(rest[rest >= p])))
+
+
+@aotc.export
+def pivot_sorted(x: f64[:]) -> f64[:]:
+    return _sorted_by_pivots(x)
+
+
 def _fft(x):  # Pythran's test kernel fft.py: arrays made by each call, returned
     n = x.shape[0]
     if n == 1:

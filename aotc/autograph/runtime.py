@@ -29,6 +29,7 @@ from .. import lax
 from ..ir import Lit
 from ..numpy_api import CREATION, pylists
 from ..numpy_api.functions import array_ufunc
+from ..numpy_api.masks import MaskedValue
 from ..numpy_api.pymath import PYMATH
 from ..numpy_api.pyrandom import PYRANDOM, is_python_random
 from ..numpy_api.pyrandom import refuse as refuse_pyrandom
@@ -386,6 +387,8 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             and isinstance(args[0], RuntimeGenerator):  # stops where the answer is decided
         return args[0].decided(truth_value, fn is builtins.any)
     args = tuple(a.laid_out() if isinstance(a, RuntimeGenerator) else a for a in args)
+    if isinstance(fn, types.FunctionType) and _is_user_code(fn):  # a helper given x[x < p]
+        args = tuple(a.values() if isinstance(a, MaskedValue) else a for a in args)
     if getattr(fn, "__aotc_transform__", False) is True and traced(*args, *kwargs.values()):
         return DISPATCH.get("inline_transform")(fn, args, kwargs)  # aotc.grad(f)(x) here
     try:
