@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import ast
 
-from .syntax import HIDDEN, load, store
+from .syntax import HIDDEN, load, rewrite_blocks, store
 
 _PREFIX = HIDDEN + "comp_"
 
 
 def comprehensions_as_loops(tree: ast.FunctionDef) -> None:
-    """Rewrite such assignments in every block of ``tree`` (nested functions too)."""
-    for node in ast.walk(tree):
-        for field, value in ast.iter_fields(node):
-            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                setattr(node, field, [s for stmt in value for s in _rewritten(stmt)])
+    """Rewrite such assignments in every block of ``tree`` (a nested function's when it
+    is converted itself), in place."""
+    rewrite_blocks(tree, _rewritten)
 
 
 def _rewritten(stmt: ast.stmt) -> list[ast.stmt]:

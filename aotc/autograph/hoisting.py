@@ -22,18 +22,17 @@ import ast
 from collections.abc import Callable, Iterator
 from itertools import count
 
-from .syntax import HIDDEN, assign, load
+from .syntax import HIDDEN, assign, load, rewrite_blocks
 
 #: The one list (by name) a call changes in place, or None (:mod:`.passed_back`).
 ChangedBy = Callable[[ast.Call], str | None]
 #: What each hoisted call's value is assigned to.
 _HOISTED = HIDDEN + "hoisted"
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def hoist_changing_calls(tree: ast.FunctionDef, changed_by: ChangedBy) -> None:
     """Rewrite every block of ``tree`` (not of functions nested in it), in place."""
-    _Blocks(changed_by).visit_block_owner(tree)
+    rewrite_blocks(tree, _Blocks(changed_by).statements)
 
 
 class _Blocks:
@@ -41,23 +40,14 @@ class _Blocks:
         self.changed_by = changed_by
         self.names = (f"{_HOISTED}{k}" for k in count())
 
-    def visit_block_owner(self, node: ast.AST) -> None:
-        for field, value in ast.iter_fields(node):
-            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                setattr(node, field, [s for stmt in value for s in self._statements(stmt)])
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)) \
-                    and not isinstance(child, _SCOPES):
-                self.visit_block_owner(child)
-
-    def _statements(self, stmt: ast.stmt) -> list[ast.stmt]:
+    def statements(self, stmt: ast.stmt) -> list[ast.stmt]:
         """``stmt`` after the statements its hoisted calls became."""
         call = _hoistable(stmt, self.changed_by)
         if call is None:
             return [stmt]
         name = next(self.names)
         _replace(stmt, call, load(name))
-        return [*self._statements(assign(name, call, call)), *self._statements(stmt)]
+        return [*self.statements(assign(name, call, call)), *self.statements(stmt)]
 
 
 def _hoistable(stmt: ast.stmt, changed_by: ChangedBy) -> ast.Call | None:

@@ -23,9 +23,20 @@ from ..tracing.tracer import Tracer, as_tracer, current
 from .sequences import RuntimeSeq, sequence
 
 
-def _empty_check(count: DimExpr, name: str) -> None:
+def require_items(count: DimExpr, name: str) -> None:
+    """Python's error for ``max``/``min`` (``name``) of no items, where there may be none."""
     current().check(">=", count, DimExpr.const(1), "ValueError",
                     f"{name}() arg is an empty sequence")
+
+
+def never_best(dtype: np.dtype, largest: bool) -> Any:
+    """A value of ``dtype`` that no item beats in ``max`` (``largest``) or ``min``."""
+    if dtype.kind == "f":
+        return -np.inf if largest else np.inf
+    if dtype.kind == "b":
+        return not largest
+    info = np.iinfo(dtype)
+    return info.min if largest else info.max
 
 
 def extreme_by_key(iterable: Any, key: Callable[[Any], Any], largest: bool) -> Any:
@@ -45,7 +56,7 @@ def extreme_by_key(iterable: Any, key: Callable[[Any], Any], largest: bool) -> A
     if not isinstance(keys, Tracer) or keys.ndim != 1:
         raise current().error(f"{name}(key=...): each key must be one number",
                               hint="give a key that returns one number per item")
-    _empty_check(keys.aval.shape[0], name)
+    require_items(keys.aval.shape[0], name)
     return seq.item(np.argmax(keys) if largest else np.argmin(keys))
 
 
@@ -55,14 +66,11 @@ def lexicographic_extreme(rows: Tracer, largest: bool) -> Tracer:
     count, fields = rows.aval.shape
     if not fields.is_const:
         raise current().error(f"{name}() of a list of tuples of runtime length")
-    _empty_check(count, name)
+    require_items(count, name)
     kind = rows.dtype
     if kind.kind == "c":
         raise current().error(f"{name}() of complex numbers: Python does not order them")
-    # What a row no longer in the running has in each field: it never wins.
-    worst: Any = (-np.inf if largest else np.inf) if kind.kind == "f" else \
-        (not largest if kind == np.bool_ else
-         (np.iinfo(kind).min if largest else np.iinfo(kind).max))
+    worst = never_best(kind, largest)  # (what a row no longer in the running has)
     keep: Any = None  # the rows still in the running
     for field in range(fields.value):
         column = rows[:, field]

@@ -29,7 +29,7 @@ from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current, python_number, user_loc
 from . import boxing
-from .keyed import extreme_by_key, lexicographic_extreme
+from .keyed import extreme_by_key, lexicographic_extreme, never_best, require_items
 from .lists import RuntimeList
 from .pyround import round_float
 from .sequences import RuntimeSeq, length, sequence
@@ -89,15 +89,6 @@ def _count(selection: MaskedValue) -> Any:
     return count
 
 
-def _identity(dtype: np.dtype, largest: bool) -> Any:
-    if dtype.kind == "f":
-        return -np.inf if largest else np.inf
-    if dtype.kind == "b":
-        return not largest
-    info = np.iinfo(dtype)
-    return info.min if largest else info.max
-
-
 def _first_nan_kept(first: Any, items: Any, largest: bool) -> Any:
     """Python's ``min``/``max`` of float items: each later item replaces the best so far
     only if it compares better, so a NaN wins only as the first item."""
@@ -115,7 +106,7 @@ def _with_default(iterable: Any, default: Any, largest: bool) -> Any:
     values = iterable.values() if isinstance(iterable, MaskedValue) else _items(iterable)
     if values.ndim != 1:
         raise current().error(f"{name}(default=...) of items that are not numbers")
-    fill = _identity(values.dtype, largest)
+    fill = never_best(values.dtype, largest)
     count = values.shape[0]
     padded = np.concatenate([np.full((1,), fill, values.dtype), values])
     best = (np.max if largest else np.min)(padded)
@@ -141,7 +132,7 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
             empty: Any = np.equal(_count(selection), 0)
             lax.bind(raise_if_p, empty.atom, error="ValueError",
                      message=f"{builtin.__name__}() arg is an empty sequence")
-            fill = _identity(selection.full.dtype, largest)
+            fill = never_best(selection.full.dtype, largest)
             values, axes = _kept(selection, fill)
             # One more item that never wins: an empty selection raises Python's error
             # above, not the reduction's own about a zero-size array.
@@ -161,8 +152,7 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
                 return lexicographic_extreme(items, largest)
             if items.ndim != 1 or items.dtype.kind != "f":
                 return reduce(items, axis=0)
-            current().check(">=", items.aval.shape[0], DimExpr.const(1), "ValueError",
-                            f"{builtin.__name__}() arg is an empty sequence")
+            require_items(items.aval.shape[0], builtin.__name__)
             return _first_nan_kept(items[0], items, largest)
         best = args[0]
         for a in args[1:]:
@@ -304,12 +294,7 @@ def _sorted_by(items: Any, keys: Any, reverse: bool) -> Any:
     if keys.ndim != 1:
         raise current().error("sorted(key=...): each key must be one number",
                               hint="sort by one number per item (a tuple key needs np.lexsort)")
-    if reverse:
-        n = keys.shape[0]
-        order = (n - 1 - np.argsort(keys[::-1], kind="stable"))[::-1]
-    else:
-        order = np.argsort(keys, kind="stable")
-    ordered: Any = items[order]
+    ordered: Any = items[list_order(items, keys, reverse)]
     ordered.list_like = True
     return ordered
 

@@ -20,17 +20,17 @@ from typing import Any, Literal
 import numpy as np
 
 from ..numpy_api.masks import MaskedValue
-from ..ops.containers import is_box
-from ..tracing.tracer import Tracer, current
+from ..tracing.tracer import current
 from .lists import RuntimeList
 from .pybuiltins import sorted_items as ordered
-from .sequences import RuntimeSeq
+from .statements import traced
 
 
 def _runtime(value: Any) -> bool:
+    """A runtime value, or a Python list or tuple holding one."""
     if isinstance(value, (list, tuple)):
         return any(_runtime(v) for v in value)
-    return isinstance(value, (Tracer, RuntimeSeq, RuntimeList, MaskedValue)) or is_box(value)
+    return traced(value) or isinstance(value, RuntimeList)
 
 
 def _insertion(side: Literal["left", "right"], python: Callable[..., Any]

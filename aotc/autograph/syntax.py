@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 RUNTIME = "__aotc__"
 #: Names the conversions introduce start with this; the user's code cannot clash.
@@ -71,3 +71,15 @@ def walk_code(node: ast.AST) -> Iterable[ast.AST]:
     for child in ast.iter_child_nodes(node):
         if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             yield from walk_code(child)
+
+
+def rewrite_blocks(node: ast.AST, rewrite: Callable[[ast.stmt], list[ast.stmt]]) -> None:
+    """Replace each statement of every block under ``node`` (not of nested functions
+    or classes) by the statements ``rewrite`` makes of it, in place."""
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            setattr(node, field, [s for stmt in value for s in rewrite(stmt)])
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)) and not \
+                isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            rewrite_blocks(child, rewrite)

@@ -20,7 +20,7 @@ from .. import lax
 from ..ir import Lit
 from ..ops.index import compress_p, raise_if_p
 from ..shapes import DimExpr, size
-from ..tracing.tracer import TraceContext, Tracer, as_tracer, bind_dim, current
+from ..tracing.tracer import Tracer, as_tracer, bind_dim, current, encloses
 from .functions_base import where
 from .ufuncs import BINARY_OPERATORS, apply_ufunc
 
@@ -28,12 +28,7 @@ from .ufuncs import BINARY_OPERATORS, apply_ufunc
 def _visible(value: Tracer) -> bool:
     """Whether the trace running now may use ``value``: it was made here or in a trace
     around this one (not in a branch traced before, and finished)."""
-    context: TraceContext | None = current()
-    while context is not None:
-        if value.context is context:
-            return True
-        context = context.parent
-    return False
+    return encloses(value.context, current())
 
 
 class MaskedValue:

@@ -30,20 +30,20 @@ def type_text(value: Any, name: str) -> str:
     """The signature text of one argument (TypeError for what no kernel takes)."""
     if isinstance(value, str):  # a string that selects (aotc.packaging.string_choices)
         return "str"
+    fixed = isinstance(value, tuple)  # (a tuple's length is part of its type)
     if not isinstance(value, np.generic | np.ndarray):
         for python, text in _PYTHON:
             if isinstance(value, python):
                 return text
         if isinstance(value, list | tuple):
-            fixed = isinstance(value, tuple)  # (a tuple's length is part of its type)
             value = np.asarray(value)
-            code = CODES.get(value.dtype.newbyteorder("="))
-            if fixed and value.ndim and code is not None:
-                return f"{code}[{value.shape[0]}{', :' * (value.ndim - 1)}]"
     if isinstance(value, np.generic | np.ndarray):
         code = CODES.get(value.dtype.newbyteorder("="))
         if code is not None:
-            return code + (f"[{', '.join([':'] * value.ndim)}]" if value.ndim else "")
+            axes = [":"] * value.ndim
+            if fixed and axes:
+                axes[0] = str(np.shape(value)[0])
+            return code + (f"[{', '.join(axes)}]" if axes else "")
         what = f"dtype {value.dtype}"
     else:
         what = type(value).__name__
