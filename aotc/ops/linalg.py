@@ -50,6 +50,11 @@ def _dot_general_impl(lhs: np.ndarray, rhs: np.ndarray, *, contracting: tuple[tu
     out = ([lsub[i] for i in lb] + [lsub[i] for i in _free(lhs.ndim, lc, lb)]
            + [rsub[i] for i in _free(rhs.ndim, rc, rb)])
     spec = f"{''.join(lsub)},{''.join(rsub)}->{''.join(out)}"
+    if any(lhs.shape[i] == 0 for i in lc):
+        # An empty sum is zero. NumPy's einsum can leave such a result unwritten (seen
+        # under valgrind, and as a NaN from reused memory in a long test run).
+        sizes = dict(zip(lsub, lhs.shape, strict=True)) | dict(zip(rsub, rhs.shape, strict=True))
+        return (np.zeros(tuple(sizes[s] for s in out), lhs.dtype),)
     if lhs.dtype == np.bool_:
         result = np.einsum(spec, lhs.astype(np.int64), rhs.astype(np.int64)) != 0
     else:
