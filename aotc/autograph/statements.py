@@ -315,6 +315,8 @@ def _counted_appends(test: Callable[[State], Any], body: Body, state: State,
     appended = appended_lists(state, names, appends)
     if not appended or any(appends[names[i]] < 0 for i in appended):
         return None
+    if any(is_box(v) for v in state):
+        return None  # the copy would pop from (add to...) the loop's own box first
     typed = _typed_returns(state, names, [body], every=True)
     if any(v is UNDEFINED for v in typed):
         return None
