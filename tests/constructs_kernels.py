@@ -12,6 +12,7 @@ import itertools
 import math
 import random
 import time
+from heapq import heappush
 
 import numpy as N
 import numpy as np
@@ -2509,3 +2510,71 @@ def both_signs(x: f64[:]) -> tuple:
     pos = [v for v in x if v > 0]
     neg = [v for v in x if v < 0]
     return bool(pos and neg), (pos[0] if pos and pos[0] > 2 else 0.0)
+
+
+@aotc.export
+def drained_by_while_loops(x: f64[:]) -> tuple:
+    """A while loop that pops one list until it is empty and appends to another, and
+    one that counts down while it pops (a copy of such a loop, run first to count the
+    appends, used to empty the popped list: nothing came back)."""
+    stack = [v for v in x]
+    order = []
+    while stack:
+        v = stack.pop()
+        if v > 0.3:
+            order.append(v * 2.0)
+    kept = [v for v in x]
+    rest = []
+    n = len(kept)
+    while n > 1:
+        rest.append(kept.pop())
+        n -= 2
+    return order, rest, len(kept)
+
+
+@aotc.export
+def compared_as_tuples(x: f64[:], y: f64[:]) -> list:
+    """Tuples of runtime fields compared as Python compares them: the first unequal
+    field decides, then the lengths; a tuple field compares the same way; NaN fields
+    are unequal and unordered."""
+    counts = [0, 0, 0, 0, 0, 0, 0, 0]
+    for i in range(len(x)):
+        a, b = (x[i], i % 2), (y[i], 0)
+        counts[0] += int(a < b)
+        counts[1] += int(a <= b)
+        counts[2] += int(a > b)
+        counts[3] += int(a >= b)
+        counts[4] += int(a == b)
+        counts[5] += int(a != b)
+        counts[6] += int((x[i], (y[i], 1)) < (x[i], (y[i], i % 3)))
+        counts[7] += int((x[i],) < (x[i], y[i])) + int((x[i], y[i]) <= (x[i],))
+    return counts
+
+
+@aotc.export
+def priority_queues(x: f64[:], k: i64) -> tuple:
+    """heapq on lists the kernel grows: (priority, index) entries popped in order, as a
+    shortest-path search pops them; heappushpop, heapreplace, heapify of a
+    comprehension; the heaps' own order of items is CPython's. bisect.insort keeps a
+    list the kernel grows sorted."""
+    queue = []
+    for i in range(len(x)):
+        heapq.heappush(queue, (x[i], i))
+    order = []
+    while queue:
+        _, i = heapq.heappop(queue)
+        order.append(i)
+    h = []
+    for v in x:
+        heappush(h, v)
+    first = heapq.heappop(h)
+    pushed = heapq.heappushpop(h, 0.5)
+    replaced = heapq.heapreplace(h, 0.25)
+    doubled = [v * 2.0 for v in x[:k]]
+    heapq.heapify(doubled)
+    ordered = []
+    for v in x:
+        bisect.insort(ordered, v)
+    bisect.insort_left(ordered, 0.5)
+    bisect.insort_right(ordered, 0.25, 1)
+    return order, first, pushed, replaced, h, doubled, ordered

@@ -136,24 +136,6 @@ def test_a_generators_early_return_is_located_each_time():
         assert "a return inside a generator's branch or loop" in text
 
 
-def test_heapq_on_runtime_values_is_located():
-    """heapq changes the Python list the kernel is traced with, not the list the kernel
-    grows (a loop of heappush returned an empty list): a located error with a hint."""
-    import heapq
-
-    def k_smallest(x: f64[:]):
-        heap = []
-        for v in x:
-            heapq.heappush(heap, -v)
-        return len(heap)
-
-    with pytest.raises(TraceError) as info:
-        _trace(k_smallest)
-    text = str(info.value)
-    assert f"test_errors.py:{_line_of(k_smallest, 'heappush')}" in text
-    assert "heapq.heappush of runtime values" in text and "hint: sort the items" in text
-
-
 def test_unsupported_function_names_closest_alternatives():
     def k(x: f64[:]):
         return np.amax(x) + np.array_equiv(x, x)

@@ -387,6 +387,13 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "defaults_and_sizes": [(np.array([0.1, 0.5, 0.2]), np.zeros((2, 3), np.float32)),
                            (X[:0], np.zeros((0, 4), np.float32)),
                            (np.array([11.0, np.nan, 12.0]), np.ones((1, 1), np.float32))],
+    # A while loop popping one list and appending to another (the appends' counting copy
+    # emptied the popped list first); tuples compared field by field; heapq and insort.
+    "drained_by_while_loops": [(X,), (X[:0],), (-X,)],
+    "compared_as_tuples": [(np.array([0.1, 0.5, 0.5, np.nan, 0.2, 0.3, 0.3]),
+                            np.array([0.1, 0.4, 0.5, np.nan, 0.3, 0.3, np.nan]))],
+    "priority_queues": [(X, 4), (np.array([0.5, 0.5, 0.1, 0.5]), 9), (X[:0], 0),
+                        (np.random.default_rng(12).standard_normal(40), 40)],
     "pivot_sorted": [(np.array([3.0, 1.0, 4.0, 1.5, 9.0, 2.6, 5.0, 1.0]),), (X[:0],), (X[:1],),
                      (np.random.default_rng(11).standard_normal(60),)],
     "rounded_to_digits": [(-3.55,), (np.float64(-3.55),), (2.675,), (np.float64(2.675),),

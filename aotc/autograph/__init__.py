@@ -27,6 +27,7 @@ from ..errors import Loc, TraceError
 from . import runtime
 from .generators import collect_yields
 from .passed_back import Changes, ChangesOf, changes_per_parameter
+from .pymodules import source_of
 from .syntax import parameters, walk_code
 from .transform import RUNTIME, convert_function
 
@@ -125,7 +126,14 @@ def _changes_of(namespace: dict[str, Any]) -> ChangesOf:
     """How each function named in ``namespace`` changes its arguments in place (see
     :mod:`.passed_back`)."""
     def changes_of(name: str) -> dict[int, Changes]:
-        value = namespace.get(name)
+        first, *attributes = name.split(".")
+        value = namespace.get(first)
+        for attribute in attributes:
+            value = getattr(value, attribute, None)
+        source = source_of(value)
+        if attributes and source is None:
+            return {}  # (a method, or a library's function: not read for changes)
+        value = source or value
         if not isinstance(value, types.FunctionType):
             return {}
         code = value.__code__

@@ -94,10 +94,10 @@ class Expressions(ast.NodeTransformer):
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)
-        if len(node.ops) == 1 and not isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.In,
-                                                              ast.NotIn)):
-            return node  # (``v is None`` of a variable that may be None, and ``c in (1,
-            # 2)`` of a traced ``c``, are runtime tests)
+        if all(isinstance(side, ast.Constant) for side in (node.left, *node.comparators)):
+            return node
+        # Every other comparison is a runtime call: ``v is None`` of a variable that may
+        # be None, ``c in (1, 2)`` of a traced ``c``, ``item < heap[0]`` of tuples.
         links = [ast.Tuple([ast.Constant(type(op).__name__), thunk(right)], ast.Load())
                  for op, right in zip(node.ops, node.comparators, strict=True)]
         return ast.copy_location(runtime_call("compare", thunk(node.left), *links), node)

@@ -65,13 +65,24 @@ class Changes:
 ChangesOf = Callable[[str], dict[int, Changes]]
 
 
+def callee_name(call: ast.Call) -> str | None:
+    """The name ``call`` calls by: ``keep``, or dotted, ``heapq.heappush``."""
+    node, names = call.func, []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(names)]) if isinstance(node, ast.Name) else None
+
+
 def changed_argument(call: ast.expr, changes_of: ChangesOf, local_names: frozenset[str]
                      ) -> tuple[str, Changes] | None:
     """The one variable of the caller's own (``local_names``) that ``call``, a call of a
     function by name, changes in place, and how; None for other calls."""
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+    name = callee_name(call) if isinstance(call, ast.Call) else None
+    if name is None:
         return None
-    changed = [(arg.id, c) for k, c in changes_of(call.func.id).items()
+    assert isinstance(call, ast.Call)
+    changed = [(arg.id, c) for k, c in changes_of(name).items()
                if k < len(call.args) and isinstance(arg := call.args[k], ast.Name)
                and arg.id in local_names
                and not any(isinstance(a, ast.Starred) for a in call.args[:k])]
@@ -97,14 +108,12 @@ def _changes(tree: ast.FunctionDef, changes_of: ChangesOf) -> dict[str, Changes]
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 continue
-            if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
-                method = child.func.attr
-                if method == "append":
-                    add(child.func.value, Changes(1), in_loop)
-                elif method in CONTAINER_CHANGES:
-                    add(child.func.value, Changes(0, "method"), in_loop)
-            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
-                for k, change in changes_of(child.func.id).items():
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                    and child.func.attr in CONTAINER_CHANGES | {"append"}:
+                change = Changes(1) if child.func.attr == "append" else Changes(0, "method")
+                add(child.func.value, change, in_loop)
+            elif isinstance(child, ast.Call) and (name := callee_name(child)) is not None:
+                for k, change in changes_of(name).items():
                     if k < len(child.args):
                         add(child.args[k], change, in_loop)
             elif isinstance(child, (ast.Assign, ast.AugAssign, ast.Delete)):

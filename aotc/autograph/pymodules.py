@@ -2,12 +2,13 @@
 
 ``bisect.bisect_left(a, v, lo, hi)`` (and ``bisect_right``, ``bisect``) is the
 insertion point of ``v`` in the sorted ``a[lo:hi]``: ``np.searchsorted`` of that slice,
-plus ``lo``. The functions that change a list in place (``heapq.heappush``,
-``heappop``, ``heapify``..., ``bisect.insort``) are C code that would change the Python
-list the kernel is traced with, not the list the compiled kernel grows (a loop of
-``heappush`` gave an empty list): on runtime values they are a located error, and on
-build-time values Python's own. ``heapq.nsmallest(n, it, key)`` is ``sorted(it,
-key=key)[:n]``, as its documentation says (``nlargest`` reversed).
+plus ``lo``. ``heapq``'s functions that change a list in place (``heappush``,
+``heappop``, ``heapify``, ``heapreplace``, ``heappushpop``) and ``bisect.insort`` are C
+code that would change the Python list the kernel is traced with, not the list the
+compiled kernel grows: a kernel calls :mod:`.stdlib_lists`' Python source for them
+instead (:data:`SOURCES`), converted as the user's own helpers are.
+``heapq.nsmallest(n, it, key)`` is ``sorted(it, key=key)[:n]``, as its documentation
+says (``nlargest`` reversed).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 from ..numpy_api.masks import MaskedValue
 from ..tracing.tracer import current
+from . import stdlib_lists as lists_source
 from .lists import RuntimeList
 from .pybuiltins import sorted_items as ordered
 from .statements import traced
@@ -50,19 +52,6 @@ def _insertion(side: Literal["left", "right"], python: Callable[..., Any]
     return point
 
 
-def _in_place(python: Callable[..., Any], module: str) -> Callable[..., Any]:
-    def refused(*args: Any, **kwargs: Any) -> Any:
-        if not any(_runtime(a) for a in (*args, *kwargs.values())):
-            return python(*args, **kwargs)
-        raise current().error(
-            f"{module}.{python.__name__} of runtime values: it changes a Python list in "
-            "place, which the compiled kernel cannot follow",
-            hint="sort the items instead (sorted(), np.sort; np.partition for the k "
-                 "smallest; np.searchsorted for where an item goes)")
-    refused.__name__ = python.__name__
-    return refused
-
-
 def _first_of_sorted(python: Callable[..., Any], reverse: bool) -> Callable[..., Any]:
     """``heapq.nsmallest``/``nlargest``: ``sorted(iterable, key=key)[:n]``, as the
     documentation says they are (reversed for the largest)."""
@@ -78,9 +67,22 @@ def _first_of_sorted(python: Callable[..., Any], reverse: bool) -> Callable[...,
 PYMODULES: dict[Callable[..., Any], Callable[..., Any]] = {
     bisect.bisect_left: _insertion("left", bisect.bisect_left),
     bisect.bisect_right: _insertion("right", bisect.bisect_right),
-    **{fn: _in_place(fn, "heapq") for fn in (
-        heapq.heappush, heapq.heappop, heapq.heapify, heapq.heapreplace, heapq.heappushpop)},
-    **{fn: _in_place(fn, "bisect") for fn in (bisect.insort_left, bisect.insort_right)},
     heapq.nsmallest: _first_of_sorted(heapq.nsmallest, False),
     heapq.nlargest: _first_of_sorted(heapq.nlargest, True),
 }
+
+
+#: Library functions that kernels run as Python source (:mod:`.stdlib_lists`), converted
+#: as a user's helpers are.
+SOURCES: dict[Callable[..., Any], Callable[..., Any]] = {
+    library: getattr(lists_source, library.__name__) for library in (
+        heapq.heappush, heapq.heappop, heapq.heapify, heapq.heapreplace, heapq.heappushpop,
+        bisect.insort_left, bisect.insort_right)}
+
+
+def source_of(fn: Any) -> Callable[..., Any] | None:
+    """The Python source a kernel runs for library function ``fn``, if it has one."""
+    try:
+        return SOURCES.get(fn)
+    except TypeError:  # an unhashable callable
+        return None

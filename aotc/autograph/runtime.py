@@ -39,7 +39,7 @@ from ..ops.index import clock_p, raise_if_p
 from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
-from . import formatted, optional, pyfuncs
+from . import formatted, optional, pyfuncs, stdlib_lists
 from .catching import keep_refusals, try_body  # noqa: F401 - converted code calls them
 from .comprehensions import (  # noqa: F401
     comprehension,
@@ -56,7 +56,7 @@ from .lists import (  # noqa: F401 - converted code calls __aotc__.append and ch
 )
 from .percent import percent  # noqa: F401 - converted code calls __aotc__.percent
 from .pybuiltins import BUILTINS
-from .pymodules import PYMODULES
+from .pymodules import PYMODULES, source_of
 from .sequences import (  # noqa: F401
     SEQUENCES,
     RuntimeGenerator,
@@ -73,6 +73,7 @@ from .statements import (  # noqa: F401 - converted code calls __aotc__.for_rang
     traced,
     while_stmt,
 )
+from .tuple_order import is_tuple_pair, tuples_compared
 
 # -- expressions ---------------------------------------------------------------------------
 
@@ -142,7 +143,11 @@ def compare(left: Callable[[], Any], *links: tuple[str, Callable[[], Any]]) -> A
     """``a < b <= c``: ``a < b and b <= c`` with ``b`` evaluated once."""
     op, right_thunk = links[0]
     first, right = left(), right_thunk()
-    result = _COMPARE[op](first, right)
+    if is_tuple_pair(first, right) and op not in ("Is", "IsNot", "In", "NotIn") \
+            and traced(*flatten((first, right))[0]):
+        result = tuples_compared(op, first, right)  # (d, v) < (e, w) of runtime fields
+    else:
+        result = _COMPARE[op](first, right)
     if len(links) == 1:
         return result
     return and_(lambda: result, lambda: compare(lambda: right, *links[1:]))
@@ -366,6 +371,8 @@ def _reads_the_world(fn: Any) -> bool:
 def _is_user_code(fn: types.FunctionType) -> bool:
     """A Python function of the user's (not the standard library's or an installed
     package's): converted like the kernel when it is called."""
+    if fn.__module__ == stdlib_lists.__name__:  # the library's source (pymodules.SOURCES)
+        return True
     if str(fn.__module__).split(".")[0] in ("aotc", "numpy"):
         return False
     path = os.path.realpath(fn.__code__.co_filename)
@@ -383,6 +390,7 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     the user's own functions converted first."""
     if getattr(fn, "__aotc_jitted__", False) is True:  # another aotc.jit function: inlined
         fn = fn.__wrapped__
+    fn = source_of(fn) or fn  # heapq.heappush: Python source the kernel compiles
     if (fn is builtins.all or fn is builtins.any) and len(args) == 1 and not kwargs \
             and isinstance(args[0], RuntimeGenerator):  # stops where the answer is decided
         return args[0].decided(truth_value, fn is builtins.any)
