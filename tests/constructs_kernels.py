@@ -2578,3 +2578,26 @@ def priority_queues(x: f64[:], k: i64) -> tuple:
     bisect.insort_left(ordered, 0.5)
     bisect.insort_right(ordered, 0.25, 1)
     return order, first, pushed, replaced, h, doubled, ordered
+
+
+@aotc.export
+def merged_runs(a: f64[:], b: f64[:]) -> list:
+    """The merge of two sorted runs: one list appended to in three while loops (the
+    second and third met it as the array an earlier loop made of it, and could not grow
+    it)."""
+    i = j = 0
+    out = []
+    while i < len(a) and j < len(b):
+        if a[i] <= b[j]:
+            out.append(a[i])
+            i += 1
+        else:
+            out.append(b[j])
+            j += 1
+    while i < len(a):
+        out.append(a[i])
+        i += 1
+    while j < len(b):
+        out.append(b[j])
+        j += 1
+    return out

@@ -394,6 +394,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                             np.array([0.1, 0.4, 0.5, np.nan, 0.3, 0.3, np.nan]))],
     "priority_queues": [(X, 4), (np.array([0.5, 0.5, 0.1, 0.5]), 9), (X[:0], 0),
                         (np.random.default_rng(12).standard_normal(40), 40)],
+    "merged_runs": [(np.sort(X), np.array([0.2, 0.4, 0.9])), (X[:0], np.array([0.5, 1.5])),
+                    (np.array([0.1, 0.3]), X[:0])],
     "pivot_sorted": [(np.array([3.0, 1.0, 4.0, 1.5, 9.0, 2.6, 5.0, 1.0]),), (X[:0],), (X[:1],),
                      (np.random.default_rng(11).standard_normal(60),)],
     "rounded_to_digits": [(-3.55,), (np.float64(-3.55),), (2.675,), (np.float64(2.675),),

@@ -295,13 +295,18 @@ def ungrowable(state: State, names: Sequence[str], appends: dict[str, int], trip
                counts: dict[int, DimExpr] | None = None) -> list[int]:
     """The lists a loop appends to that no buffer planned before the kernel can hold:
     appended to in a nested loop, or in a loop of a trip count computed from array
-    values (they become boxes, :mod:`.boxes`)."""
+    values (they become boxes, :mod:`.boxes`). In a loop of unknown trip count that is
+    also a list an earlier loop grew (an array standing for a list: the merge of two
+    sorted runs appends to one list in three loops)."""
     grown = appended_lists(state, names, appends)
-    if not grown:
-        return []
-    if _trips(trip_count) is None and counts is None:
-        return grown
-    return [i for i in grown if appends[names[i]] < 0]
+    made = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
+            if n in appends and isinstance(v, Tracer) and v.list_like]
+    if not (grown or made):
+        return []  # (the trip count is not asked for: a derived one is a new size)
+    unbounded = [i for i in grown if appends[names[i]] < 0]
+    if _trips(trip_count) is None:
+        return (grown if counts is None else unbounded) + made
+    return unbounded
 
 
 def laid_out(state: State, grown: list[int]) -> State:
