@@ -136,6 +136,25 @@ def test_a_generators_early_return_is_located_each_time():
         assert "a return inside a generator's branch or loop" in text
 
 
+def test_a_list_grown_without_bound_used_as_an_array_is_located():
+    """A list appended to in a while loop that also pops another list is a box, whose
+    length is known only while the kernel runs: np.array of it is a located error saying
+    so, with what to do instead (it had come back empty, the loop never running)."""
+    def reversed_copy(x: f64[:]):
+        stack = [v + 1.0 for v in x]
+        popped = []
+        while stack:
+            popped.append(stack.pop())
+        return np.array(popped) * 2.0
+
+    with pytest.raises(TraceError) as info:
+        _trace(reversed_copy)
+    text = str(info.value)
+    assert f"test_errors.py:{_line_of(reversed_copy, 'np.array(popped)')}" in text
+    assert "a list grown while the kernel runs is used as an array" in text
+    assert "hint: return it (a list comes back as an array)" in text
+
+
 def test_unsupported_function_names_closest_alternatives():
     def k(x: f64[:]):
         return np.amax(x) + np.array_equiv(x, x)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..ops.containers import is_box
 from ..shapes import relu
 from ..tracing.tracer import DISPATCH, Tracer, as_tracer, current
 from . import (
@@ -55,6 +56,12 @@ def _constant(value: Any) -> Tracer:
         return joining.array(value)
     if hasattr(type(value), "__aotc_value__"):  # a variable that may be None: its value
         return as_tracer(value.__aotc_value__())
+    if is_box(value):
+        raise current().error(
+            f"a {value.kind} grown while the kernel runs is used as an array: its "
+            "length has no bound before the kernel runs, which an array needs",
+            hint="return it (a list comes back as an array), or fill an array of the "
+                 "largest size it can reach")
     raise current().error(f"{type(value).__name__} values cannot be used in a kernel")
 
 
