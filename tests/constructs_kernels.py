@@ -2601,3 +2601,34 @@ def merged_runs(a: f64[:], b: f64[:]) -> list:
         out.append(b[j])
         j += 1
     return out
+
+
+@aotc.export
+def grown_containers_algebra(x: i64[:], y: i64[:], a: i64, b: i64) -> tuple:
+    """Lists, sets and dicts grown while the kernel runs, used as Python uses them:
+    slices of a list (bounds from the end, clamped, steps both ways), set operators and
+    methods, sorted(d.items(), key=...) (stable, reversed too), list.sort(key=...), and
+    comprehensions and generators over their items."""
+    lst = []
+    i = 0
+    while i < len(x) and x[i] < 90:
+        lst.append(x[i])
+        i += 1
+    left, right = set(), set()
+    for v in x:
+        left.add(v % 7)
+    for v in y:
+        right.add(v % 5)
+    totals = {}
+    for v in x:
+        totals[v % 6] = totals.get(v % 6, 0) + v
+    by_total = sorted(totals.items(), key=lambda kv: kv[1] % 10)
+    by_total_down = sorted(totals.items(), key=lambda kv: kv[1] % 10, reverse=True)
+    keyed = [v for v in lst]
+    keyed.sort(key=lambda v: v % 4)
+    return (lst[a:b], lst[a::2], lst[::-1], lst[b:a:-2], lst[-3:],
+            sorted(left | right), sorted(left & right), sorted(left - right),
+            sorted(left ^ right), sorted(left.union(right)), len(left.difference({0, 1})),
+            [k for k, _ in by_total], [t for _, t in by_total_down], keyed,
+            sorted(totals.values(), reverse=True), sorted({k * 2 for k in left}),
+            [k for k in totals.keys() if k % 2 == 0], sum(t for t in totals.values()))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,14 @@ class Lanes:
 
     def codes(self) -> tuple[str, ...]:
         return tuple(d.str.lstrip("<>=|") for d in self.dtypes)
+
+
+@dataclass(frozen=True)
+class BoxView(RuntimeSeq):
+    """A box's items in order (its keys, values or a dict's ``(key, value)`` pairs), and
+    how each maps to lanes: what a new box of them is made of (``sorted(d.items())``)."""
+
+    lanes: Lanes
 
 
 class RuntimeBox:
@@ -132,7 +141,7 @@ class RuntimeBox:
     def contains(self, value: Any) -> Tracer:
         return as_tracer(np.greater_equal(self._find(value), 0))
 
-    def iterate(self, what: str = "keys") -> Any:
+    def iterate(self, what: str = "keys") -> BoxView:
         def pick(k: Any) -> Any:
             lanes = self._at(k)
             nkey = len(self.key.dtypes)
@@ -142,7 +151,13 @@ class RuntimeBox:
             assert self.value is not None
             value = self.value.join(lanes[nkey:])
             return value if what == "values" else (key, value)
-        return RuntimeSeq(self.len(), pick)
+        if what == "keys":
+            lanes = self.key
+        else:
+            assert self.value is not None
+            lanes = self.value if what == "values" else Lanes(
+                self.key.dtypes + self.value.dtypes, True)
+        return BoxView(self.len(), pick, lanes)
 
     def __iter__(self) -> Any:
         raise current().error("iterating a list, set or dict grown while the kernel runs, "
@@ -208,15 +223,18 @@ class RuntimeBox:
         self._bind(box_clear_p)
 
     def sort(self, *, key: Any = None, reverse: bool = False) -> None:
-        """``list.sort()``: numbers and tuples of numbers in Python's order."""
-        if key is not None:
-            raise current().error("sort(key=...) of a list grown while the kernel runs",
-                                  hint="sort (key(v), v) tuples, or sort an array with "
-                                       "np.argsort")
+        """``list.sort()``: numbers and tuples of numbers in Python's order; by
+        ``key``, stable (:func:`.box_algebra.sorted_view`)."""
         if not isinstance(reverse, bool):
             raise current().error("sort(reverse=...) takes True or False known at build "
                                   "time")
-        self._bind(box_sort_p, reverse=reverse)
+        if key is None:
+            self._bind(box_sort_p, reverse=reverse)
+            return
+        from .box_algebra import sorted_view  # (it makes boxes: imports this module)
+        ordered = sorted_view(self.iterate(), key, reverse)
+        self.clear()
+        self.extend(ordered)
 
     def listed(self) -> RuntimeBox:
         """A new list of the items (a set's or dict's keys), in order."""
@@ -234,10 +252,8 @@ class RuntimeBox:
         if self.kind == "dict":
             return self._lookup(index)
         if isinstance(index, slice):
-            if index == slice(None):
-                return self.copy()
-            raise current().error("slicing a list grown while the kernel runs",
-                                  hint="copy it whole (lst[:]) or index it item by item")
+            from .box_algebra import sliced  # (it makes boxes: imports this module)
+            return self.copy() if index == slice(None) else sliced(self, index)
         return self.item(list_position(index, self.len(), "list index out of range"))
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -262,6 +278,24 @@ class RuntimeBox:
 
     def discard(self, value: Any) -> None:
         self._bind(map_delete_p, *self.key.split(value))
+
+    def _combined(self, op: str, other: Any) -> RuntimeBox:
+        from .box_algebra import combined  # (it makes boxes: imports this module)
+        return combined(op, self, other)
+
+    def __or__(self, other: Any) -> RuntimeBox:
+        return self._combined("|", other)
+
+    def __and__(self, other: Any) -> RuntimeBox:
+        return self._combined("&", other)
+
+    def __sub__(self, other: Any) -> RuntimeBox:
+        return self._combined("-", other)
+
+    def __xor__(self, other: Any) -> RuntimeBox:
+        return self._combined("^", other)
+
+    union, intersection, difference, symmetric_difference = __or__, __and__, __sub__, __xor__
 
     def update(self, values: Any) -> None:
         if self.kind == "dict":

@@ -21,7 +21,7 @@ from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.tracer import Tracer, as_tracer, current
-from .boxes import Lanes, RuntimeBox, filled
+from .boxes import BoxView, Lanes, RuntimeBox, filled
 from .sequences import RuntimeSeq
 
 State = tuple[Any, ...]
@@ -309,9 +309,15 @@ def reduction(name: str, box: RuntimeBox, *args: Any) -> Any:
 REDUCTIONS = ("sum", "min", "max", "any", "all")
 
 
-def sorted_items(box: RuntimeBox, key: Any = None, reverse: bool = False) -> RuntimeBox:
-    """``sorted(box)``: a new list of its items (a set's or dict's keys), sorted."""
-    out = box.listed()
+def sorted_items(box: RuntimeBox | BoxView, key: Any = None, reverse: bool = False
+                 ) -> RuntimeBox:
+    """``sorted(box)``: a new list of its items (a set's or dict's keys; a view's
+    items, ``sorted(d.items())``), sorted."""
+    if isinstance(box, BoxView):
+        out = filled([], "list", box.lanes, None)
+        out.extend(box)
+    else:
+        out = box.listed()
     out.sort(key=key, reverse=reverse)
     return out
 

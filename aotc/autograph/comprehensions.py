@@ -21,6 +21,8 @@ from ..numpy_api.masks import MaskedValue
 from ..ops.index import raise_if_p
 from ..tracing.tracer import Tracer, as_tracer, current
 from . import pyfuncs
+from .box_algebra import mapped
+from .boxes import BoxView
 from .sequences import RuntimeGenerator, RuntimeSeq, sequence
 from .statements import for_iter
 
@@ -53,6 +55,16 @@ def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool
 
     seq = sequence(iterable)
     items: Any = seq
+    if isinstance(seq, BoxView):  # over a box's items: a box (its length has no bound)
+        kept = None if keep is None else lambda item: truth_value(apply(keep, item))
+
+        def made() -> Any:
+            return mapped(seq, lambda item: apply(fn, item), kept,
+                          "set" if kind == "set" else "list")
+        if kind == "generator":
+            return RuntimeGenerator(seq, lambda item: apply(fn, item), None if keep is None
+                                    else lambda item: apply(keep, item), made)
+        return made()
     if isinstance(seq, RuntimeSeq):
         items = seq.unrolled()
         if items is None:

@@ -29,6 +29,7 @@ from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current, python_number, user_loc
 from . import boxing
+from .boxes import BoxView
 from .keyed import extreme_by_key, lexicographic_extreme, never_best, require_items
 from .lists import RuntimeList
 from .pyround import round_float
@@ -259,7 +260,7 @@ def sorted_items(iterable: Any, *, key: Any = None, reverse: bool = False) -> An
     """``sorted()`` of runtime values: a list standing for its items, in order (NumPy's
     sort: NaNs last, where Python's comparisons leave NaNs where they are); of a list,
     set or dict grown at run time, a new such list of its items, sorted."""
-    if is_box(iterable):
+    if is_box(iterable) or isinstance(iterable, BoxView):
         return boxing.sorted_items(iterable, key, reverse)
     if isinstance(iterable, MaskedValue):  # [v for v in x if v > 0]: its kept items
         iterable = iterable.values()
