@@ -2632,3 +2632,20 @@ def grown_containers_algebra(x: i64[:], y: i64[:], a: i64, b: i64) -> tuple:
             [k for k, _ in by_total], [t for _, t in by_total_down], keyed,
             sorted(totals.values(), reverse=True), sorted({k * 2 for k in left}),
             [k for k in totals.keys() if k % 2 == 0], sum(t for t in totals.values()))
+
+
+@aotc.export
+def chosen_from_grown_dicts(x: i64[:]) -> tuple:
+    """max/min over a dict grown at run time by key=d.get or a lambda, and over a list
+    grown at run time by key=, as Python picks: the first of the best keys."""
+    d = {}
+    for v in x:
+        d[v % 5] = d.get(v % 5, 0) + 1
+    kept = []
+    i = 0
+    while i < len(x) and x[i] < 95:
+        kept.append(x[i])
+        i += 1
+    return (max(d, key=d.get), min(d.keys(), key=lambda k: d[k]),
+            max(kept, key=lambda v: v % 7), min(d.items(), key=lambda kv: kv[1] * 10 - kv[0]),
+            sorted(d, key=d.get, reverse=True))

@@ -401,6 +401,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
         (np.array([7, 14, 21]), np.array([0, 5]), -8, 9), (np.zeros(0, np.int64),
                                                           np.zeros(0, np.int64), 0, 0),
         (np.arange(30, dtype=np.int64), np.arange(3, dtype=np.int64), 6, 2)],
+    "chosen_from_grown_dicts": [(np.array([5, 17, 3, 44, 12, 95, 8, 60, 23, 41]),),
+                                (np.zeros(0, np.int64),), (np.array([7, 14, 21, 2]),)],
     "pivot_sorted": [(np.array([3.0, 1.0, 4.0, 1.5, 9.0, 2.6, 5.0, 1.0]),), (X[:0],), (X[:1],),
                      (np.random.default_rng(11).standard_normal(60),)],
     "rounded_to_digits": [(-3.55,), (np.float64(-3.55),), (2.675,), (np.float64(2.675),),

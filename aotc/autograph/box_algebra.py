@@ -24,7 +24,7 @@ import numpy as np
 from .. import lax
 from ..tracing.bodies import flatten, probe
 from ..tracing.tracer import as_tracer, current
-from .boxes import BoxView, Lanes, RuntimeBox, filled
+from .boxes import ALGEBRA, BoxView, Lanes, RuntimeBox, filled, key_function
 from .sequences import RuntimeSeq, sequence
 
 
@@ -112,6 +112,7 @@ def combined(op: str, box: RuntimeBox, other: Any) -> RuntimeBox:
 
 def sorted_view(view: BoxView, key: Any, reverse: bool) -> RuntimeBox:
     """``sorted(view, key=key, reverse=reverse)``: a new list of the items, stable."""
+    key = key_function(key)
     key_lanes = _lanes_of_value(key, view, "sorted(key=...)")
     item_dtypes = view.lanes.dtypes
     records = filled([], "list", Lanes(key_lanes.dtypes + (np.dtype(np.int64),) +
@@ -172,3 +173,6 @@ def mapped(view: BoxView, fn: Callable[[Any], Any], keep: Callable[[Any], Any] |
 
     lax.fori_loop(0, view.length, visit, ())
     return out
+
+
+ALGEBRA.update({"slice": sliced, "combine": combined, "sort": sorted_view})

@@ -15,7 +15,7 @@ dict from ints to floats.
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +71,11 @@ class Lanes:
 
     def codes(self) -> tuple[str, ...]:
         return tuple(d.str.lstrip("<>=|") for d in self.dtypes)
+
+
+#: What makes new boxes of old ones (slices, set operators, keyed sorts), filled in by
+#: :mod:`.box_algebra`, which imports this module.
+ALGEBRA: dict[str, Callable[..., Any]] = {}
 
 
 @dataclass(frozen=True)
@@ -231,8 +236,7 @@ class RuntimeBox:
         if key is None:
             self._bind(box_sort_p, reverse=reverse)
             return
-        from .box_algebra import sorted_view  # (it makes boxes: imports this module)
-        ordered = sorted_view(self.iterate(), key, reverse)
+        ordered = ALGEBRA["sort"](self.iterate(), key, reverse)
         self.clear()
         self.extend(ordered)
 
@@ -252,8 +256,7 @@ class RuntimeBox:
         if self.kind == "dict":
             return self._lookup(index)
         if isinstance(index, slice):
-            from .box_algebra import sliced  # (it makes boxes: imports this module)
-            return self.copy() if index == slice(None) else sliced(self, index)
+            return self.copy() if index == slice(None) else ALGEBRA["slice"](self, index)
         return self.item(list_position(index, self.len(), "list index out of range"))
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -280,8 +283,8 @@ class RuntimeBox:
         self._bind(map_delete_p, *self.key.split(value))
 
     def _combined(self, op: str, other: Any) -> RuntimeBox:
-        from .box_algebra import combined  # (it makes boxes: imports this module)
-        return combined(op, self, other)
+        box: RuntimeBox = ALGEBRA["combine"](op, self, other)
+        return box
 
     def __or__(self, other: Any) -> RuntimeBox:
         return self._combined("|", other)
@@ -375,6 +378,17 @@ class RuntimeBox:
 
     def items(self) -> Any:
         return self.iterate("items")
+
+
+def key_function(key: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A ``key=`` for items compared at run time: ``d.get`` of a dict grown at run time
+    (``max(d, key=d.get)``) reads ``d[k]``, which the dict's own keys always have (its
+    None for a missing key is never compared there)."""
+    owner = getattr(key, "__self__", None)
+    if isinstance(owner, RuntimeBox) and owner.kind == "dict" \
+            and getattr(key, "__name__", "") == "get":
+        return owner.__getitem__
+    return key
 
 
 def _as_list(value: Any, lanes: Lanes) -> list[Any]:

@@ -17,9 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import lax
 from ..numpy_api.masks import MaskedValue
+from ..ops.index import raise_if_p
 from ..shapes import DimExpr
 from ..tracing.tracer import Tracer, as_tracer, current
+from .boxes import BoxView, key_function
 from .sequences import RuntimeSeq, sequence
 
 
@@ -44,6 +47,8 @@ def extreme_by_key(iterable: Any, key: Callable[[Any], Any], largest: bool) -> A
     are runtime values."""
     name = "max" if largest else "min"
     seq = sequence(iterable.values() if isinstance(iterable, MaskedValue) else iterable)
+    if isinstance(seq, BoxView):  # a dict's keys (max(d, key=d.get)): no bound to lay out
+        return _extreme_of_view(seq, key, largest)
     if not isinstance(seq, RuntimeSeq):  # Python's items (range(5)), keys maybe runtime
         items = list(seq)
         keys = [key(v) for v in items]
@@ -58,6 +63,30 @@ def extreme_by_key(iterable: Any, key: Callable[[Any], Any], largest: bool) -> A
                               hint="give a key that returns one number per item")
     require_items(keys.aval.shape[0], name)
     return seq.item(np.argmax(keys) if largest else np.argmin(keys))
+
+
+def _extreme_of_view(view: BoxView, key: Callable[[Any], Any], largest: bool) -> Any:
+    """``max(view, key=key)`` of a box's items: a runtime loop keeping the first item
+    whose key no later one beats (strictly), as Python's ``max`` and ``min`` do."""
+    name, key = "max" if largest else "min", key_function(key)
+    empty: Any = np.equal(view.length, 0)
+    lax.bind(raise_if_p, empty.atom, error="ValueError",
+             message=f"{name}() arg is an empty sequence")
+    beats = np.greater if largest else np.less
+
+    def step(i: Any, carry: Any) -> Any:
+        best_key, best = carry
+        item = view.item(i)
+        k = as_tracer(key(item))
+        better = beats(k, best_key)
+        fields = [np.where(better, a, b) for a, b in zip(
+            item if isinstance(item, tuple) else (item,),
+            best if isinstance(best, tuple) else (best,), strict=True)]
+        return np.where(better, k, best_key), tuple(fields) if isinstance(item, tuple) \
+            else fields[0]
+
+    first = view.item(0)
+    return lax.fori_loop(1, view.length, step, (as_tracer(key(first)), first))[1]
 
 
 def lexicographic_extreme(rows: Tracer, largest: bool) -> Tracer:
