@@ -121,7 +121,7 @@ def _pythran_type(text: str) -> list[str]:
         return [_array(element, [":"] * len(brackets))]
     if len(brackets) > 1:
         raise Unconvertible(f"type '{text}'")
-    dims = [d.strip() for d in brackets[0].split(",")]
+    dims = [d.strip() or ":" for d in brackets[0].split(",")]  # (float[,]: Pythran's old 2-d)
     if not all(d in (":", "::", "::1") or d.isdigit() for d in dims):
         raise Unconvertible(f"type '{text}'")
     return [_array(element, [":" if d.startswith(":") else d for d in dims])]
