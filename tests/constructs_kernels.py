@@ -2626,7 +2626,12 @@ def grown_containers_algebra(x: i64[:], y: i64[:], a: i64, b: i64) -> tuple:
     by_total_down = sorted(totals.items(), key=lambda kv: kv[1] % 10, reverse=True)
     keyed = [v for v in lst]
     keyed.sort(key=lambda v: v % 4)
-    return (lst[a:b], lst[a::2], lst[::-1], lst[b:a:-2], lst[-3:],
+    stack = [v for v in x]
+    popped = []  # (a list grown beside a popped one: a box, where lst is an array)
+    while stack:
+        popped.append(stack.pop())
+    return (lst[a:b], lst[a::2], lst[::-1], lst[b:a:-2], lst[-3:], popped[a:b],
+            popped[a::2], popped[::-1], popped[b:a:-2], popped[1::2**70], popped[2**70:],
             sorted(left | right), sorted(left & right), sorted(left - right),
             sorted(left ^ right), sorted(left.union(right)), len(left.difference({0, 1})),
             [k for k, _ in by_total], [t for _, t in by_total_down], keyed,

@@ -219,6 +219,11 @@ def _composite_cases() -> list[Case]:
         [(m,) for m in mats], ulps=4)
     add("slices_steps", lambda x: (x[::-1], x[1::2], x[-3:], x[:-2:3], x[5:1:-2], x[100:]),
         "(f8[:])", [(x,) for x in vecs])
+    # Steps and bounds beyond int64 (NumPy clamps them: the same items); x[1::2**70] was a
+    # JITLink assertion, x[::2**63 - 1] "array is too big".
+    add("slices_beyond_int64", lambda x: (x[1::2**70], x[::2**63 - 1], x[::-(2**63)],
+                                          x[2**70:], x[-2**70:], x[:-2**80:-1]),
+        "(f8[:])", [(x,) for x in vecs])
     add("index_2d", lambda x: (x[0], x[-1, 1:], x[:, 2], x[1:3, ::-1].T, x[..., 0]),
         "(f8[:, :])", [(m,) for m in mats if m.shape[0] >= 3 and m.shape[1] >= 3])
     add("reshape_ravel", lambda x: (x.reshape(-1), x.ravel()[::2],

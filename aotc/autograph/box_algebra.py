@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..numpy_api.indexing import within_sizes
 from ..tracing.bodies import flatten, probe
 from ..tracing.tracer import as_tracer, current
 from .boxes import ALGEBRA, BoxView, Lanes, RuntimeBox, filled, key_function
@@ -31,6 +32,8 @@ from .sequences import RuntimeSeq, sequence
 def _clamped(bound: Any, n: Any, low: Any, high: Any) -> Any:
     """A slice bound among ``n`` items: from the end when negative, then into
     ``[low, high]``."""
+    if isinstance(bound, int):
+        bound = within_sizes(bound)  # (lst[2**70:] is lst[n:])
     b = lax.convert(as_tracer(bound), np.dtype(np.int64))
     return np.minimum(np.maximum(np.where(np.less(b, 0), np.add(b, n), b), low), high)
 
@@ -42,23 +45,26 @@ def sliced(box: RuntimeBox, index: slice) -> RuntimeBox:
         raise current().error("a slice of a list grown while the kernel runs needs a "
                               "step known at build time, not 0",
                               hint="write lst[a:b] or lst[::-1], or index item by item")
+    step = within_sizes(step)  # (a longer stride picks the same items)
     n = box.len()
     if step > 0:
         start = 0 if index.start is None else _clamped(index.start, n, 0, n)
         stop = n if index.stop is None else _clamped(index.stop, n, 0, n)
-        count = np.floor_divide(np.add(np.subtract(stop, start), step - 1), step)
+        span = np.subtract(stop, start)
     else:
         last = np.subtract(n, 1)
         start = last if index.start is None else _clamped(index.start, n, -1, last)
         stop = -1 if index.stop is None else _clamped(index.stop, n, -1, last)
-        count = np.floor_divide(np.add(np.subtract(start, stop), -step - 1), -step)
+        span = np.subtract(start, stop)
+    count = np.where(np.greater(span, 0),
+                     np.add(np.floor_divide(np.subtract(span, 1), abs(step)), 1), 0)
     out = filled([], "list", box.key, None)
 
     def push(i: Any, carry: Any) -> Any:
         out.append(box.item(np.add(start, np.multiply(i, step))))
         return carry
 
-    lax.fori_loop(0, np.maximum(count, 0), push, ())
+    lax.fori_loop(0, count, push, ())
     return out
 
 

@@ -256,7 +256,8 @@ class RuntimeBox:
         if self.kind == "dict":
             return self._lookup(index)
         if isinstance(index, slice):
-            return self.copy() if index == slice(None) else ALGEBRA["slice"](self, index)
+            whole = index.start is None and index.stop is None and index.step is None
+            return self.copy() if whole else ALGEBRA["slice"](self, index)
         return self.item(list_position(index, self.len(), "list index out of range"))
 
     def __setitem__(self, index: Any, value: Any) -> None:
