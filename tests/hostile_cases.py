@@ -227,6 +227,17 @@ def third_asserted(x: f64[:], y: f64[:]) -> f64:
 @aotc.export
 def inverse(a: f64[:, :]) -> f64[:, :]:
     return np.linalg.inv(a)
+
+
+@aotc.export
+def beyond_int64(x: f64[:], which: i64) -> f64:
+    """Integers in the source that no array reaches: indices and a slice step beyond
+    int64 (x[2**70] read x[0], x[1::2**70] killed the process in LLVM's linker)."""
+    if which == 0:
+        return x[2**70]
+    if which == 1:
+        return x[-2**63]
+    return x[1::2**70].sum() + x[2**70:].sum() + x[::-(2**63)].sum()
 '''
 
 Check = Callable[[Any, Any], None]
@@ -258,6 +269,17 @@ def same(got: Any, want: Any) -> None:
     assert native[0] == native[1] and got.shape == want.shape, \
         f"{got.dtype}{got.shape} != {want.dtype}{want.shape}"
     assert np.array_equal(got, want, equal_nan=True), f"{got} != {want}"
+
+
+@case
+def integers_beyond_int64(k: Any, src: Any) -> None:
+    """NumPy's IndexError for an index no int64 holds, and for one beyond the axis; a
+    step beyond int64 picks what NumPy picks."""
+    for which, message in ((0, "only integers, slices"),
+                           (1, "index -9223372036854775808 is out of bounds for axis 0")):
+        raises(IndexError, message, lambda w=which: src.beyond_int64(X, w))
+        raises(IndexError, message, lambda w=which: k.beyond_int64(X, w))
+    same(k.beyond_int64(X, 2), src.beyond_int64(X, 2))
 
 
 # -- 1. negative integers as bounds and sizes ---------------------------------------------

@@ -155,6 +155,25 @@ def test_a_list_grown_without_bound_used_as_an_array_is_located():
     assert "hint: return it (a list comes back as an array)" in text
 
 
+def test_arrays_no_index_can_count_are_located():
+    """An array of more bytes than an index counts is NumPy's ValueError, found when the
+    kernel is built (a fused np.zeros(2**61).sum() allocates nothing, and ran for
+    centuries); np.full of an integer no dtype holds would be an array of objects."""
+    def too_big(x: f64[:]):
+        return np.zeros((2**31, 2**31)).sum() + x[0]
+
+    def objects(x: f64[:]):
+        return np.full(3, 2**64)
+
+    for fn, needle, message in ((too_big, "np.zeros", "array is too big; `arr.size * "
+                                 "arr.dtype.itemsize` is larger than the maximum possible"),
+                                (objects, "np.full", "makes an array of Python objects")):
+        with pytest.raises(TraceError) as info:
+            _trace(fn)
+        text = str(info.value)
+        assert f"test_errors.py:{_line_of(fn, needle)}" in text and message in text, text
+
+
 def test_unsupported_function_names_closest_alternatives():
     def k(x: f64[:]):
         return np.amax(x) + np.array_equiv(x, x)

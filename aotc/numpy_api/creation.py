@@ -34,12 +34,34 @@ def _shape(shape: Any) -> tuple[DimExpr, ...]:
     return tuple(as_dim(s, "array size") for s in items)
 
 
+#: NumPy's error for an array of more bytes than an index can count (``PY_SSIZE_T_MAX``).
+TOO_BIG = ("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+           "possible size.")
+
+
+def _allocatable(dims: tuple[DimExpr, ...], dtype: np.dtype) -> tuple[DimExpr, ...]:
+    """``dims``, checked as NumPy checks a new array when the kernel is called: a fused
+    ``np.zeros(2**61).sum()`` allocates nothing, and would loop for centuries where NumPy
+    raises at once."""
+    total = DimExpr.const(1)
+    for d in dims:
+        total = total * d
+    current().check("<=", total, DimExpr.const((2**63 - 1) // max(dtype.itemsize, 1)),
+                    "ValueError", TOO_BIG)
+    return dims
+
+
 def full(shape: Any, fill_value: Any, dtype: Any = None, **kwargs: Any) -> Tracer:
     reject_unsupported("full", kwargs, LAYOUT)
     dtype = np.dtype(dtype) if dtype is not None else promote_types(fill_value)
+    if dtype.kind == "O":  # (np.full(3, 2**64): no integer dtype holds the value)
+        raise current().error(f"np.full of {fill_value!r} makes an array of Python "
+                              "objects, which aotc does not support",
+                              hint="give a dtype (dtype=np.float64) or a value that fits "
+                                   "int64")
     value = lax.convert(as_tracer(fill_value, dtype if not isinstance(fill_value, Tracer)
                                   else None), dtype)
-    return lax.broadcast_in_dim(value, _shape(shape), ())
+    return lax.broadcast_in_dim(value, _allocatable(_shape(shape), dtype), ())
 
 
 def zeros(shape: Any, dtype: Any = float, **kwargs: Any) -> Tracer:

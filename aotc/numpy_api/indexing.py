@@ -48,6 +48,11 @@ def _bound(value: Any, what: str) -> DimExpr | None:
     return DimExpr.const(within_sizes(v))
 
 
+#: NumPy's IndexError for an integer index that does not fit int64.
+_NOT_AN_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                 "integer or boolean arrays are valid indices")
+
+
 def within_sizes(value: int) -> int:
     """A build-time slice bound or step clamped to ``[-SYMBOL_LIMIT, SYMBOL_LIMIT]``:
     beyond every axis, it picks the same items (``x[1::2**70]`` is ``x[1:2]``), and the
@@ -249,6 +254,11 @@ def getitem(x: Tracer, key: Any, as_view: bool = False) -> Any:
         else:
             i = _static_int(item, "index")
             assert i is not None
+            if abs(i) > SYMBOL_LIMIT:  # beyond every axis: NumPy's error when it is called
+                message = _NOT_AN_INDEX if not -2**63 <= i < 2**63 else \
+                    f"index {i} is out of bounds for axis {axis} with size {{rhs}}"
+                ctx.check("<", DimExpr.const(SYMBOL_LIMIT), n, "IndexError", message)
+                i = 0
             if i >= 0:
                 ctx.check("<", DimExpr.const(i), n, "IndexError",
                           f"index {{lhs}} is out of bounds for axis {axis} with size {{rhs}}")

@@ -15,7 +15,7 @@ from ..ir import Atom
 from ..ops.core import Primitive
 from ..ops.elementwise import convert_p, select_p
 from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
-from ..shapes import DimExpr, Shape, Step
+from ..shapes import SYMBOL_LIMIT, DimExpr, Shape, Step
 from ..value_bounds import bounded_size
 from .derived import derived_size
 from .tracer import Tracer, current, dim_value
@@ -106,7 +106,8 @@ def size_value(value: Any, what: str = "size") -> DimExpr:
                                        "a loop, np.minimum(k, n))")
         return dim
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return DimExpr.const(int(value))
+        # (clamped as integer arguments are: too big either way, and no int64 overflow)
+        return DimExpr.const(max(-SYMBOL_LIMIT, min(int(value), SYMBOL_LIMIT)))
     raise current().error(f"{what} {value!r} must be an integer")
 
 
