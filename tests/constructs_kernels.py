@@ -2653,4 +2653,5 @@ def chosen_from_grown_dicts(x: i64[:]) -> tuple:
         i += 1
     return (max(d, key=d.get), min(d.keys(), key=lambda k: d[k]),
             max(kept, key=lambda v: v % 7), min(d.items(), key=lambda kv: kv[1] * 10 - kv[0]),
-            sorted(d, key=d.get, reverse=True))
+            sorted(d, key=d.get, reverse=True), max(d, key=lambda k: (d[k], -k)),
+            min(kept, key=lambda v: (v % 3, -v)))

@@ -24,6 +24,7 @@ from ..shapes import DimExpr
 from ..tracing.tracer import Tracer, as_tracer, current
 from .boxes import BoxView, key_function
 from .sequences import RuntimeSeq, sequence
+from .tuple_order import tuples_compared
 
 
 def require_items(count: DimExpr, name: str) -> None:
@@ -58,11 +59,27 @@ def extreme_by_key(iterable: Any, key: Callable[[Any], Any], largest: bool) -> A
         stacked = np.stack([as_tracer(v) for v in items])
         seq = RuntimeSeq(len(items), stacked.__getitem__)
     keys = seq.stacked(key)
+    if isinstance(keys, tuple) and all(isinstance(f, Tracer) and f.ndim == 1 for f in keys):
+        require_items(keys[0].aval.shape[0], name)  # (a tuple key: one array per field)
+        return seq.item(_first_best_row(keys, largest))
     if not isinstance(keys, Tracer) or keys.ndim != 1:
-        raise current().error(f"{name}(key=...): each key must be one number",
-                              hint="give a key that returns one number per item")
+        raise current().error(f"{name}(key=...): each key must be a number or a tuple "
+                              "of numbers", hint="give a key that returns one per item")
     require_items(keys.aval.shape[0], name)
     return seq.item(np.argmax(keys) if largest else np.argmin(keys))
+
+
+def _first_best_row(fields: tuple[Tracer, ...], largest: bool) -> Any:
+    """The position of the first row whose fields are best, compared in order (as
+    Python compares tuple keys): each field narrows the rows still in the running."""
+    alive: Any = None
+    for field in fields:
+        contest = field if alive is None else \
+            np.where(alive, field, never_best(field.dtype, largest))
+        best = np.max(contest) if largest else np.min(contest)
+        here = np.equal(field, best)
+        alive = here if alive is None else np.logical_and(alive, here)
+    return np.argmax(alive)
 
 
 def _extreme_of_view(view: BoxView, key: Callable[[Any], Any], largest: bool) -> Any:
@@ -72,21 +89,26 @@ def _extreme_of_view(view: BoxView, key: Callable[[Any], Any], largest: bool) ->
     empty: Any = np.equal(view.length, 0)
     lax.bind(raise_if_p, empty.atom, error="ValueError",
              message=f"{name}() arg is an empty sequence")
-    beats = np.greater if largest else np.less
+
+    def keyed(item: Any) -> Any:  # (a tuple key, max(d, key=lambda k: (d[k], -k)), stays one)
+        k = key(item)
+        return tuple(as_tracer(f) for f in k) if isinstance(k, tuple) else as_tracer(k)
+
+    def chosen(better: Any, new: Any, old: Any) -> Any:
+        if isinstance(new, tuple):
+            return tuple(np.where(better, a, b) for a, b in zip(new, old, strict=True))
+        return np.where(better, new, old)
 
     def step(i: Any, carry: Any) -> Any:
         best_key, best = carry
         item = view.item(i)
-        k = as_tracer(key(item))
-        better = beats(k, best_key)
-        fields = [np.where(better, a, b) for a, b in zip(
-            item if isinstance(item, tuple) else (item,),
-            best if isinstance(best, tuple) else (best,), strict=True)]
-        return np.where(better, k, best_key), tuple(fields) if isinstance(item, tuple) \
-            else fields[0]
+        k = keyed(item)
+        better = tuples_compared("Gt" if largest else "Lt", k, best_key) \
+            if isinstance(k, tuple) else (np.greater if largest else np.less)(k, best_key)
+        return chosen(better, k, best_key), chosen(better, item, best)
 
     first = view.item(0)
-    return lax.fori_loop(1, view.length, step, (as_tracer(key(first)), first))[1]
+    return lax.fori_loop(1, view.length, step, (keyed(first), first))[1]
 
 
 def lexicographic_extreme(rows: Tracer, largest: bool) -> Tracer:
