@@ -244,8 +244,9 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
         probe(body, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
     except _ReadWhileGrowing as read:
         read_at = [i for i, p in probes.items() if p is read.stand_in]
-        return grow_lists(boxing.boxed(state, body, read_at), names, appends, trip_count,
-                          body, counts)
+        # (required: a list no box can hold is an error here, not the same read again)
+        return grow_lists(boxing.boxed(state, body, read_at, required=True), names, appends,
+                          trip_count, body, counts)
     out = list(state)
     for i in grown:
         item = probes[i].item
