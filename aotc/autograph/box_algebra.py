@@ -70,20 +70,10 @@ def sliced(box: RuntimeBox, index: slice) -> RuntimeBox:
 
 def _kept(box: RuntimeBox, other: RuntimeBox, held: bool) -> RuntimeBox:
     """A new set of ``box``'s items that ``other`` holds (``held``) or does not."""
-    out = filled([], "set", box.key, None)
-
-    def visit(i: Any, carry: Any) -> Any:
-        item = box.item(i)
+    def keep(item: Any) -> Any:
         inside = other.contains(item)
-
-        def put() -> tuple[()]:
-            out.add(item)
-            return ()
-        lax.cond(inside if held else np.logical_not(inside), put, lambda: ())
-        return carry
-
-    lax.fori_loop(0, box.len(), visit, ())
-    return out
+        return inside if held else np.logical_not(inside)
+    return mapped(box.iterate(), lambda item: item, keep, "set", box.key)
 
 
 def _as_set(value: Any, like: RuntimeBox) -> RuntimeBox:
@@ -160,9 +150,10 @@ def _lanes_of_value(fn: Callable[[Any], Any], view: BoxView, what: str) -> Lanes
 
 
 def mapped(view: BoxView, fn: Callable[[Any], Any], keep: Callable[[Any], Any] | None,
-           kind: str) -> RuntimeBox:
-    """``[fn(v) for v in view if keep(v)]`` (``kind`` "list" or "set"): a new box."""
-    out = filled([], kind, _lanes_of_value(fn, view, "a comprehension"), None)
+           kind: str, lanes: Lanes | None = None) -> RuntimeBox:
+    """``[fn(v) for v in view if keep(v)]`` (``kind`` "list" or "set"): a new box, of
+    ``lanes`` where the caller knows them (else ``fn``'s, traced aside)."""
+    out = filled([], kind, lanes or _lanes_of_value(fn, view, "a comprehension"), None)
     put = out.append if kind == "list" else out.add
 
     def visit(i: Any, carry: Any) -> Any:

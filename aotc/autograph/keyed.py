@@ -27,10 +27,13 @@ from .sequences import RuntimeSeq, sequence
 from .tuple_order import tuples_compared
 
 
+def _no_items(name: str) -> str:
+    return f"{name}() arg is an empty sequence"
+
+
 def require_items(count: DimExpr, name: str) -> None:
     """Python's error for ``max``/``min`` (``name``) of no items, where there may be none."""
-    current().check(">=", count, DimExpr.const(1), "ValueError",
-                    f"{name}() arg is an empty sequence")
+    current().check(">=", count, DimExpr.const(1), "ValueError", _no_items(name))
 
 
 def never_best(dtype: np.dtype, largest: bool) -> Any:
@@ -87,8 +90,7 @@ def _extreme_of_view(view: BoxView, key: Callable[[Any], Any], largest: bool) ->
     whose key no later one beats (strictly), as Python's ``max`` and ``min`` do."""
     name, key = "max" if largest else "min", key_function(key)
     empty: Any = np.equal(view.length, 0)
-    lax.bind(raise_if_p, empty.atom, error="ValueError",
-             message=f"{name}() arg is an empty sequence")
+    lax.bind(raise_if_p, empty.atom, error="ValueError", message=_no_items(name))
 
     def keyed(item: Any) -> Any:  # (a tuple key, max(d, key=lambda k: (d[k], -k)), stays one)
         k = key(item)
@@ -121,12 +123,6 @@ def lexicographic_extreme(rows: Tracer, largest: bool) -> Tracer:
     kind = rows.dtype
     if kind.kind == "c":
         raise current().error(f"{name}() of complex numbers: Python does not order them")
-    worst = never_best(kind, largest)  # (what a row no longer in the running has)
-    keep: Any = None  # the rows still in the running
-    for field in range(fields.value):
-        column = rows[:, field]
-        candidates = column if keep is None else np.where(keep, column, worst)
-        hit = column == (np.max(candidates) if largest else np.min(candidates))
-        keep = hit if keep is None else keep & hit
-    best_row: Tracer = rows[np.argmax(keep)]
+    columns = tuple(rows[:, field] for field in range(fields.value))
+    best_row: Tracer = rows[_first_best_row(columns, largest)]
     return best_row
