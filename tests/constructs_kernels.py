@@ -2642,7 +2642,8 @@ def grown_containers_algebra(x: i64[:], y: i64[:], a: i64, b: i64) -> tuple:
 @aotc.export
 def chosen_from_grown_dicts(x: i64[:]) -> tuple:
     """max/min over a dict grown at run time by key=d.get or a lambda, and over a list
-    grown at run time by key=, as Python picks: the first of the best keys."""
+    grown at run time by key= or of tuples, as Python picks: the first of the best keys
+    (max of a grown list of tuples compared them elementwise and failed)."""
     d = {}
     for v in x:
         d[v % 5] = d.get(v % 5, 0) + 1
@@ -2651,7 +2652,12 @@ def chosen_from_grown_dicts(x: i64[:]) -> tuple:
     while i < len(x) and x[i] < 95:
         kept.append(x[i])
         i += 1
-    return (max(d, key=d.get), min(d.keys(), key=lambda k: d[k]),
+    stack = [v for v in x]
+    pairs = []  # (a list of tuples grown beside a popped one: a box)
+    while stack:
+        v = stack.pop()
+        pairs.append((v % 4, v))
+    return (max(pairs), min(pairs), max(d, key=d.get), min(d.keys(), key=lambda k: d[k]),
             max(kept, key=lambda v: v % 7), min(d.items(), key=lambda kv: kv[1] * 10 - kv[0]),
             sorted(d, key=d.get, reverse=True), max(d, key=lambda k: (d[k], -k)),
             min(kept, key=lambda v: (v % 3, -v)))

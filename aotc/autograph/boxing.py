@@ -18,10 +18,10 @@ import numpy as np
 from .. import lax
 from ..errors import TraceError
 from ..ops.containers import is_box
-from ..ops.index import raise_if_p
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.tracer import Tracer, as_tracer, current
 from .boxes import BoxView, Lanes, RuntimeBox, filled
+from .keyed import extreme_of_view
 from .sequences import RuntimeSeq
 
 State = tuple[Any, ...]
@@ -283,16 +283,8 @@ def reduction(name: str, box: RuntimeBox, *args: Any) -> Any:
     if box.key.is_tuple and name == "sum":
         raise current().error("sum() of tuples")
     n = box.len()
-    if name in ("min", "max"):
-        empty: Any = np.equal(n, 0)
-        lax.bind(raise_if_p, empty.atom, error="ValueError",
-                 message=f"{name}() arg is an empty sequence")
-        better = np.less if name == "min" else np.greater
-
-        def keep(i: Any, best: Any) -> Any:
-            item = box.item(i)
-            return np.where(better(item, best), item, best)
-        return lax.fori_loop(1, n, keep, box.item(0))
+    if name in ("min", "max"):  # (tuples compared field by field, as Python's)
+        return extreme_of_view(box.iterate(), lambda item: item, name == "max")
     if name == "sum":
         start = args[0] if args else 0
         (dtype,) = box.key.dtypes

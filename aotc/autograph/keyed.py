@@ -52,7 +52,7 @@ def extreme_by_key(iterable: Any, key: Callable[[Any], Any], largest: bool) -> A
     name = "max" if largest else "min"
     seq = sequence(iterable.values() if isinstance(iterable, MaskedValue) else iterable)
     if isinstance(seq, BoxView):  # a dict's keys (max(d, key=d.get)): no bound to lay out
-        return _extreme_of_view(seq, key, largest)
+        return extreme_of_view(seq, key, largest)
     if not isinstance(seq, RuntimeSeq):  # Python's items (range(5)), keys maybe runtime
         items = list(seq)
         keys = [key(v) for v in items]
@@ -85,7 +85,7 @@ def _first_best_row(fields: tuple[Tracer, ...], largest: bool) -> Any:
     return np.argmax(alive)
 
 
-def _extreme_of_view(view: BoxView, key: Callable[[Any], Any], largest: bool) -> Any:
+def extreme_of_view(view: BoxView, key: Callable[[Any], Any], largest: bool) -> Any:
     """``max(view, key=key)`` of a box's items: a runtime loop keeping the first item
     whose key no later one beats (strictly), as Python's ``max`` and ``min`` do."""
     name, key = "max" if largest else "min", key_function(key)
