@@ -15,7 +15,7 @@ from .ops import impl_rules
 from .ops.control import NESTED
 from .ops.index import KernelError
 from .ops.shape import bind_dim_p
-from .shapes import SYMBOL_LIMIT, DimExpr
+from .shapes import DimExpr, within_limit
 from .tracing.messages import fill
 
 #: A failed size check or a raising equation: ``error`` names the exception type the
@@ -30,12 +30,12 @@ def bind_dims(program: Program, args: tuple[Any, ...]) -> dict[str, int]:
         if src.program is not None:  # computed from the scalar arguments (aotc.tracing.derived)
             with np.errstate(all="ignore"):  # (its errors are the kernel's: raised)
                 (value,) = eval_program(src.program, *args, env=env)
-            env[src.symbol] = max(-SYMBOL_LIMIT, min(int(value), SYMBOL_LIMIT))
+            env[src.symbol] = within_limit(int(value))
             continue
         arg = args[src.index]
         # Integer arguments are clamped, as compiled code reads them (see SYMBOL_LIMIT).
         env[src.symbol] = int(np.shape(arg)[src.axis]) if src.axis is not None \
-            else max(-SYMBOL_LIMIT, min(int(arg), SYMBOL_LIMIT))
+            else within_limit(int(arg))
     return env
 
 

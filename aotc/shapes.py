@@ -27,6 +27,13 @@ Monomial = tuple["Atom", ...]
 SYMBOL_LIMIT = 2**61
 
 
+def within_limit(value: int) -> int:
+    """A Python integer clamped to ``[-SYMBOL_LIMIT, SYMBOL_LIMIT]``, as compiled code
+    reads integer arguments: beyond every axis, a size, slice bound or step means the
+    same there (``x[1::2**70]`` is ``x[1:2]``), and arithmetic on it stays inside int64."""
+    return max(-SYMBOL_LIMIT, min(value, SYMBOL_LIMIT))
+
+
 @dataclass(frozen=True)
 class Sym:
     """A named runtime size: an input dimension, or an integer scalar argument

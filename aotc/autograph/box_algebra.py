@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..numpy_api.indexing import within_sizes
+from ..shapes import within_limit
 from ..tracing.bodies import flatten, probe
 from ..tracing.tracer import as_tracer, current
 from .boxes import ALGEBRA, BoxView, Lanes, RuntimeBox, filled, key_function
@@ -33,7 +33,7 @@ def _clamped(bound: Any, n: Any, low: Any, high: Any) -> Any:
     """A slice bound among ``n`` items: from the end when negative, then into
     ``[low, high]``."""
     if isinstance(bound, int):
-        bound = within_sizes(bound)  # (lst[2**70:] is lst[n:])
+        bound = within_limit(bound)  # (lst[2**70:] is lst[n:])
     b = lax.convert(as_tracer(bound), np.dtype(np.int64))
     return np.minimum(np.maximum(np.where(np.less(b, 0), np.add(b, n), b), low), high)
 
@@ -45,7 +45,7 @@ def sliced(box: RuntimeBox, index: slice) -> RuntimeBox:
         raise current().error("a slice of a list grown while the kernel runs needs a "
                               "step known at build time, not 0",
                               hint="write lst[a:b] or lst[::-1], or index item by item")
-    step = within_sizes(step)  # (a longer stride picks the same items)
+    step = within_limit(step)  # (a longer stride picks the same items)
     n = box.len()
     if step > 0:
         start = 0 if index.start is None else _clamped(index.start, n, 0, n)

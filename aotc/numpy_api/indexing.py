@@ -14,7 +14,17 @@ import numpy as np
 
 from .. import lax
 from ..ops.index import raise_if_p
-from ..shapes import SYMBOL_LIMIT, DimExpr, Step, ceil_div, if_neg, maximum, minimum, relu
+from ..shapes import (
+    SYMBOL_LIMIT,
+    DimExpr,
+    Step,
+    ceil_div,
+    if_neg,
+    maximum,
+    minimum,
+    relu,
+    within_limit,
+)
 from ..tracing.tracer import Tracer, as_tracer, bind_dim, current, dim_value
 from ..value_bounds import constant_gap
 from .functions_base import where
@@ -45,19 +55,12 @@ def _bound(value: Any, what: str) -> DimExpr | None:
         return value.dim
     v = _static_int(value, what)
     assert v is not None
-    return DimExpr.const(within_sizes(v))
+    return DimExpr.const(within_limit(v))
 
 
 #: NumPy's IndexError for an integer index that does not fit int64.
 _NOT_AN_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                  "integer or boolean arrays are valid indices")
-
-
-def within_sizes(value: int) -> int:
-    """A build-time slice bound or step clamped to ``[-SYMBOL_LIMIT, SYMBOL_LIMIT]``:
-    beyond every axis, it picks the same items (``x[1::2**70]`` is ``x[1:2]``), and the
-    arithmetic on it stays inside int64."""
-    return max(-SYMBOL_LIMIT, min(value, SYMBOL_LIMIT))
 
 
 def _normalized(b: DimExpr, n: DimExpr, step: int) -> DimExpr:
@@ -77,7 +80,7 @@ def slice_bounds(s: slice, n: DimExpr) -> tuple[DimExpr, Step, DimExpr]:
     if isinstance(s.step, Tracer):
         return _runtime_slice_bounds(s.start, s.stop, s.step, n)
     step = _static_int(s.step, "slice step")
-    step = 1 if step is None else within_sizes(step)
+    step = 1 if step is None else within_limit(step)
     if step == 0:
         raise current().error("slice step cannot be zero")
     if any(isinstance(b, Tracer) and b.dim is None for b in (s.start, s.stop)):

@@ -15,7 +15,7 @@ from ..ir import Atom
 from ..ops.core import Primitive
 from ..ops.elementwise import convert_p, select_p
 from ..ops.shape import broadcast_in_dim_p, refine_shape_p, reshape_p, slice_p, transpose_p
-from ..shapes import SYMBOL_LIMIT, DimExpr, Shape, Step
+from ..shapes import DimExpr, Shape, Step, within_limit
 from ..value_bounds import bounded_size
 from .derived import derived_size
 from .tracer import Tracer, current, dim_value
@@ -107,7 +107,7 @@ def size_value(value: Any, what: str = "size") -> DimExpr:
         return dim
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         # (clamped as integer arguments are: too big either way, and no int64 overflow)
-        return DimExpr.const(max(-SYMBOL_LIMIT, min(int(value), SYMBOL_LIMIT)))
+        return DimExpr.const(within_limit(int(value)))
     raise current().error(f"{what} {value!r} must be an integer")
 
 
