@@ -78,10 +78,8 @@ def changed_argument(call: ast.expr, changes_of: ChangesOf, local_names: frozens
                      ) -> tuple[str, Changes] | None:
     """The one variable of the caller's own (``local_names``) that ``call``, a call of a
     function by name, changes in place, and how; None for other calls."""
-    name = callee_name(call) if isinstance(call, ast.Call) else None
-    if name is None:
+    if not isinstance(call, ast.Call) or (name := callee_name(call)) is None:
         return None
-    assert isinstance(call, ast.Call)
     changed = [(arg.id, c) for k, c in changes_of(name).items()
                if k < len(call.args) and isinstance(arg := call.args[k], ast.Name)
                and arg.id in local_names
