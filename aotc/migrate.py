@@ -9,7 +9,7 @@ module moves with a small, mechanical edit:
   become one overload per choice, an optional argument ``T?`` one overload without it,
   ``T[]``/``T[][]`` arrays of that rank, ``order(F)`` nothing (aotc takes any strides),
   and a ``T list`` an array of ``T`` (a list passed for it is converted at the call), a
-  ``(T, T) list`` one of rows.
+  ``(T, T) list`` one of rows, and ``T array N`` (Pythran's oldest spelling) ``T[]`` N times.
 - numba.pycc's ``@cc.export("name", "f8(f8[:])")`` decorators become
   ``@aotc.export("f8(f8[:])")``: aotc reads Numba's signature strings as they are. The
   ``CC`` import, ``cc = CC(...)``, its settings and ``cc.compile()`` go away.
@@ -107,6 +107,9 @@ def _pythran_type(text: str) -> list[str]:
             return [_array(fields[0], [":", str(len(fields))])]
         return [t[:-1] + ", :]" if t.endswith("]") else _array(t, [":"])
                 for t in _pythran_type(item)]
+    old = re.fullmatch(r"(\w+)\s+array(?:\s+(\d+))?", text)  # Pythran's oldest: float array 2
+    if old is not None:
+        return [_array(old.group(1), [":"] * int(old.group(2) or 1))]
     if text.startswith("(") or re.search(r"\b(set|dict|str|None|slice)\b", text) or ":" \
             in text.split("[")[0]:
         raise Unconvertible(f"type '{text}'")

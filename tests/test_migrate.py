@@ -129,6 +129,7 @@ def test_pycc_exports_become_aotc_exports_without_numba(tmp_path: Path) -> None:
     ("f(intc[], float32 list)", ["(int32[:], float32[:])"]),
     ("f(float[][] list)", ["(float64[:, :, :])"]),
     ("f(float[,], float[,,], int[])", ["(float64[:, :], float64[:, :, :], int64[:])"]),
+    ("f(float array 2, int array)", ["(float64[:, :], int64[:])"]),  # Pythran's oldest
     ("f()", ["()"]),
     ("f(float[:], str)", ["(float64[:], str)"]),
     ("f((int, int) list, intp)", ["(int64[:, 2], int64)"]),  # SciPy's start/stop pairs
