@@ -2661,3 +2661,139 @@ def chosen_from_grown_dicts(x: i64[:]) -> tuple:
             max(kept, key=lambda v: v % 7), min(d.items(), key=lambda kv: kv[1] * 10 - kv[0]),
             sorted(d, key=d.get, reverse=True), max(d, key=lambda k: (d[k], -k)),
             min(kept, key=lambda v: (v % 3, -v)))
+
+
+@aotc.export
+def closures_read_late(x: f64[:], n: i64) -> tuple:
+    """Nested functions read the kernel's variables as they are when called, as Python's
+    closures do: a loop's rebinding (each helper saw the value from before the loop),
+    an append, a branch, a lambda, a key= function and one helper calling another."""
+    k = 0
+    def current():
+        return k
+    seen = []
+    def count():
+        return len(seen)
+    total, sizes = 0, 0
+    for i in range(n):
+        k = i
+        total += current()
+        seen.append(i)
+        sizes += count()
+    shift = 0.0
+    centred = lambda v: v - shift
+    spread = 0.0
+    for v in x:
+        spread += centred(v)
+        shift = max(shift, v)
+    target = 0.0
+    def distance(j):
+        return abs(x[j] - target)
+    nearest = []
+    for r in range(n):
+        target = r / max(n, 1)
+        nearest.append(min(range(x.shape[0]), key=distance))
+    scale = 1.0
+    def scaled(v):
+        return v * scale
+    def shifted(v):
+        return scaled(v) + scale
+    chained = 0.0
+    for v in x:
+        scale += 1.0
+        chained += shifted(v)
+    c = 1.0
+    def times_c():
+        return x.sum() * c
+    if n > 2:
+        c = 2.0
+    before = 10
+    def tens():
+        return before * 10
+    first = tens()
+    before = n
+    return total, sizes, spread, nearest, chained, times_c(), first, tens()
+
+
+@aotc.export
+def n_queens(n: i64) -> int:
+    """Backtracking with an explicit stack and a nested test of the columns so far
+    (it counted n**n placements when the test read ``cols`` from before the loop)."""
+    count = 0
+    cols = []
+    def safe(c):
+        r = len(cols)
+        for i in range(r):
+            if cols[i] == c or abs(cols[i] - c) == r - i:
+                return False
+        return True
+    stack = [0]
+    while stack:
+        c = stack.pop()
+        if c >= n:
+            if cols:
+                stack.append(cols.pop() + 1)
+            continue
+        if safe(c):
+            cols.append(c)
+            if len(cols) == n:
+                count += 1
+                stack.append(cols.pop() + 1)
+            else:
+                stack.append(0)
+        else:
+            stack.append(c + 1)
+    return count
+
+
+@aotc.export
+def nested_appends(x: f64[:]) -> list:
+    """A nested function that appends to the kernel's list, called in a loop."""
+    out = []
+    def push(v):
+        out.append(v * 2.0)
+    for v in x:
+        if v > 0.0:
+            push(v)
+    return out
+
+
+def _accumulated(x, n):
+    acc = 0.0
+    def add(v):
+        return v + acc
+    for i in range(n):
+        acc = add(x[i % x.shape[0]])
+    return acc
+
+
+@aotc.export
+def closures_in_calls(x: f64[:], n: i64) -> tuple:
+    """Late-bound nested functions passed to map(), called in a comprehension, by
+    keyword, as a generator, and nested in a helper the kernel calls."""
+    m = 0.0
+    mapped = []
+    t = 0.0
+    def above(v):
+        return v > t
+    counted = []
+    off = 0.0
+    def affine(v, scale=1.0):
+        return v * scale + off
+    by_keyword = 0.0
+    step = 1
+    def multiples(k):
+        for i in range(k):
+            yield i * step
+    generated = 0
+    for r in range(n):
+        m += 1.0
+        mapped.append(sum(map(lambda v: v * m, x)))
+        t = r * 0.3
+        counted.append(len([v for v in x if above(v)]))
+        off += 1.0
+        by_keyword += affine(v=m, scale=2.0)
+        step = r
+        for v in multiples(3):
+            generated += v
+    return mapped, counted, by_keyword, generated, _accumulated(x, n) if len(x) else 0.0

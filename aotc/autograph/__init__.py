@@ -25,6 +25,7 @@ from typing import Any, cast
 
 from ..errors import Loc, TraceError
 from . import runtime
+from .closures import LATE, bind_late
 from .generators import collect_yields
 from .passed_back import Changes, ChangesOf, changes_per_parameter
 from .pymodules import source_of
@@ -33,7 +34,7 @@ from .transform import RUNTIME, convert_function
 
 _CACHE: dict[Callable[..., Any], Callable[..., Any]] = {}
 #: Converted code per code object: closures made by one ``def`` share it.
-_CODE: dict[types.CodeType, tuple[types.CodeType, str] | None] = {}
+_CODE: dict[tuple[types.CodeType, Any], tuple[types.CodeType, str] | None] = {}
 _FILES: dict[tuple[str, int], _Index | None] = {}
 
 FunctionNode = ast.FunctionDef | ast.Lambda
@@ -93,6 +94,17 @@ def _find(code: types.CodeType, name: str) -> FunctionNode | None:
     return None
 
 
+def _source(fn: types.FunctionType) -> FunctionNode | None:
+    """``fn``'s definition, as the code that made it has it: a nested function the
+    enclosing kernel binds late (:mod:`.closures`) with its leading parameters."""
+    node = _find(fn.__code__, fn.__code__.co_name)
+    late = getattr(fn, LATE, None)
+    if node is not None and late is not None:
+        node = copy.deepcopy(node)
+        bind_late(node, *late)
+    return node
+
+
 def _as_function(node: FunctionNode) -> ast.FunctionDef:
     """A detached ``def`` to convert (a lambda becomes one returning its expression)."""
     if isinstance(node, ast.Lambda):
@@ -119,7 +131,7 @@ def _refuse_nonlocal(node: FunctionNode, filename: str) -> None:
 
 #: How each function changes the lists, sets and dicts it is given (None while it is
 #: being found: a recursion changes nothing more).
-_CHANGES: dict[types.CodeType, dict[int, Changes] | None] = {}
+_CHANGES: dict[tuple[types.CodeType, str], dict[int, Changes] | None] = {}
 
 
 def _changes_of(namespace: dict[str, Any]) -> ChangesOf:
@@ -136,24 +148,26 @@ def _changes_of(namespace: dict[str, Any]) -> ChangesOf:
         value = source or value
         if not isinstance(value, types.FunctionType):
             return {}
-        code = value.__code__
-        if code not in _CHANGES:
-            _CHANGES[code] = None
-            node = _find(code, code.co_name)
-            _CHANGES[code] = changes_per_parameter(node, _changes_of(value.__globals__)) \
+        key = (value.__code__, repr(getattr(value, LATE, None)))
+        if key not in _CHANGES:
+            _CHANGES[key] = None
+            node = _source(value)
+            _CHANGES[key] = changes_per_parameter(node, _changes_of(value.__globals__)) \
                 if isinstance(node, ast.FunctionDef) else {}
-        return _CHANGES[code] or {}
+        return _CHANGES[key] or {}
     return changes_of
 
 
-def _converted_code(code: types.CodeType, name: str, namespace: dict[str, Any]
+def _converted_code(fn: types.FunctionType, namespace: dict[str, Any]
                     ) -> tuple[types.CodeType, str] | None:
     """The compiled module defining the converted function, and that function's name
     (``namespace``: the names it sees, for the functions it calls)."""
-    if code not in _CODE:
-        node = _find(code, name)
+    code = fn.__code__
+    key = (code, repr(getattr(fn, LATE, None)))
+    if key not in _CODE:
+        node = _source(fn)
         if node is None:
-            _CODE[code] = None
+            _CODE[key] = None
         else:
             _refuse_nonlocal(node, code.co_filename)
             collect_yields(node, code.co_filename)
@@ -165,8 +179,8 @@ def _converted_code(code: types.CodeType, name: str, namespace: dict[str, Any]
             args.kw_defaults = [None if d is None else ast.Constant(None)
                                 for d in args.kw_defaults]
             module = ast.fix_missing_locations(ast.Module([tree], []))
-            _CODE[code] = (compile(module, code.co_filename, "exec"), tree.name)
-    return _CODE[code]
+            _CODE[key] = (compile(module, code.co_filename, "exec"), tree.name)
+    return _CODE[key]
 
 
 def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -184,7 +198,7 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
             with contextlib.suppress(ValueError):  # an empty cell: the name is not bound yet
                 namespace[free] = cell.cell_contents
     try:
-        compiled = _converted_code(fn.__code__, fn.__code__.co_name, namespace)  # (as defined)
+        compiled = _converted_code(fn, namespace)
     except TraceError:
         del _CACHE[fn]  # refused (a located error): refused again next time, not run as is
         raise
@@ -197,6 +211,8 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     converted.__kwdefaults__ = fn.__kwdefaults__
     converted.__wrapped__ = fn
     converted.__name__ = fn.__name__
+    if hasattr(fn, LATE):  # (the name it calls itself by is bound to it, converted)
+        setattr(converted, LATE, getattr(fn, LATE))
     _CACHE[fn] = converted
     return cast(Callable[..., Any], converted)
 
@@ -209,8 +225,7 @@ def resized_parameters(fn: Callable[..., Any]) -> frozenset[str]:
     """The parameters of ``fn`` whose list it resizes in place (``lst.append(v)``,
     ``del lst[k]``): a compiled function cannot change the size of an array it is
     given, so such a recursion is refused rather than losing the caller's appends."""
-    node = _find(fn.__code__, fn.__code__.co_name) if isinstance(fn, types.FunctionType) \
-        else None
+    node = _source(fn) if isinstance(fn, types.FunctionType) else None
     if node is None:
         return frozenset()
     params = set(parameters(node))
@@ -232,8 +247,7 @@ def returned_tuple_length(fn: Callable[..., Any]) -> int | None:
     """How many items ``fn`` returns when each of its ``return`` statements gives a
     tuple display of one length (``return b, a + b``): a recursive call's result is
     first guessed to be a tuple of that many numbers."""
-    node = _find(fn.__code__, fn.__code__.co_name) if isinstance(fn, types.FunctionType) \
-        else None
+    node = _source(fn) if isinstance(fn, types.FunctionType) else None
     if node is None or isinstance(node, ast.Lambda):
         return None
     lengths = {len(sub.value.elts) if isinstance(sub.value, ast.Tuple) and not any(

@@ -41,6 +41,7 @@ from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
 from . import formatted, optional, pyfuncs, stdlib_lists
 from .catching import keep_refusals, try_body  # noqa: F401 - converted code calls them
+from .closures import LATE
 from .comprehensions import (  # noqa: F401
     comprehension,
     map_,
@@ -384,10 +385,26 @@ def _scalar_type(scalar: type, value: Tracer) -> Tracer:
     return lax.convert(value, np.dtype(scalar))
 
 
+def late_binding(fn: Any, names: tuple[str, ...],
+                 table: tuple[tuple[str, tuple[str, ...]], ...]) -> Any:
+    """``fn``, a function nested in a kernel, noted as taking the kernel's variables
+    ``names`` first (:mod:`.closures`; ``table``: its scope's nested functions')."""
+    setattr(fn, LATE, (names, dict(table)))
+    return fn
+
+
+def bound(fn: Any, *values: Any) -> functools.partial[Any]:
+    """A late-bound nested function used other than by a call: its variables given."""
+    return functools.partial(fn, *values)
+
+
 def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` as written in a converted kernel (AutoGraph's converted
     call): a traced stand-in where :data:`TRACED` has one, an error for ``numpy.random``,
     the user's own functions converted first."""
+    if isinstance(fn, functools.partial) and isinstance(fn.func, types.FunctionType) \
+            and _is_user_code(fn.func):  # (a key function, a nested one bound late)
+        return call(fn.func, *fn.args, *args, **{**fn.keywords, **kwargs})
     if getattr(fn, "__aotc_jitted__", False) is True:  # another aotc.jit function: inlined
         fn = fn.__wrapped__
     fn = source_of(fn) or fn  # heapq.heappush: Python source the kernel compiles

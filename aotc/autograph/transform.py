@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .catching import catch_runtime_errors
+from .closures import late_bound_closures
 from .comprehension_loops import comprehensions_as_loops
 from .expressions import convert_expressions
 from .hoisting import hoist_changing_calls
@@ -34,9 +35,11 @@ from .jumps import lower_jumps
 from .liveness import Liveness, assigned, items_written, local_names
 from .passed_back import (
     CONTAINER_CHANGES,
+    Changes,
     ChangesOf,
     appended_parameters,
     changed_argument,
+    changes_per_parameter,
     pass_back_appends,
 )
 from .returns import lower_returns
@@ -282,10 +285,26 @@ class _Calls(ast.NodeTransformer):
         return ast.copy_location(routed, node)
 
 
+def _with_nested(changes_of: ChangesOf, nested: dict[str, ast.FunctionDef]) -> ChangesOf:
+    """``changes_of`` that also knows the functions a kernel nests, by their ``def``s."""
+    found: dict[str, dict[int, Changes]] = {}
+
+    def changes(name: str) -> dict[int, Changes]:
+        if name not in nested:
+            return changes_of(name)
+        if name not in found:
+            found[name] = {}  # (while it is being found: a recursion changes nothing more)
+            found[name] = changes_per_parameter(nested[name], changes)
+        return found[name]
+    return changes
+
+
 def convert_function(tree: ast.FunctionDef,
                      changes_of: ChangesOf = lambda name: {}) -> ast.FunctionDef:
     """Convert one function definition (in place) and return it (``changes_of``: the
     lists, sets and dicts the functions it calls change, see :mod:`.passed_back`)."""
+    changes_of = _with_nested(changes_of, late_bound_closures(tree))
+
     catch_runtime_errors(tree)
     comprehensions_as_loops(tree)
     names = local_names(tree)
