@@ -2681,7 +2681,7 @@ def closures_read_late(x: f64[:], n: i64) -> tuple:
         seen.append(i)
         sizes += count()
     shift = 0.0
-    centred = lambda v: v - shift
+    centred = lambda v: v - shift  # noqa: E731 - a lambda bound late, as a def is
     spread = 0.0
     for v in x:
         spread += centred(v)
@@ -2797,3 +2797,27 @@ def closures_in_calls(x: f64[:], n: i64) -> tuple:
         for v in multiples(3):
             generated += v
     return mapped, counted, by_keyword, generated, _accumulated(x, n) if len(x) else 0.0
+
+
+@aotc.export
+def loop_targets_after_the_loop(x: f64[:], n: i64) -> tuple:
+    """A for loop's target keeps its last item after the loop, as in Python (it kept
+    the value from before the loop), in range, iterator, enumerate and nested loops;
+    a loop that runs no times leaves it as it was."""
+    i = -1
+    for i in range(n):  # noqa: B007 - read after the loop
+        pass
+    last = 100
+    for last in range(2, n, 3):  # noqa: B007 - read after the loop
+        pass
+    v = 0.5
+    for v in x:  # noqa: B007 - read after the loop
+        pass
+    k = -1
+    for k, _ in enumerate(x):  # noqa: B007 - read after the loop
+        pass
+    a, b = -1, -1
+    for a in range(n):
+        for b in range(a):  # noqa: B007 - read after the loop
+            pass
+    return i, last, v, k, a, b

@@ -104,23 +104,29 @@ class _Statements(ast.NodeTransformer):
         return out
 
     def visit_For(self, node: ast.For) -> object:
-        state, written = self._state(node, [node.body], frozenset(_target_names(node.target)))
+        # The target keeps its last item after the loop, as in Python, when it is read
+        # there: then the body assigns it from the item, and the state carries it.
+        targets = set(_target_names(node.target))
+        kept = targets & set(self.live.after.get(id(node), ()))
+        uid = next(_ids)
+        item = f"{HIDDEN}item_{uid}"
+        target_assign = ast.copy_location(ast.Assign([node.target], load(item)), node)
+        state, written = self._state(node, [[target_assign], node.body],
+                                     frozenset(targets - kept))
         self.generic_visit(node)
         if node.orelse:
             return node
-        uid = next(_ids)
         body_name = f"{HIDDEN}body_{uid}"
         it = node.iter
         if isinstance(node.target, ast.Name) and isinstance(it, ast.Call) \
                 and isinstance(it.func, ast.Name) and it.func.id == "range" \
                 and not it.keywords and 1 <= len(it.args) <= 3:
-            fn = _body_function(body_name, [node.target.id], state, node.body)
+            fn = _body_function(body_name, [item], state, [target_assign] + node.body) \
+                if kept else _body_function(body_name, [node.target.id], state, node.body)
             call = runtime_call("for_range", load(body_name), _initial_state(state),
                                 _names_const(state), *it.args)
             call.keywords = _loop_keywords(node.body, written)
             return self._emit(node, [fn], call, state)
-        item = f"{HIDDEN}item_{uid}"
-        target_assign = ast.copy_location(ast.Assign([node.target], load(item)), node)
         if isinstance(node.target, (ast.Tuple, ast.List)):
             target_assign.value = runtime_call("unpack", load(item),
                                                ast.Constant(len(node.target.elts)))
