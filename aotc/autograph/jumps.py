@@ -122,10 +122,24 @@ def _range_as_while(node: ast.For) -> list[ast.stmt] | None:
     return [assign(counter, start, node), assign(limit, stop, node), loop]
 
 
+def _test_in_body(node: ast.While) -> None:
+    """A ``while`` test that assigns (``while (v := x[i]) > 0:``) made the body's first
+    statement, ``if test: pass`` ``else: break``, in place: a loop's test is traced as a function of
+    its own, whose assignments the body would not see."""
+    if node.orelse or not any(isinstance(n, ast.NamedExpr) for n in ast.walk(node.test)):
+        return
+    stop = ast.If(node.test, [ast.copy_location(ast.Pass(), node)],
+                  [ast.copy_location(ast.Break(), node)])
+    node.body.insert(0, ast.copy_location(stop, node.test))
+    node.test = ast.copy_location(ast.Constant(True), node.test)
+
+
 class _Lower(ast.NodeTransformer):
     def _loop(self, node: ast.For | ast.While) -> list[ast.stmt] | ast.AST:
         """The loop with its jumps lowered; its ``else:`` clause after it, run where the
         loop did not break."""
+        if isinstance(node, ast.While):
+            _test_in_body(node)
         self.generic_visit(node)  # inner loops first: their jumps are their own
         orelse, node.orelse = node.orelse, []
         if not any(_has_jump(s) for s in node.body):

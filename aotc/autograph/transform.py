@@ -53,6 +53,7 @@ from .syntax import (
     store,
     thunk,
 )
+from .walrus import hoist_assignment_expressions
 
 _ids = itertools.count(1)
 
@@ -323,6 +324,7 @@ def convert_function(tree: ast.FunctionDef,
     appended = appended_parameters(tree, changes_of)
     lower_returns(tree)
     lower_jumps(tree)
+    hoist_assignment_expressions(tree)
     convert_expressions(tree, changes_of)
     statements = _Statements(Liveness(tree))
     body: list[ast.stmt] = []
