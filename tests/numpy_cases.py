@@ -210,6 +210,12 @@ def _composite_cases() -> list[Case]:
                 ulps=64)
         add(f"{red}_int", _reduction(red, 0, False), "(i8[:, :])",
             [(m,) for m in imats if m.size or red not in ("max", "min")], ulps=4)
+    # initial= folds a start value in; it makes an empty max/min that value, not an error.
+    add("reductions_initial", lambda x, k: (
+        x.max(initial=0.5), np.min(x, axis=0, initial=0.2), x.sum(initial=10.0),
+        np.prod(x, axis=1, initial=2.0, keepdims=True), k.max(initial=-5),
+        np.max(k, initial=2.7), np.sum(k, initial=3)), "(f8[:, :], i8[:])",
+        [(m, np.arange(-3, m.shape[0] - 3)) for m in mats], ulps=64)
     add("sum_small_ints_accumulate_in_i64", lambda x: np.sum(x), "(i1[:])",
         [(np.full(300, 100, dtype="i1"),)])
     add("sum_bool", lambda x: np.sum(x > 0, axis=0), "(f8[:, :])", [(m,) for m in mats])

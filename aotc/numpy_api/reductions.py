@@ -31,15 +31,19 @@ def _keep(x: Tracer, result: Tracer, axes: tuple[int, ...], keepdims: bool) -> T
 
 
 def _make(name: str, prim_name: str, result_dtype: Callable[[np.dtype, Any], np.dtype],
-          needs_nonempty: bool = False) -> Callable[..., Tracer]:
+          needs_nonempty: bool = False, combine: np.ufunc | None = None
+          ) -> Callable[..., Tracer]:
+    """A reduction; ``combine``: the ufunc that folds NumPy's ``initial=`` in (which
+    also makes an empty max/min that value instead of an error)."""
     prim = REDUCTIONS[prim_name]
 
     def reduction(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-                  keepdims: Any = False, **extra: Any) -> Tracer:
-        reject_unsupported(name, {"out": out, **extra})
+                  keepdims: Any = False, initial: Any = np._NoValue, **extra: Any) -> Tracer:
+        given = initial is not np._NoValue and initial is not None and combine is not None
+        reject_unsupported(name, {"out": out, "initial": None if given else initial, **extra})
         x = as_tracer(a)
         axes = normalize_axes(axis, x.ndim)
-        if needs_nonempty:
+        if needs_nonempty and not given:
             extent = size(tuple(x.aval.shape[i] for i in axes))
             current().check(">=", extent, DimExpr.const(1), "ValueError",
                             f"zero-size array to reduction operation {name}imum which has "
@@ -47,6 +51,10 @@ def _make(name: str, prim_name: str, result_dtype: Callable[[np.dtype, Any], np.
                             f"zero-size array to reduction operation {name}")
         acc = result_dtype(x.dtype, dtype)
         result = lax.reduce(prim, lax.convert(x, acc), axes)
+        if given:
+            assert combine is not None
+            start = lax.convert(as_tracer(initial, acc, wrap=True), acc)
+            result = lax.convert(apply_ufunc(combine, result, start), acc)
         return _keep(x, result, axes, bool(keepdims))
 
     reduction.__name__ = name
@@ -58,10 +66,10 @@ def sum_dtype(dtype: np.dtype, requested: Any) -> np.dtype:
     return result
 
 
-sum_ = _make("sum", "reduce_sum", sum_dtype)
-prod = _make("prod", "reduce_prod", sum_dtype)
-max_ = _make("max", "reduce_max", lambda d, r: d, needs_nonempty=True)
-min_ = _make("min", "reduce_min", lambda d, r: d, needs_nonempty=True)
+sum_ = _make("sum", "reduce_sum", sum_dtype, combine=np.add)
+prod = _make("prod", "reduce_prod", sum_dtype, combine=np.multiply)
+max_ = _make("max", "reduce_max", lambda d, r: d, needs_nonempty=True, combine=np.maximum)
+min_ = _make("min", "reduce_min", lambda d, r: d, needs_nonempty=True, combine=np.minimum)
 any_ = _make("any", "reduce_or", lambda d, r: BOOL)
 all_ = _make("all", "reduce_and", lambda d, r: BOOL)
 
