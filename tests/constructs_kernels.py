@@ -2821,3 +2821,40 @@ def loop_targets_after_the_loop(x: f64[:], n: i64) -> tuple:
         for b in range(a):  # noqa: B007 - read after the loop
             pass
     return i, last, v, k, a, b
+
+
+@aotc.export
+def assignment_expressions(x: f64[:], i: i64) -> tuple:
+    """Walruses in an if test, a while test, a later operand of ``and`` (evaluated only
+    where Python evaluates it: x[i] out of bounds is never read) and an assignment (the
+    walrus bound the thunk's own variable, and the kernel raised NameError)."""
+    top = 0.0
+    if (m := x.max(initial=0.0)) > 0.5:
+        top = m * 2
+    k, total = 0, 0.0
+    while k < x.shape[0] and (v := x[k]) < 3.0:
+        total += v
+        k += 1
+    picked = -1.0
+    if 0 <= i < x.shape[0] and (w := x[i]) > 0.0:
+        picked = w
+    doubled = (s := x.sum()) + s
+    return top, m, total, k, picked, doubled, s
+
+
+@aotc.export
+def assigned_before_a_break(x: f64[:], t: f64) -> float:
+    """A variable first assigned in the branch of a loop over an array that breaks,
+    read after the loop (an internal error: the flag saying whether it was assigned
+    came from the body traced aside); the loop's else gives it a value otherwise."""
+    for v in x:
+        if v > t:
+            found = v
+            break
+    else:
+        found = -1.0
+    for v in x:
+        if v > 2 * t:
+            second = v
+            break
+    return found + second

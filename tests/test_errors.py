@@ -155,6 +155,21 @@ def test_a_list_grown_without_bound_used_as_an_array_is_located():
     assert "hint: return it (a list comes back as an array)" in text
 
 
+def test_a_ragged_list_of_lists_is_located():
+    """A comprehension whose items are lists of lengths that differ from item to item
+    has no array to be: a located error saying so (it was an internal error in code
+    generation, which lost the lengths)."""
+    def kept_per_row(x: f64[:, :]):
+        return [[v for v in row if v > 0.2] for row in x]
+
+    with pytest.raises(TraceError) as info:
+        _trace(kept_per_row)
+    text = str(info.value)
+    assert f"test_errors.py:{_line_of(kept_per_row, '[[v for v')}" in text
+    assert "a ragged list of lists" in text
+    assert "hint: build one flat list" in text
+
+
 def test_arrays_no_index_can_count_are_located():
     """An array of more bytes than an index counts is NumPy's ValueError, found when the
     kernel is built (a fused np.zeros(2**61).sum() allocates nothing, and ran for

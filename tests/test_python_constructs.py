@@ -143,6 +143,8 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "nested_appends": [(X,), (-X,), (X[:0],)],
     "closures_in_calls": [(X, 3), (X[:1], 1), (-X[:2], 2)],
     "loop_targets_after_the_loop": [(X, 10), (X[:1], 1), (X[:0], 0)],
+    "assignment_expressions": [(X, 2), (X, 9), (-X, 0), (X[:0], 0)],
+    "assigned_before_a_break": [(X, 1.0), (X, 0.0), (X, 10.0)],
     "guard_after_write": [(X,), (X[:2],), (X[:0],)],
     "guard_early_return": [(X,), (X[:0],), (X[:1],)],
     "checked_window": [(X, 3, 10.0), (X, 9, 1.0), (X, 4, 1.0), (-X - 5.0, 2, 1.0),

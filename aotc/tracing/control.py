@@ -9,7 +9,7 @@ outside the body that it writes into) is that same array, updated, afterwards.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,7 +18,7 @@ from ..errors import TraceError
 from ..ir import Eqn, Params, Program, Var, bound_uppers
 from ..ops.control import cond_p, for_loop_p, scan_p, while_loop_p
 from ..ops.elementwise import convert_p
-from ..shapes import DimExpr
+from ..shapes import DimExpr, bound_symbols
 from ..value_bounds import loop_index_interval
 from .aliases import (
     Views,
@@ -351,6 +351,7 @@ def scan(f: Any, init: Any, xs: Any = None, length: Any = None, reverse: bool = 
         program, consts, _, _ = trace_body(body, [carry, slices], [structure, x_structure],
                                            "scan")
         match_carry(carry, list(program.outputs[:len(carry)]), "scan")
+        _refuse_ragged(program.outputs[len(carry):])
         outs = bind(scan_p, *consts, *(t.atom for t in carry), *(x.atom for x in x_leaves),
                     body=program, n_consts=len(consts), n_carry=len(carry), length=n,
                     reverse=bool(reverse))
@@ -362,6 +363,18 @@ def scan(f: Any, init: Any, xs: Any = None, length: Any = None, reverse: bool = 
 
 
 _NO_YS = object()  # scan's f returned no y (None)
+
+
+def _refuse_ragged(ys: Sequence[Any]) -> None:
+    """A located error for items whose sizes the body decides (``[[v for v in row if v >
+    0] for row in x]``): their stack would be ragged, which an array cannot be."""
+    outside = set(current().uppers())
+    if any(bound_symbols(d) - outside for y in ys if isinstance(y, Var) for d in y.type.shape):
+        raise current().error(
+            "each item of this loop or comprehension is a list or array whose length "
+            "depends on the item (a ragged list of lists), which no array can hold",
+            hint="build one flat list and a list of where each row starts, or give "
+                 "every row one length (pad it)")
 
 
 def _eager_scan(f: Any, init: Any, xs: Any, length: Any, reverse: bool) -> Any:
