@@ -184,12 +184,12 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
     state, body = items_of.state, items_of.body(body)
     state, grown = grow_lists(state, names, appends or {}, seq.length,
                               lambda s: body(seq.item(_any_index()), s))
-    first = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
+    unset = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
     state = _typed_returns(state, names, [lambda s: body(seq.item(_any_index()), s)],
                            every=True)
-    some = [i for i in first if isinstance(state[i], optional.Optional)]  # (in a branch)
+    some = [i for i in unset if isinstance(state[i], optional.Optional)]  # (in a branch)
     state = optional.unbound(state, names, some)  # read after the loop through a flag
-    first = [names[i] for i in first if i not in some]
+    first = [names[i] for i in unset if i not in some]
     _require_defined(state, names, "a loop")
     if first:  # assigned in every iteration, as the body was seen to: defined if it runs
         empty: Any = np.less_equal(as_tracer(seq.length), 0)

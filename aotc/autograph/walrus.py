@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+from typing import cast
 
 from .syntax import HIDDEN, assign, load, rewrite_blocks
 
@@ -26,10 +27,10 @@ def _hoisted(node: ast.AST, out: list[ast.stmt], like: ast.stmt) -> ast.AST:
                          ast.GeneratorExp, ast.FunctionDef, ast.ClassDef)):
         return node
     if isinstance(node, ast.BoolOp):
-        node.values[0] = _hoisted(node.values[0], out, like)  # type: ignore[assignment]
+        node.values[0] = cast(ast.expr, _hoisted(node.values[0], out, like))
         return node
     if isinstance(node, ast.IfExp):
-        node.test = _hoisted(node.test, out, like)  # type: ignore[assignment]
+        node.test = cast(ast.expr, _hoisted(node.test, out, like))
         return node
     for field, value in ast.iter_fields(node):
         if isinstance(value, list):
