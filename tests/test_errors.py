@@ -372,7 +372,7 @@ def test_assigning_an_out_of_range_python_int_is_an_error_as_in_numpy():
     (lambda x: np.stack((x, x), dtype=np.int8, casting="same_kind"),
      "cannot cast array data from float64 to int8"),
     (lambda x: np.clip(x, 0, 1, dtype=np.float32), "np.clip: the argument(s) dtype"),
-    (lambda x: np.sum(x, initial=1.0), "np.sum: the argument(s) initial"),
+    (lambda x: np.sum(x, where=x > 0), "np.sum: the argument(s) where"),
     (lambda x: np.dot(x, x, out=np.zeros(())), "np.dot: out= is not supported"),
 ])
 def test_numpy_arguments_are_implemented_or_refused(body, message):
