@@ -23,17 +23,8 @@ from ..tracing.tracer import Tracer, as_tracer, current
 from . import pyfuncs
 from .box_algebra import mapped
 from .boxes import BoxView
-from .sequences import RuntimeGenerator, RuntimeSeq, sequence
+from .sequences import RuntimeGenerator, RuntimeSeq, rows_of, sequence
 from .statements import for_iter
-
-
-def _rows(stacked: Any) -> Any:
-    """Items that are lists or tuples of numbers (``[[j - 6, j] for j in ...]``), which
-    a scan stacks field by field, as the rows NumPy makes of them: field ``k`` of item
-    ``i`` at ``[i, k]``."""
-    if isinstance(stacked, (list, tuple)) and stacked:
-        return np.stack([as_tracer(_rows(s)) for s in stacked], axis=1)
-    return stacked
 
 
 def truth_value(value: Any) -> Any:
@@ -73,7 +64,7 @@ def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool
                                       hint="build an array and use np.unique")
 
             def laid_out() -> Any:
-                stacked = _rows(seq.stacked(lambda item: apply(fn, item)))
+                stacked = rows_of(seq.stacked(lambda item: apply(fn, item)))
                 if keep is not None:
                     kept = seq.stacked(lambda item: truth_value(apply(keep, item)))
                     return MaskedValue(as_tracer(stacked), kept, list_like=kind == "list")

@@ -183,6 +183,8 @@ def getitem(value: Any, index: Any) -> Any:
         return table[np.where(np.less(index, 0), np.add(index, n), index)]
     if isinstance(value, Tracer) and value.list_like and value.ndim and _one_index(index):
         return pylists.item(value, index)  # a list laid out as an array: a list's error
+    if isinstance(value, Tracer) and value.list_like and isinstance(index, slice):
+        return pylists.sliced(value, index)  # a new list (+ concatenates it)
     try:
         return value[index]
     except LookupError as err:  # a dict or list of the build read at a build-time key

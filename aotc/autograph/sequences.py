@@ -222,7 +222,13 @@ def zip_(*iterables: Any, strict: bool = False) -> Any:
         raise current().error("zip of arrays with Python iterables",
                               hint="zip arrays with arrays, or index the arrays in the loop")
     length = seqs[0].length
-    for s in seqs[1:]:
+    for k, s in enumerate(seqs[1:], start=2):
+        if strict:  # Python's ValueError (raised here before the items, not after them)
+            earlier = "argument 1" if k == 2 else f"arguments 1-{k - 1}"
+            for differs, how in ((np.less, "shorter"), (np.greater, "longer")):
+                lax.bind(raise_if_p, as_tracer(differs(s.length, length)).atom,
+                         error="ValueError",
+                         message=f"zip() argument {k} is {how} than {earlier}")
         length = np.minimum(length, s.length)
     return RuntimeSeq(length, lambda i: tuple(s.item(i) for s in seqs))
 
@@ -332,6 +338,15 @@ def length(value: Any) -> Any:
     return builtins.len(value)
 
 
+def rows_of(stacked: Any) -> Any:
+    """Items that are lists or tuples of numbers (``[[j - 6, j] for j in ...]``), which
+    a scan stacks field by field, as the rows NumPy makes of them: field ``k`` of item
+    ``i`` at ``[i, k]``."""
+    if isinstance(stacked, (list, tuple)) and stacked:
+        return np.stack([as_tracer(rows_of(s)) for s in stacked], axis=1)
+    return stacked
+
+
 def as_list(value: Any = ()) -> Any:
     """``list(x)``: a runtime sequence becomes its values stacked into an array; a list,
     set or dict grown at run time a new such list of its items."""
@@ -340,7 +355,12 @@ def as_list(value: Any = ()) -> Any:
     seq = sequence(value)
     if isinstance(seq, RuntimeSeq):
         items = seq.unrolled()
-        return items if items is not None else seq.stacked(lambda v: v)
+        if items is not None:
+            return builtins.list(items)
+        stacked = rows_of(seq.stacked(lambda v: v))  # (tuples of zip(x, y) as rows)
+        listed = lax.fresh(stacked) if stacked is value else stacked
+        listed.list_like = True  # (a list: + concatenates it, .sort() is a list's)
+        return listed
     return builtins.list(value)
 
 

@@ -113,6 +113,12 @@ def item(self: Tracer, index: Any) -> Any:
     return self[list_position(index, self.shape[0], "list index out of range")]
 
 
+def sliced(self: Tracer, index: slice) -> Tracer:
+    """``lst[a:b:c]`` of an array standing for a list: a new list, as Python's slice is
+    (an array's would be a view, and ``+`` of two would add them elementwise)."""
+    return _listed(lax.fresh(as_tracer(self[index])))
+
+
 def _without(self: Tracer, i: Tracer) -> Tracer:
     """The items but item ``i``, in order."""
     k = iota(np.dtype(np.int64), (self.aval.shape[0] - 1,), 0)
@@ -167,6 +173,8 @@ def _sort(self: Tracer, *, key: Any = None, reverse: bool = False) -> None:
         def step(i: Any, _: Any) -> Any:
             return i + 1, key(self[i])
         _, keys = lax.scan(step, as_tracer(np.int64(0)), None, length=self.shape[0])
+        if isinstance(keys, (tuple, list)):  # a tuple key: its fields as rows
+            keys = as_tracer(np.stack([as_tracer(k) for k in keys], axis=1))
     _rebind(self, as_tracer(self[sorting.list_order(self, keys, bool(reverse))]))
 
 
