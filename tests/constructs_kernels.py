@@ -7,6 +7,7 @@ every kernel against this very source run as plain Python on NumPy.
 """
 
 import bisect
+import collections
 import heapq
 import itertools
 import math
@@ -2858,3 +2859,30 @@ def assigned_before_a_break(x: f64[:], t: f64) -> float:
             second = v
             break
     return found + second
+
+
+@aotc.export
+def lists_sliced_and_joined(x: f64[:], y: i64[:], n: i64) -> tuple:
+    """Slices of lists are lists: ``+`` joins them (it added them elementwise, or failed
+    to broadcast), list() of a range or an array is a list, and a list of zipped
+    tuples sorts by a tuple key (zip's strict=True raises where the lengths differ)."""
+    numbers = list(range(n))
+    interleaved = numbers[::2] + numbers[1::2]
+    values = list(x)
+    rotated = values[1:] + values[:1]
+    squares = [i * i for i in range(n)]
+    middle = squares[1:3]
+    middle.reverse()
+    pairs = list(zip(x, y, strict=True))
+    pairs.sort(key=lambda t: (t[1], -t[0]))
+    return interleaved, rotated, middle + [7], [t[0] for t in pairs]
+
+
+@aotc.export
+def counted_in_a_loop(x: i64[:]) -> tuple:
+    """A collections.Counter changed in a runtime loop: a missing key counts 0 (it was
+    a KeyError), and reading one does not add it (as a defaultdict's read would)."""
+    counts = collections.Counter()
+    for v in x:
+        counts[v % 4] += 1
+    return counts[1], counts[7], len(counts), sorted(counts.keys())

@@ -332,6 +332,8 @@ class RuntimeBox:
         self.insert(0, value)
 
     def _lookup(self, key: Any) -> Any:
+        if isinstance(self.missing, Unkept):  # a Counter: 0, and no new key
+            return self.get(key, self.missing.value)
         if self.missing is not None:  # a defaultdict: a key read first is set first
             self.setdefault(key, self.missing)
         k = self._find(key)
@@ -396,12 +398,28 @@ def _as_list(value: Any, lanes: Lanes) -> list[Any]:
     return list(value) if lanes.is_tuple else [value]
 
 
+@dataclass(frozen=True)
+class Unkept:
+    """A ``Counter``'s value for a key read before it is set: 0, which the read does not
+    insert (a ``defaultdict``'s read sets its factory's value)."""
+
+    value: int = 0
+
+
+def missing_value(old: Any) -> Any:
+    """The value a dict gives a key read before it is set: a ``defaultdict``'s
+    factory's, a ``Counter``'s :class:`Unkept` 0; None for a plain dict (a KeyError)."""
+    if isinstance(old, collections.Counter):
+        return Unkept()
+    factory = old.default_factory if isinstance(old, collections.defaultdict) else None
+    return factory() if factory is not None else None
+
+
 def filled(old: Any, kind: str, key: Lanes, value: Lanes | None) -> RuntimeBox:
     """A new box of ``kind`` holding ``old``'s items: a Python container's, or the
     items of an array standing for a list."""
-    factory = old.default_factory if isinstance(old, collections.defaultdict) else None
-    missing = factory() if factory is not None else None
-    if missing is not None and not isinstance(missing, (bool, int, float)):
+    missing = missing_value(old)
+    if missing is not None and not isinstance(missing, (bool, int, float, Unkept)):
         raise current().error(f"a defaultdict of {type(missing).__name__} changed in a "
                               "runtime loop: a box holds numbers",
                               hint="use defaultdict(int) or defaultdict(float)")

@@ -9,7 +9,6 @@ arrays (or with string keys) stays what it was: a record of fixed fields.
 
 from __future__ import annotations
 
-import collections
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +19,7 @@ from ..errors import TraceError
 from ..ops.containers import is_box
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.tracer import Tracer, as_tracer, current
-from .boxes import BoxView, Lanes, RuntimeBox, filled
+from .boxes import BoxView, Lanes, RuntimeBox, filled, missing_value
 from .keyed import extreme_of_view
 from .sequences import RuntimeSeq
 
@@ -236,9 +235,9 @@ def boxed(state: State, aside: Callable[[State], State], positions: list[int],
         rec.seen.extend(old.keys() if isinstance(old, dict) else old)
         if isinstance(old, dict):
             rec.written.extend(old.values())
-        factory = old.default_factory if isinstance(old, collections.defaultdict) else None
-        if factory is not None:  # a defaultdict: its values start as the factory's
-            rec.written.append(factory())
+        missing = missing_value(old)
+        if missing is not None:  # a defaultdict, a Counter: values start as that
+            rec.written.append(getattr(missing, "value", missing))
     held = [i for i in positions if _lanes_or_none(recorders[i].seen) is not None
             and (recorders[i].kind != "dict" or _lanes_or_none(recorders[i].written))]
     if len(held) < len(positions):  # arrays or strings in it: a record, not a box
