@@ -2886,3 +2886,20 @@ def counted_in_a_loop(x: i64[:]) -> tuple:
     for v in x:
         counts[v % 4] += 1
     return counts[1], counts[7], len(counts), sorted(counts.keys())
+
+
+@aotc.export
+def lists_compared_as_lists(x: i64[:], y: i64[:]) -> tuple:
+    """Lists compare as Python's do, item by item then by length (they compared
+    elementwise, as arrays, or failed to broadcast); lists of tuples field by field;
+    ``del lst[i]`` and ``del lst[a:b]`` remove items (an AttributeError)."""
+    a, b = list(x), list(y)
+    copied = a[:]
+    copied[0] = -1
+    pairs = [(v % 2, v) for v in x]
+    others = [(v % 2, v) for v in y]
+    trimmed = [v * 2 for v in x]
+    del trimmed[0]
+    del trimmed[1:3]
+    return (a == b, a != b, a < b, a <= b, a > b, a >= b, a == copied, copied < a,
+            pairs < others, pairs == others, trimmed)

@@ -74,7 +74,7 @@ from .statements import (  # noqa: F401 - converted code calls __aotc__.for_rang
     traced,
     while_stmt,
 )
-from .tuple_order import is_tuple_pair, tuples_compared
+from .tuple_order import is_list_pair, is_tuple_pair, lists_compared, tuples_compared
 
 # -- expressions ---------------------------------------------------------------------------
 
@@ -140,6 +140,9 @@ _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
+_ORDERS = frozenset({"Eq", "NotEq", "Lt", "LtE", "Gt", "GtE"})
+
+
 def compare(left: Callable[[], Any], *links: tuple[str, Callable[[], Any]]) -> Any:
     """``a < b <= c``: ``a < b and b <= c`` with ``b`` evaluated once."""
     op, right_thunk = links[0]
@@ -147,6 +150,8 @@ def compare(left: Callable[[], Any], *links: tuple[str, Callable[[], Any]]) -> A
     if is_tuple_pair(first, right) and op not in ("Is", "IsNot", "In", "NotIn") \
             and traced(*flatten((first, right))[0]):
         result = tuples_compared(op, first, right)  # (d, v) < (e, w) of runtime fields
+    elif op in _ORDERS and is_list_pair(first, right):
+        result = lists_compared(op, first, right)  # a list's ==, not NumPy's elementwise
     else:
         result = _COMPARE[op](first, right)
     if len(links) == 1:

@@ -12,6 +12,9 @@ bool, built from the last field forwards::
 (``<=``, ``>`` and ``>=`` the same with their own length test and field order; ``==``
 is every field equal, with equal lengths). A field that is a tuple compares the same
 way. Fields that are NaN are unequal and unordered, as Python finds two NaN objects.
+
+Lists laid out as arrays (``Tracer.list_like``) compare the same way, item by item,
+where NumPy would compare them elementwise (:func:`lists_compared`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from ..tracing.tracer import Tracer, as_tracer
 
 #: For each ordering, the comparison of lengths that decides between equal prefixes, and
 #: the strict comparison of fields that decides at the first unequal pair.
@@ -60,3 +65,46 @@ def tuples_compared(op: str, left: tuple[Any, ...], right: tuple[Any, ...]) -> A
             if is_tuple_pair(a, b) else strictly(a, b)
         result = np.logical_or(first, np.logical_and(_field_equal(a, b), result))
     return result
+
+
+# -- lists laid out as arrays ----------------------------------------------------------------
+
+def _laid_out(value: Any) -> bool:
+    return isinstance(value, Tracer) and value.list_like and value.ndim > 0
+
+
+def is_list_pair(left: Any, right: Any) -> bool:
+    """Two lists, one of them laid out as an array (its ``==`` would be NumPy's)."""
+    return (_laid_out(left) or _laid_out(right)) \
+        and all(_laid_out(v) or isinstance(v, list) for v in (left, right))
+
+
+def _first(differ: Any, axis: int) -> Any:
+    """Where ``differ`` is true for the first time along ``axis`` (none where it never
+    is; safe on empty prefixes, where an argmax would fail)."""
+    return np.logical_and(differ, np.equal(np.cumsum(differ, axis=axis), 1))
+
+
+def lists_compared(op: str, left: Any, right: Any) -> Any:
+    """``left op right`` of two lists as Python compares them: item by item (a list of
+    tuples, rows, field by field), the first unequal pair deciding, else the lengths."""
+    a, b = as_tracer(np.asarray(left) if isinstance(left, list) else left), \
+        as_tracer(np.asarray(right) if isinstance(right, list) else right)
+    n, m = a.shape[0], b.shape[0]
+    if a.aval.shape[0] == b.aval.shape[0]:
+        head_a, head_b = a, b
+    else:
+        common = np.minimum(n, m)
+        head_a, head_b = a[:common], b[:common]
+    fields = np.not_equal(head_a, head_b)
+    rows = np.any(fields, axis=tuple(range(1, fields.ndim))) if fields.ndim > 1 else fields
+    any_differ = np.any(rows)
+    if op in ("Eq", "NotEq"):
+        equal = np.logical_and(np.equal(n, m), np.logical_not(any_differ))
+        return equal if op == "Eq" else np.logical_not(equal)
+    by_length, strictly = _ORDERINGS[op]
+    wins = strictly(head_a, head_b)
+    if fields.ndim > 1:  # a row decides at its first unequal field
+        wins = np.any(np.logical_and(_first(fields, 1), wins), axis=1)
+    decided = np.any(np.logical_and(_first(rows, 0), wins))
+    return np.where(any_differ, decided, by_length(n, m))

@@ -87,6 +87,7 @@ def _register() -> None:
     DISPATCH.method = methods.get_method
     DISPATCH.getitem = fancy.getitem_any
     DISPATCH.setitem = fancy.setitem_any
+    DISPATCH.delitem = pylists.delete_item
     DISPATCH.refresh = views.refresh
     DISPATCH.constant = _constant
     for dunder, fn in ufuncs.OPERATORS.items():

@@ -22,7 +22,7 @@ from ..ops.index import raise_if_p
 from ..shapes import DimExpr
 from ..tracing.tracer import Tracer, as_tracer, current
 from . import joining, sorting
-from .creation import iota
+from .creation import full_from_dims, iota
 
 
 def _listish(value: Any) -> bool:
@@ -128,6 +128,20 @@ def _without(self: Tracer, i: Tracer) -> Tracer:
 def _rebind(self: Tracer, value: Tracer) -> None:
     self.set_atom(value.atom)
     self.list_like = True
+
+
+def delete_item(self: Tracer, index: Any) -> None:
+    """``del lst[i]`` of an array standing for a list (NumPy's error for an array's)."""
+    if not self.list_like or not self.ndim:
+        raise current().error("cannot delete array elements",
+                              hint="use np.delete(x, i), which returns a new array")
+    if isinstance(index, slice):
+        kept = full_from_dims(self.aval.shape[:1], True, np.dtype(np.bool_))
+        kept[index] = False
+        _rebind(self, as_tracer(self[kept]))
+        return
+    i = list_position(index, self.shape[0], "list assignment index out of range")
+    _rebind(self, _without(self, i))
 
 
 def _pop(self: Tracer, index: Any = -1) -> Any:

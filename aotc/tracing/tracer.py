@@ -275,6 +275,8 @@ class Dispatch:
     method: Callable[[Tracer, str], Any] | None = None
     getitem: Callable[[Tracer, Any], Any] | None = None
     setitem: Callable[[Tracer, Any, Any], None] | None = None
+    #: ``del x[k]``: of an array standing for a Python list, its item.
+    delitem: Callable[[Tracer, Any], None] | None = None
     #: Re-derives a view whose base was written (see ``numpy_api.views``).
     refresh: Callable[[Tracer], None] | None = None
     #: Turns a non-scalar constant (an ndarray, a lazy selection) into a tracer.
@@ -466,6 +468,9 @@ class Tracer:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         DISPATCH.get("setitem")(self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        DISPATCH.get("delitem")(self, key)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         return DISPATCH.get("array_ufunc")(ufunc, method, inputs, kwargs)
