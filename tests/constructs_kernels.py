@@ -2903,3 +2903,14 @@ def lists_compared_as_lists(x: i64[:], y: i64[:]) -> tuple:
     del trimmed[1:3]
     return (a == b, a != b, a < b, a <= b, a > b, a >= b, a == copied, copied < a,
             pairs < others, pairs == others, trimmed)
+
+
+@aotc.export
+def starred_targets(x: f64[:], n: i64) -> tuple:
+    """``first, *rest = items`` of runtime lists, ranges and arrays: the rest is a list
+    (it was refused as iteration needing every item at build time); too few items is
+    Python's ValueError."""
+    a, *middle, z = list(range(n))
+    head, *tail = x
+    p, q, *more = [1.0, 2.0, 3.0, x[0]]
+    return a, middle, z, head, tail + [0.5], more, p + q

@@ -18,12 +18,13 @@ import numpy as np
 
 from .. import lax
 from ..numpy_api.masks import MaskedValue
+from ..numpy_api.pylists import sliced
 from ..ops.index import raise_if_p
 from ..tracing.tracer import Tracer, as_tracer, current
 from . import pyfuncs
 from .box_algebra import mapped
 from .boxes import BoxView
-from .sequences import RuntimeGenerator, RuntimeSeq, rows_of, sequence
+from .sequences import RuntimeGenerator, RuntimeSeq, as_list, rows_of, sequence
 from .statements import for_iter
 
 
@@ -110,6 +111,31 @@ def unpack(value: Any, count: int) -> Any:
             lax.bind(raise_if_p, as_tracer(bad).atom, error="ValueError",
                      message=f"wrong number of values to unpack (expected {count})")
     return tuple(seq.item(i) for i in builtins.range(count))
+
+
+def unpack_starred(value: Any, before: int, after: int) -> tuple[Any, ...]:
+    """``a, *rest, z = value``: the items before and after the starred name, and the
+    list of those between (``before`` and ``after`` of them around it)."""
+    least = before + after
+    if not isinstance(value, (Tracer, RuntimeSeq)):
+        items = builtins.list(value)
+        if len(items) < least:
+            raise ValueError(f"not enough values to unpack (expected at least {least}, "
+                             f"got {len(items)})")
+        return (*items[:before], items[before:len(items) - after], *items[len(items) - after:])
+    seq = sequence(value)
+    listed = as_list(value) if isinstance(value, RuntimeSeq) else value
+    n = seq.length
+    few = f"not enough values to unpack (expected at least {least}, got {{lhs}})"
+    if isinstance(n, Tracer) and n.dim is not None:
+        current().check(">=", n.dim, lax.as_dim(least), "ValueError", few)
+    else:
+        lax.bind(raise_if_p, as_tracer(np.less(n, least)).atom, error="ValueError",
+                 message=few.replace(", got {lhs}", ""))
+    end = np.subtract(n, after)
+    middle = sliced(listed, builtins.slice(before, end))
+    tail = (seq.item(np.add(end, j)) for j in builtins.range(after))
+    return (*(seq.item(i) for i in builtins.range(before)), middle, *tail)
 
 
 def reduce_(fn: Callable[[Any, Any], Any], iterable: Any, *initial: Any) -> Any:

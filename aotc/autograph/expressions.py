@@ -152,10 +152,20 @@ class Expressions(ast.NodeTransformer):
 
     def _unpacked(self, node: ast.Assign) -> ast.Assign:
         target = node.targets[0]
-        if len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) \
-                and not any(isinstance(e, ast.Starred) for e in target.elts):
+        if len(node.targets) != 1 or not isinstance(target, (ast.Tuple, ast.List)):
+            return node
+        stars = [k for k, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+        if not stars:
             node.value = ast.copy_location(
                 runtime_call("unpack", node.value, ast.Constant(len(target.elts))), node.value)
+        elif len(stars) == 1:  # ``first, *rest = lst``: the rest a list, named plainly
+            k = stars[0]
+            starred = target.elts[k]
+            assert isinstance(starred, ast.Starred)
+            target.elts[k] = starred.value
+            node.value = ast.copy_location(runtime_call(
+                "unpack_starred", node.value, ast.Constant(k),
+                ast.Constant(len(target.elts) - k - 1)), node.value)
         return node
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:

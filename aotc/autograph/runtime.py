@@ -48,6 +48,7 @@ from .comprehensions import (  # noqa: F401
     reduce_,
     truth_value,
     unpack,
+    unpack_starred,
 )
 from .formatted import fstring  # noqa: F401 - converted code calls __aotc__.fstring
 from .lists import (  # noqa: F401 - converted code calls __aotc__.append and changed_by
