@@ -2914,3 +2914,16 @@ def starred_targets(x: f64[:], n: i64) -> tuple:
     head, *tail = x
     p, q, *more = [1.0, 2.0, 3.0, x[0]]
     return a, middle, z, head, tail + [0.5], more, p + q
+
+
+@aotc.export
+def builtins_over_runtime_items(k: i64[:], v: f64[:], t: f64) -> tuple:
+    """dict(zip(keys, values)) (it iterated at build time), list(d.keys()) of a dict
+    grown at run time (a scan with no length bound), math.isqrt and math.gcd of runtime
+    integers (refused), and next() of a generator expression, the first-match idiom
+    (an internal error)."""
+    table = dict(zip(k, v, strict=True))
+    keys = list(table.keys())
+    roots = [math.isqrt(abs(a)) + math.gcd(a, 12) for a in k]
+    where = next((i for i, a in enumerate(v) if a > t), -1)
+    return sorted(table.items()), sorted(keys), roots, where, next(a * 2 for a in v)

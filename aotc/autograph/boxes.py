@@ -85,6 +85,12 @@ class BoxView(RuntimeSeq):
 
     lanes: Lanes
 
+    def listed(self) -> RuntimeBox:
+        """``list(d.keys())``: a new list of the items, in order."""
+        out = filled([], "list", self.lanes, None)
+        out.extend(self)
+        return out
+
 
 class RuntimeBox:
     """A list, set or dict grown while the kernel runs: ``handle`` names its box."""

@@ -28,7 +28,7 @@ from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current, python_number, user_loc
-from . import boxing
+from . import boxing, pyfuncs, stdlib_lists
 from .boxes import BoxView
 from .keyed import extreme_by_key, lexicographic_extreme, never_best, require_items
 from .lists import RuntimeList
@@ -377,6 +377,29 @@ def _over_boxes(name: str, builtin: Callable[..., Any]) -> Callable[..., Any]:
 
 
 #: Builtins replaced inside converted kernels; each falls back to Python's own.
+def _next(iterator: Any, *default: Any) -> Any:
+    """``next(it)``: of a runtime array or sequence a located error, as it keeps no
+    position a compiled kernel could advance (``runtime.call`` gives a generator's first
+    item: ``next(i for i, v in enumerate(x) if v > t)``)."""
+    if isinstance(iterator, (Tracer, RuntimeSeq)) or is_box(iterator):
+        raise current().error("next() of an array or a sequence known only at run time",
+                              hint="index it (items[0]), or take next() of a generator "
+                                   "expression over it")
+    return builtins.next(iterator, *default)
+
+
+def _dict(*args: Any, **kwargs: Any) -> Any:
+    """``dict(pairs)`` of pairs known only at run time: a dict grown at run time (the
+    loop :func:`.stdlib_lists.dict_from_pairs`); ``dict(d)`` of one, its copy."""
+    if len(args) == 1 and not kwargs:
+        given = args[0]
+        if is_box(given) and given.kind == "dict":
+            return given.copy()
+        if is_box(given) or isinstance(sequence(given), RuntimeSeq):
+            return pyfuncs.converted_call(stdlib_lists.dict_from_pairs, given)
+    return builtins.dict(*args, **kwargs)
+
+
 BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.min: _extreme(np.less, builtins.min, np.min),
     builtins.max: _extreme(np.greater, builtins.max, np.max),
@@ -388,7 +411,7 @@ BUILTINS: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.complex: _complex,
     builtins.len: _traced_len, builtins.divmod: _divmod, builtins.sorted: sorted_items,
     builtins.print: _print, random.sample: random_sample, builtins.set: boxing.as_set,
-    builtins.isinstance: _isinstance,
+    builtins.isinstance: _isinstance, builtins.dict: _dict, builtins.next: _next,
     collections.deque: _deque,
 }
 for _name in boxing.REDUCTIONS:

@@ -419,6 +419,8 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     if (fn is builtins.all or fn is builtins.any) and len(args) == 1 and not kwargs \
             and isinstance(args[0], RuntimeGenerator):  # stops where the answer is decided
         return args[0].decided(truth_value, fn is builtins.any)
+    if fn is builtins.next and args and isinstance(args[0], RuntimeGenerator):
+        return args[0].first(truth_value, *args[1:])  # stops at the first item
     args = tuple(a.laid_out() if isinstance(a, RuntimeGenerator) else a for a in args)
     if isinstance(fn, types.FunctionType) and _is_user_code(fn):  # a helper given x[x < p]
         args = tuple(a.values() if isinstance(a, MaskedValue) else a for a in args)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -95,6 +95,9 @@ class RuntimeGenerator:
     fn: Callable[[Any], Any]
     keep: Callable[[Any], Any] | None
     laid_out: Callable[[], Any]
+    #: Set by :meth:`first`: ``next()`` took an item, which a compiled kernel cannot
+    #: resume after (a second ``next()`` or a loop over the rest is refused).
+    advanced: list[bool] = field(default_factory=list)
 
     def decided(self, truth: Callable[[Any], Any], any_: bool) -> Any:
         """``any(self)`` (``any_``) or ``all(self)``; ``truth``: a value's as a bool."""
@@ -120,11 +123,48 @@ class RuntimeGenerator:
         _, found = lax.while_loop(running, step, start)
         return found if any_ else np.logical_not(found)
 
+    def first(self, truth: Callable[[Any], Any], *default: Any) -> Any:
+        """``next(self)`` or ``next(self, default)``: the first kept item's value, found
+        by a loop that stops there; Python's StopIteration where there is none."""
+        _refuse_advanced(self)
+        self.advanced.append(True)
+        n = self.seq.length
+
+        def running(state: Any) -> Any:
+            i, found = state
+            return np.logical_and(np.less(i, n), np.logical_not(found))
+
+        def step(state: Any) -> Any:
+            i, _ = state
+            kept = truth(self.keep(self.seq.item(i))) if self.keep is not None \
+                else as_tracer(np.True_)
+            return np.where(kept, i, i + 1), kept
+
+        start = (as_tracer(np.int64(0)), as_tracer(np.False_))
+        at, found = lax.while_loop(running, step, start)
+        if not default:
+            lax.bind(raise_if_p, as_tracer(np.logical_not(found)).atom,
+                     error="StopIteration", message="")
+            return self.fn(self.seq.item(at))
+        if default[0] is None:
+            raise current().error("next(generator, None) of runtime items: the kernel's "
+                                  "result has one type", hint="give a default of the "
+                                  "items' type (next(gen, -1))")
+        return lax.cond(found, lambda: self.fn(self.seq.item(at)), lambda: default[0])
+
+
+def _refuse_advanced(gen: RuntimeGenerator) -> None:
+    if gen.advanced:
+        raise current().error("a generator over runtime items used again after next() "
+                              "took its first item: a compiled kernel does not resume it",
+                              hint="make a list of the items and index it")
+
 
 def sequence(value: Any) -> Any:
     """``value`` as a :class:`RuntimeSeq` when iterating it needs the runtime (an array,
     whose rows are its items), else itself."""
     if isinstance(value, RuntimeGenerator):
+        _refuse_advanced(value)
         value = value.laid_out()
     if isinstance(value, MaskedValue):  # for v in x[x > 0]: the kept items, laid out
         value = value.values()
@@ -350,7 +390,7 @@ def rows_of(stacked: Any) -> Any:
 def as_list(value: Any = ()) -> Any:
     """``list(x)``: a runtime sequence becomes its values stacked into an array; a list,
     set or dict grown at run time a new such list of its items."""
-    if is_box(value):
+    if is_box(value) or hasattr(type(value), "listed"):  # (a box's keys, values, items)
         return value.listed()
     seq = sequence(value)
     if isinstance(seq, RuntimeSeq):

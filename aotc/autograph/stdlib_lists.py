@@ -1,5 +1,6 @@
 """The standard library's functions that change a list in place (``heapq``'s and
-``bisect.insort``), as Python source that kernels compile.
+``bisect.insort``), and ``dict()`` of runtime pairs, as Python source that kernels
+compile.
 
 CPython's are C code that would change the Python list a kernel is traced with, never
 the list the compiled kernel grows. These are the same algorithms written in the
@@ -110,3 +111,12 @@ def insort_right(a: Any, x: Any, lo: Any = 0, hi: Any = None, *, key: Any = None
 
 def insort_left(a: Any, x: Any, lo: Any = 0, hi: Any = None, *, key: Any = None) -> None:
     a.insert(_insertion_point(a, x, lo, hi, key, False), x)
+
+
+def dict_from_pairs(pairs: Any) -> Any:
+    """``dict(pairs)`` of pairs known only at run time (``dict(zip(keys, values))``):
+    each key once, with its last value, in the order keys first appear."""
+    made = {}
+    for key, value in pairs:
+        made[key] = value  # noqa: PERF403 - the loop a kernel compiles (see the module)
+    return made

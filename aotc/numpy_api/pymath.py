@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..ops.index import raise_if_p
 from ..tracing.tracer import Tracer, as_tracer, current
 from . import errorfunction
 from .ufuncs import apply_ufunc
@@ -120,6 +121,44 @@ def _isclose(a: Any, b: Any, *, rel_tol: Any = 1e-09, abs_tol: Any = 0.0) -> Any
     return (x == y) | (np.isfinite(x) & np.isfinite(y) & near)
 
 
+def _integer(name: str, value: Any) -> Tracer:
+    """An integer ``math`` argument (Python's TypeError for a float)."""
+    x = as_tracer(value)
+    if x.ndim or x.dtype.kind not in "iub":
+        raise current().error(f"math.{name} takes integers, not {x.dtype} values",
+                              hint="convert with int(...) first")
+    return lax.convert(x, I64)
+
+
+def _isqrt(n: Any) -> Any:
+    """``math.isqrt``: the float square root corrected by one either way (exact for
+    int64: each test divides rather than squares, which could overflow)."""
+    if not isinstance(n, Tracer):
+        return math.isqrt(n)
+    k = _integer("isqrt", n)
+    lax.bind(raise_if_p, as_tracer(np.less(k, 0)).atom, error="ValueError",
+             message="isqrt() argument must be nonnegative")
+    r: Any = lax.convert(as_tracer(np.floor(np.sqrt(lax.convert(k, F64)))), I64)
+    safe = np.maximum(r, 1)
+    r = np.where(np.greater(r, np.floor_divide(k, safe)), r - 1, r)  # r * r > k
+    up = r + 1
+    return np.where(np.less_equal(up, np.floor_divide(k, up)), up, r)  # (r+1)**2 <= k
+
+
+def _gcd(*values: Any) -> Any:
+    """``math.gcd``: Euclid's algorithm on the magnitudes, as a runtime loop."""
+    if not any(isinstance(v, Tracer) for v in values):
+        return math.gcd(*values)
+    result: Any = as_tracer(np.int64(0))
+    for v in values:
+        def step(state: Any) -> Any:
+            a, b = state
+            return b, np.remainder(a, np.where(np.equal(b, 0), 1, b))
+        result, _ = lax.while_loop(lambda s: np.not_equal(s[1], 0), step,
+                                   (np.abs(result), np.abs(_integer("gcd", v))))
+    return result
+
+
 #: ``math`` function -> its stand-in in converted kernels (registered by autograph).
 PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
     **{fn: _stand_in(fn, _ufunc(u), (1,)) for fn, u in _UNARY.items()},
@@ -130,5 +169,5 @@ PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
     math.erf: _stand_in(math.erf, errorfunction.erf, (1,)),
     math.erfc: _stand_in(math.erfc, errorfunction.erfc, (1,)),
     math.log: _stand_in(math.log, _log, (1, 2)),
-    math.isclose: _isclose,
+    math.isclose: _isclose, math.isqrt: _isqrt, math.gcd: _gcd,
 }
