@@ -2927,3 +2927,37 @@ def builtins_over_runtime_items(k: i64[:], v: f64[:], t: f64) -> tuple:
     roots = [math.isqrt(abs(a)) + math.gcd(a, 12) for a in k]
     where = next((i for i, a in enumerate(v) if a > t), -1)
     return sorted(table.items()), sorted(keys), roots, where, next(a * 2 for a in v)
+
+
+@aotc.export
+def rows_grown_and_extended(w: i64) -> tuple:
+    """Lists of rows (lists of numbers) a loop grows: appended in a branch of a while
+    loop whose trips are decided as it runs (the list was resized beyond its buffer),
+    read back and unpacked there, and extended into another list per outer iteration
+    (extend of a Python list by a runtime one iterated at build time)."""
+    rows = [[0, 1, 2]]
+    t = 0
+    again = False
+    budget = w
+    while t < 3:
+        if again:
+            again = False
+            [_, a, b] = rows[-1]
+            t += max(a - b, 0)
+        else:
+            t = t + 1
+        if budget <= t:
+            rows.append([0, t, budget])
+        else:
+            again = True
+            budget -= 1
+    everything = []
+    for rep in range(2):
+        these = [[rep, 0]]
+        k = 0
+        while k < w:
+            k += 1
+            last = these[-1]
+            these.append([rep, last[1] + 1])
+        everything.extend(these)
+    return rows, everything

@@ -41,6 +41,7 @@ from ..ops.containers import (
     map_put_p,
 )
 from ..ops.index import raise_if_p
+from ..shapes import DimExpr
 from ..tracing.tracer import Tracer, as_tracer, current
 from .sequences import RuntimeSeq, sequence
 
@@ -50,6 +51,11 @@ def box_params(kind: str, key: Lanes, value: Lanes | None) -> dict[str, Any]:
     return {"kind": kind, "key": key.codes(), "value": value.codes() if value else ()}
 
 
+#: Items held as rows of lanes: tuples, and lists of numbers (``[rep, t]``, read back as
+#: tuples, which index and unpack as the lists did).
+ROW = (tuple, list)
+
+
 class Lanes:
     """How a Python item maps to lanes: a scalar (one lane) or a tuple of ``n``."""
 
@@ -57,8 +63,12 @@ class Lanes:
         self.dtypes, self.is_tuple = dtypes, is_tuple
 
     def split(self, value: Any) -> list[Any]:
+        width = len(self.dtypes)
+        if self.is_tuple and isinstance(value, Tracer) and value.ndim == 1 \
+                and value.aval.shape[0] == DimExpr.const(width):  # a laid-out list's row
+            value = tuple(value[k] for k in range(width))
         values = list(value) if self.is_tuple else [value]
-        if len(values) != len(self.dtypes) or (isinstance(value, tuple) != self.is_tuple):
+        if len(values) != width or (isinstance(value, ROW) != self.is_tuple):
             raise current().error(
                 "a list, set or dict changed in a runtime loop holds items of one shape: "
                 f"{'tuples of ' + str(len(self.dtypes)) if self.is_tuple else 'scalars'}, "

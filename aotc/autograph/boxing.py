@@ -19,7 +19,7 @@ from ..errors import TraceError
 from ..ops.containers import is_box
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.tracer import Tracer, as_tracer, current
-from .boxes import BoxView, Lanes, RuntimeBox, filled, missing_value
+from .boxes import ROW, BoxView, Lanes, RuntimeBox, filled, missing_value
 from .keyed import extreme_of_view
 from .sequences import RuntimeSeq
 
@@ -74,7 +74,7 @@ class _Recording:
         if not seen:
             return as_tracer(np.int64(0))
         first = seen[0]
-        if isinstance(first, tuple):
+        if isinstance(first, ROW):
             return tuple(lax.convert(as_tracer(0), _dtype_of(v)) for v in first)
         return lax.convert(as_tracer(0), _dtype_of(first))
 
@@ -87,6 +87,11 @@ class _Recording:
     def extend(self, values: Any) -> None:
         if isinstance(values, (list, tuple)):
             self.seen.extend(values)
+        elif isinstance(values, _Recording):
+            self.seen.append(values._zero(values.seen))
+        elif isinstance(values, RuntimeBox):
+            self.seen.append(values.key.join([lax.convert(as_tracer(0), d)
+                                              for d in values.key.dtypes]))
 
     update = extend
 
@@ -175,12 +180,12 @@ class _Recording:
 def _lanes_of(seen: list[Any]) -> Lanes:
     if not seen:
         return Lanes((np.dtype(np.int64),), False)
-    is_tuple = isinstance(seen[0], tuple)
+    is_tuple = isinstance(seen[0], ROW)
     width = len(seen[0]) if is_tuple else 1
     columns: list[list[np.dtype]] = [[] for _ in range(width)]
     for item in seen:
         values = list(item) if is_tuple else [item]
-        if isinstance(item, tuple) != is_tuple or len(values) != width:
+        if isinstance(item, ROW) != is_tuple or len(values) != width:
             raise current().error("a list, set or dict changed in a runtime loop holds "
                                   "items of one shape (scalars, or tuples of one length)")
         for column, v in zip(columns, values, strict=True):
@@ -202,8 +207,10 @@ def _boxable(value: Any, how: str) -> bool:
 
 
 def _laid_out_list(value: Any) -> bool:
-    """An array standing for a list (one an earlier loop appended to, ``[x, y]``)."""
-    return isinstance(value, Tracer) and getattr(value, "list_like", False) and value.ndim == 1
+    """An array standing for a list (one an earlier loop appended to, ``[x, y]``), of
+    numbers or of rows of a known width (tuples)."""
+    return isinstance(value, Tracer) and getattr(value, "list_like", False) and (
+        value.ndim == 1 or (value.ndim == 2 and value.aval.shape[1].is_const))
 
 
 def box_changed(state: State, names: tuple[str, ...], changes: dict[str, str],
@@ -229,8 +236,10 @@ def boxed(state: State, aside: Callable[[State], State], positions: list[int],
                  for i, v in enumerate(state) if i in positions or _kind_of(v)}
     for i, rec in recorders.items():
         old = state[i]
-        if isinstance(old, Tracer):  # a laid-out list: its items are of its dtype
-            rec.seen.append(lax.convert(as_tracer(0), old.dtype))
+        if isinstance(old, Tracer):  # a laid-out list: its items (rows) of its dtype
+            zero = lax.convert(as_tracer(0), old.dtype)
+            rec.seen.append(tuple(zero for _ in range(old.aval.shape[1].value))
+                            if old.ndim == 2 else zero)
             continue
         rec.seen.extend(old.keys() if isinstance(old, dict) else old)
         if isinstance(old, dict):

@@ -169,15 +169,16 @@ class Expressions(ast.NodeTransformer):
         return node
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
-        """``lst.append(v)`` -> ``lst = __aotc__.append(lst, v)``: a list a loop appends
-        to becomes part of the loop's state (see :mod:`.lists`)."""
+        """``lst.append(v)`` -> ``lst = __aotc__.append(lst, v)`` (``extend`` too): a
+        list a loop appends to becomes part of the loop's state (see :mod:`.lists`)."""
         self.generic_visit(node)
         call = node.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
-                and call.func.attr == "append" and isinstance(call.func.value, ast.Name) \
+                and call.func.attr in ("append", "extend") \
+                and isinstance(call.func.value, ast.Name) \
                 and len(call.args) == 1 and not call.keywords:
             name = call.func.value.id
-            return assign(name, runtime_call("append", load(name), call.args[0]), node)
+            return assign(name, runtime_call(call.func.attr, load(name), call.args[0]), node)
         changing = self._changing(call)
         return node if changing is None else ast.copy_location(changing, node)
 

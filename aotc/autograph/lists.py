@@ -19,13 +19,18 @@ import numpy as np
 
 from .. import lax
 from ..errors import TraceError
+from ..numpy_api import pylists
 from ..numpy_api.creation import full_from_dims
+from ..numpy_api.masks import MaskedValue
+from ..ops.containers import is_box
 from ..shapes import DimExpr, as_dim
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.derived import derived_size
 from ..tracing.tracer import Tracer, as_tracer, current
 from ..value_bounds import bounded_size
 from . import boxing
+from .boxes import BoxView
+from .sequences import RuntimeGenerator, RuntimeSeq, as_list, sequence
 
 State = tuple[Any, ...]
 
@@ -159,6 +164,25 @@ def append(lst: Any, value: Any) -> Any:
             return lst
         return grown
     lst.append(value)
+    return lst
+
+
+def extend(lst: Any, values: Any) -> Any:
+    """``lst.extend(values)`` as written in a kernel (the list is returned: a Python
+    list given runtime items becomes a new list, laid out or grown at run time)."""
+    if not isinstance(lst, list):  # a box, a laid-out list: its own extend
+        lst.extend(values)
+        return lst
+    if is_box(values) or isinstance(values, BoxView):
+        grown = values.listed()
+        for value in reversed(lst):
+            grown.insert(0, value)
+        return grown
+    if isinstance(values, (Tracer, RuntimeSeq, MaskedValue, RuntimeGenerator)) \
+            and isinstance(sequence(values), RuntimeSeq):
+        items = as_list(values)
+        return pylists.concatenated(lst, items) if lst else items
+    lst.extend(values)
     return lst
 
 

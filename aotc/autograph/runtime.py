@@ -54,6 +54,7 @@ from .formatted import fstring  # noqa: F401 - converted code calls __aotc__.fst
 from .lists import (  # noqa: F401 - converted code calls __aotc__.append and changed_by
     append,
     changed_by,
+    extend,
     pass_back,
 )
 from .percent import percent  # noqa: F401 - converted code calls __aotc__.percent

@@ -380,6 +380,8 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
     #: per branch, per joined leaf: the array from outside the branch it is, if one
     sources: list[dict[int, Any]] = []
     outer_leaves = [flatten(state[i])[0] for i in known]
+    #: the variables a branch gives a list laid out as an array (still lists after it)
+    laid: set[int] = set()
 
     def branch(fn: Body) -> Callable[..., State]:
         def run(*values: Any) -> State:
@@ -390,6 +392,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             if any(value is UNDEFINED for value in out):
                 raise optional.Unassigned
             lengths.append([len(flatten(v)[0]) if isinstance(v, list) else None for v in out])
+            laid.update(i for i, v in enumerate(out) if isinstance(v, Tracer) and v.list_like)
             out = tuple(pylists.as_list_array(v) if i in listed else v
                         for i, v in enumerate(out))
             out = _strings_chosen(out, strings, texts)
@@ -437,7 +440,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             else:
                 values.append(part[0])
             at += width
-        return _strings_again(_lists_again(unflatten(tree, values), listed))
+        return _strings_again(_lists_again(unflatten(tree, values), listed | frozenset(laid)))
     except BranchTypes as mismatch:
         leaf = _unjoined_leaf(mismatch.index, joined)
         join = joins.joinable(mismatch) if leaf is not None and leaf not in joined else None

@@ -245,6 +245,10 @@ def _changes_keyword(body: list[ast.stmt]) -> list[ast.keyword]:
         found = _appended(node)
         if found is not None and (nested or found[1] < 0):
             note(found[0], "nested")
+        if is_runtime_call(node) and isinstance(node, ast.Call) \
+                and isinstance(node.func, ast.Attribute) and node.func.attr == "extend" \
+                and isinstance(node.args[0], ast.Name):
+            note(node.args[0].id, "method")  # (lst = __aotc__.extend(lst, more))
         if is_runtime_call(node) and node.func.attr == "changed_by":  # type: ignore[attr-defined]
             name, how = node.args[1], node.args[3]  # type: ignore[attr-defined]
             if isinstance(name, ast.Name) and isinstance(how, ast.Constant) and how.value:

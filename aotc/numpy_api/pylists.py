@@ -43,7 +43,8 @@ def as_list_array(value: Any) -> Tracer:
     return _listed(_as_items(value))
 
 
-def _concatenate(first: Any, second: Any) -> Tracer:
+def concatenated(first: Any, second: Any) -> Tracer:
+    """``first + second`` of two lists (one laid out), or Python's TypeError."""
     if not (_listish(first) and _listish(second)):
         other = second if _listish(first) else first
         raise current().error(f'can only concatenate list (not "{type(other).__name__}") '
@@ -76,9 +77,9 @@ def list_operators(operators: dict[str, Callable[..., Any]]) -> dict[str, Callab
         return op
 
     return {
-        "__add__": pick("__add__", _concatenate),
-        "__radd__": pick("__radd__", lambda s, o: _concatenate(o, s)),
-        "__iadd__": pick("__iadd__", _concatenate),
+        "__add__": pick("__add__", concatenated),
+        "__radd__": pick("__radd__", lambda s, o: concatenated(o, s)),
+        "__iadd__": pick("__iadd__", concatenated),
         "__mul__": pick("__mul__", _repeat),
         "__rmul__": pick("__rmul__", _repeat),
         "__imul__": pick("__imul__", _repeat),
@@ -175,7 +176,7 @@ def _insert(self: Tracer, index: Any, value: Any) -> None:
 
 
 def _extend(self: Tracer, values: Any) -> None:
-    _rebind(self, _concatenate(self, values))
+    _rebind(self, concatenated(self, values))
 
 
 #: Python list methods of an array standing for a list (numpy_api.methods asks).
