@@ -2961,3 +2961,18 @@ def rows_grown_and_extended(w: i64) -> tuple:
             these.append([rep, last[1] + 1])
         everything.extend(these)
     return rows, everything
+
+
+@aotc.export
+def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
+    """A view of one array that a runtime branch chooses at windows that differ where
+    they start: writes into it reach the array, and writes into the array show in it
+    (both were lost: the branch's result was a new array)."""
+    y = x.copy()
+    if flag:
+        v = y[1:]
+    else:
+        v = y[:-1]
+    v[0] = 100.0
+    y[-2] = -5.0
+    return y, v.sum(), v * 1.0

@@ -170,6 +170,37 @@ def test_a_ragged_list_of_lists_is_located():
     assert "hint: build one flat list" in text
 
 
+def test_views_a_branch_chooses_among_arrays_are_located():
+    """A view of one of two arrays, or of one array at windows of different sizes, that
+    a runtime branch chooses: a write into it, or a read after its array was written,
+    is a located error (the write was silently lost)."""
+    def either_row(x: f64[:, :], k: i64):
+        y = x.copy()
+        if k == 0:
+            r = y[0]
+        elif k == 1:
+            r = y[1]
+        else:
+            r = y[2:].sum(axis=0)
+        r += 10.0
+        return y
+
+    def one_of_two(x: f64[:], c: bool):
+        y = x.copy()
+        z = x * 2
+        v = y[1:] if c else z[1:]
+        y[0] = 5.0
+        return v.sum()
+
+    for kernel, statement in ((either_row, "r += 10.0"), (one_of_two, "v.sum()")):
+        with pytest.raises(TraceError) as info:
+            _trace(kernel)
+        text = str(info.value)
+        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
+        assert "a view a runtime branch chose" in text
+        assert "hint: write into the array itself" in text
+
+
 def test_arrays_no_index_can_count_are_located():
     """An array of more bytes than an index counts is NumPy's ValueError, found when the
     kernel is built (a fused np.zeros(2**61).sum() allocates nothing, and ran for

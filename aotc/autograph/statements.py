@@ -32,7 +32,7 @@ from ..tracing.bind import fresh
 from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, unflatten
 from ..tracing.control import BranchArity, BranchTypes
 from ..tracing.tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
-from . import boxing, joins, lists, optional, resizing
+from . import boxing, chosen_views, joins, lists, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
@@ -382,6 +382,8 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
     outer_leaves = [flatten(state[i])[0] for i in known]
     #: the variables a branch gives a list laid out as an array (still lists after it)
     laid: set[int] = set()
+    #: per branch trace, the views of outer arrays it gives (see .chosen_views)
+    views: list[chosen_views.Seen] = []
 
     def branch(fn: Body) -> Callable[..., State]:
         def run(*values: Any) -> State:
@@ -393,6 +395,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 raise optional.Unassigned
             lengths.append([len(flatten(v)[0]) if isinstance(v, list) else None for v in out])
             laid.update(i for i, v in enumerate(out) if isinstance(v, Tracer) and v.list_like)
+            views.append(chosen_views.seen_views(out))
             out = tuple(pylists.as_list_array(v) if i in listed else v
                         for i, v in enumerate(out))
             out = _strings_chosen(out, strings, texts)
@@ -421,6 +424,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             return _cond(test, then, orelse, state, names, unified, joined, listed | ragged,
                          strings)
         if not joined:
+            chosen_views.chosen_views(result, names, as_bool(test), *views[-2:])
             return _strings_again(_lists_again(result, listed))
         tree, count = trees[0]
         leaves, at = flatten(result)[0], 0
@@ -440,7 +444,9 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             else:
                 values.append(part[0])
             at += width
-        return _strings_again(_lists_again(unflatten(tree, values), listed | frozenset(laid)))
+        joined_state = unflatten(tree, values)
+        chosen_views.chosen_views(joined_state, names, as_bool(test), *views[-2:])
+        return _strings_again(_lists_again(joined_state, listed | frozenset(laid)))
     except BranchTypes as mismatch:
         leaf = _unjoined_leaf(mismatch.index, joined)
         join = joins.joinable(mismatch) if leaf is not None and leaf not in joined else None

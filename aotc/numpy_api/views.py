@@ -113,13 +113,28 @@ class Window:
 
 # -- view tracking on tracers ---------------------------------------------------------------
 
+#: The window of a view a runtime branch chose among arrays or windows that no one
+#: window describes (``autograph.chosen_views``): writing into it, or reading it after
+#: its base was written, is a located error.
+DETACHED = "a view chosen at run time"
+
+
+def refuse_detached(view: Tracer) -> None:
+    raise current().error(
+        "this array is a view a runtime branch chose (v = y[1:] if c else ..., of arrays "
+        "or windows that differ by path): which elements a write into it, or into the "
+        "array it views, reaches is decided while the kernel runs",
+        hint="write into the array itself (y[...] = ...) in each branch, or take a "
+             ".copy() in the branch if the view should not change with it")
+
+
 def make_view(source: Tracer, result: Tracer, window_op: Callable[[Window], Window | None]
               ) -> Tracer:
     """Mark ``result`` (just computed from ``source``) as a view of ``source``'s base."""
     base = source.base if source.base is not None else source
     window = source.window if source.base is not None else Window.identity(source.aval.shape)
     result.base = base
-    result.window = window_op(window) if window is not None else None
+    result.window = window_op(window) if isinstance(window, Window) else window
     result.seen_version = base.version
     return result
 
@@ -146,6 +161,8 @@ def refresh(view: Tracer) -> None:
     """
     base = view.base
     assert base is not None
+    if view.window is DETACHED:
+        refuse_detached(view)
     if view.window is None and view.whole_reshape and base.context is current():
         shape = view._atom.type.shape  # (not .aval: reading it would refresh again)
         view.seen_version = base.version

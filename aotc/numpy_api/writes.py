@@ -22,7 +22,7 @@ from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
 from .ufuncs import apply_ufunc, broadcast_into, dtype_arg
-from .views import Window, reshaped
+from .views import DETACHED, Window, refuse_detached, reshaped
 
 ONE = DimExpr.const(1)
 
@@ -47,6 +47,8 @@ def write(target: Tracer, key: Any, value: Any,
     _widen_list(target, value)
     if target.whole_reshape and target.base is not None:
         return _through_whole_reshape(target, key, value, mismatch)
+    if target.window is DETACHED:
+        refuse_detached(target)
     region = getitem(target, key, as_view=True) if key is not Ellipsis else target
     if region.window is None and region.base is not None:
         raise ctx.error("writing through a reshape/ravel/broadcast_to view: NumPy decides "
