@@ -74,7 +74,7 @@ class _Recording:
         if not seen:
             return as_tracer(np.int64(0))
         first = seen[0]
-        if isinstance(first, ROW):
+        if _row(first):
             return tuple(lax.convert(as_tracer(0), _dtype_of(v)) for v in first)
         return lax.convert(as_tracer(0), _dtype_of(first))
 
@@ -177,15 +177,21 @@ class _Recording:
         return self
 
 
+def _row(item: Any) -> bool:
+    """A tuple, or a list of numbers (not an empty list: one a loop then appends to is
+    a list of its own, which no box holds)."""
+    return isinstance(item, tuple) or (isinstance(item, ROW) and len(item) > 0)
+
+
 def _lanes_of(seen: list[Any]) -> Lanes:
     if not seen:
         return Lanes((np.dtype(np.int64),), False)
-    is_tuple = isinstance(seen[0], ROW)
+    is_tuple = _row(seen[0])
     width = len(seen[0]) if is_tuple else 1
     columns: list[list[np.dtype]] = [[] for _ in range(width)]
     for item in seen:
         values = list(item) if is_tuple else [item]
-        if isinstance(item, ROW) != is_tuple or len(values) != width:
+        if _row(item) != is_tuple or len(values) != width:
             raise current().error("a list, set or dict changed in a runtime loop holds "
                                   "items of one shape (scalars, or tuples of one length)")
         for column, v in zip(columns, values, strict=True):
