@@ -172,8 +172,9 @@ def test_a_ragged_list_of_lists_is_located():
 
 def test_views_a_branch_chooses_among_arrays_are_located():
     """A view of one of two arrays, or of one array at windows of different sizes, that
-    a runtime branch chooses: a write into it, or a read after its array was written,
-    is a located error (the write was silently lost)."""
+    a runtime branch chooses, or that a loop rebinds (cur = y[i]): a write into it, or
+    a read after its array was written, is a located error (the write was silently
+    lost)."""
     def either_row(x: f64[:, :], k: i64):
         y = x.copy()
         if k == 0:
@@ -192,12 +193,22 @@ def test_views_a_branch_chooses_among_arrays_are_located():
         y[0] = 5.0
         return v.sum()
 
-    for kernel, statement in ((either_row, "r += 10.0"), (one_of_two, "v.sum()")):
+    def brightest_row(x: f64[:, :]):
+        y = x.copy()
+        cur = y[0]
+        for i in range(1, y.shape[0]):
+            if y[i].sum() > cur.sum():
+                cur = y[i]
+        cur[0] = -1.0
+        return y
+
+    for kernel, statement in ((either_row, "r += 10.0"), (one_of_two, "v.sum()"),
+                              (brightest_row, "cur[0] = -1.0")):
         with pytest.raises(TraceError) as info:
             _trace(kernel)
         text = str(info.value)
         assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
-        assert "a view a runtime branch chose" in text
+        assert "a view that a runtime branch or loop chose" in text
         assert "hint: write into the array itself" in text
 
 

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..numpy_api.views import DETACHED
 from ..shapes import bound_symbols, maximum
+from ..tracing.aliases import DETACHED
 from ..tracing.tracer import Tracer, as_tracer, bind_dim, current, encloses
 from .returns import RET
 

@@ -27,6 +27,7 @@ from .. import lax
 from ..ops.elementwise import complex_p, imag_p, real_p
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, Shape, Step, size
+from ..tracing.aliases import DETACHED
 from ..tracing.tracer import Tracer, current, encloses, tracing
 
 ONE = DimExpr.const(1)
@@ -113,19 +114,16 @@ class Window:
 
 # -- view tracking on tracers ---------------------------------------------------------------
 
-#: The window of a view a runtime branch chose among arrays or windows that no one
-#: window describes (``autograph.chosen_views``): writing into it, or reading it after
-#: its base was written, is a located error.
-DETACHED = "a view chosen at run time"
 
 
 def refuse_detached(view: Tracer) -> None:
     raise current().error(
-        "this array is a view a runtime branch chose (v = y[1:] if c else ..., of arrays "
-        "or windows that differ by path): which elements a write into it, or into the "
-        "array it views, reaches is decided while the kernel runs",
-        hint="write into the array itself (y[...] = ...) in each branch, or take a "
-             ".copy() in the branch if the view should not change with it")
+        "this array is a view that a runtime branch or loop chose (v = y[1:] if c else "
+        "..., cur = y[i] in a loop), of arrays or windows that differ by path: which "
+        "elements a write into it, or into the array it views, reaches is decided while "
+        "the kernel runs",
+        hint="write into the array itself (y[...] = ...), or take a .copy() if the view "
+             "should not change with it")
 
 
 def make_view(source: Tracer, result: Tracer, window_op: Callable[[Window], Window | None]

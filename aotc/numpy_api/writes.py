@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
+from ..tracing.aliases import DETACHED
 from ..tracing.bind import refine_shape
 from ..tracing.bodies import OuterWrite
 from ..tracing.tracer import Tracer, as_tracer, current, encloses
@@ -22,7 +23,7 @@ from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
 from .ufuncs import apply_ufunc, broadcast_into, dtype_arg
-from .views import DETACHED, Window, refuse_detached, reshaped
+from .views import Window, refuse_detached, reshaped
 
 ONE = DimExpr.const(1)
 

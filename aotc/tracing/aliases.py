@@ -46,13 +46,22 @@ I64 = np.dtype(np.int64)
 Tree = Any
 
 
-class Rebound(Exception):
-    """A loop body handed back the views at these state positions as something else."""
+#: The window of a view that control flow chose among windows or arrays no one window
+#: describes (a loop that rebinds ``cur = y[i]``, a branch's ``y[1:] if c else z``):
+#: writing into it, or reading it after its base was written, is a located error
+#: (``numpy_api.views.refuse_detached``), never values that miss the write.
+DETACHED = "a view chosen at run time"
 
-    def __init__(self, views: Views, positions: set[int]) -> None:
+
+class Rebound(Exception):
+    """A loop body handed back the views at these state positions as something else
+    (``moved``: those it handed back as other views, ``cur = y[i]``)."""
+
+    def __init__(self, views: Views, positions: set[int], moved: set[int]) -> None:
         super().__init__("a loop body rebound a view in its state")
         self.views = views
         self.positions = positions
+        self.moved = moved
 
 
 def _is_view(leaf: Any) -> bool:
@@ -92,12 +101,15 @@ class Views:
     kept: list[int] = field(default_factory=list)
     outer: dict[int, Tracer] = field(default_factory=dict)
     inner: dict[int, tuple[int, Any]] = field(default_factory=dict)
+    #: Views the body rebinds to other views: carried as values, and :data:`DETACHED`
+    #: views of their first base after the loop.
+    moved: AbstractSet[int] = frozenset()
 
     @staticmethod
-    def split(leaves: list[Tracer], structure: Tree, detached: AbstractSet[int] = frozenset()
-              ) -> Views:
+    def split(leaves: list[Tracer], structure: Tree, detached: AbstractSet[int] = frozenset(),
+              moved: AbstractSet[int] = frozenset()) -> Views:
         """Sort the leaves; those in ``detached`` (rebound by the body) are kept."""
-        views = Views(list(leaves), structure)
+        views = Views(list(leaves), structure, moved=frozenset(moved))
         for k, leaf in enumerate(leaves):
             if k in detached or not _is_view(leaf):
                 views.kept.append(k)
@@ -138,7 +150,7 @@ class Views:
             lost = {k for k in (*self.outer, *self.inner)
                     if not self._same_view(k, leaves)}
             if lost:
-                raise Rebound(self, lost)
+                raise Rebound(self, lost, {k for k in lost if _is_view(leaves[k])})
             return materialized([leaves[k] for k in self.kept])
         return body
 
@@ -162,8 +174,14 @@ class Views:
     def result(self, values: list[Any]) -> Any:
         """The state after the construct, from the carried values' results: each view
         is again a view of its base's result (the same object when that is the same
-        array)."""
-        return unflatten(self.structure, self.expand(values, keep_same=True))
+        array); a view the body moved is a :data:`DETACHED` one."""
+        full = self.expand(values, keep_same=True)
+        for k in self.moved:
+            leaf, first = full[k], self.leaves[k]
+            if isinstance(leaf, Tracer) and leaf.base is None and first.base is not None:
+                leaf.base, leaf.window = first.base, DETACHED
+                leaf.seen_version = first.base.version
+        return unflatten(self.structure, full)
 
 
 def loop_views(leaves: list[Tracer], structure: Tree,
@@ -171,14 +189,16 @@ def loop_views(leaves: list[Tracer], structure: Tree,
     """``attempt(views)`` for a loop whose state is ``leaves``, traced again with each
     view the body rebinds carried as a value, until the body keeps every view."""
     detached: set[int] = set()
+    moved: set[int] = set()
     while True:
-        views = Views.split(leaves, structure, detached)
+        views = Views.split(leaves, structure, detached, moved)
         try:
             return attempt(views)
         except Rebound as rebound:
             if rebound.views is not views:
                 raise
             detached |= rebound.positions
+            moved |= rebound.moved
 
 
 def branch_views(views: Views, fn: Callable[..., Any], handed: list[list[int | None]]
