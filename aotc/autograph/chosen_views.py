@@ -22,8 +22,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import bound_symbols, maximum
-from ..tracing.aliases import DETACHED
-from ..tracing.tracer import Tracer, as_tracer, bind_dim, current, encloses
+from ..tracing.tracer import DETACHED, Tracer, as_tracer, bind_dim, current, encloses
 from .returns import RET
 
 #: Per branch trace, per state slot: (base, window) of a view of an outer array, or None.

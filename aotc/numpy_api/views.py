@@ -27,8 +27,7 @@ from .. import lax
 from ..ops.elementwise import complex_p, imag_p, real_p
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, Shape, Step, size
-from ..tracing.aliases import DETACHED
-from ..tracing.tracer import Tracer, current, encloses, tracing
+from ..tracing.tracer import DETACHED, Tracer, current, encloses, tracing
 
 ONE = DimExpr.const(1)
 

@@ -15,10 +15,9 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr
-from ..tracing.aliases import DETACHED
 from ..tracing.bind import refine_shape
 from ..tracing.bodies import OuterWrite
-from ..tracing.tracer import Tracer, as_tracer, current, encloses
+from ..tracing.tracer import DETACHED, Tracer, as_tracer, current, encloses
 from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked

@@ -39,18 +39,11 @@ from ..ir import Lit, Program
 from ..ops.core import ALL_PRIMITIVES
 from .bind import bind1, select
 from .bodies import flatten, unflatten
-from .tracer import Tracer, as_tracer, current, encloses
+from .tracer import DETACHED, Tracer, as_tracer, current, encloses
 
 I64 = np.dtype(np.int64)
 
 Tree = Any
-
-
-#: The window of a view that control flow chose among windows or arrays no one window
-#: describes (a loop that rebinds ``cur = y[i]``, a branch's ``y[1:] if c else z``):
-#: writing into it, or reading it after its base was written, is a located error
-#: (``numpy_api.views.refuse_detached``), never values that miss the write.
-DETACHED = "a view chosen at run time"
 
 
 class Rebound(Exception):

@@ -28,6 +28,7 @@ from ..shapes import DimExpr, Shape, bound_symbols
 from .avals import AType
 from .bind import convert, refine_shape
 from .tracer import (
+    DETACHED,
     WEAK_TYPES,
     TraceContext,
     Tracer,
@@ -447,6 +448,9 @@ def with_outer_writes(run: Callable[[list[Tracer]], tuple[Any, list[Any]]]) -> A
             arrays.append(write.base)
     for t, v in zip(arrays, values, strict=True):
         t[...] = v
+    for leaf in flatten(result)[0]:  # (views it chose have seen those writes)
+        if isinstance(leaf, Tracer) and leaf.window is DETACHED and leaf.base is not None:
+            leaf.seen_version = leaf.base.version
     return result
 
 

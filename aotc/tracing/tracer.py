@@ -301,6 +301,13 @@ class Dispatch:
 DISPATCH = Dispatch()
 
 
+#: The window of a view that control flow chose among windows or arrays no one window
+#: describes (a loop that rebinds ``cur = y[i]``, a branch's ``y[1:] if c else z``):
+#: writing into it, or reading it after its base was written later, is a located error
+#: (``numpy_api.views.refuse_detached``), never values that miss the write.
+DETACHED = "a view chosen at run time"
+
+
 class Tracer:
     """A traced array or scalar: NumPy calls on it become IR equations."""
 
