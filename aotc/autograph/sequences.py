@@ -99,8 +99,9 @@ class RuntimeGenerator:
     #: resume after (a second ``next()`` or a loop over the rest is refused).
     advanced: list[bool] = field(default_factory=list)
 
-    def decided(self, truth: Callable[[Any], Any], any_: bool) -> Any:
-        """``any(self)`` (``any_``) or ``all(self)``; ``truth``: a value's as a bool."""
+    def _search(self, hit: Callable[[Any], Any]) -> tuple[Any, Any]:
+        """The first position whose item ``hit`` holds for (a loop that stops there,
+        needing no bound on the length), and whether there is one."""
         n = self.seq.length
 
         def running(state: Any) -> Any:
@@ -109,18 +110,24 @@ class RuntimeGenerator:
 
         def step(state: Any) -> Any:
             i, _ = state
-            item = self.seq.item(i)
+            here = hit(self.seq.item(i))
+            return np.where(here, i, i + 1), here
 
-            def deciding() -> Any:  # true where this item decides the answer
+        start = (as_tracer(np.int64(0)), as_tracer(np.False_))
+        at, found = lax.while_loop(running, step, start)
+        return at, found
+
+    def decided(self, truth: Callable[[Any], Any], any_: bool) -> Any:
+        """``any(self)`` (``any_``) or ``all(self)``; ``truth``: a value's as a bool."""
+        def deciding(item: Any) -> Any:  # true where this item decides the answer
+            def decides() -> Any:
                 t = truth(self.fn(item))
                 return t if any_ else np.logical_not(t)
             if self.keep is None:
-                return i + 1, deciding()
-            return i + 1, lax.cond(truth(self.keep(item)), deciding,
-                                   lambda: as_tracer(np.False_))
+                return decides()
+            return lax.cond(truth(self.keep(item)), decides, lambda: as_tracer(np.False_))
 
-        start = (as_tracer(np.int64(0)), as_tracer(np.False_))
-        _, found = lax.while_loop(running, step, start)
+        _, found = self._search(deciding)
         return found if any_ else np.logical_not(found)
 
     def first(self, truth: Callable[[Any], Any], *default: Any) -> Any:
@@ -128,20 +135,8 @@ class RuntimeGenerator:
         by a loop that stops there; Python's StopIteration where there is none."""
         _refuse_advanced(self)
         self.advanced.append(True)
-        n = self.seq.length
-
-        def running(state: Any) -> Any:
-            i, found = state
-            return np.logical_and(np.less(i, n), np.logical_not(found))
-
-        def step(state: Any) -> Any:
-            i, _ = state
-            kept = truth(self.keep(self.seq.item(i))) if self.keep is not None \
-                else as_tracer(np.True_)
-            return np.where(kept, i, i + 1), kept
-
-        start = (as_tracer(np.int64(0)), as_tracer(np.False_))
-        at, found = lax.while_loop(running, step, start)
+        at, found = self._search(lambda item: truth(self.keep(item)) if self.keep is not None
+                                 else as_tracer(np.True_))
         if not default:
             lax.bind(raise_if_p, as_tracer(np.logical_not(found)).atom,
                      error="StopIteration", message="")

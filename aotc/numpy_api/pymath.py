@@ -30,6 +30,7 @@ from .. import lax
 from ..ops.index import raise_if_p
 from ..tracing.tracer import Tracer, as_tracer, current
 from . import errorfunction
+from .random import integer_scalar
 from .ufuncs import apply_ufunc
 
 F64 = np.dtype(np.float64)
@@ -123,11 +124,7 @@ def _isclose(a: Any, b: Any, *, rel_tol: Any = 1e-09, abs_tol: Any = 0.0) -> Any
 
 def _integer(name: str, value: Any) -> Tracer:
     """An integer ``math`` argument (Python's TypeError for a float)."""
-    x = as_tracer(value)
-    if x.ndim or x.dtype.kind not in "iub":
-        raise current().error(f"math.{name} takes integers, not {x.dtype} values",
-                              hint="convert with int(...) first")
-    return lax.convert(x, I64)
+    return integer_scalar(value, f"math.{name}'s argument", hint="convert with int(...)")
 
 
 def _isqrt(n: Any) -> Any:

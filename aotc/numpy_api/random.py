@@ -190,12 +190,12 @@ def lognormal(mean: Any = 0.0, sigma: Any = 1.0, size: Any = None) -> Tracer:
     return draw("lognormal", size_shape(size), mu, spread)
 
 
-def integer_scalar(value: Any, what: str) -> Tracer:
+def integer_scalar(value: Any, what: str,
+                   hint: str = "pass an integer scalar (draw each one separately)") -> Tracer:
     """``value`` as an i64 scalar, or a build error naming ``what`` it is."""
     v = as_tracer(value)
     if v.ndim or v.dtype.kind not in "iub":
-        raise current().error(f"{what} must be an integer scalar here",
-                              hint="pass an integer scalar (draw each one separately)")
+        raise current().error(f"{what} must be an integer scalar here", hint=hint)
     return lax.convert(v, I64)
 
 
