@@ -43,14 +43,11 @@ def _own_names(fn: ast.FunctionDef | ast.Lambda) -> set[str]:
     """A function's parameters and the names it binds (its locals)."""
     names = set(parameters(fn))
     names.update(a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None)
-    if isinstance(fn, ast.FunctionDef):
-        for stmt in fn.body:
-            names.update(n.id for n in walk_code(stmt)
-                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-            names.update(n.name for n in walk_code(stmt)
-                         if isinstance(n, ast.FunctionDef) and n is not stmt)
-            if isinstance(stmt, ast.FunctionDef):
-                names.add(stmt.name)
+    for node in _scope(fn) if isinstance(fn, ast.FunctionDef) else ():
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef):
+            names.add(node.name)
     return names
 
 
