@@ -2966,8 +2966,9 @@ def rows_grown_and_extended(w: i64) -> tuple:
 @aotc.export
 def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
     """A view of one array that a runtime branch chooses at windows that differ where
-    they start: writes into it reach the array, and writes into the array show in it
-    (both were lost: the branch's result was a new array)."""
+    they start (in an elif chain, at starts the branch computes; in a loop): writes
+    into it reach the array, and writes into the array show in it (both were lost: the
+    branch's result was a new array)."""
     y = x.copy()
     if flag:
         v = y[1:]
@@ -2975,4 +2976,16 @@ def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
         v = y[:-1]
     v[0] = 100.0
     y[-2] = -5.0
-    return y, v.sum(), v * 1.0
+    grid = np.outer(x, x)
+    k = int(flag) + len(x) // 2
+    if k == 0:
+        row = grid[0]
+    elif k < len(x):
+        row = grid[k]  # (a start computed in the branch, passed out as a value)
+    else:
+        row = grid[-1]
+    row += 10.0
+    for i in range(len(x)):
+        line = grid[i] if i % 2 else grid[i - 1]  # (alike: starts chosen by the test)
+        line[0] = -1.0
+    return y, v.sum(), v * 1.0, grid

@@ -151,7 +151,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "builtins_over_runtime_items": [(np.array([4, 9, 4, 30]), X, 1.0),
                                     (np.array([2**62, -7, 0, 1]), X, 9.0), (IDX[:0], X[:0], 0.0)],
     "rows_grown_and_extended": [(2,), (0,), (5,)],
-    "views_chosen_in_branches": [(X, True), (X, False), (X[:2], True)],
+    "views_chosen_in_branches": [(X, True), (X, False), (X[:2], True), (X[:1], False)],
     "starred_targets": [(X, 5), (X[:1], 2), (X, 1), (X[:0], 3)],
     "lists_compared_as_lists": [(np.array([1, 5, 2, 9]), np.array([1, 5, 2, 9])),
                                 (np.array([1, 5, 2, 9]), np.array([1, 5])),

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..shapes import bound_symbols, maximum
+from ..shapes import DimExpr, bound_symbols, maximum
 from ..tracing.tracer import DETACHED, Tracer, as_tracer, bind_dim, current, encloses
 from .returns import RET
 
@@ -39,28 +39,68 @@ def seen_views(out: Sequence[Any]) -> Seen:
             and encloses(v.base.context, outer) else None for v in out]
 
 
-def chosen_views(result: Sequence[Any], names: Sequence[str], test: Any, orelse: Seen,
-                 then: Seen) -> None:
-    """Make each result slot that both branches give as a view of one outer array, at
-    windows differing only in their starts, that view again (in place); mark the other
-    views :data:`DETACHED` (not a returned value: nothing runs after a ``return``)."""
+def _alike(a: tuple[Any, Any] | None, b: tuple[Any, Any] | None) -> bool:
+    """Views of one array at windows that differ only in where they start."""
+    return a is not None and b is not None and a[0] is b[0] and a[1] is not DETACHED \
+        and b[1] is not DETACHED and replace(a[1], start=b[1].start) == b[1]
+
+
+def _inner_starts(a: tuple[Any, Any] | None, b: tuple[Any, Any] | None) -> int:
+    """For alike views of which one starts where its branch computed (sizes bound
+    inside it, unknown outside: a row chosen in an ``elif``), how many starts they
+    have; else 0."""
+    if a is None or b is None or not _alike(a, b):
+        return 0
     outside = set(current().uppers())
+    inner = any(bound_symbols(s) - outside for s in (*a[1].start, *b[1].start))
+    return len(a[1].start) if inner else 0
+
+
+def starts_wanted(orelse: Seen, then: Seen) -> dict[int, int]:
+    """The slots whose starts the branches must give as values (see
+    :func:`_inner_starts`), with how many each has."""
+    wanted = {k: _inner_starts(a, b) for k, (a, b) in enumerate(zip(then, orelse,
+                                                                    strict=True))}
+    return {k: n for k, n in wanted.items() if n}
+
+
+def window_starts(out: Sequence[Any], starts_of: dict[int, int]) -> tuple[Any, ...]:
+    """A branch's view starts for ``starts_of``'s slots, as values (zeros where it gives
+    no such view: the result is then marked :data:`DETACHED`)."""
+    found: list[Any] = []
+    for k, count in sorted(starts_of.items()):
+        v = out[k]
+        window: Any = v.window if isinstance(v, Tracer) and v.base is not None else DETACHED
+        starts = (DimExpr.const(0),) * count if window is DETACHED else window.start
+        found.extend(lax.dim_value(d) for d in starts)
+    return tuple(found)
+
+
+def chosen_views(result: Sequence[Any], names: Sequence[str], test: Any, orelse: Seen,
+                 then: Seen, starts: Sequence[Any] | None = None) -> None:
+    """Make each result slot that both branches give as a view of one outer array, at
+    windows differing only in their starts, that view again (in place; ``starts``: the
+    starts the branches gave as values, see :func:`window_starts`); mark the other
+    views :data:`DETACHED` (not a returned value: nothing runs after a ``return``)."""
+    given = list(starts) if starts is not None else []
     for k, value in enumerate(result):
-        if names[k] == RET:
-            continue
         a, b = then[k], orelse[k]
-        if (a is None and b is None) or not isinstance(value, Tracer) \
+        inner = _inner_starts(a, b)
+        mine, given = (given[:inner], given[inner:]) if starts is not None else ([], given)
+        if names[k] == RET or (a is None and b is None) or not isinstance(value, Tracer) \
                 or value.base is not None:
             continue  # (a view every branch gives alike is one already: aliases)
-        if a is None or b is None or a[0] is not b[0] or a[1] is DETACHED \
-                or b[1] is DETACHED or replace(a[1], start=b[1].start) != b[1] \
-                or any(bound_symbols(s) - outside for s in (*a[1].start, *b[1].start)):
-            base = (a or b)[0]  # type: ignore[index]
+        if a is None or b is None or not _alike(a, b) or (inner and not mine):
+            base: Any = (a or b or (None, None))[0]
             value.base, value.window, value.seen_version = base, DETACHED, base.version
             continue
-        base, (w_then, w_else) = a[0], (a[1], b[1])
-        starts = tuple(s if s == t else bind_dim(
-            as_tracer(np.where(test, lax.dim_value(s), lax.dim_value(t))), maximum(s, t))
-            for s, t in zip(w_then.start, w_else.start, strict=True))
-        value.base, value.window = base, replace(w_then, start=starts)
+        base, w_then, w_else = a[0], a[1], b[1]
+        if mine:  # the starts as the conditional gave them
+            chosen = tuple(bind_dim(as_tracer(v), d)
+                           for v, d in zip(mine, base.aval.shape, strict=True))
+        else:
+            chosen = tuple(s if s == t else bind_dim(
+                as_tracer(np.where(test, lax.dim_value(s), lax.dim_value(t))), maximum(s, t))
+                for s, t in zip(w_then.start, w_else.start, strict=True))
+        value.base, value.window = base, replace(w_then, start=chosen)
         value.seen_version = base.version

@@ -361,13 +361,15 @@ def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
 def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
           unified: optional.Unified | None, joined: dict[int, joins.Join] | None = None,
           listed: frozenset[int] = frozenset(),
-          strings: Strings | None = None) -> State:
+          strings: Strings | None = None, starts_of: dict[int, int] | None = None) -> State:
     """The conditional; ``joined``: the leaves (indices among the flattened values the
     branches give) whose arrays differ in size, laid out in one buffer (:mod:`.joins`);
     ``listed``: the variables holding Python lists of different lengths on the two
     paths (``return [2]`` before ``return [n, n + 1]``), made arrays that stand for
     lists, which are then joined so; ``strings``: the variables holding strings, with
-    every string either branch gives them (each a :class:`~.texts.Text` over them)."""
+    every string either branch gives them (each a :class:`~.texts.Text` over them);
+    ``starts_of``: the variables each branch gives as a view of one outer array, whose
+    window starts (this many) the branches also give as values (:mod:`.chosen_views`)."""
     # (a string is a constant each branch reads as it is, not a value passed in)
     known = [i for i, v in enumerate(state) if v is not UNDEFINED and not isinstance(v, str)]
     joined = joined or {}
@@ -405,8 +407,11 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             trees.append((tree, len(leaves)))
             pairs = joins.operand_pairs([flatten(v)[0] for v in values], outer_leaves)
             sources.append({k: joins.outside(leaves[k], pairs) for k in joined})
-            return cast(tuple[Any, ...], unflatten(tree, [joined[k].pad(v) if k in joined else v
-                                                          for k, v in enumerate(leaves)]))
+            given = cast(tuple[Any, ...], unflatten(tree, [joined[k].pad(v) if k in joined
+                                                           else v for k, v in enumerate(leaves)]))
+            if starts_of is not None:
+                given = (*given, chosen_views.window_starts(out, starts_of))
+            return given
         return run
 
     try:
@@ -424,7 +429,17 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             return _cond(test, then, orelse, state, names, unified, joined, listed | ragged,
                          strings)
         if not joined:
-            chosen_views.chosen_views(result, names, as_bool(test), *views[-2:])
+            starts = None
+            if starts_of is not None:
+                *kept, starts = result
+                result = tuple(kept)
+            else:
+                wanted = chosen_views.starts_wanted(views[-2], views[-1])
+                if wanted:  # windows the branches choose by values of their own
+                    return _cond(test, then, orelse, state, names, unified, joined, listed,
+                                 strings, wanted)
+            chosen_views.chosen_views(result, names, as_bool(test), views[-2], views[-1],
+                                      starts)
             return _strings_again(_lists_again(result, listed))
         tree, count = trees[0]
         leaves, at = flatten(result)[0], 0
@@ -445,7 +460,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 values.append(part[0])
             at += width
         joined_state = unflatten(tree, values)
-        chosen_views.chosen_views(joined_state, names, as_bool(test), *views[-2:])
+        chosen_views.chosen_views(joined_state, names, as_bool(test), views[-2], views[-1])
         return _strings_again(_lists_again(joined_state, listed | frozenset(laid)))
     except BranchTypes as mismatch:
         leaf = _unjoined_leaf(mismatch.index, joined)
