@@ -2966,9 +2966,9 @@ def rows_grown_and_extended(w: i64) -> tuple:
 @aotc.export
 def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
     """A view of one array that a runtime branch chooses at windows that differ where
-    they start (in an elif chain, at starts the branch computes; in a loop): writes
-    into it reach the array, and writes into the array show in it (both were lost: the
-    branch's result was a new array)."""
+    they start (in an elif chain, at starts the branch computes; in a loop), and one a
+    loop moves along an array (brightest = grid[i]): writes into it reach the array,
+    and writes into the array show in it (both were lost: the result was a copy)."""
     y = x.copy()
     if flag:
         v = y[1:]
@@ -2988,4 +2988,9 @@ def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
     for i in range(len(x)):
         line = grid[i] if i % 2 else grid[i - 1]  # (alike: starts chosen by the test)
         line[0] = -1.0
+    brightest = grid[0]
+    for i in range(1, len(x)):  # (a view the loop moves: its starts are carried)
+        if grid[i].sum() > brightest.sum():
+            brightest = grid[i]
+    brightest[-1] = 1000.0
     return y, v.sum(), v * 1.0, grid

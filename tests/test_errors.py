@@ -172,9 +172,9 @@ def test_a_ragged_list_of_lists_is_located():
 
 def test_views_a_branch_chooses_among_arrays_are_located():
     """A view of one of two arrays, or of one array at windows of different sizes, that
-    a runtime branch chooses, or that a loop rebinds (cur = y[i]): a write into it, or
-    a read after its array was written, is a located error (the write was silently
-    lost)."""
+    a runtime branch chooses, or that a loop rebinds to a window of another size
+    (cur = cur[1:]): a write into it, or a read after its array was written, is a
+    located error (the write was silently lost)."""
     def either_row(x: f64[:, :], k: i64):
         y = x.copy()
         if k == 0:
@@ -193,17 +193,16 @@ def test_views_a_branch_chooses_among_arrays_are_located():
         y[0] = 5.0
         return v.sum()
 
-    def brightest_row(x: f64[:, :]):
+    def shrinking(x: f64[:], k: i64):
         y = x.copy()
-        cur = y[0]
-        for i in range(1, y.shape[0]):
-            if y[i].sum() > cur.sum():
-                cur = y[i]
+        cur = y[1:]
+        for _ in range(k):
+            cur = cur[1:]
         cur[0] = -1.0
         return y
 
     for kernel, statement in ((either_row, "r += 10.0"), (one_of_two, "v.sum()"),
-                              (brightest_row, "cur[0] = -1.0")):
+                              (shrinking, "cur[0] = -1.0")):
         with pytest.raises(TraceError) as info:
             _trace(kernel)
         text = str(info.value)

@@ -14,7 +14,7 @@ array was written, is a located error, never values that miss the write.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -104,3 +104,17 @@ def chosen_views(result: Sequence[Any], names: Sequence[str], test: Any, orelse:
                 for s, t in zip(w_then.start, w_else.start, strict=True))
         value.base, value.window = base, replace(w_then, start=chosen)
         value.seen_version = base.version
+
+
+def resized_views(before: Sequence[Any], after: Sequence[Any], resized: Collection[int]
+                  ) -> tuple[Any, ...]:
+    """The state after a loop that resizes the arrays at ``resized`` (``cur = cur[1:]``),
+    each that was a view before it a :data:`DETACHED` view of that array: Python's
+    is a view of it (or a new array) depending on the trips, where the loop's is a
+    buffer of its own."""
+    for k in resized:
+        first, last = before[k], after[k]
+        if isinstance(first, Tracer) and first.base is not None and isinstance(last, Tracer):
+            last.base, last.window = first.base, DETACHED
+            last.seen_version = first.base.version
+    return tuple(after)

@@ -228,9 +228,10 @@ def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
     if joins:
         carried = resizing.Carried(joins)
         try:
-            return carried.shown(_optional_loop(run, carried.body(body),
-                                                carried.packed(lifted), carried.body(aside),
-                                                carried.shown))
+            out = carried.shown(_optional_loop(run, carried.body(body),
+                                               carried.packed(lifted), carried.body(aside),
+                                               carried.shown))
+            return chosen_views.resized_views(lifted, out, joins)
         except resizing.Overgrown as err:
             refused = err
     same = resizing.checked_equal(lifted, aside)  # sizes equal unless one is negative

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ from ..ir import Lit, Program
 from ..ops.core import ALL_PRIMITIVES
 from .bind import bind1, select
 from .bodies import flatten, unflatten
-from .tracer import DETACHED, Tracer, as_tracer, current, encloses
+from .tracer import DETACHED, Tracer, as_tracer, bind_dim, current, dim_value, encloses
 
 I64 = np.dtype(np.int64)
 
@@ -48,13 +48,16 @@ Tree = Any
 
 class Rebound(Exception):
     """A loop body handed back the views at these state positions as something else
-    (``moved``: those it handed back as other views, ``cur = y[i]``)."""
+    (``moved``: those it handed back as other views, ``cur = y[i]``; ``moving``: those
+    it handed back as views of the same array at other starts)."""
 
-    def __init__(self, views: Views, positions: set[int], moved: set[int]) -> None:
+    def __init__(self, views: Views, positions: set[int], moved: set[int],
+                 moving: AbstractSet[int] = frozenset()) -> None:
         super().__init__("a loop body rebound a view in its state")
         self.views = views
         self.positions = positions
         self.moved = moved
+        self.moving = moving
 
 
 def _is_view(leaf: Any) -> bool:
@@ -97,10 +100,14 @@ class Views:
     #: Views the body rebinds to other views: carried as values, and :data:`DETACHED`
     #: views of their first base after the loop.
     moved: AbstractSet[int] = frozenset()
+    #: Views of arrays outside the state that the body moves to other starts of the
+    #: same array (``cur = y[i]``): their starts are carried as values.
+    moving: dict[int, Tracer] = field(default_factory=dict)
 
     @staticmethod
     def split(leaves: list[Tracer], structure: Tree, detached: AbstractSet[int] = frozenset(),
-              moved: AbstractSet[int] = frozenset()) -> Views:
+              moved: AbstractSet[int] = frozenset(), moving: AbstractSet[int] = frozenset()
+              ) -> Views:
         """Sort the leaves; those in ``detached`` (rebound by the body) are kept."""
         views = Views(list(leaves), structure, moved=frozenset(moved))
         for k, leaf in enumerate(leaves):
@@ -108,22 +115,41 @@ class Views:
                 views.kept.append(k)
                 continue
             base = next((j for j, other in enumerate(leaves) if other is leaf.base), None)
-            if base is None:
+            if base is None and k in moving:
+                views.moving[k] = leaf
+            elif base is None:
                 views.outer[k] = leaf
             else:
                 views.inner[k] = (base, leaf.window)  # (a base is never itself a view)
         return views
 
     def carried(self) -> list[Tracer]:
-        """The leaves the construct carries (as values)."""
-        return [self.leaves[k] for k in self.kept]
+        """The leaves the construct carries (as values), then the moving views' starts."""
+        return [self.leaves[k] for k in self.kept] + [
+            dim_value(s) for view in self.moving.values() for s in view.window.start]
+
+    def _moved_to(self, full: list[Any], starts: list[Any]) -> None:
+        """The moving views, at ``starts`` (values), into ``full``."""
+        for k, view in self.moving.items():
+            count = len(view.window.start)
+            mine, starts = starts[:count], starts[count:]
+            base = view.base
+            assert base is not None
+            at = tuple(bind_dim(as_tracer(v), d)
+                       for v, d in zip(mine, base.aval.shape, strict=True))
+            window = replace(view.window, start=at)  # (its sizes are bound here: read here)
+            moved = Tracer(window.read(base).atom)
+            moved.base, moved.window, moved.seen_version = base, window, base.version
+            full[k] = moved
 
     def expand(self, values: list[Any], keep_same: bool = False) -> list[Any]:
         """The body's full state from its carried values: views inserted (with
         ``keep_same``, a view whose base came back as the same array is itself)."""
         full: list[Any] = [None] * len(self.leaves)
-        for k, value in zip(self.kept, values, strict=True):
+        kept, starts = values[:len(self.kept)], values[len(self.kept):]
+        for k, value in zip(self.kept, kept, strict=True):
             full[k] = value
+        self._moved_to(full, list(starts))
         for k, view in self.outer.items():
             full[k] = view
         for k, (base, window) in self.inner.items():
@@ -140,17 +166,27 @@ class Views:
             leaves, _structure = flatten(out)
             if len(leaves) != len(self.leaves):
                 return out  # the construct reports the mismatch
-            lost = {k for k in (*self.outer, *self.inner)
+            lost = {k for k in (*self.outer, *self.inner, *self.moving)
                     if not self._same_view(k, leaves)}
             if lost:
-                raise Rebound(self, lost, {k for k in lost if _is_view(leaves[k])})
-            return materialized([leaves[k] for k in self.kept])
+                moving = {k for k in lost if k in self.outer and self._alike(k, leaves[k])}
+                raise Rebound(self, lost, {k for k in lost if _is_view(leaves[k])}, moving)
+            starts = [dim_value(s) for k in self.moving for s in leaves[k].window.start]
+            return materialized([leaves[k] for k in self.kept]) + starts
         return body
+
+    def _alike(self, k: int, leaf: Any) -> bool:
+        """``leaf`` is the outer view at ``k`` moved: the same array, window but starts."""
+        view = self.outer[k] if k in self.outer else self.moving[k]
+        return _is_view(leaf) and leaf.base is view.base and leaf.window is not DETACHED \
+            and replace(leaf.window, start=view.window.start) == view.window
 
     def _same_view(self, k: int, out: list[Any]) -> bool:
         leaf = out[k]
         if not _is_view(leaf):
             return False
+        if k in self.moving:
+            return self._alike(k, leaf)
         if k in self.outer:
             view = self.outer[k]
             return leaf.base is view.base and leaf.window == view.window
@@ -183,13 +219,18 @@ def loop_views(leaves: list[Tracer], structure: Tree,
     view the body rebinds carried as a value, until the body keeps every view."""
     detached: set[int] = set()
     moved: set[int] = set()
+    moving: set[int] = set()
     while True:
-        views = Views.split(leaves, structure, detached, moved)
+        views = Views.split(leaves, structure, detached, moved, moving)
         try:
             return attempt(views)
         except Rebound as rebound:
             if rebound.views is not views:
                 raise
+            if rebound.moving - moving:  # views of one array at other starts: carried
+                moving |= rebound.moving
+                continue
+            moving -= rebound.positions
             detached |= rebound.positions
             moved |= rebound.moved
 
