@@ -61,9 +61,10 @@ class Rebound(Exception):
 
 
 def _is_view(leaf: Any) -> bool:
-    """A view with a window (slices, transposes, unit axes), which writes reach."""
+    """A view with a window (slices, transposes, unit axes), which writes reach (not a
+    :data:`DETACHED` one: a loop carries that as a value, still detached in the body)."""
     return isinstance(leaf, Tracer) and leaf.base is not None and leaf.window is not None \
-        and leaf.ndim > 0
+        and leaf.window is not DETACHED and leaf.ndim > 0
 
 
 def materialized(leaves: list[Any]) -> list[Any]:
@@ -149,6 +150,11 @@ class Views:
         kept, starts = values[:len(self.kept)], values[len(self.kept):]
         for k, value in zip(self.kept, kept, strict=True):
             full[k] = value
+            first = self.leaves[k]
+            if isinstance(first, Tracer) and first.window is DETACHED \
+                    and isinstance(value, Tracer) and value.base is None:
+                value.base, value.window = first.base, DETACHED
+                value.seen_version = first.base.version if first.base is not None else 0
         self._moved_to(full, list(starts))
         for k, view in self.outer.items():
             full[k] = view
