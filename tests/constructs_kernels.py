@@ -2994,3 +2994,19 @@ def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
             brightest = grid[i]
     brightest[-1] = 1000.0
     return y, v.sum(), v * 1.0, grid
+
+
+@aotc.export
+def lists_through_branches_and_loops(x: f64[:], c: bool, k: i64) -> tuple:
+    """A list passed into a branch or a loop body is still a list there, and after it:
+    ``+`` joins (it added elementwise inside, a silent wrong answer with equal sizes,
+    or failed to broadcast after a loop that rotates it)."""
+    lst = [v for v in x]
+    if c:
+        chosen = lst[1:] + lst[:1]
+    else:
+        chosen = lst[::-1]
+    rotated = [v for v in x]
+    for _ in range(k):
+        rotated = rotated[1:] + rotated[:1]
+    return chosen + [0.5], rotated + [9.0]

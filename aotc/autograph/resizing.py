@@ -299,8 +299,11 @@ class Carried:
 
     def __init__(self, joins: dict[int, LoopJoin]) -> None:
         self.joins = joins
+        #: The resized arrays that stand for Python lists (shown as lists again).
+        self.lists: set[int] = set()
 
     def packed(self, state: State) -> State:
+        self.lists = {k for k in self.joins if getattr(state[k], "list_like", False)}
         return tuple(self.joins[k].pad(v) if k in self.joins else v
                      for k, v in enumerate(state))
 
@@ -313,8 +316,11 @@ class Carried:
                      for k, v in enumerate(state))
 
     def shown(self, state: State) -> State:
-        return tuple(self.joins[k].shown(v) if k in self.joins else v
-                     for k, v in enumerate(state))
+        out = tuple(self.joins[k].shown(v) if k in self.joins else v
+                    for k, v in enumerate(state))
+        for k in self.lists:
+            out[k].list_like = True
+        return out
 
     def body(self, body: Callable[..., State]) -> Callable[..., State]:
         def step(*args: Any) -> State:

@@ -221,7 +221,7 @@ def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
     buffers of the size they start with (or grow to in ``trips`` iterations)."""
     lifted = tuple(_lifted(v) for v in state)
     try:
-        return _optional_loop(run, body, lifted, aside, lambda s: s)
+        return _still_lists(lifted, _optional_loop(run, body, lifted, aside, lambda s: s))
     except CarryShapes as err:
         joins = resizing.resized(lifted, names, aside, trips)
         refused: TraceError = err
@@ -231,14 +231,23 @@ def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
             out = carried.shown(_optional_loop(run, carried.body(body),
                                                carried.packed(lifted), carried.body(aside),
                                                carried.shown))
-            return chosen_views.resized_views(lifted, out, joins)
+            return _still_lists(lifted, chosen_views.resized_views(lifted, out, joins))
         except resizing.Overgrown as err:
             refused = err
     same = resizing.checked_equal(lifted, aside)  # sizes equal unless one is negative
     if not same:
         raise refused
-    return _optional_loop(run, resizing.kept_sizes(body, same, names), lifted,
-                          resizing.kept_sizes(aside, same, names), lambda s: s)
+    return _still_lists(lifted, _optional_loop(run, resizing.kept_sizes(body, same, names),
+                                               lifted, resizing.kept_sizes(aside, same, names),
+                                               lambda s: s))
+
+
+def _still_lists(before: State, after: State) -> State:
+    """The state after a loop: an array that stood for a list before it still does."""
+    for first, last in zip(before, after, strict=True):
+        if isinstance(first, Tracer) and first.list_like and isinstance(last, Tracer):
+            last.list_like = True
+    return after
 
 
 def _optional_loop(run: Run, body: Body, lifted: State, aside: Callable[[State], State],
@@ -441,7 +450,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                                  strings, wanted)
             chosen_views.chosen_views(result, names, as_bool(test), views[-2], views[-1],
                                       starts)
-            return _strings_again(_lists_again(result, listed))
+            return _strings_again(_lists_again(result, listed | frozenset(laid)))
         tree, count = trees[0]
         leaves, at = flatten(result)[0], 0
         values = []

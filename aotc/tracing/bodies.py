@@ -206,6 +206,7 @@ def trace_body(fn: Callable[..., Any], arg_tracers: list[list[Any]], structures:
                     ctx.known[var] = known
                 inner.append(Tracer(var, weak=t.weak))
                 inner[-1].python_number = python_number(t)
+                inner[-1].list_like = t.list_like  # (a list's + and methods in the body)
             every += inner
             args.append(None if structure is None and not inner else unflatten(structure, inner))
         ctx.defined.update(params)
@@ -299,6 +300,8 @@ def trace_loop_body(fn: Callable[..., Any], lead: list[list[Tracer]], lead_struc
             break  # match_carry reports it
         sizes = _shared_sizes(init, outs)
         promoted = [_settled(t, o, sizes) for t, o in zip(init, outs, strict=True)]
+        for p, t in zip(promoted, init, strict=True):
+            p.list_like = t.list_like  # (still a list in the body traced again)
         if all(p is t for p, t in zip(promoted, init, strict=True)):
             break
         init = promoted
