@@ -3000,7 +3000,8 @@ def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
 def lists_through_branches_and_loops(x: f64[:], c: bool, k: i64) -> tuple:
     """A list passed into a branch or a loop body is still a list there, and after it:
     ``+`` joins (it added elementwise inside, a silent wrong answer with equal sizes,
-    or failed to broadcast after a loop that rotates it)."""
+    or failed to broadcast after a loop that rotates it); a Python list on one path and
+    a laid-out one on the other join (the branches gave different numbers of values)."""
     lst = [v for v in x]
     if c:
         chosen = lst[1:] + lst[:1]
@@ -3009,4 +3010,9 @@ def lists_through_branches_and_loops(x: f64[:], c: bool, k: i64) -> tuple:
     rotated = [v for v in x]
     for _ in range(k):
         rotated = rotated[1:] + rotated[:1]
-    return chosen + [0.5], rotated + [9.0]
+    pair = [1, 2]
+    if c:
+        repeated = pair * k  # (laid out: k is a runtime count)
+    else:
+        repeated = pair + pair  # (a Python list: the paths joined as lists)
+    return chosen + [0.5], rotated + [9.0], repeated + [0]

@@ -431,9 +431,10 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
         except _Strings as found:
             return _cond(test, then, orelse, state, names, unified, joined, listed,
                          {**strings, **found.options})
-        except BranchArity:
+        except BranchArity:  # lists of different lengths (one laid out, maybe)
             ragged = frozenset(i for i, (a, b) in enumerate(zip(*lengths[-2:], strict=True))
-                               if a is not None and b is not None and a != b)
+                               if (a is not None and b is not None and a != b)
+                               or ((a is None) != (b is None) and i in laid))
             if not ragged or ragged <= listed:
                 raise
             return _cond(test, then, orelse, state, names, unified, joined, listed | ragged,
