@@ -3,7 +3,7 @@
 ``[f(v) for v in seq if keep(v)]`` is Python's own on build-time items. Over a runtime
 sequence the values are stacked into an array (its first axis the sequence), and a
 filter makes it the selection of the kept rows; a generator is kept unrun
-(:class:`~.sequences.RuntimeGenerator`) so that ``all``/``any`` stop where Python's
+(:class:`~.runtime_generators.RuntimeGenerator`) so that ``all``/``any`` stop where Python's
 would. ``functools.reduce`` over a runtime sequence is the loop it stands for.
 """
 
@@ -24,7 +24,8 @@ from ..tracing.tracer import Tracer, as_tracer, current
 from . import pyfuncs
 from .box_algebra import mapped
 from .boxes import BoxView
-from .sequences import RuntimeGenerator, RuntimeSeq, as_list, rows_of, sequence
+from .runtime_generators import RuntimeGenerator
+from .sequences import RuntimeSeq, as_list, rows_of, sequence
 from .statements import for_iter
 
 

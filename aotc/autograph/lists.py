@@ -30,7 +30,8 @@ from ..tracing.tracer import Tracer, as_tracer, current
 from ..value_bounds import bounded_size
 from . import boxing
 from .boxes import BoxView
-from .sequences import RuntimeGenerator, RuntimeSeq, as_list, sequence
+from .runtime_generators import RuntimeGenerator
+from .sequences import RuntimeSeq, as_list, sequence
 
 State = tuple[Any, ...]
 

@@ -60,9 +60,9 @@ from .lists import (  # noqa: F401 - converted code calls __aotc__.append and ch
 from .percent import percent  # noqa: F401 - converted code calls __aotc__.percent
 from .pybuiltins import BUILTINS
 from .pymodules import PYMODULES, source_of
+from .runtime_generators import RuntimeGenerator
 from .sequences import (  # noqa: F401
     SEQUENCES,
-    RuntimeGenerator,
     RuntimeSeq,
     range_length,
     sequence,
