@@ -91,8 +91,9 @@ def chosen_views(result: Sequence[Any], names: Sequence[str], test: Any, orelse:
                 or value.base is not None:
             continue  # (a view every branch gives alike is one already: aliases)
         if a is None or b is None or not _alike(a, b) or (inner and not mine):
-            base: Any = (a or b or (None, None))[0]
-            value.base, value.window, value.seen_version = base, DETACHED, base.version
+            seen = a if a is not None else b
+            assert seen is not None  # (both None was passed over above)
+            value.view_of(seen[0], DETACHED)
             continue
         base, w_then, w_else = a[0], a[1], b[1]
         if mine:  # the starts as the conditional gave them
@@ -102,8 +103,7 @@ def chosen_views(result: Sequence[Any], names: Sequence[str], test: Any, orelse:
             chosen = tuple(s if s == t else bind_dim(
                 as_tracer(np.where(test, lax.dim_value(s), lax.dim_value(t))), maximum(s, t))
                 for s, t in zip(w_then.start, w_else.start, strict=True))
-        value.base, value.window = base, replace(w_then, start=chosen)
-        value.seen_version = base.version
+        value.view_of(base, replace(w_then, start=chosen))
 
 
 def resized_views(before: Sequence[Any], after: Sequence[Any], resized: Collection[int]
@@ -115,6 +115,5 @@ def resized_views(before: Sequence[Any], after: Sequence[Any], resized: Collecti
     for k in resized:
         first, last = before[k], after[k]
         if isinstance(first, Tracer) and first.base is not None and isinstance(last, Tracer):
-            last.base, last.window = first.base, DETACHED
-            last.seen_version = first.base.version
+            last.view_of(first.base, DETACHED)
     return tuple(after)

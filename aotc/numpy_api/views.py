@@ -130,10 +130,7 @@ def make_view(source: Tracer, result: Tracer, window_op: Callable[[Window], Wind
     """Mark ``result`` (just computed from ``source``) as a view of ``source``'s base."""
     base = source.base if source.base is not None else source
     window = source.window if source.base is not None else Window.identity(source.aval.shape)
-    result.base = base
-    result.window = window_op(window) if isinstance(window, Window) else window
-    result.seen_version = base.version
-    return result
+    return result.view_of(base, window_op(window) if isinstance(window, Window) else window)
 
 
 def layout_view(source: Tracer, result: Tracer) -> Tracer:

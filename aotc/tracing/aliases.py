@@ -139,9 +139,7 @@ class Views:
             at = tuple(bind_dim(as_tracer(v), d)
                        for v, d in zip(mine, base.aval.shape, strict=True))
             window = replace(view.window, start=at)  # (its sizes are bound here: read here)
-            moved = Tracer(window.read(base).atom)
-            moved.base, moved.window, moved.seen_version = base, window, base.version
-            full[k] = moved
+            full[k] = Tracer(window.read(base).atom).view_of(base, window)
 
     def expand(self, values: list[Any], keep_same: bool = False) -> list[Any]:
         """The body's full state from its carried values: views inserted (with
@@ -151,10 +149,9 @@ class Views:
         for k, value in zip(self.kept, kept, strict=True):
             full[k] = value
             first = self.leaves[k]
-            if isinstance(first, Tracer) and first.window is DETACHED \
-                    and isinstance(value, Tracer) and value.base is None:
-                value.base, value.window = first.base, DETACHED
-                value.seen_version = first.base.version if first.base is not None else 0
+            if isinstance(first, Tracer) and first.window is DETACHED and first.base \
+                    is not None and isinstance(value, Tracer) and value.base is None:
+                value.view_of(first.base, DETACHED)
         self._moved_to(full, list(starts))
         for k, view in self.outer.items():
             full[k] = view
@@ -214,8 +211,7 @@ class Views:
         for k in self.moved:
             leaf, first = full[k], self.leaves[k]
             if isinstance(leaf, Tracer) and leaf.base is None and first.base is not None:
-                leaf.base, leaf.window = first.base, DETACHED
-                leaf.seen_version = first.base.version
+                leaf.view_of(first.base, DETACHED)
         return unflatten(self.structure, full)
 
 

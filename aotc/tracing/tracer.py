@@ -356,6 +356,12 @@ class Tracer:
     def set_atom(self, atom: Atom) -> None:
         self._atom = atom
 
+    def view_of(self, base: Tracer, window: Any) -> Tracer:
+        """Mark this value a view of ``base`` through ``window`` (or :data:`DETACHED`),
+        having seen ``base``'s writes so far; return it."""
+        self.base, self.window, self.seen_version = base, window, base.version
+        return self
+
     @property
     def aval(self) -> AType:
         return self.atom.type
