@@ -2968,7 +2968,8 @@ def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
     """A view of one array that a runtime branch chooses at windows that differ where
     they start (in an elif chain, at starts the branch computes; in a loop), and one a
     loop moves along an array (brightest = grid[i]): writes into it reach the array,
-    and writes into the array show in it (both were lost: the result was a copy)."""
+    and writes into the array show in it (both were lost: the result was a copy). An
+    array a loop narrows that no variable read later holds is written as itself."""
     y = x.copy()
     if flag:
         v = y[1:]
@@ -2993,7 +2994,12 @@ def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
         if grid[i].sum() > brightest.sum():
             brightest = grid[i]
     brightest[-1] = 1000.0
-    return y, v.sum(), v * 1.0, grid
+    doubled = x * 2.0
+    tail = doubled  # (narrowed by the loop; doubled is not read after it)
+    while tail.shape[0] > 2:
+        tail = tail[1:]
+    tail[0] = 50.0
+    return y, v.sum(), v * 1.0, grid, tail
 
 
 @aotc.export

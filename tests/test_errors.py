@@ -173,8 +173,9 @@ def test_a_ragged_list_of_lists_is_located():
 def test_views_a_branch_chooses_among_arrays_are_located():
     """A view of one of two arrays, or of one array at windows of different sizes, that
     a runtime branch chooses, or that a loop rebinds to a window of another size
-    (cur = cur[1:]): a write into it, or a read after its array was written, is a
-    located error (the write was silently lost)."""
+    (cur = cur[1:]; or v = v[1:] where v started as an array another variable still
+    holds): a write into it, or a read after its array was written, is a located error
+    (the write was silently lost)."""
     def either_row(x: f64[:, :], k: i64):
         y = x.copy()
         if k == 0:
@@ -201,8 +202,24 @@ def test_views_a_branch_chooses_among_arrays_are_located():
         cur[0] = -1.0
         return y
 
+    def narrowed_alias(x: f64[:]):  # v starts as y itself, read after the loop
+        y = x.copy()
+        v = y
+        while v.shape[0] > 2:
+            v = v[1:]
+        v[0] = 50.0
+        return y
+
+    def narrowed_argument(x: f64[:]):  # the caller holds x
+        v = x
+        while v.shape[0] > 2:
+            v = v[1:]
+        v[0] = 50.0
+        return v
+
     for kernel, statement in ((either_row, "r += 10.0"), (one_of_two, "v.sum()"),
-                              (shrinking, "cur[0] = -1.0")):
+                              (shrinking, "cur[0] = -1.0"), (narrowed_alias, "v[0] = 50.0"),
+                              (narrowed_argument, "v[0] = 50.0")):
         with pytest.raises(TraceError) as info:
             _trace(kernel)
         text = str(info.value)

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, bound_symbols, maximum
+from ..tracing.bodies import flatten
 from ..tracing.tracer import DETACHED, Tracer, as_tracer, bind_dim, current, encloses
 from .returns import RET
 
@@ -106,14 +107,31 @@ def chosen_views(result: Sequence[Any], names: Sequence[str], test: Any, orelse:
         value.view_of(base, replace(w_then, start=chosen))
 
 
-def resized_views(before: Sequence[Any], after: Sequence[Any], resized: Collection[int]
-                  ) -> tuple[Any, ...]:
+def resized_views(before: Sequence[Any], after: Sequence[Any], resized: Collection[int],
+                  shared: Sequence[Any] = ()) -> tuple[Any, ...]:
     """The state after a loop that resizes the arrays at ``resized`` (``cur = cur[1:]``),
-    each that was a view before it a :data:`DETACHED` view of that array: Python's
-    is a view of it (or a new array) depending on the trips, where the loop's is a
-    buffer of its own."""
+    each a :data:`DETACHED` view of the array it started as a view of, or started as
+    when another variable read after the loop (in ``before`` or ``shared``) or the
+    caller holds it too (``v = y``, then ``v = v[1:]``): Python's is a view of that
+    array (or a new one) depending on the trips, where the loop's is a buffer of its
+    own. A resized array no one else holds (``v = x.copy()``) is the loop's alone."""
     for k in resized:
         first, last = before[k], after[k]
-        if isinstance(first, Tracer) and first.base is not None and isinstance(last, Tracer):
+        if not isinstance(first, Tracer) or not isinstance(last, Tracer):
+            continue
+        if first.base is not None:
             last.view_of(first.base, DETACHED)
+        elif _held_elsewhere(first, [v for j, v in enumerate(before) if j != k], shared):
+            last.view_of(first, DETACHED)
     return tuple(after)
+
+
+def _held_elsewhere(array: Tracer, others: Sequence[Any], shared: Sequence[Any]) -> bool:
+    """Whether a variable among ``others`` or ``shared`` holds ``array`` (or a container
+    holding it), or it is one of the kernel's arguments (its caller holds it)."""
+    top = current()
+    while top.parent is not None:
+        top = top.parent
+    if id(array) in top.argument_ids:
+        return True
+    return any(leaf is array for leaf in flatten([*others, *shared])[0])

@@ -145,10 +145,10 @@ def _any_index() -> Tracer:
 
 def for_range(body: Body, state: State, names: Sequence[str], *bounds: Any,
               appends: dict[str, int] | None = None, written: Sequence[str] = (),
-              changes: dict[str, str] | None = None) -> State:
+              changes: dict[str, str] | None = None, shared: State = ()) -> State:
     """``for i in range(*bounds)`` with ``state = body(i, state)``."""
     return for_iter(body, state, names, range_(*bounds), appends=appends, written=written,
-                    changes=changes)
+                    changes=changes, shared=shared)
 
 
 def _boxed(state: State, names: Sequence[str], changes: dict[str, str] | None,
@@ -163,9 +163,11 @@ def _boxed(state: State, names: Sequence[str], changes: dict[str, str] | None,
 
 def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
              appends: dict[str, int] | None = None, written: Sequence[str] = (),
-             changes: dict[str, str] | None = None) -> State:
+             changes: dict[str, str] | None = None, shared: State = ()) -> State:
     """``for x in iterable``: Python's loop over build-time items (unrolled up to
-    :data:`UNROLL_LIMIT` of them), else a runtime loop over the items' indices."""
+    :data:`UNROLL_LIMIT` of them), else a runtime loop over the items' indices.
+    ``shared``: the values of the variables read after the loop that it does not
+    assign (see :func:`.chosen_views.resized_views`)."""
     seq = sequence(iterable)
     items: Any = seq
     if isinstance(seq, RuntimeSeq):
@@ -199,7 +201,7 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
     state = _loop(lambda s, step, shown: lax.fori_loop(0, seq.length,
                                                        lambda i, s: step(seq.item(i), s), s),
                   body, state, lambda s: body(seq.item(_any_index()), s), names,
-                  _as_size(seq.length))
+                  _as_size(seq.length), shared)
     return items_of.inside(laid_out(state, grown))
 
 
@@ -214,7 +216,7 @@ Run = Callable[[State, Body, Callable[[State], State]], State]
 
 
 def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
-          names: Sequence[str], trips: DimExpr | None = None) -> State:
+          names: Sequence[str], trips: DimExpr | None = None, shared: State = ()) -> State:
     """``run(state, body)`` (a runtime loop), with the variables that are None before
     the loop or in its body and a value elsewhere made optional (``aside`` is the body
     on a state alone, traced aside to find them), and arrays it resizes carried in
@@ -231,7 +233,7 @@ def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
             out = carried.shown(_optional_loop(run, carried.body(body),
                                                carried.packed(lifted), carried.body(aside),
                                                carried.shown))
-            return _still_lists(lifted, chosen_views.resized_views(lifted, out, joins))
+            return _still_lists(lifted, chosen_views.resized_views(lifted, out, joins, shared))
         except resizing.Overgrown as err:
             refused = err
     same = resizing.checked_equal(lifted, aside)  # sizes equal unless one is negative
@@ -270,7 +272,7 @@ def _optional_loop(run: Run, body: Body, lifted: State, aside: Callable[[State],
 def while_stmt(test: Callable[[State], Any], body: Body, state: State,
                names: Sequence[str], written: Sequence[str] = (),
                appends: dict[str, int] | None = None, trips: Any = None,
-               changes: dict[str, str] | None = None) -> State:
+               changes: dict[str, str] | None = None, shared: State = ()) -> State:
     """``while test(state): state = body(state)``: Python's loop while the test is a
     build-time value (up to :data:`UNROLL_LIMIT` iterations, then the state is lifted
     to traced values and the rest runs as a runtime loop). ``trips``: at most how many
@@ -315,7 +317,7 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
     _require_defined(state, names, "a while loop")
     return items_of.inside(laid_out(_loop(
         lambda s, step, shown: lax.while_loop(lambda s: as_bool(test(shown(s))), step, s),
-        body, state, body, names), grown))
+        body, state, body, names, shared=shared), grown))
 
 
 def _counted_appends(test: Callable[[State], Any], body: Body, state: State,

@@ -96,6 +96,15 @@ class _Statements(ast.NodeTransformer):
                          & self.live.local_names)
         return sorted(names & needed) + written, written
 
+    def _shared(self, node: ast.stmt, state: list[str]) -> list[ast.keyword]:
+        """``shared=(values)``: the variables read after a loop that it does not assign.
+        An array one of them holds is shared with a state variable that the loop may
+        narrow to a view of it (``v = y``, then ``v = v[1:]``): see
+        :func:`.chosen_views.resized_views`."""
+        names = sorted((set(self.live.after.get(id(node), ())) - set(state))
+                       & self.live.local_names)
+        return [ast.keyword("shared", _initial_state(names))] if names else []
+
     def _emit(self, node: ast.stmt, defs: list[ast.stmt], call: ast.Call,
               state: list[str]) -> list[ast.stmt]:
         target = _state_tuple(state, ast.Store()) if state else store("_")
@@ -126,7 +135,7 @@ class _Statements(ast.NodeTransformer):
                 if kept else _body_function(body_name, [node.target.id], state, node.body)
             call = runtime_call("for_range", load(body_name), _initial_state(state),
                                 _names_const(state), *it.args)
-            call.keywords = _loop_keywords(node.body, written)
+            call.keywords = _loop_keywords(node.body, written) + self._shared(node, state)
             return self._emit(node, [fn], call, state)
         if isinstance(node.target, (ast.Tuple, ast.List)):
             target_assign.value = runtime_call("unpack", load(item),
@@ -134,7 +143,7 @@ class _Statements(ast.NodeTransformer):
         fn = _body_function(body_name, [item], state, [target_assign] + node.body)
         call = runtime_call("for_iter", load(body_name), _initial_state(state),
                             _names_const(state), it)
-        call.keywords = _loop_keywords(node.body, written)
+        call.keywords = _loop_keywords(node.body, written) + self._shared(node, state)
         return self._emit(node, [fn], call, state)
 
     def visit_While(self, node: ast.While) -> object:
@@ -148,7 +157,7 @@ class _Statements(ast.NodeTransformer):
         body = _body_function(f"{HIDDEN}body_{uid}", [], state, node.body)
         call = runtime_call("while_stmt", load(test.name), load(body.name),
                             _initial_state(state), _names_const(state))
-        call.keywords = _loop_keywords(node.body, written)
+        call.keywords = _loop_keywords(node.body, written) + self._shared(node, state)
         if hasattr(node, "aotc_range"):  # a range loop that breaks (see .jumps)
             counter, limit, step = node.aotc_range
             trips = runtime_call("range_length", load(counter), load(limit),
