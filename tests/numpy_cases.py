@@ -216,6 +216,8 @@ def _composite_cases() -> list[Case]:
         np.prod(x, axis=1, initial=2.0, keepdims=True), k.max(initial=-5),
         np.max(k, initial=2.7), np.sum(k, initial=3)), "(f8[:, :], i8[:])",
         [(m, np.arange(-3, m.shape[0] - 3)) for m in mats], ulps=64)
+    add("written_outs", _written_outs, "(f4[:, :], b1[:, :])",
+        [(m.astype("f4"), m > 0.5) for m in mats if m.shape[0] > 0 and m.shape[1] > 0])
     add("sum_small_ints_accumulate_in_i64", lambda x: np.sum(x), "(i1[:])",
         [(np.full(300, 100, dtype="i1"),)])
     add("sum_bool", lambda x: np.sum(x > 0, axis=0), "(f8[:, :])", [(m,) for m in mats])
@@ -266,6 +268,30 @@ def _composite_cases() -> list[Case]:
     add("bool_arith", lambda x, y: (x + y, x * y, ~x, x ^ y, x & y), "(b1[:], b1[:])",
         [(np.array([True, False, True, False]), np.array([True, True, False, False]))])
     return c
+
+
+def _written_outs(x: Any, m: Any) -> Any:
+    """``out=`` of ufuncs, functions and methods: the result written into the array given
+    (a view of another, overlapping the inputs, of a wider dtype, with ``where=``), which
+    is returned."""
+    y = x.copy()
+    shifted = np.add(y[:-1], y[1:], out=y[1:])  # reads the old y, as NumPy does
+    rows = np.zeros((2, x.shape[1]))
+    for i in range(2):
+        np.sum(x * (i + 1), axis=0, out=rows[i])
+    wide = np.zeros(x.shape, np.float64)
+    np.multiply(x, np.float32(2.0), out=wide)
+    kept = np.full(x.shape, -1.0)
+    np.sqrt(x, out=kept, where=m)
+    clipped = x * 3.0
+    np.clip(clipped, 0.0, 1.0, out=clipped)
+    quotient, remainder = np.empty_like(x), np.empty_like(x)
+    np.divmod(x, 0.3, out=(quotient, remainder))
+    column = np.zeros(x.shape[1])
+    x.max(axis=0, out=column)
+    filled = np.zeros((3,) + x.shape)
+    np.add(x, 1.0, out=filled)  # the inputs stretched to out's shape
+    return y, shifted * 1, rows, wide, kept, clipped, quotient, remainder, column, filled
 
 
 def _reduction(name: str, axis: Any, keepdims: bool) -> Callable[[Any], Any]:

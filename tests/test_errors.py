@@ -228,6 +228,29 @@ def test_views_a_branch_chooses_among_arrays_are_located():
         assert "hint: write into the array itself" in text
 
 
+def test_outputs_numpy_refuses_are_located():
+    """``out=`` of a dtype the result does not cast to by ``same_kind`` is NumPy's
+    UFuncTypeError, and ``where=`` without ``out=`` leaves elements uninitialized: both
+    are located errors when the kernel is built."""
+    def into_ints(x: f64[:]):
+        o = np.zeros(x.shape, np.int64)
+        np.add(x, 1.0, out=o)
+        return o
+
+    def where_alone(x: f64[:]):
+        return np.sqrt(x, where=x > 0)
+
+    for kernel, statement, message in (
+            (into_ints, "np.add(x, 1.0, out=o)", "cannot cast array data from float64 to "
+             "int64 according to the rule 'same_kind'"),
+            (where_alone, "return np.sqrt(x, where=x > 0)", "where= without out=")):
+        with pytest.raises(TraceError) as info:
+            _trace(kernel)
+        text = str(info.value)
+        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
+        assert message in text, text
+
+
 def test_arrays_no_index_can_count_are_located():
     """An array of more bytes than an index counts is NumPy's ValueError, found when the
     kernel is built (a fused np.zeros(2**61).sum() allocates nothing, and ran for

@@ -34,6 +34,7 @@ from .keyed import extreme_by_key, lexicographic_extreme, never_best, require_it
 from .lists import RuntimeList
 from .pyround import round_float
 from .sequences import RuntimeSeq, length, sequence
+from .tuple_order import tuples_chosen, tuples_compared
 
 
 def _traced(*values: Any) -> bool:
@@ -145,6 +146,13 @@ def _extreme(pick: Callable[[Any, Any], Any], builtin: Callable[..., Any],
                 return reduce(padded, axis=0)
             flat_mask = lax.reshape(selection.mask, (size(selection.mask.aval.shape),))
             return _first_nan_kept(values[np.argmax(flat_mask)], padded, largest)
+        if len(args) > 1 and not kwargs and all(isinstance(a, tuple) for a in args) \
+                and any(_traced_items(a) for a in args):  # field by field, as Python
+            best = args[0]
+            for a in args[1:]:
+                best = tuples_chosen(tuples_compared("Gt" if largest else "Lt", a, best),
+                                     a, best)
+            return best
         if kwargs or not (_traced(*args) or (len(args) == 1 and _traced_items(args[0]))):
             return builtin(*args, **kwargs)
         if len(args) == 1:

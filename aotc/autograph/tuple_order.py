@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tracing.tracer import Tracer, as_tracer
+from ..tracing.tracer import Tracer, as_tracer, current
 
 #: For each ordering, the comparison of lengths that decides between equal prefixes, and
 #: the strict comparison of fields that decides at the first unequal pair.
@@ -65,6 +65,17 @@ def tuples_compared(op: str, left: tuple[Any, ...], right: tuple[Any, ...]) -> A
             if is_tuple_pair(a, b) else strictly(a, b)
         result = np.logical_or(first, np.logical_and(_field_equal(a, b), result))
     return result
+
+
+def tuples_chosen(test: Any, then: Any, orelse: Any) -> Any:
+    """``then if test else orelse`` for a runtime ``test``, of tuples field by field."""
+    if not is_tuple_pair(then, orelse):
+        return np.where(test, then, orelse)
+    if len(then) != len(orelse):
+        raise current().error(f"a choice at run time between tuples of {len(then)} and "
+                              f"{len(orelse)} fields: the result's length would depend on "
+                              "the data", hint="compare tuples of one length")
+    return tuple(tuples_chosen(test, a, b) for a, b in zip(then, orelse, strict=True))
 
 
 # -- lists laid out as arrays ----------------------------------------------------------------

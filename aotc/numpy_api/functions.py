@@ -70,6 +70,7 @@ from . import (
     vectors,
     windows,
 )
+from .outputs import in_out_dtype, refuse_where_without_out, written_out
 from .ufuncs import DECOMPOSITIONS, apply_ufunc
 
 
@@ -194,12 +195,15 @@ def array_function(func: Callable[..., Any], args: tuple[Any, ...],
     if impl is None:
         name = getattr(func, "__name__", str(func))
         raise current().error(f"np.{name} is not supported", hint=closest_supported(name))
+    out = kwargs.pop("out", None)
+    kwargs = in_out_dtype(impl, out, kwargs)
     try:
-        return impl(*args, **kwargs)
+        result = impl(*args, **kwargs)
     except TypeError as err:
         if isinstance(err, Exception) and type(err).__module__.startswith("aotc"):
             raise
         raise current().error(f"np.{func.__name__}: {err}") from None
+    return result if out is None else written_out(func.__name__, out, result)
 
 
 def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
@@ -214,13 +218,15 @@ def array_ufunc(ufunc: np.ufunc, method: str, inputs: tuple[Any, ...],
         raise current().error(f"np.{ufunc.__name__} is not supported",
                               hint=closest_supported(ufunc.__name__))
     dtype = kwargs.pop("dtype", None)
-    unknown = sorted(k for k, v in kwargs.items() if not (k == "out" and v is None))
-    if unknown:
-        raise current().error(f"np.{ufunc.__name__}: the argument(s) {', '.join(unknown)} "
-                              "are not supported",
-                              hint="ufunc outputs are new arrays; out= writes are not compiled")
+    out, where = kwargs.pop("out", None), kwargs.pop("where", True)
+    casting = kwargs.pop("casting", "same_kind")
+    if kwargs:
+        raise current().error(f"np.{ufunc.__name__}: the argument(s) {', '.join(kwargs)} "
+                              "are not supported")
+    refuse_where_without_out(ufunc.__name__, where, out)
     if dtype is not None:  # the loop runs in ``dtype``
         inputs = tuple(lax.convert(as_tracer(i), np.dtype(dtype)) for i in inputs)
-    if ufunc in UFUNCS:
-        return UFUNCS[ufunc](*inputs)
-    return apply_ufunc(ufunc, *inputs)
+    result = UFUNCS[ufunc](*inputs) if ufunc in UFUNCS else apply_ufunc(ufunc, *inputs)
+    if out is None:
+        return result
+    return written_out(ufunc.__name__, out, result, where, casting)

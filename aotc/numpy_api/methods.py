@@ -25,6 +25,7 @@ from . import (
     statistics,
 )
 from .fancy import getitem_any
+from .outputs import in_out_dtype, written_out
 from .shaping import ravel
 from .writes import write
 
@@ -93,5 +94,9 @@ def get_method(self: Tracer, name: str) -> Any:
         close = difflib.get_close_matches(name, [*_METHODS, *_PROPERTIES, "transpose"], n=1)
         raise current().error(f"array method or attribute .{name} is not supported",
                               hint=f"did you mean .{close[0]}?" if close else None)
-    return lambda *args, **kwargs: method(self, *args, **kwargs)
+    def bound(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        result = method(self, *args, **in_out_dtype(method, out, kwargs))
+        return result if out is None else written_out(name, out, result)
+
+    return bound
 
