@@ -2921,12 +2921,18 @@ def builtins_over_runtime_items(k: i64[:], v: f64[:], t: f64) -> tuple:
     """dict(zip(keys, values)) (it iterated at build time), list(d.keys()) of a dict
     grown at run time (a scan with no length bound), math.isqrt and math.gcd of runtime
     integers (refused), and next() of a generator expression, the first-match idiom
-    (an internal error)."""
+    (an internal error); max() and min() of several tuples, compared field by field
+    (a 'concrete bool' error)."""
     table = dict(zip(k, v, strict=True))
     keys = list(table.keys())
     roots = [math.isqrt(abs(a)) + math.gcd(a, 12) for a in k]
     where = next((i for i, a in enumerate(v) if a > t), -1)
-    return sorted(table.items()), sorted(keys), roots, where, next(a * 2 for a in v)
+    best, least = (-1.0, -1), (1e9, 0)
+    for i in range(len(v)):
+        best = max(best, (np.round(v[i]), i))
+        least = min((np.round(v[i]), -i), least)
+    return sorted(table.items()), sorted(keys), roots, where, next(a * 2 for a in v), \
+        best, least
 
 
 @aotc.export
