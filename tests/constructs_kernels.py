@@ -3028,3 +3028,25 @@ def lists_through_branches_and_loops(x: f64[:], c: bool, k: i64) -> tuple:
     else:
         repeated = pair + pair  # (a Python list: the paths joined as lists)
     return chosen + [0.5], rotated + [9.0], repeated + [0]
+
+
+@aotc.export
+def math_errors_as_python(a: f64, b: f64) -> list:
+    """Python's errors where NumPy's answer is NaN, inf or an undefined int64:
+    math.floor of NaN or infinity; a Python float's ``**`` of zero to a negative power
+    (ZeroDivisionError) or beyond the floats (OverflowError); math.log to the base 1
+    (ZeroDivisionError)."""
+    return [math.floor(a * b), abs(a) ** b, math.log(a, b)]
+
+
+@aotc.export
+def enumerated_in_c_order(x: f64[:, :], v: f64[:]) -> tuple:
+    """``np.ndenumerate`` of arrays whose sizes the call gives (it was a build error:
+    the array was converted to a NumPy array)."""
+    out = np.zeros_like(x)
+    for (i, j), a in np.ndenumerate(x):
+        out[i, j] = a * i + j
+    total = 0.0
+    for (k,), a in np.ndenumerate(v):
+        total += k * a
+    return out, total

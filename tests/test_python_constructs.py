@@ -148,6 +148,9 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "lists_sliced_and_joined": [(X, np.array([1, 0, 1, 0]), 8), (X[:1], IDX[:1], 3),
                                 (X[:0], IDX[:0], 0), (X, IDX, 2), (X[:1], IDX, 2)],
     "counted_in_a_loop": [(np.array([1, 5, 2, 9, 3]),), (IDX[:0],)],
+    "enumerated_in_c_order": [(M, X), (M[:0], X[:0]), (M[:1, :1], X[:1])],
+    "math_errors_as_python": [(4.0, 2.0), (np.nan, 1.0), (np.inf, 1.0), (0.0, -1.0),
+                              (2.0, 2000.0), (4.0, 1.0), (0.5, 2.0)],
     "builtins_over_runtime_items": [(np.array([4, 9, 4, 30]), X, 1.0),
                                     (np.array([2**62, -7, 0, 1]), X, 9.0), (IDX[:0], X[:0], 0.0)],
     "rows_grown_and_extended": [(2,), (0,), (5,)],
@@ -542,6 +545,14 @@ def test_range_bounds_beyond_the_size_limit_raise_overflow_error(modules: Any) -
         with pytest.raises(OverflowError, match="range bounds beyond"):
             compiled.shifted_into(X, y, lo, lo + 2, 0)
         assert not y.any()
+
+
+def test_math_floor_beyond_int64_is_an_overflow_error(modules: Any) -> None:
+    """Python's math.floor(1e20) is a big int, which a kernel's int64 cannot hold: an
+    OverflowError, never the undefined int64 of the conversion."""
+    compiled, _ = modules
+    with pytest.raises(OverflowError, match="math.floor\\(\\) of a float beyond int64"):
+        compiled.math_errors_as_python(1e10, 1e10)
 
 
 def test_defaults_of_runtime_parameters(modules: Any) -> None:

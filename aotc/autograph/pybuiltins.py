@@ -22,6 +22,7 @@ from ..numpy_api import CREATION
 from ..numpy_api.complexes import make_complex
 from ..numpy_api.functions_base import warn_complex_cast
 from ..numpy_api.masks import MaskedValue
+from ..numpy_api.pymath import int_of_float
 from ..numpy_api.pyrandom import sample
 from ..numpy_api.sorting import list_order
 from ..ops.containers import is_box
@@ -196,23 +197,6 @@ def _traced_len(value: Any) -> Any:
     return _count(value) if isinstance(value, MaskedValue) else length(value)
 
 
-def _int_of_float(x: Tracer) -> Any:
-    """``int(x)`` of a float, truncated, with Python's errors for NaN and infinity (and
-    an OverflowError beyond int64, where Python's int would grow); 0 there, so that a
-    size computed from it before the kernel runs is valid until the error is raised."""
-    fail: Any = np.isnan(x)
-    lax.bind(raise_if_p, fail.atom, error="ValueError",
-             message="cannot convert float NaN to integer")
-    fail = np.isinf(x)
-    lax.bind(raise_if_p, fail.atom, error="OverflowError",
-             message="cannot convert float infinity to integer")
-    fail = np.greater_equal(np.abs(x), 2.0 ** 63)
-    lax.bind(raise_if_p, fail.atom, error="OverflowError",
-             message="int() of a float beyond int64's range (a compiled kernel's integers "
-                     "are int64)")
-    return np.where(np.less(np.abs(x), 2.0 ** 63), np.trunc(x), 0.0)
-
-
 def _scalar_conversion(python: type, dtype: Any) -> Callable[..., Any]:
     def convert(*args: Any) -> Any:
         if len(args) == 1 and isinstance(args[0], Tracer):
@@ -228,7 +212,7 @@ def _scalar_conversion(python: type, dtype: Any) -> Callable[..., Any]:
                                           hint="take int(z.real) or int(abs(z))")
                 warn_complex_cast(x.dtype, np.dtype(dtype))  # as float(np.complex128(z))
             if python is int and x.dtype.kind == "f":
-                x = _int_of_float(x)
+                x = int_of_float(x)
             out = lax.convert(x, np.dtype(dtype))
             out.weak = True  # a Python number, as the builtin returns
             return out

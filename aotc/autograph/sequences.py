@@ -1,6 +1,6 @@
 """Sequences whose length or items are only known at run time, for loops and
 comprehensions: rows of an array, ``range`` with traced bounds, and what ``zip``,
-``enumerate``, ``reversed`` and ``np.ndindex`` make of them.
+``enumerate``, ``reversed`` ``np.ndindex`` and ``np.ndenumerate`` make of them.
 
 A :class:`RuntimeSeq` is a length and a function giving item ``i``. A ``for`` loop over
 one runs ``item(i)`` for each ``i`` (unrolled when the length is a small build-time
@@ -217,8 +217,14 @@ def ndindex(*shape: Any) -> Any:
     dims = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], tuple) else shape
     if not _runtime(dims):
         return np.ndindex(*dims)
+    return RuntimeSeq(*_c_order(dims))
 
+
+def _c_order(dims: tuple[Any, ...]) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """How many index tuples ``dims`` has, and tuple ``k`` of them in C order."""
     def item(k: Any) -> tuple[Any, ...]:
+        if not dims:
+            return ()
         out = []
         for d in reversed(dims[1:]):
             out.append(np.remainder(k, d))
@@ -228,7 +234,15 @@ def ndindex(*shape: Any) -> Any:
     total: Any = 1
     for d in dims:
         total = np.multiply(total, d)
-    return RuntimeSeq(total, item)
+    return total, item
+
+
+def ndenumerate(a: Any) -> Any:
+    """``np.ndenumerate``: (index tuple, item) pairs of an array in C order."""
+    if not isinstance(a, Tracer):
+        return np.ndenumerate(a)
+    total, index = _c_order(tuple(a.shape))
+    return RuntimeSeq(total, lambda k: (index(k), a[index(k)]))
 
 
 def _as_seq(value: Any) -> RuntimeSeq:
@@ -341,7 +355,8 @@ def as_tuple(value: Any = ()) -> Any:
 
 SEQUENCES: dict[Callable[..., Any], Callable[..., Any]] = {
     builtins.range: range_, builtins.zip: zip_, builtins.enumerate: enumerate_,
-    builtins.reversed: reversed_, np.ndindex: ndindex, itertools.repeat: repeat_,
+    builtins.reversed: reversed_, np.ndindex: ndindex, np.ndenumerate: ndenumerate,
+    itertools.repeat: repeat_,
     builtins.list: as_list, builtins.tuple: as_tuple,
     itertools.product: product, itertools.combinations: combinations,
 }

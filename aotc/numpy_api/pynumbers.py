@@ -4,11 +4,13 @@ them alone.
 A kernel is called as Python calls the function: ``cfl(1.0, 0.05, 0.0)`` passes Python
 floats, a ``range`` gives Python ints, and ``math`` functions return Python floats.
 Operators on Python numbers give Python numbers, and Python's division raises
-ZeroDivisionError where NumPy's gives inf, nan or 0, so the kernel raises it there too,
-with Python's message. Called with NumPy scalars (``cfl(np.float64(1), ...)``), the
-same kernel gives NumPy's answer, as the uncompiled function does: the wrapper tells
-the kernel which scalar arguments are Python numbers (``aotc_runtime.python_numbers``),
-so whether a value is one is a traced bool (:attr:`Tracer.python_number`). A value
+ZeroDivisionError where NumPy's gives inf, nan or 0 (as does zero to a negative power;
+an infinite float power of finite numbers is an OverflowError), so the kernel raises it
+there too, with Python's message. Called with NumPy scalars (``cfl(np.float64(1),
+...)``), the same kernel gives NumPy's answer, as the uncompiled function does: the
+wrapper tells the kernel which scalar arguments are Python numbers
+(``aotc_runtime.python_numbers``), so whether a value is one is a traced bool
+(:attr:`Tracer.python_number`). A value
 read from an array or made by a NumPy function is not; a loop's carried values and a
 branch's results are Python numbers when they are on every path into them
 (``bodies.carried_numbers``).
@@ -75,6 +77,29 @@ def _check_divisor(name: str, lhs: Any, rhs: Any, flag: Any) -> None:
                  message=message)
 
 
+def _check_power(base: Any, exponent: Any, flag: Any) -> None:
+    """Python's ZeroDivisionError for zero to a negative power (NumPy's is inf)."""
+    if any(issubclass(_python_type(v), complex) for v in (base, exponent)):
+        return  # (complex powers: NumPy's answer)
+    zero = _both(np.logical_and(np.equal(base, 0), np.less(exponent, 0)), flag)
+    if zero is not False:
+        lax.bind(raise_if_p, as_tracer(zero).atom, error="ZeroDivisionError",
+                 message="0.0 cannot be raised to a negative power")
+
+
+def _checked_overflow(base: Any, exponent: Any, result: Any, flag: Any) -> Any:
+    """Python's OverflowError for a float power of finite numbers that is infinite."""
+    if not isinstance(result, Tracer) or result.dtype.kind != "f" \
+            or not issubclass(_python_type(result), float):
+        return result
+    over = _both(np.logical_and(np.isinf(result), np.logical_and(np.isfinite(base),
+                                                                 np.isfinite(exponent))), flag)
+    if over is not False:
+        lax.bind(raise_if_p, as_tracer(over).atom, error="OverflowError",
+                 message="(34, 'Numerical result out of range')")
+    return result
+
+
 def binary(name: str, fn: Callable[[Any, Any], Any], reflected: bool
            ) -> Callable[[Any, Any], Any]:
     """Operator ``fn`` (of ``self, other``), on Python numbers as Python computes it."""
@@ -83,6 +108,9 @@ def binary(name: str, fn: Callable[[Any, Any], Any], reflected: bool
         flag = _both(python_number(lhs), python_number(rhs))
         if flag is not False and name in _DIVISIONS:
             _check_divisor(name, lhs, rhs, flag)
+        if flag is not False and name == "pow":
+            _check_power(lhs, rhs, flag)
+            return marked(_checked_overflow(lhs, rhs, fn(self, other), flag), flag)
         return marked(fn(self, other), flag)
     return op
 

@@ -324,10 +324,10 @@ def _deferring(op: Callable[[Tracer, Any], Any]) -> Callable[[Tracer, Any], Any]
 OPERATORS: dict[str, Callable[..., Any]] = {name: _deferring(op) for name, op in {
     **{f"__{n}__": pynumbers.binary(n, _binary(u), False)
        for n, u in BINARY_OPERATORS.items() if n != "pow"},
-    "__pow__": _power,
+    "__pow__": pynumbers.binary("pow", _power, False),
     **{f"__r{n}__": pynumbers.binary(n, _reflected(u), True)
        for n, u in BINARY_OPERATORS.items() if n != "pow"},
-    "__rpow__": lambda self, other: _power(other, self),
+    "__rpow__": pynumbers.binary("pow", lambda self, other: _power(other, self), True),
     "__eq__": _binary(np.equal), "__ne__": _binary(np.not_equal),
     "__lt__": _binary(np.less), "__le__": _binary(np.less_equal),
     "__gt__": _binary(np.greater), "__ge__": _binary(np.greater_equal),
