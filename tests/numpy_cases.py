@@ -217,7 +217,8 @@ def _composite_cases() -> list[Case]:
         np.max(k, initial=2.7), np.sum(k, initial=3)), "(f8[:, :], i8[:])",
         [(m, np.arange(-3, m.shape[0] - 3)) for m in mats], ulps=64)
     add("written_outs", _written_outs, "(f4[:, :], b1[:, :])",
-        [(m.astype("f4"), m > 0.5) for m in mats if m.shape[0] > 0 and m.shape[1] > 0])
+        [(m.astype("f4"), m > 0.5) for m in mats if m.shape[0] > 0 and m.shape[1] > 0],
+        ulps=64)  # (sums, dot and einsum add in another order)
     add("sum_small_ints_accumulate_in_i64", lambda x: np.sum(x), "(i1[:])",
         [(np.full(300, 100, dtype="i1"),)])
     add("sum_bool", lambda x: np.sum(x > 0, axis=0), "(f8[:, :])", [(m,) for m in mats])
@@ -291,7 +292,12 @@ def _written_outs(x: Any, m: Any) -> Any:
     x.max(axis=0, out=column)
     filled = np.zeros((3,) + x.shape)
     np.add(x, 1.0, out=filled)  # the inputs stretched to out's shape
-    return y, shifted * 1, rows, wide, kept, clipped, quotient, remainder, column, filled
+    outer = np.outer(x[0], x[:, 0], out=np.empty((x.shape[1], x.shape[0]), np.float32))
+    gram = np.empty((x.shape[0], x.shape[0]), np.float32)
+    np.dot(x, x.T, out=gram)
+    sums = np.einsum("ij->j", x, out=np.zeros(x.shape[1], np.float32))
+    return y, shifted * 1, rows, wide, kept, clipped, quotient, remainder, column, filled, \
+        outer, gram, sums
 
 
 def _reduction(name: str, axis: Any, keepdims: bool) -> Callable[[Any], Any]:
