@@ -2578,7 +2578,13 @@ def priority_queues(x: f64[:], k: i64) -> tuple:
         bisect.insort(ordered, v)
     bisect.insort_left(ordered, 0.5)
     bisect.insort_right(ordered, 0.25, 1)
-    return order, first, pushed, replaced, h, doubled, ordered
+    top = []  # the k largest: the smallest kept entry read in the branch that does not
+    for i in range(len(x)):  # push (it was read before the trace met what is pushed)
+        if len(top) < k:
+            heapq.heappush(top, (x[i], i))
+        elif x[i] > top[0][0]:
+            heapq.heapreplace(top, (x[i], i))
+    return order, first, pushed, replaced, h, doubled, ordered, sorted(top)
 
 
 @aotc.export
