@@ -2584,7 +2584,13 @@ def priority_queues(x: f64[:], k: i64) -> tuple:
             heapq.heappush(top, (x[i], i))
         elif x[i] > top[0][0]:
             heapq.heapreplace(top, (x[i], i))
-    return order, first, pushed, replaced, h, doubled, ordered, sorted(top)
+    least = []  # the same, read in the first branch
+    for i in range(len(x)):
+        if len(least) >= k and x[i] < -least[0][0]:
+            heapq.heapreplace(least, (-x[i], i))
+        elif len(least) < k:
+            heapq.heappush(least, (-x[i], i))
+    return order, first, pushed, replaced, h, doubled, ordered, sorted(top), sorted(least)
 
 
 @aotc.export

@@ -270,27 +270,6 @@ def test_arrays_no_index_can_count_are_located():
         assert f"test_errors.py:{_line_of(fn, needle)}" in text and message in text, text
 
 
-def test_a_list_no_box_can_grow_is_located_not_a_recursion():
-    """A loop that appends to a list and reads it back, where no box serves it (here
-    the heap's top tuple read as h[0][0] before anything typed its items), is a located
-    error at the read; it was a RecursionError out of the list-growing pass."""
-    import heapq
-
-    def top_k(x: f64[:], k: i64):
-        h = []
-        for i in range(len(x)):
-            if len(h) < k:
-                heapq.heappush(h, (x[i], i))
-            elif x[i] > h[0][0]:
-                heapq.heapreplace(h, (x[i], i))
-        return len(h)
-
-    with pytest.raises(TraceError) as info:
-        _trace(top_k)
-    text = str(info.value)
-    assert f"test_errors.py:{_line_of(top_k, 'h[0][0]')}" in text and "Recursion" not in text
-
-
 def test_unsupported_function_names_closest_alternatives():
     def k(x: f64[:]):
         return np.amax(x) + np.array_equiv(x, x)

@@ -9,7 +9,7 @@ arrays (or with string keys) stays what it was: a record of fixed fields.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,17 @@ def _dtype_of(value: Any) -> np.dtype:
     return dtype
 
 
+class _Unseen(Tracer):
+    """An item of a stand-in read before any went in, while the body is traced to learn
+    what goes in: an int64 0 that any index, or unpacking, also reads as itself."""
+
+    def __getitem__(self, key: Any) -> _Unseen:
+        return self
+
+    def unpacked(self, count: int) -> tuple[Any, ...]:
+        return (self,) * count
+
+
 class _Recording:
     """Stands for a container while the loop body is traced aside: records what goes in
     (items, keys, values), and answers reads with zeros of what it has seen so far."""
@@ -62,6 +73,10 @@ class _Recording:
         #: Items (a list's), or keys (a set's or dict's), and a dict's values, as seen.
         self.seen: list[Any] = []
         self.written: list[Any] = []
+        #: Whether the body read an item before any went in (an int64 0 stood for it),
+        #: and whether such a read is :class:`_Unseen` (while learning what goes in).
+        self.read_unseen = False
+        self.lenient = False
 
     def tree_flatten(self) -> tuple[list[Any], _Recording]:
         return [], self
@@ -72,7 +87,9 @@ class _Recording:
 
     def _zero(self, seen: list[Any]) -> Any:
         if not seen:
-            return as_tracer(np.int64(0))
+            self.read_unseen = True
+            return _Unseen(as_tracer(np.int64(0)).atom) if self.lenient \
+                else as_tracer(np.int64(0))
         first = seen[0]
         if _row(first):
             return tuple(lax.convert(as_tracer(0), _dtype_of(v)) for v in first)
@@ -266,7 +283,7 @@ def boxed(state: State, aside: Callable[[State], State], positions: list[int],
     stand_ins = tuple(recorders.get(i, v) for i, v in enumerate(state))
     leaves, structure = flatten(stand_ins)
     try:
-        probe(aside, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
+        _probe_learning(aside, leaves, structure, recorders.values())
     except TraceError:  # the body uses its containers as no box can serve
         if required:
             raise
@@ -280,6 +297,35 @@ def boxed(state: State, aside: Callable[[State], State], positions: list[int],
             continue  # items that are not numbers (arrays, strings): no box holds them
         out[i] = filled(state[i], rec.kind, lanes, value)
     return tuple(out)
+
+
+def _probe_learning(aside: Callable[[State], State], leaves: list[Any], structure: Any,
+                    recorders: Iterable[_Recording]) -> None:
+    """Trace the loop body aside over the stand-ins. If that fails after a stand-in was
+    read before anything went in (``top[0][0]`` in a test before the branch that
+    pushes), first learn what goes in from a trace where such reads are
+    :class:`_Unseen` (any index or unpacking of it is itself), then trace again."""
+    def run() -> None:
+        probe(aside, [[v if v is UNDEFINED else as_tracer(v) for v in leaves]], [structure])
+
+    try:
+        run()
+    except TraceError:
+        unseen = [r for r in recorders if r.read_unseen and not r.seen]
+        if not unseen:
+            raise
+        for r in unseen:
+            r.lenient = True
+        try:
+            run()
+        except TraceError:
+            pass
+        finally:
+            for r in unseen:
+                r.lenient = False
+        if not all(r.seen for r in unseen):
+            raise
+        run()
 
 
 def _lanes_or_none(seen: list[Any]) -> Lanes | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -95,6 +95,9 @@ def unpack(value: Any, count: int) -> Any:
     at run time when its length is only known then)."""
     if not isinstance(value, (Tracer, RuntimeSeq)):
         return value
+    unpacked = getattr(type(value), "unpacked", None)  # (an item read before any went
+    if unpacked is not None:  # in, while a loop body is traced to learn: .boxing)
+        return cast(tuple[Any, ...], unpacked(value, count))
     seq = sequence(value)
     n = seq.static_length()
     too_many = f"too many values to unpack (expected {count})"

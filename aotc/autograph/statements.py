@@ -391,15 +391,15 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
     #: per branch, per variable: its number of leaves, if it is a Python list
     lengths: list[list[int | None]] = []
     trees: list[tuple[Any, int]] = []  # each branch's values: structure, leaf count
-    #: per branch, per joined leaf: the array from outside the branch it is, if one
-    sources: list[dict[int, Any]] = []
+    #: per branch (0 orelse, 1 then), per joined leaf: the array from outside it, if one
+    sources: dict[int, dict[int, Any]] = {}
     outer_leaves = [flatten(state[i])[0] for i in known]
     #: the variables a branch gives a list laid out as an array (still lists after it)
     laid: set[int] = set()
-    #: per branch trace, the views of outer arrays it gives (see .chosen_views)
-    views: list[chosen_views.Seen] = []
+    #: per branch (0 orelse, 1 then), the views of outer arrays it gives (.chosen_views)
+    views: dict[int, chosen_views.Seen] = {}
 
-    def branch(fn: Body) -> Callable[..., State]:
+    def branch(fn: Body, side: int) -> Callable[..., State]:
         def run(*values: Any) -> State:
             full = list(state)
             for i, v in zip(known, values, strict=True):
@@ -409,7 +409,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 raise optional.Unassigned
             lengths.append([len(flatten(v)[0]) if isinstance(v, list) else None for v in out])
             laid.update(i for i, v in enumerate(out) if isinstance(v, Tracer) and v.list_like)
-            views.append(chosen_views.seen_views(out))
+            views[side] = chosen_views.seen_views(out)
             out = tuple(pylists.as_list_array(v) if i in listed else v
                         for i, v in enumerate(out))
             out = _strings_chosen(out, strings, texts)
@@ -418,7 +418,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             leaves, tree = flatten(out)
             trees.append((tree, len(leaves)))
             pairs = joins.operand_pairs([flatten(v)[0] for v in values], outer_leaves)
-            sources.append({k: joins.outside(leaves[k], pairs) for k in joined})
+            sources[side] = {k: joins.outside(leaves[k], pairs) for k in joined}
             given = cast(tuple[Any, ...], unflatten(tree, [joined[k].pad(v) if k in joined
                                                            else v for k, v in enumerate(leaves)]))
             if starts_of is not None:
@@ -428,7 +428,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
 
     try:
         try:
-            result = lax.cond(as_bool(test), branch(then), branch(orelse),
+            result = lax.cond(as_bool(test), branch(then, 1), branch(orelse, 0),
                               *(state[i] for i in known))
         except _Strings as found:
             return _cond(test, then, orelse, state, names, unified, joined, listed,
@@ -447,11 +447,11 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 *kept, starts = result
                 result = tuple(kept)
             else:
-                wanted = chosen_views.starts_wanted(views[-2], views[-1])
+                wanted = chosen_views.starts_wanted(views[0], views[1])
                 if wanted:  # windows the branches choose by values of their own
                     return _cond(test, then, orelse, state, names, unified, joined, listed,
                                  strings, wanted)
-            chosen_views.chosen_views(result, names, as_bool(test), views[-2], views[-1],
+            chosen_views.chosen_views(result, names, as_bool(test), views[0], views[1],
                                       starts)
             return _strings_again(_lists_again(result, listed | frozenset(laid)))
         tree, count = trees[0]
@@ -464,16 +464,15 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                 made = joins.Joined(part[0], part[1:])
                 value = fresh(made.laid_out(joined[k]))
                 joins.remember_layout(value, made)
-                # the last trace of each branch: orelse's, then then's (lax.cond's order)
-                for taken, source in zip((~as_bool(test), as_bool(test)), sources[-2:],
-                                         strict=True):
+                for taken, source in ((~as_bool(test), sources[0]),
+                                      (as_bool(test), sources[1])):
                     path_aliased(value, source[k], taken)
                 values.append(value)
             else:
                 values.append(part[0])
             at += width
         joined_state = unflatten(tree, values)
-        chosen_views.chosen_views(joined_state, names, as_bool(test), views[-2], views[-1])
+        chosen_views.chosen_views(joined_state, names, as_bool(test), views[0], views[1])
         return _strings_again(_lists_again(joined_state, listed | frozenset(laid)))
     except BranchTypes as mismatch:
         leaf = _unjoined_leaf(mismatch.index, joined)

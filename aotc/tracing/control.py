@@ -201,12 +201,10 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         ops, structure = _state((views.carried(), arrays))
         identities: list[list[int | None]] = [[] for _ in branches]
         handed: list[list[int | None]] = []
-        # Traced last branch first: a cond's true branch, as Python reads it (what a
-        # branch puts into a container is then known to the others, see autograph.boxing)
         traced = [trace_body(_own(arrays, branch_views(views, lambda args, f=f: f(*args),
                                                        handed)),
                              [ops], [structure], "cond branch", ident)
-                  for f, ident in reversed(list(zip(branches, identities, strict=True)))][::-1]
+                  for f, ident in zip(branches, identities, strict=True)]
         leaves = [t[2] for t in traced]
         _same_kinds([t[3] for t in traced])
         programs = _unify_outputs([t[0] for t in traced], leaves)
