@@ -3062,3 +3062,24 @@ def enumerated_in_c_order(x: f64[:, :], v: f64[:]) -> tuple:
     for (k,), a in np.ndenumerate(v):
         total += k * a
     return out, total
+
+
+def _doubled(v: float) -> float:
+    return v * 2.0
+
+
+@aotc.export
+def functions_chosen_at_run_time(x: f64[:], c: i64) -> tuple:
+    """A function chosen by a runtime test (in a conditional expression, an if statement
+    and a loop: a NumPy ufunc, a helper, a lambda, a builtin), then called: the chosen
+    one runs (it was a build error, 'function values cannot be used')."""
+    f = np.sin if c > 0 else np.cos
+    if c > 1:
+        g = _doubled
+    else:
+        g = lambda v: v + 100.0  # noqa: E731
+    total = 0.0
+    for i in range(len(x)):
+        h = _doubled if x[i] > 0 else abs
+        total += h(x[i])
+    return f(x), g(x), total

@@ -228,6 +228,24 @@ def test_views_a_branch_chooses_among_arrays_are_located():
         assert "hint: write into the array itself" in text
 
 
+def test_functions_chosen_that_read_the_paths_values_are_located():
+    """A function a branch defines over values the kernel computed there, chosen by a
+    runtime test: which values it reads would depend on the path."""
+    def k(x: f64[:], c: bool):
+        if c:
+            s = x.sum()
+            f = lambda v: v * s  # noqa: E731
+        else:
+            f = abs
+        return f(x[0])
+
+    with pytest.raises(TraceError) as info:
+        _trace(k)
+    text = str(info.value)
+    assert f"test_errors.py:{_line_of(k, 'f = abs')}" in text, text
+    assert "a function chosen at run time reads values the kernel computes" in text
+
+
 def test_outputs_numpy_refuses_are_located():
     """``out=`` of a dtype the result does not cast to by ``same_kind`` is NumPy's
     UFuncTypeError, and ``where=`` without ``out=`` leaves elements uninitialized: both

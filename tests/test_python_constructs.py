@@ -148,6 +148,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "lists_sliced_and_joined": [(X, np.array([1, 0, 1, 0]), 8), (X[:1], IDX[:1], 3),
                                 (X[:0], IDX[:0], 0), (X, IDX, 2), (X[:1], IDX, 2)],
     "counted_in_a_loop": [(np.array([1, 5, 2, 9, 3]),), (IDX[:0],)],
+    "functions_chosen_at_run_time": [(X, 0), (X, 1), (X, 2), (X[:0], 5)],
     "enumerated_in_c_order": [(M, X), (M[:0], X[:0]), (M[:1, :1], X[:1])],
     "math_errors_as_python": [(4.0, 2.0), (np.nan, 1.0), (np.inf, 1.0), (0.0, -1.0),
                               (2.0, 2000.0), (4.0, 1.0), (0.5, 2.0)],

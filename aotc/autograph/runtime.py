@@ -76,6 +76,7 @@ from .statements import (  # noqa: F401 - converted code calls __aotc__.for_rang
     traced,
     while_stmt,
 )
+from .texts import Text
 from .tuple_order import is_list_pair, is_tuple_pair, lists_compared, tuples_compared
 
 # -- expressions ---------------------------------------------------------------------------
@@ -417,6 +418,8 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     if getattr(fn, "__aotc_jitted__", False) is True:  # another aotc.jit function: inlined
         fn = fn.__wrapped__
     fn = source_of(fn) or fn  # heapq.heappush: Python source the kernel compiles
+    if isinstance(fn, Text):  # f = f1 if c else f2: the one the path chose
+        return fn.called(call, args, kwargs)
     if (fn is builtins.all or fn is builtins.any) and len(args) == 1 and not kwargs \
             and isinstance(args[0], RuntimeGenerator):  # stops where the answer is decided
         return args[0].decided(truth_value, fn is builtins.any)

@@ -36,7 +36,7 @@ from . import boxing, chosen_views, joins, lists, optional, resizing
 from .lists import appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
-from .texts import Path, Text, replaced, strings_in, union
+from .texts import Path, Text, is_constant, replaced, strings_in, union
 from .written import Written
 
 State = tuple[Any, ...]
@@ -383,7 +383,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
     ``starts_of``: the variables each branch gives as a view of one outer array, whose
     window starts (this many) the branches also give as values (:mod:`.chosen_views`)."""
     # (a string is a constant each branch reads as it is, not a value passed in)
-    known = [i for i, v in enumerate(state) if v is not UNDEFINED and not isinstance(v, str)]
+    known = [i for i, v in enumerate(state) if v is not UNDEFINED and not is_constant(v)]
     joined = joined or {}
     strings = strings or {}
     #: per branch trace, the strings it gave, by place

@@ -1,35 +1,85 @@
-"""Strings chosen at run time: ``label = "even" if n % 2 == 0 else "odd"``.
+"""Strings and functions chosen at run time: ``label = "even" if n % 2 == 0 else "odd"``,
+``f = np.sin if c else np.cos``.
 
-Strings are made when the kernel is built, but which one a path gives can depend on
-runtime values. A :class:`Text` is that choice: one of a few constant strings, by an
-index the kernel computes. A conditional whose branches give a variable different
-strings (:func:`aotc.autograph.statements._cond`) makes each branch's string a Text over
-the strings of both, so the conditional carries an integer. A kernel may return it (the
-wrapper picks the string by the index: :func:`aotc.tracing.kernel._tree`) and compare it
-with a string. Strings formatted from runtime values are :mod:`.formatted`'s.
+Strings and functions are made when the kernel is built, but which one a path gives
+can depend on runtime values. A :class:`Text` is that choice: one of a few constants,
+by an index the kernel computes. A conditional whose branches give a variable different
+constants (:func:`aotc.autograph.statements._cond`) makes each branch's a Text over those
+of both, so the conditional carries an integer. A kernel may return a string chosen so
+(the wrapper picks the string by the index: :func:`aotc.tracing.kernel._tree`) and
+compare it with a string; calling a function chosen so calls the chosen one (a switch
+over them, whose results must agree in type, as a conditional's do). Strings formatted
+from runtime values are :mod:`.formatted`'s.
 """
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .. import lax
 from ..numpy_api import CREATION
-from ..tracing.tracer import Tracer, as_tracer
+from ..tracing.tracer import Tracer, as_tracer, current
+
+
+def is_constant(value: Any) -> bool:
+    """A string or a function: a constant of the build, which a Text can choose among."""
+    return isinstance(value, (str, types.FunctionType, types.BuiltinFunctionType, np.ufunc))
+
+
+#: One function object per function the kernel's code defines, by its code, defaults
+#: and closure (see :func:`canonical`).
+_FUNCTIONS: dict[Any, types.FunctionType] = {}
+
+
+def canonical(value: Any) -> Any:
+    """``value``, or for a function defined while tracing (a lambda in a branch, made
+    anew at each trace of it) the one object standing for all those equal to it."""
+    if not isinstance(value, types.FunctionType):
+        return value
+    cells = tuple(cell.cell_contents for cell in value.__closure__ or ())
+    if any(isinstance(c, Tracer) for c in cells):
+        raise current().error(
+            "a function chosen at run time reads values the kernel computes (its "
+            "closure): which it reads would depend on the path",
+            hint="define it before the branch, passing those values as arguments")
+    key = (value.__code__, *map(_hashable, value.__defaults__ or ()), None,
+           *map(_hashable, cells))
+    return _FUNCTIONS.setdefault(key, value)
+
+
+def _hashable(value: Any) -> Any:
+    """``value`` if it is hashable, else its identity (an array a closure reads)."""
+    try:
+        hash(value)
+    except TypeError:
+        return id(value)
+    return value
 
 
 class Text:
-    """``options[index]``: a string among ``options``, ``index`` a runtime int64."""
+    """``options[index]``: a string (or function) among ``options``, ``index`` a runtime
+    int64."""
 
-    def __init__(self, index: Any, options: tuple[str, ...]) -> None:
+    def __init__(self, index: Any, options: tuple[Any, ...]) -> None:
         self.index, self.options = index, options
 
+    def called(self, call: Callable[..., Any], args: tuple[Any, ...],
+               kwargs: dict[str, Any]) -> Any:
+        """``options[index](*args, **kwargs)``, each option called by ``call``."""
+        if any(isinstance(o, str) for o in self.options):
+            raise current().error("'str' object is not callable")
+        return lax.switch(self.index, [lambda f=f: call(f, *args, **kwargs)
+                                       for f in self.options])
+
     @staticmethod
-    def of(value: str | Text, options: tuple[str, ...]) -> Text:
-        """``value`` (a string, or a Text over some of ``options``) as a Text over all."""
-        if isinstance(value, str):
-            return Text(as_tracer(np.int64(options.index(value))), options)
+    def of(value: Any, options: tuple[Any, ...]) -> Text:
+        """``value`` (a constant, or a Text over some of ``options``) as a Text over all."""
+        if not isinstance(value, Text):
+            return Text(as_tracer(np.int64(options.index(canonical(value)))), options)
         if value.options == options:
             return value
         where = CREATION[np.array]([options.index(o) for o in value.options])
@@ -83,13 +133,13 @@ def replaced(value: Any, path: Path, make: Any) -> Any:
     return type(value)(items)
 
 
-def options_of(value: Any) -> tuple[str, ...] | None:
-    """The strings a value may be, if it is a string or a Text."""
-    if isinstance(value, str):
-        return (value,)
+def options_of(value: Any) -> tuple[Any, ...] | None:
+    """The constants a value may be, if it is a string, a function or a Text."""
+    if is_constant(value):
+        return (canonical(value),)
     return value.options if isinstance(value, Text) else None
 
 
-def union(*choices: tuple[str, ...]) -> tuple[str, ...]:
-    """Every string of ``choices``, in the order first met."""
+def union(*choices: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Every constant of ``choices``, in the order first met."""
     return tuple(dict.fromkeys(o for options in choices for o in options))
