@@ -3083,3 +3083,18 @@ def functions_chosen_at_run_time(x: f64[:], c: i64) -> tuple:
         h = _doubled if x[i] > 0 else abs
         total += h(x[i])
     return f(x), g(x), total
+
+
+@aotc.export
+def counted_and_accumulated(k: i64[:], x: f64[:], n: i64, r: i64) -> tuple:
+    """collections.Counter of runtime items and its most_common (ties in first-counted
+    order); itertools.accumulate as a running sum, a running max, and a product by a
+    lambda from initial=; math.comb (exact while the result fits int64), perm,
+    factorial and prod of runtime values. All were refused or iterated at build time."""
+    c = collections.Counter(k)
+    common = c.most_common(2)
+    sums = list(itertools.accumulate(x))
+    peaks = list(itertools.accumulate(x, max))
+    products = list(itertools.accumulate(x, lambda a, b: a * b, initial=1.0))
+    counts = (math.comb(n, r), math.perm(n, min(r, 5)), math.factorial(min(r, 20)))
+    return c[3], len(c), common, sums, peaks, products, counts, math.prod(x, start=1.0)

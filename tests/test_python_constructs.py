@@ -148,6 +148,9 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "lists_sliced_and_joined": [(X, np.array([1, 0, 1, 0]), 8), (X[:1], IDX[:1], 3),
                                 (X[:0], IDX[:0], 0), (X, IDX, 2), (X[:1], IDX, 2)],
     "counted_in_a_loop": [(np.array([1, 5, 2, 9, 3]),), (IDX[:0],)],
+    "counted_and_accumulated": [(np.array([3, 1, 3, 2, 1, 3]), X, 10, 3),
+                                (IDX[:0], X[:0], 5, 7), (IDX, X, 62, 31), (IDX, X, 40, -1),
+                                (IDX, X, -2, 1), (IDX, X, 6, 0)],
     "functions_chosen_at_run_time": [(X, 0), (X, 1), (X, 2), (X[:0], 5)],
     "enumerated_in_c_order": [(M, X), (M[:0], X[:0]), (M[:1, :1], X[:1])],
     "math_errors_as_python": [(4.0, 2.0), (np.nan, 1.0), (np.inf, 1.0), (0.0, -1.0),
@@ -548,12 +551,14 @@ def test_range_bounds_beyond_the_size_limit_raise_overflow_error(modules: Any) -
         assert not y.any()
 
 
-def test_math_floor_beyond_int64_is_an_overflow_error(modules: Any) -> None:
-    """Python's math.floor(1e20) is a big int, which a kernel's int64 cannot hold: an
-    OverflowError, never the undefined int64 of the conversion."""
+def test_integers_beyond_int64_are_overflow_errors(modules: Any) -> None:
+    """Python's math.floor(1e20) and math.comb(70, 35) are big ints, which a kernel's
+    int64 cannot hold: an OverflowError, never the undefined or wrapped int64."""
     compiled, _ = modules
     with pytest.raises(OverflowError, match="math.floor\\(\\) of a float beyond int64"):
         compiled.math_errors_as_python(1e10, 1e10)
+    with pytest.raises(OverflowError, match="math.comb\\(\\) is beyond int64's range"):
+        compiled.counted_and_accumulated(IDX, X, 70, 35)
 
 
 def test_defaults_of_runtime_parameters(modules: Any) -> None:

@@ -389,6 +389,17 @@ class RuntimeBox:
         self._bind(map_delete_p, *self.key.split(key))
         return value
 
+    def most_common(self, n: Any = None) -> RuntimeBox:
+        """``Counter.most_common(n)``: (key, count) pairs, the largest counts first, ties
+        in the order keys were first counted (a stable sort, as CPython's)."""
+        if not isinstance(self.missing, Unkept):
+            raise current().error("'dict' object has no attribute 'most_common'")
+        view = self.iterate("items")
+        out = filled([], "list", view.lanes, None)
+        out.extend(view)
+        out.sort(key=lambda pair: pair[1], reverse=True)
+        return out if n is None else out[:n]
+
     def keys(self) -> Any:
         return self.iterate("keys")
 

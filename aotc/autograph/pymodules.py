@@ -1,4 +1,5 @@
-"""``bisect`` and ``heapq`` on runtime values.
+"""``bisect``, ``heapq``, ``itertools.accumulate``, ``collections.Counter`` and ``math``'s
+counting functions on runtime values.
 
 ``bisect.bisect_left(a, v, lo, hi)`` (and ``bisect_right``, ``bisect``) is the
 insertion point of ``v`` in the sorted ``a[lo:hi]``: ``np.searchsorted`` of that slice,
@@ -8,13 +9,18 @@ code that would change the Python list the kernel is traced with, not the list t
 compiled kernel grows: a kernel calls :mod:`.stdlib_lists`' Python source for them
 instead (:data:`SOURCES`), converted as the user's own helpers are.
 ``heapq.nsmallest(n, it, key)`` is ``sorted(it, key=key)[:n]``, as its documentation
-says (``nlargest`` reversed).
+says (``nlargest`` reversed). ``math.comb``/``perm``/``factorial``/``prod``,
+``itertools.accumulate`` and ``Counter(iterable)`` of runtime values run
+:mod:`.stdlib_counting`'s Python source; of build-time values, the library's own.
 """
 
 from __future__ import annotations
 
 import bisect
+import collections
 import heapq
+import itertools
+import math
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -22,6 +28,8 @@ import numpy as np
 
 from ..numpy_api.masks import MaskedValue
 from ..tracing.tracer import current
+from . import pyfuncs
+from . import stdlib_counting as counting_source
 from . import stdlib_lists as lists_source
 from .lists import RuntimeList
 from .pybuiltins import sorted_items as ordered
@@ -63,12 +71,29 @@ def _first_of_sorted(python: Callable[..., Any], reverse: bool) -> Callable[...,
     return first
 
 
+def _on_runtime_values(python: Callable[..., Any], source: Callable[..., Any]
+                       ) -> Callable[..., Any]:
+    """``python``, or ``source`` converted as the user's helpers are when an argument is
+    a runtime value."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if not any(_runtime(a) for a in (*args, *kwargs.values())):
+            return python(*args, **kwargs)
+        return pyfuncs.converted_call(source, *args, **kwargs)
+    run.__name__ = python.__name__
+    return run
+
+
 #: Their stand-ins in converted kernels.
 PYMODULES: dict[Callable[..., Any], Callable[..., Any]] = {
     bisect.bisect_left: _insertion("left", bisect.bisect_left),
     bisect.bisect_right: _insertion("right", bisect.bisect_right),
     heapq.nsmallest: _first_of_sorted(heapq.nsmallest, False),
     heapq.nlargest: _first_of_sorted(heapq.nlargest, True),
+    **{library: _on_runtime_values(library, source) for library, source in (
+        (math.comb, counting_source.comb), (math.perm, counting_source.perm),
+        (math.factorial, counting_source.factorial), (math.prod, counting_source.prod),
+        (itertools.accumulate, counting_source.accumulate),
+        (collections.Counter, counting_source.counted))},
 }
 
 

@@ -39,7 +39,7 @@ from ..ops.index import clock_p, raise_if_p
 from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
-from . import formatted, optional, pyfuncs, stdlib_lists
+from . import formatted, optional, pyfuncs, stdlib_counting, stdlib_lists
 from .catching import keep_refusals, try_body  # noqa: F401 - converted code calls them
 from .closures import LATE
 from .comprehensions import (  # noqa: F401
@@ -382,8 +382,8 @@ def _reads_the_world(fn: Any) -> bool:
 def _is_user_code(fn: types.FunctionType) -> bool:
     """A Python function of the user's (not the standard library's or an installed
     package's): converted like the kernel when it is called."""
-    if fn.__module__ == stdlib_lists.__name__:  # the library's source (pymodules.SOURCES)
-        return True
+    if fn.__module__ in (stdlib_lists.__name__, stdlib_counting.__name__):  # the library's
+        return True  # source (pymodules)
     if str(fn.__module__).split(".")[0] in ("aotc", "numpy"):
         return False
     path = os.path.realpath(fn.__code__.co_filename)
