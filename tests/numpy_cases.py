@@ -216,6 +216,9 @@ def _composite_cases() -> list[Case]:
         np.prod(x, axis=1, initial=2.0, keepdims=True), k.max(initial=-5),
         np.max(k, initial=2.7), np.sum(k, initial=3)), "(f8[:, :], i8[:])",
         [(m, np.arange(-3, m.shape[0] - 3)) for m in mats], ulps=64)
+    add("reshape_in_fortran_order", lambda x: (x.reshape(-1, order="F"), x.ravel("F"),
+                                               np.reshape(x, (x.shape[1], -1), order="F")),
+        "(f8[:, :])", [(m,) for m in mats])
     add("written_outs", _written_outs, "(f4[:, :], b1[:, :])",
         [(m.astype("f4"), m > 0.5) for m in mats if m.shape[0] > 0 and m.shape[1] > 0],
         ulps=64)  # (sums, dot and einsum add in another order)

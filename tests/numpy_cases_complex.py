@@ -30,6 +30,8 @@ PARTS = np.array([0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan, 1e308])
 SPECIAL = _complex(np.repeat(PARTS, len(PARTS)), np.tile(PARTS, len(PARTS)))
 ZEROS = _complex(np.array([0.0, -0.0, 0.0, -0.0]), np.array([0.0, 0.0, -0.0, -0.0]))
 VECS = [Z, Z[::-1], Z[::3], Z[:0], Z[:1]]
+SORTABLE = _complex(np.array([1.0, 0.5, np.nan, -3.0, 1.0, np.nan, 1.0, -3.0, np.nan, 0.5, 1.0]),
+                    np.array([2.0, -1.0, 1.0, 0.0, np.nan, np.nan, 1.0, -1.0, -2.0, np.nan, 2.0]))
 M = rng.standard_normal((4, 5)) + 1j * rng.standard_normal((4, 5))
 MATS = [M, M[::-1, ::2], M.T, M[:1], np.asfortranarray(M)]
 
@@ -127,6 +129,12 @@ def _cases() -> list[Case]:
                                                    np.std(z), np.nansum(z), np.nanmean(z),
                                                    np.round(z, 2), np.diff(z)),
         "(c16[:])", [(z,) for z in VECS if z.size] + [(ZEROS,)], ulps=64)
+    # NumPy's order: real part, then imaginary, NaN parts last (R+Rj, R+nanj, nan+Rj,
+    # nan+nanj); no two inputs compare equal but for identical ones (±0 ties may go
+    # either way in NumPy's unstable sort)
+    add("complex_sorted", lambda z, m: (np.sort(z), np.argsort(z), np.sort(m, axis=0),
+                                        np.argsort(m, axis=1), np.sort(m, axis=None)),
+        "(c16[:], c16[:, :])", [(SORTABLE, M), (SORTABLE[::-1], M.T), (SORTABLE[:0], M[:0])])
     # linear algebra (NumPy calls BLAS for complex products)
     add("complex_linalg", lambda m, v: (m @ v, np.dot(v, v), np.vdot(v, v), np.vdot(m, m),
                                         np.linalg.norm(v), np.linalg.norm(m),

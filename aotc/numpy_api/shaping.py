@@ -54,8 +54,12 @@ def _shape_arg(args: tuple[Any, ...]) -> list[Any]:
 def reshape(a: Any, *shape: Any, order: str = "C", newshape: Any = None) -> Tracer:
     ctx = current()
     x = as_tracer(a)
+    if order == "F":  # the last axis varies slowest: C order of the axes reversed
+        sizes = _shape_arg(shape if newshape is None else (newshape,))
+        return transpose(reshape(transpose(x), tuple(reversed(sizes))))
     if order != "C":
-        raise ctx.error("reshape: only order='C' is supported")
+        raise ctx.error(f"reshape: order={order!r} follows the memory layout, which only "
+                        "the call knows for an argument", hint="give order='C' or 'F'")
     sizes = _shape_arg(shape if newshape is None else (newshape,))
     unknown = [i for i, s in enumerate(sizes) if isinstance(s, (int, np.integer)) and s == -1]
     if len(unknown) > 1:

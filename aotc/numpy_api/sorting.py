@@ -33,15 +33,16 @@ from .writes import write
 KINDS = ("quicksort", "mergesort", "heapsort", "stable")
 
 
-def sortable(a: Any, name: str) -> Tracer:
-    """``a`` as a tracer NumPy can order: complex values are refused here, by name."""
+def sortable(a: Any, name: str, complex_ok: bool = False) -> Tracer:
+    """``a`` as a tracer NumPy can order: complex values are refused here, by name,
+    unless the caller orders them (``complex_ok``: :func:`_order`)."""
     x = as_tracer(a)
-    if x.dtype.kind == "c":
+    if x.dtype.kind == "c" and not complex_ok:
         raise current().error(f"{name} of complex values is not supported",
                               hint="order by parts with two stable argsorts: i = "
                                    "np.argsort(x.imag, kind='stable'); "
                                    "i = i[np.argsort(x.real[i], kind='stable')]")
-    if x.dtype.kind not in "biuf":
+    if x.dtype.kind not in "biufc":
         raise current().error(f"{name}: values of dtype {x.dtype} cannot be sorted")
     return x
 
@@ -70,18 +71,40 @@ def _axis(x: Tracer, axis: Any) -> tuple[Tracer, int]:
     return x, ax
 
 
+def _order(x: Tracer, ax: int) -> Tracer:
+    """The stable order of ``x`` along ``ax``. Complex values in NumPy's order: by real
+    part, then imaginary, those with a NaN part after, in the classes R + Rj, R + nanj,
+    nan + Rj, nan + nanj (NumPy's ``CLT``): stable argsorts by the imaginary part, the
+    real part and the class, least significant first."""
+    if x.dtype.kind != "c":
+        return lax.bind1(argsort_p, x.atom, axis=ax)
+    re, im = np.real(x), np.imag(x)
+    order = lax.bind1(argsort_p, as_tracer(im).atom, axis=ax)
+    for key in (re, np.isnan(re) * 2 + np.isnan(im)):
+        ranked = as_tracer(np.take_along_axis(key, order, axis=ax))
+        order = np.take_along_axis(order, lax.bind1(argsort_p, ranked.atom, axis=ax),
+                                   axis=ax)
+    return as_tracer(order)
+
+
+def _sorted(x: Tracer, ax: int) -> Tracer:
+    if x.dtype.kind != "c":
+        return lax.bind1(sort_p, x.atom, axis=ax)
+    return as_tracer(np.take_along_axis(x, _order(x, ax), axis=ax))
+
+
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
          stable: Any = None) -> Tracer:
     check_kind("np.sort", kind, order, stable)
-    x, ax = _axis(sortable(a, "np.sort"), axis)
-    return lax.bind1(sort_p, x.atom, axis=ax)
+    x, ax = _axis(sortable(a, "np.sort", complex_ok=True), axis)
+    return _sorted(x, ax)
 
 
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
             stable: Any = None) -> Tracer:
     check_kind("np.argsort", kind, order, stable)
-    x, ax = _axis(sortable(a, "np.argsort"), axis)
-    return lax.bind1(argsort_p, x.atom, axis=ax)
+    x, ax = _axis(sortable(a, "np.argsort", complex_ok=True), axis)
+    return _order(x, ax)
 
 
 def sort_method(self: Tracer, axis: Any = -1, kind: Any = None, order: Any = None, *,
@@ -89,12 +112,12 @@ def sort_method(self: Tracer, axis: Any = -1, kind: Any = None, order: Any = Non
     """``a.sort()``: sorts in place (a write into ``a``, seen by the caller when ``a``
     is an argument or a view of one)."""
     check_kind("ndarray.sort", kind, order, stable)
-    x = sortable(self, "ndarray.sort")
+    x = sortable(self, "ndarray.sort", complex_ok=True)
     if axis is None:
         raise current().error("ndarray.sort: axis=None is not allowed (NumPy sorts in place "
                               "along one axis)", hint="use np.sort(a, axis=None)")
     _, ax = _axis(x, axis)
-    write(self, Ellipsis, lax.bind1(sort_p, x.atom, axis=ax))
+    write(self, Ellipsis, _sorted(x, ax))
 
 
 def list_order(items: Tracer, keys: Tracer | None = None, reverse: bool = False
