@@ -24,6 +24,7 @@ from ..ops.index import raise_if_p
 from ..ops.sorting import argsort_p, sort_p
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, as_tracer, current
+from .arrangements import take_along_axis
 from .functions_base import where
 from .reductions import max_, min_
 from .shaping import normalize_axes, ravel
@@ -81,16 +82,15 @@ def _order(x: Tracer, ax: int) -> Tracer:
     re, im = np.real(x), np.imag(x)
     order = lax.bind1(argsort_p, as_tracer(im).atom, axis=ax)
     for key in (re, np.isnan(re) * 2 + np.isnan(im)):
-        ranked = as_tracer(np.take_along_axis(key, order, axis=ax))
-        order = np.take_along_axis(order, lax.bind1(argsort_p, ranked.atom, axis=ax),
-                                   axis=ax)
-    return as_tracer(order)
+        ranked = take_along_axis(key, order, axis=ax)
+        order = take_along_axis(order, lax.bind1(argsort_p, ranked.atom, axis=ax), axis=ax)
+    return order
 
 
 def _sorted(x: Tracer, ax: int) -> Tracer:
     if x.dtype.kind != "c":
         return lax.bind1(sort_p, x.atom, axis=ax)
-    return as_tracer(np.take_along_axis(x, _order(x, ax), axis=ax))
+    return take_along_axis(x, _order(x, ax), axis=ax)
 
 
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
