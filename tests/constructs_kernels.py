@@ -3098,3 +3098,39 @@ def counted_and_accumulated(k: i64[:], x: f64[:], n: i64, r: i64) -> tuple:
     products = list(itertools.accumulate(x, lambda a, b: a * b, initial=1.0))
     counts = (math.comb(n, r), math.perm(n, min(r, 5)), math.factorial(min(r, 20)))
     return c[3], len(c), common, sums, peaks, products, counts, math.prod(x, start=1.0)
+
+
+def _taken_until(x: f64[:], t: float) -> list:
+    out = []
+    for v in x:
+        if v > t:
+            return out
+        out.append(v)
+    return out
+
+
+def _yielded_until(x: f64[:], t: float):  # noqa: ANN202 - a generator
+    for v in x:
+        if v > t:
+            return
+        yield v
+
+
+def _gaps_until(x: f64[:], n: int) -> list:
+    out = []
+    for i in range(len(x)):
+        for j in range(i):
+            if i * j > n:
+                return out
+            out.append(x[i] - x[j])
+    return out
+
+
+@aotc.export
+def returns_from_loops_that_grow_lists(x: f64[:], t: f64, n: i64) -> tuple:
+    """``return out`` inside the loop that appends to ``out`` (kinds of values differed
+    at the join: a list grown at run time against an array), inside the inner of two
+    loops (an internal error: the placeholder of the returned list was the probe's own
+    box), and a generator's ``return`` inside its loop (a located error before)."""
+    return _taken_until(x, t), list(_yielded_until(x, t)), \
+        sum(_yielded_until(x, t), 0.0), _gaps_until(x, n)

@@ -113,29 +113,6 @@ def test_a_handler_that_would_catch_a_runtime_error_is_located():
         _trace(fn)
 
 
-def _kept_until_small(x):
-    for v in x:
-        if v > 0.5:
-            yield v
-        elif v < 0.1:
-            return
-
-
-def test_a_generators_early_return_is_located_each_time():
-    """A generator's items are a list it returns at its end: a return inside its loop is
-    a located error at that return, the second build as the first (the refused helper is
-    not kept as if it had been converted)."""
-    def total(x: f64[:]):
-        return sum(_kept_until_small(x))
-
-    for _ in range(2):
-        with pytest.raises(TraceError) as info:
-            _trace(total)
-        text = str(info.value)
-        assert f"test_errors.py:{_line_of(_kept_until_small, 'return')}" in text
-        assert "a return inside a generator's branch or loop" in text
-
-
 def test_a_list_grown_without_bound_used_as_an_array_is_located():
     """A list appended to in a while loop that also pops another list is a box, whose
     length is known only while the kernel runs: np.array of it is a located error saying

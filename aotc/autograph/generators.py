@@ -11,8 +11,9 @@ list of its items, as ``list(squares(n))`` would, which a runtime loop grows (se
                                               __aotc_yielded.append(i * i)
                                           return __aotc_yielded
 
-``yield from it`` appends each item of ``it``; a ``return`` at its end ends the items (one
-inside a branch or loop is a located error, for now). The items
+``yield from it`` appends each item of ``it``; a ``return`` ends the items, at the end or
+inside a branch or loop (it returns the list there, as a function's early return
+does). The items
 are made before the consumer reads the first, which gives the same values for a
 generator that reads nothing the consumer changes. An endless generator (a ``while
 True`` loop with no ``break`` or ``return``) has no list: it is a located error, not a
@@ -48,12 +49,6 @@ def collect_yields(tree: ast.AST, filename: str) -> None:
             raise _error(loop, filename, "an endless generator (while True without break "
                          "or return): compiled, it makes all its items first",
                          "give the loop an end (a count of items to yield)")
-    nested = [r for stmt in tree.body if not isinstance(stmt, ast.Return)
-              for r in walk_code(stmt) if isinstance(r, ast.Return)]
-    if nested:
-        raise _error(nested[0], filename, "a return inside a generator's branch or loop: "
-                     "compiled, a generator's items are a list it returns at its end",
-                     "end the loop with its condition or a break (a flag for nested loops)")
     tree.body = [_Yields().visit(stmt) for stmt in tree.body]
     start = ast.copy_location(ast.Assign([store(_ITEMS)], ast.List([], ast.Load())),
                               tree.body[0])

@@ -30,6 +30,7 @@ from ..tracing.tracer import Tracer, as_tracer, current
 from ..value_bounds import bounded_size
 from . import boxing
 from .boxes import BoxView
+from .returns import RET
 from .runtime_generators import RuntimeGenerator
 from .sequences import RuntimeSeq, as_list, sequence
 
@@ -335,7 +336,17 @@ def ungrowable(state: State, names: Sequence[str], appends: dict[str, int], trip
     return unbounded
 
 
-def laid_out(state: State, grown: list[int]) -> State:
-    """After the loop: its lists as the arrays of their items."""
-    return tuple(v.items() if i in grown and isinstance(v, RuntimeList) else v
-                 for i, v in enumerate(state))
+def laid_out(state: State, grown: list[int], names: Sequence[str]) -> State:
+    """After the loop: its lists as the arrays of their items, and so a list it
+    returned (``return out`` inside it: never appended to again)."""
+    return tuple(v.items() if i in grown and isinstance(v, RuntimeList) else
+                 _returned_items(v) if n == RET else v
+                 for i, (v, n) in enumerate(zip(state, names, strict=True)))
+
+
+def _returned_items(value: Any) -> Any:
+    if isinstance(value, RuntimeList):
+        return value.items()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_returned_items(v) for v in value)
+    return value

@@ -33,7 +33,8 @@ from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe,
 from ..tracing.control import BranchArity, BranchTypes
 from ..tracing.tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
 from . import boxing, chosen_views, joins, lists, optional, resizing
-from .lists import appended_lists, grow_lists, laid_out
+from .boxes import RuntimeBox, filled
+from .lists import RuntimeList, appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
 from .texts import Path, Text, is_constant, replaced, strings_in, union
@@ -111,6 +112,10 @@ def _zeros_like(value: Any) -> Any:
         return full_from_dims(sizes, 0, value.dtype)
     if isinstance(value, (tuple, list)):
         return type(value)(_zeros_like(v) for v in value)
+    if isinstance(value, RuntimeList):  # (a list a loop grows: its buffer, count 0)
+        return RuntimeList(_zeros_like(value.buffer), _zeros_like(value.count))
+    if isinstance(value, RuntimeBox):  # (a list, set or dict grown at run time: empty)
+        return filled([], value.kind, value.key, value.value)
     return value
 
 
@@ -202,7 +207,7 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
                                                        lambda i, s: step(seq.item(i), s), s),
                   body, state, lambda s: body(seq.item(_any_index()), s), names,
                   _as_size(seq.length), shared)
-    return items_of.inside(laid_out(state, grown))
+    return items_of.inside(laid_out(state, grown, names))
 
 
 def _as_size(length: Any) -> DimExpr | None:
@@ -317,7 +322,7 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
     _require_defined(state, names, "a while loop")
     return items_of.inside(laid_out(_loop(
         lambda s, step, shown: lax.while_loop(lambda s: as_bool(test(shown(s))), step, s),
-        body, state, body, names, shared=shared), grown))
+        body, state, body, names, shared=shared), grown, names))
 
 
 def _counted_appends(test: Callable[[State], Any], body: Body, state: State,
