@@ -2840,7 +2840,8 @@ def loop_targets_after_the_loop(x: f64[:], n: i64) -> tuple:
 def assignment_expressions(x: f64[:], i: i64) -> tuple:
     """Walruses in an if test, a while test, a later operand of ``and`` (evaluated only
     where Python evaluates it: x[i] out of bounds is never read) and an assignment (the
-    walrus bound the thunk's own variable, and the kernel raised NameError)."""
+    walrus bound the thunk's own variable, and the kernel raised NameError); walruses
+    in list comprehensions, whose targets Python binds in the function (NameError)."""
     top = 0.0
     if (m := x.max(initial=0.0)) > 0.5:
         top = m * 2
@@ -2852,7 +2853,10 @@ def assignment_expressions(x: f64[:], i: i64) -> tuple:
     if 0 <= i < x.shape[0] and (w := x[i]) > 0.0:
         picked = w
     doubled = (s := x.sum()) + s
-    return top, m, total, k, picked, doubled, s
+    kept = [y for v in x if (y := v * 2) > 1]
+    running = 0.0
+    sums = [(running := running + v) for v in x]
+    return top, m, total, k, picked, doubled, s, kept, sums, running
 
 
 @aotc.export

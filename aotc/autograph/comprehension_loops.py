@@ -1,4 +1,5 @@
-"""Dict and set comprehensions assigned to a name, written as the loops they mean.
+"""Dict and set comprehensions assigned to a name, written as the loops they mean (and
+list comprehensions with an assignment expression, assigned or returned).
 
 ``d = {i: x[i] * 2 for i in range(n)}`` over a runtime range makes a dict that grows
 while the kernel runs, which a loop builds as a box (:mod:`.boxing`); a comprehension,
@@ -13,7 +14,9 @@ loop Python's comprehension runs::
 and ``s = {e for a in xs}`` likewise with ``s = set()`` and ``s.add(e')``, each ``'``
 reading the renamed loop variables (a comprehension's variables do not leak into the
 function, as a loop's would). Over build-time items the loop runs while the kernel is
-built, giving what the comprehension gives.
+built, giving what the comprehension gives. ``[y for v in xs if (y := f(v)) > 0]``
+becomes the loop appending to a list the same way: the target of ``:=`` is the
+function's variable in Python, which the loop's body then reads and leaves bound.
 """
 
 from __future__ import annotations
@@ -32,12 +35,35 @@ def comprehensions_as_loops(tree: ast.FunctionDef) -> None:
 
 
 def _rewritten(stmt: ast.stmt) -> list[ast.stmt]:
+    if isinstance(stmt, ast.Return) and _walrus_list(stmt.value):
+        assert isinstance(stmt.value, ast.ListComp)
+        made = _as_loop(RESULT, stmt.value, stmt)
+        back = ast.copy_location(ast.Return(load(RESULT)), stmt)
+        return [*made, back]
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
-            and isinstance(stmt.value, (ast.DictComp, ast.SetComp))
-            and not any(g.is_async for g in stmt.value.generators)):
+            and (isinstance(stmt.value, (ast.DictComp, ast.SetComp))
+                 or _walrus_list(stmt.value))):
         return [stmt]
-    name, comp = stmt.targets[0].id, stmt.value
+    assert isinstance(stmt.value, (ast.DictComp, ast.SetComp, ast.ListComp))
+    if any(g.is_async for g in stmt.value.generators):
+        return [stmt]
+    return _as_loop(stmt.targets[0].id, stmt.value, stmt)
+
+
+#: The list a ``return [... (y := ...) ...]`` builds before it returns it.
+RESULT = _PREFIX + "result"
+
+
+def _walrus_list(value: ast.expr | None) -> bool:
+    """A list comprehension with an assignment expression, whose target Python binds in
+    the function (so the comprehension must run as the function's own loop)."""
+    return isinstance(value, ast.ListComp) and not any(g.is_async for g in value.generators) \
+        and any(isinstance(n, ast.NamedExpr) for n in ast.walk(value))
+
+
+def _as_loop(name: str, comp: ast.DictComp | ast.SetComp | ast.ListComp, stmt: ast.stmt
+             ) -> list[ast.stmt]:
     bound = {n.id for g in comp.generators for n in ast.walk(g.target)
              if isinstance(n, ast.Name)}
     renamed = _Renamed(bound)
@@ -46,8 +72,10 @@ def _rewritten(stmt: ast.stmt) -> list[ast.stmt]:
         target = ast.Subscript(load(name), renamed.visit(comp.key), ast.Store())
         innermost: ast.stmt = ast.Assign([target], renamed.visit(comp.value))
     else:
-        start = ast.Call(load("set"), [], [])
-        add = ast.Attribute(load(name), "add", ast.Load())
+        start = ast.Call(load("set"), [], []) if isinstance(comp, ast.SetComp) \
+            else ast.List([], ast.Load())
+        add = ast.Attribute(load(name), "add" if isinstance(comp, ast.SetComp) else "append",
+                            ast.Load())
         innermost = ast.Expr(ast.Call(add, [renamed.visit(comp.elt)], []))
     body = innermost
     for k in reversed(range(len(comp.generators))):
