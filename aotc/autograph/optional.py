@@ -141,7 +141,7 @@ class Unassigned(Exception):
 
 def unbound(state: State, names: Sequence[str], slots: Sequence[int]) -> State:
     """``state`` with each of ``slots`` (a typed placeholder, see
-    ``statements._typed_returns``) a variable that has no value yet."""
+    ``statements.typed_returns``) a variable that has no value yet."""
     out = list(state)
     for i in slots:
         typed = out[i].value if isinstance(out[i], Optional) else out[i]

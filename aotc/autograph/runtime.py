@@ -50,6 +50,7 @@ from .comprehensions import (  # noqa: F401
     unpack,
     unpack_starred,
 )
+from .conditionals import if_stmt  # noqa: F401 - converted code calls __aotc__.if_stmt
 from .formatted import fstring  # noqa: F401 - converted code calls __aotc__.fstring
 from .lists import (  # noqa: F401 - converted code calls __aotc__.append and changed_by
     append,
@@ -71,7 +72,6 @@ from .statements import (  # noqa: F401 - converted code calls __aotc__.for_rang
     as_bool,
     for_iter,
     for_range,
-    if_stmt,
     maybe,
     traced,
     while_stmt,

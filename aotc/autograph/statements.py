@@ -1,4 +1,5 @@
-"""Statements of converted kernels: ``for``, ``while`` and ``if`` on their state.
+"""Loops of converted kernels: ``for`` and ``while`` on their state (``if`` is
+:mod:`.conditionals`', built on the helpers here).
 
 Each converted statement passes the variables it assigns (its *state*) through
 functions made of its bodies (see :mod:`.transform`). On build-time values the
@@ -14,30 +15,27 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from .. import lax
 from ..errors import TraceError
 from ..ir import Var
-from ..numpy_api import CREATION, pylists
+from ..numpy_api import CREATION
 from ..numpy_api.creation import full_from_dims
 from ..numpy_api.masks import MaskedValue
 from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, bound_symbols
-from ..tracing.aliases import path_aliased
-from ..tracing.bind import fresh
-from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, unflatten
-from ..tracing.control import BranchArity, BranchTypes
+from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe
 from ..tracing.tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
-from . import boxing, chosen_views, joins, lists, optional, resizing
+from . import boxing, chosen_views, lists, optional, resizing
 from .boxes import RuntimeBox, filled
 from .lists import RuntimeList, appended_lists, grow_lists, laid_out
 from .returns import RET
 from .sequences import UNROLL_LIMIT, RuntimeSeq, range_, sequence
-from .texts import Path, Text, is_constant, replaced, strings_in, union
+from .texts import as_texts
 from .written import Written
 
 State = tuple[Any, ...]
@@ -86,7 +84,7 @@ def _require_defined(state: State, names: Sequence[str], what: str) -> None:
                 "value", hint=f"give '{name}' a value before the {what.rsplit(maxsplit=1)[-1]}")
 
 
-def _lifted(value: Any) -> Any:
+def lift(value: Any) -> Any:
     """A build-time number as a traced one (weak if it is a Python number), so a loop
     can carry it; a Python list of numbers as an array standing for it (its items may
     then be read and written at runtime indices, see numpy_api.pylists)."""
@@ -119,7 +117,7 @@ def _zeros_like(value: Any) -> Any:
     return value
 
 
-def _typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[State], State]],
+def typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[State], State]],
                    every: bool = False) -> State:
     """``state`` with an undefined return value (see :mod:`.returns`; with ``every``, any
     undefined value) given a placeholder of the type a body gives it, traced aside: the
@@ -132,7 +130,7 @@ def _typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[St
     leaves = [v if v is UNDEFINED else as_tracer(v) for v in leaves]
     typed = list(state)
     for body in bodies:  # (a string it gives traced aside as a Text: it has no leaves)
-        after = probe(lambda s, body=body: _texts(body(s)), [leaves], [structure])
+        after = probe(lambda s, body=body: as_texts(body(s)), [leaves], [structure])
         for i in slots:
             if typed[i] is UNDEFINED and after[i] is not UNDEFINED:
                 typed[i] = _zeros_like(after[i])
@@ -140,7 +138,7 @@ def _typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[St
 
 
 def _any_index() -> Tracer:
-    """A stand-in loop index for a body traced aside (:func:`_typed_returns`)."""
+    """A stand-in loop index for a body traced aside (:func:`typed_returns`)."""
     var = Var(SCALAR_I64)
     current().defined.add(var)  # the probe's own: not captured from the contexts around it
     return Tracer(var)
@@ -187,12 +185,12 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
         return state
     state = _boxed(state, names, changes, appends, lambda s: body(seq.item(_any_index()), s),
                    seq.length)
-    items_of = Written(state, names, written, _lifted)
+    items_of = Written(state, names, written, lift)
     state, body = items_of.state, items_of.body(body)
     state, grown = grow_lists(state, names, appends or {}, seq.length,
                               lambda s: body(seq.item(_any_index()), s))
     unset = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
-    state = _typed_returns(state, names, [lambda s: body(seq.item(_any_index()), s)],
+    state = typed_returns(state, names, [lambda s: body(seq.item(_any_index()), s)],
                            every=True)
     some = [i for i in unset if isinstance(state[i], optional.Optional)]  # (in a branch)
     state = optional.unbound(state, names, some)  # read after the loop through a flag
@@ -226,7 +224,7 @@ def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
     the loop or in its body and a value elsewhere made optional (``aside`` is the body
     on a state alone, traced aside to find them), and arrays it resizes carried in
     buffers of the size they start with (or grow to in ``trips`` iterations)."""
-    lifted = tuple(_lifted(v) for v in state)
+    lifted = tuple(lift(v) for v in state)
     try:
         return _still_lists(lifted, _optional_loop(run, body, lifted, aside, lambda s: s))
     except CarryShapes as err:
@@ -286,7 +284,7 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
     build-time bounds too: whether it appends may depend on runtime values)."""
     appended = appended_lists(state, names, appends or {})
     if trips is not None and appended:
-        state = tuple(v if i in appended else _lifted(v) for i, v in enumerate(state))
+        state = tuple(v if i in appended else lift(v) for i, v in enumerate(state))
     # A container the loop pops from, adds to...: a box from the start (an iteration
     # unrolled at build time would change the Python container, then a runtime
     # iteration a box: the two would not join)
@@ -299,14 +297,14 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
             return state
         state = body(state)
     else:
-        state = tuple(_lifted(v) for v in state)
+        state = tuple(lift(v) for v in state)
         if not traced(test(state)):
             raise current().error(
                 f"a while loop on build-time values ran {UNROLL_LIMIT} times while tracing "
                 "and its condition does not depend on what it changes",
                 hint="make its condition depend on a value the loop updates")
     state = boxing.box_changed(state, tuple(names), changes or {}, body)  # (now lifted)
-    items_of = Written(state, names, written, _lifted)
+    items_of = Written(state, names, written, lift)
     state, body, test = items_of.state, items_of.body(body), items_of.test(test)
     grown: list[int] = []
     if trips is None:
@@ -317,7 +315,7 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
         state = _boxed(state, names, None, appends, body, trips)
         state, grown = grow_lists(state, names, appends or {}, trips, body)
     first = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
-    state = _typed_returns(state, names, [body], every=bool(first))
+    state = typed_returns(state, names, [body], every=bool(first))
     state = optional.unbound(state, names, [i for i in first if state[i] is not UNDEFINED])
     _require_defined(state, names, "a while loop")
     return items_of.inside(laid_out(_loop(
@@ -337,236 +335,8 @@ def _counted_appends(test: Callable[[State], Any], body: Body, state: State,
         return None
     if any(is_box(v) for v in state):
         return None  # the copy would pop from (add to...) the loop's own box first
-    typed = _typed_returns(state, names, [body], every=True)
+    typed = typed_returns(state, names, [body], every=True)
     if any(v is UNDEFINED for v in typed):
         return None
     return lists.counted_appends(
         typed, appended, lambda s: lax.while_loop(lambda s: as_bool(test(s)), body, s))
-
-
-def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
-            site: Sequence[Any] = (), written: Sequence[str] = ()) -> State:
-    """``if test: then else: orelse``, each taking and returning the state (``site``:
-    what identifies the construct, if not its bodies' code)."""
-    if not traced(test):
-        return then(state) if test else orelse(state)
-    items_of = Written(state, names, written, _lifted)
-    state = items_of.state
-    site = site or (then, orelse)
-    then, orelse = items_of.body(then), items_of.body(orelse)
-    return items_of.inside(_if(test, then, orelse, state, names, site))
-
-
-def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
-        site: Sequence[Any]) -> State:
-    state = _typed_returns(state, names, [then, orelse])
-    while True:
-        unified = optional.known(site, state)
-        try:
-            if unified is None:
-                return _cond(test, then, orelse, state, names, None)
-            return _cond(test, unified.body(then), unified.body(orelse), unified.wrap(state),
-                         names, unified)
-        except optional.Unassigned:  # assigned in one branch only: unbound in the other
-            slots = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
-            state = optional.unbound(_typed_returns(state, names, [then, orelse], every=True),
-                                     names, slots)
-        except optional.NoneOnAPath:  # a branch gives None: which variables are optional?
-            optional.remember(site, state, optional.unify(state, [then, orelse], False))
-
-
-def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
-          unified: optional.Unified | None, joined: dict[int, joins.Join] | None = None,
-          listed: frozenset[int] = frozenset(),
-          strings: Strings | None = None, starts_of: dict[int, int] | None = None) -> State:
-    """The conditional; ``joined``: the leaves (indices among the flattened values the
-    branches give) whose arrays differ in size, laid out in one buffer (:mod:`.joins`);
-    ``listed``: the variables holding Python lists of different lengths on the two
-    paths (``return [2]`` before ``return [n, n + 1]``), made arrays that stand for
-    lists, which are then joined so; ``strings``: the variables holding strings, with
-    every string either branch gives them (each a :class:`~.texts.Text` over them);
-    ``starts_of``: the variables each branch gives as a view of one outer array, whose
-    window starts (this many) the branches also give as values (:mod:`.chosen_views`)."""
-    # (a string is a constant each branch reads as it is, not a value passed in)
-    known = [i for i, v in enumerate(state) if v is not UNDEFINED and not is_constant(v)]
-    joined = joined or {}
-    strings = strings or {}
-    #: per branch trace, the strings it gave, by place
-    texts: list[Strings] = []
-    #: per branch, per variable: its number of leaves, if it is a Python list
-    lengths: list[list[int | None]] = []
-    trees: list[tuple[Any, int]] = []  # each branch's values: structure, leaf count
-    #: per branch (0 orelse, 1 then), per joined leaf: the array from outside it, if one
-    sources: dict[int, dict[int, Any]] = {}
-    outer_leaves = [flatten(state[i])[0] for i in known]
-    #: the variables a branch gives a list laid out as an array (still lists after it)
-    laid: set[int] = set()
-    #: per branch (0 orelse, 1 then), the views of outer arrays it gives (.chosen_views)
-    views: dict[int, chosen_views.Seen] = {}
-
-    def branch(fn: Body, side: int) -> Callable[..., State]:
-        def run(*values: Any) -> State:
-            full = list(state)
-            for i, v in zip(known, values, strict=True):
-                full[i] = v
-            out = fn(tuple(full))
-            if any(value is UNDEFINED for value in out):
-                raise optional.Unassigned
-            lengths.append([len(flatten(v)[0]) if isinstance(v, list) else None for v in out])
-            laid.update(i for i, v in enumerate(out) if isinstance(v, Tracer) and v.list_like)
-            views[side] = chosen_views.seen_views(out)
-            out = tuple(pylists.as_list_array(v) if i in listed else v
-                        for i, v in enumerate(out))
-            out = _strings_chosen(out, strings, texts)
-            if unified is None:
-                optional.check_body(out)
-            leaves, tree = flatten(out)
-            trees.append((tree, len(leaves)))
-            pairs = joins.operand_pairs([flatten(v)[0] for v in values], outer_leaves)
-            sources[side] = {k: joins.outside(leaves[k], pairs) for k in joined}
-            given = cast(tuple[Any, ...], unflatten(tree, [joined[k].pad(v) if k in joined
-                                                           else v for k, v in enumerate(leaves)]))
-            if starts_of is not None:
-                given = (*given, chosen_views.window_starts(out, starts_of))
-            return given
-        return run
-
-    try:
-        try:
-            result = lax.cond(as_bool(test), branch(then, 1), branch(orelse, 0),
-                              *(state[i] for i in known))
-        except _Strings as found:
-            return _cond(test, then, orelse, state, names, unified, joined, listed,
-                         {**strings, **found.options})
-        except BranchArity:  # lists of different lengths (one laid out, maybe)
-            ragged = frozenset(i for i, (a, b) in enumerate(zip(*lengths[-2:], strict=True))
-                               if (a is not None and b is not None and a != b)
-                               or ((a is None) != (b is None) and i in laid))
-            if not ragged or ragged <= listed:
-                raise
-            return _cond(test, then, orelse, state, names, unified, joined, listed | ragged,
-                         strings)
-        if not joined:
-            starts = None
-            if starts_of is not None:
-                *kept, starts = result
-                result = tuple(kept)
-            else:
-                wanted = chosen_views.starts_wanted(views[0], views[1])
-                if wanted:  # windows the branches choose by values of their own
-                    return _cond(test, then, orelse, state, names, unified, joined, listed,
-                                 strings, wanted)
-            chosen_views.chosen_views(result, names, as_bool(test), views[0], views[1],
-                                      starts)
-            return _strings_again(_lists_again(result, listed | frozenset(laid)))
-        tree, count = trees[0]
-        leaves, at = flatten(result)[0], 0
-        values = []
-        for k in range(count):
-            width = joined[k].width if k in joined else 1
-            part = leaves[at:at + width]
-            if k in joined:
-                made = joins.Joined(part[0], part[1:])
-                value = fresh(made.laid_out(joined[k]))
-                joins.remember_layout(value, made)
-                for taken, source in ((~as_bool(test), sources[0]),
-                                      (as_bool(test), sources[1])):
-                    path_aliased(value, source[k], taken)
-                values.append(value)
-            else:
-                values.append(part[0])
-            at += width
-        joined_state = unflatten(tree, values)
-        chosen_views.chosen_views(joined_state, names, as_bool(test), views[0], views[1])
-        return _strings_again(_lists_again(joined_state, listed | frozenset(laid)))
-    except BranchTypes as mismatch:
-        leaf = _unjoined_leaf(mismatch.index, joined)
-        join = joins.joinable(mismatch) if leaf is not None and leaf not in joined else None
-        if leaf is not None and join is not None:  # different sizes: joined in one buffer
-            before = flatten(state)[0]
-            front = resizing.carried_front(before[leaf]) if leaf < len(before) else None
-            if front is not None and front.dtype == join.dtype:
-                join.passing(front)
-            return _cond(test, then, orelse, state, names, unified, {**joined, leaf: join},
-                         listed, strings)
-        name = _name_of_leaf(state, names, mismatch.index if leaf is None else leaf)
-        if name is None:
-            raise
-        what = "the kernel returns values of" if name == RET else \
-            f"the two branches of this if give variable '{name}'"
-        raise BranchTypes(mismatch.index, mismatch.types, what) from None
-
-
-#: Strings in a conditional's values, by where they are (a variable's index, then the
-#: path down its tuples and lists), with the strings each may be.
-Strings = dict[Path, tuple[str, ...]]
-
-
-class _Strings(Exception):  # noqa: N818 - a signal to trace the conditional again
-    """The branches give strings not yet known to be among their options."""
-
-    def __init__(self, options: Strings) -> None:
-        super().__init__()
-        self.options = options
-
-
-def _strings_chosen(out: State, strings: Strings, texts: list[Strings]) -> State:
-    """A branch's values with each string a :class:`~.texts.Text` over the strings its
-    place may hold (``strings``); ``texts`` notes what this branch gave. Once both
-    branches have given strings not among those, :class:`_Strings` says which."""
-    seen = strings_in(out)
-    texts.append(seen)
-    if len(texts) >= 2:  # (each trace of a branch appends: the last two are then, orelse)
-        wanted = {p: union(*(t.get(p, ()) for t in texts[-2:]))
-                  for p in sorted({*texts[-2], *texts[-1]})}
-        new = {p: union(strings.get(p, ()), o) for p, o in wanted.items()
-               if not set(o) <= set(strings.get(p, ()))}
-        if new:
-            raise _Strings(new)
-    for path, mine in seen.items():  # (its own strings, until both branches are known)
-        known = strings.get(path, ())
-        out = replaced(out, path, lambda v, o=known if set(mine) <= set(known) else mine:
-                       Text.of(v, o))
-    return out
-
-
-def _texts(state: State) -> State:
-    """``state`` with each string a :class:`~.texts.Text` of that one string."""
-    for path, options in strings_in(state).items():
-        state = replaced(state, path, lambda v, o=options: Text.of(v, o))
-    return state
-
-
-def _strings_again(state: State) -> State:
-    """The state after a conditional: a Text that can only be one string is that string."""
-    for path in strings_in(state):
-        state = replaced(state, path, lambda v: v.options[0] if isinstance(v, Text)
-                         and len(v.options) == 1 else v)
-    return state
-
-
-def _lists_again(state: State, listed: frozenset[int]) -> State:
-    """The state after a conditional, the variables in ``listed`` (Python lists of
-    different lengths on the two paths, joined as arrays) standing for lists again."""
-    return tuple(pylists.as_list_array(v) if i in listed else v for i, v in enumerate(state))
-
-
-def _unjoined_leaf(index: int, joined: dict[int, joins.Join]) -> int | None:
-    """The leaf (before joining) whose output is flattened output ``index`` of branches
-    that join ``joined`` (None: one of a joined array's sizes)."""
-    at = leaf = 0
-    while at < index:
-        at += joined[leaf].width if leaf in joined else 1
-        leaf += 1
-    return leaf if at == index else None
-
-
-def _name_of_leaf(state: State, names: Sequence[str], index: int) -> str | None:
-    """The state variable that flattened leaf ``index`` of the branches' outputs is in."""
-    start = 0
-    for value, name in zip(state, names, strict=True):
-        count = len(flatten(value)[0])
-        if start <= index < start + count:
-            return name
-        start += count
-    return None

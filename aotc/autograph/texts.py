@@ -4,7 +4,7 @@
 Strings and functions are made when the kernel is built, but which one a path gives
 can depend on runtime values. A :class:`Text` is that choice: one of a few constants,
 by an index the kernel computes. A conditional whose branches give a variable different
-constants (:func:`aotc.autograph.statements._cond`) makes each branch's a Text over those
+constants (:func:`aotc.autograph.conditionals._cond`) makes each branch's a Text over those
 of both, so the conditional carries an integer. A kernel may return a string chosen so
 (the wrapper picks the string by the index: :func:`aotc.tracing.kernel._tree`) and
 compare it with a string; calling a function chosen so calls the chosen one (a switch
@@ -143,3 +143,10 @@ def options_of(value: Any) -> tuple[Any, ...] | None:
 def union(*choices: tuple[Any, ...]) -> tuple[Any, ...]:
     """Every constant of ``choices``, in the order first met."""
     return tuple(dict.fromkeys(o for options in choices for o in options))
+
+
+def as_texts(state: Any) -> Any:
+    """``state`` with each string (and function) a :class:`Text` of that one constant."""
+    for path, options in strings_in(state).items():
+        state = replaced(state, path, lambda v, o=options: Text.of(v, o))
+    return state
