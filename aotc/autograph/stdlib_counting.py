@@ -28,11 +28,16 @@ def _times(r: Any, m: Any, what: str) -> Any:
     return r * m
 
 
-def comb(n: Any, k: Any) -> Any:
+def _check_choice(n: Any, k: Any) -> None:
+    """Python's errors for ``comb(n, k)`` and ``perm(n, k)``."""
     if n < 0:
         raise ValueError("n must be a non-negative integer")
     if k < 0:
         raise ValueError("k must be a non-negative integer")
+
+
+def comb(n: Any, k: Any) -> Any:
+    _check_choice(n, k)
     if k > n:
         return 0
     k = min(k, n - k)
@@ -46,10 +51,7 @@ def comb(n: Any, k: Any) -> Any:
 def perm(n: Any, k: Any = None) -> Any:
     if k is None:
         return factorial(n)
-    if n < 0:
-        raise ValueError("n must be a non-negative integer")
-    if k < 0:
-        raise ValueError("k must be a non-negative integer")
+    _check_choice(n, k)
     if k > n:
         return 0
     r = 1
