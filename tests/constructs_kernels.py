@@ -3048,10 +3048,9 @@ def lists_through_branches_and_loops(x: f64[:], c: bool, k: i64) -> tuple:
 
 @aotc.export
 def math_errors_as_python(a: f64, b: f64) -> list:
-    """Python's errors where NumPy's answer is NaN, inf or an undefined int64:
-    math.floor of NaN or infinity; a Python float's ``**`` of zero to a negative power
-    (ZeroDivisionError) or beyond the floats (OverflowError); math.log to the base 1
-    (ZeroDivisionError)."""
+    """Python's errors where NumPy's answer is inf or an undefined int64: math.floor of
+    NaN or infinity; a Python float's ``**`` of zero to a negative power
+    (ZeroDivisionError); math.log to the base 1 (ZeroDivisionError)."""
     return [math.floor(a * b), abs(a) ** b, math.log(a, b)]
 
 
