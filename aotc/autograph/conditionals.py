@@ -13,10 +13,15 @@ arrays a branch chooses (:mod:`.chosen_views`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, cast
+
+import numpy as np
 
 from .. import lax
 from ..numpy_api import pylists
+from ..numpy_api.creation import full_from_dims
+from ..shapes import DimExpr
 from ..tracing.aliases import path_aliased
 from ..tracing.bind import fresh
 from ..tracing.bodies import UNDEFINED, flatten, unflatten
@@ -62,18 +67,23 @@ def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
 
 def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],
           unified: optional.Unified | None, joined: dict[int, joins.Join] | None = None,
-          listed: frozenset[int] = frozenset(),
+          listed: Listed | None = None,
           strings: Strings | None = None, starts_of: dict[int, int] | None = None) -> State:
     """The conditional; ``joined``: the leaves (indices among the flattened values the
     branches give) whose arrays differ in size, laid out in one buffer (:mod:`.joins`);
     ``listed``: the variables holding Python lists of different lengths on the two
     paths (``return [2]`` before ``return [n, n + 1]``), made arrays that stand for
-    lists, which are then joined so; ``strings``: the variables holding strings, with
+    lists, which are then joined so (an empty one of the dtype of the other path's
+    items); ``strings``: the variables holding strings, with
     every string either branch gives them (each a :class:`~.texts.Text` over them);
     ``starts_of``: the variables each branch gives as a view of one outer array, whose
     window starts (this many) the branches also give as values (:mod:`.chosen_views`)."""
     # (a string is a constant each branch reads as it is, not a value passed in)
     known = [i for i, v in enumerate(state) if v is not UNDEFINED and not is_constant(v)]
+    listed = listed or {}
+    #: per branch trace, the dtype of each list it gives (a Python list's first item's,
+    #: a laid-out one's): an empty list's on the other path, when the two are joined
+    kinds: list[dict[int, np.dtype | None]] = []
     joined = joined or {}
     strings = strings or {}
     #: per branch trace, the strings it gave, by place
@@ -100,7 +110,10 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             lengths.append([len(flatten(v)[0]) if isinstance(v, list) else None for v in out])
             laid.update(i for i, v in enumerate(out) if isinstance(v, Tracer) and v.list_like)
             views[side] = chosen_views.seen_views(out)
-            out = tuple(pylists.as_list_array(v) if i in listed else v
+            kinds.append({i: _item_dtype(v[0]) if isinstance(v, list) else v.dtype
+                          for i, v in enumerate(out) if (isinstance(v, list) and v) or (
+                              isinstance(v, Tracer) and v.list_like and v.ndim == 1)})
+            out = tuple(_laid_out_list(v, listed[i]) if i in listed else v
                         for i, v in enumerate(out))
             out = _strings_chosen(out, strings, texts)
             if unified is None:
@@ -127,10 +140,11 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             ragged = frozenset(i for i, (a, b) in enumerate(zip(*lengths[-2:], strict=True))
                                if (a is not None and b is not None and a != b)
                                or ((a is None) != (b is None) and i in laid))
-            if not ragged or ragged <= listed:
+            if not ragged or ragged <= listed.keys():
                 raise
-            return _cond(test, then, orelse, state, names, unified, joined, listed | ragged,
-                         strings)
+            seen = {i: dtype for kind in kinds[-2:] for i, dtype in kind.items()}
+            return _cond(test, then, orelse, state, names, unified, joined,
+                         {**listed, **{i: seen.get(i) for i in ragged}}, strings)
         if not joined:
             starts = None
             if starts_of is not None:
@@ -143,7 +157,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
                                  strings, wanted)
             chosen_views.chosen_views(result, names, as_bool(test), views[0], views[1],
                                       starts)
-            return _strings_again(_lists_again(result, listed | frozenset(laid)))
+            return _strings_again(_lists_again(result, listed.keys() | laid))
         tree, count = trees[0]
         leaves, at = flatten(result)[0], 0
         values = []
@@ -163,7 +177,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             at += width
         joined_state = unflatten(tree, values)
         chosen_views.chosen_views(joined_state, names, as_bool(test), views[0], views[1])
-        return _strings_again(_lists_again(joined_state, listed | frozenset(laid)))
+        return _strings_again(_lists_again(joined_state, listed.keys() | laid))
     except BranchTypes as mismatch:
         leaf = _unjoined_leaf(mismatch.index, joined)
         join = joins.joinable(mismatch) if leaf is not None and leaf not in joined else None
@@ -223,7 +237,28 @@ def _strings_again(state: State) -> State:
     return state
 
 
-def _lists_again(state: State, listed: frozenset[int]) -> State:
+#: Variables whose Python lists differ in length on the two paths, with the dtype an
+#: empty one is laid out in (None where neither path gave an item).
+Listed = dict[int, np.dtype | None]
+
+
+def _item_dtype(item: Any) -> np.dtype | None:
+    """The dtype of a list item that is a number (Python's weak one: int64, float64)."""
+    if isinstance(item, Tracer) and item.ndim == 0:
+        return item.dtype
+    if isinstance(item, (bool, int, float, complex, np.generic)):
+        return np.asarray(item).dtype
+    return None
+
+
+def _laid_out_list(value: Any, dtype: np.dtype | None) -> Any:
+    """A branch's list as an array standing for it; an empty one in ``dtype``."""
+    if isinstance(value, list) and not value and dtype is not None:
+        return pylists.as_list_array(full_from_dims((DimExpr.const(0),), 0, dtype))
+    return pylists.as_list_array(value)
+
+
+def _lists_again(state: State, listed: AbstractSet[int]) -> State:
     """The state after a conditional, the variables in ``listed`` (Python lists of
     different lengths on the two paths, joined as arrays) standing for lists again."""
     return tuple(pylists.as_list_array(v) if i in listed else v for i, v in enumerate(state))
