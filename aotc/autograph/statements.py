@@ -336,8 +336,7 @@ def _counted_appends(test: Callable[[State], Any], body: Body, state: State,
     if any(is_box(v) for v in state):
         return None  # the copy would pop from (add to...) the loop's own box first
     typed = typed_returns(state, names, [body], every=True)
-    if any(v is UNDEFINED for v in typed) or any(
-            isinstance(v, list) for v, n in zip(typed, names, strict=True) if n == RET):
-        return None  # (a list it returns, as it was when the return was typed: a box)
+    if any(v is UNDEFINED for v in typed):
+        return None
     return lists.counted_appends(
         typed, appended, lambda s: lax.while_loop(lambda s: as_bool(test(s)), body, s))
