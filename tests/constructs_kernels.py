@@ -3141,14 +3141,26 @@ def _kept_before_negative(x: f64[:], t: float) -> list:
     return out
 
 
+def _kept_until_the_end(x: f64[:], t: float) -> list:
+    out = []
+    i = 0
+    while True:
+        if i >= len(x):
+            return out
+        if x[i] > t:
+            out.append(x[i])
+        i += 1
+
+
 @aotc.export
 def returns_from_loops_that_grow_lists(x: f64[:], t: f64, n: i64) -> tuple:
     """``return out`` inside the loop that appends to ``out`` (kinds of values differed
     at the join: a list grown at run time against an array), inside the inner of two
     loops (an internal error: the placeholder of the returned list was the probe's own
     box), inside a while loop that appends in a branch ('np.array of an empty list':
-    the empty list on one path had no dtype), and a generator's ``return`` inside its
-    loop (a located error before)."""
+    the empty list on one path had no dtype), inside ``while True`` (the unrolled first
+    iteration's empty list did not join the loop's box), and a generator's ``return``
+    inside its loop (a located error before)."""
     return _taken_until(x, t), list(_yielded_until(x, t)), \
         sum(_yielded_until(x, t), 0.0), _gaps_until(x, n), _kept_before_negative(x, t), \
-        _kept_before_negative(-x, -t)
+        _kept_before_negative(-x, -t), _kept_until_the_end(x, t)

@@ -314,6 +314,7 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
     else:
         state = _boxed(state, names, None, appends, body, trips)
         state, grown = grow_lists(state, names, appends or {}, trips, body)
+    state = _empty_returns_retyped(state, names, body)
     first = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
     state = typed_returns(state, names, [body], every=bool(first))
     state = optional.unbound(state, names, [i for i in first if state[i] is not UNDEFINED])
@@ -321,6 +322,25 @@ def while_stmt(test: Callable[[State], Any], body: Body, state: State,
     return items_of.inside(laid_out(_loop(
         lambda s, step, shown: lax.while_loop(lambda s: as_bool(test(shown(s))), step, s),
         body, state, body, names, shared=shared), grown, names))
+
+
+def _empty_returns_retyped(state: State, names: Sequence[str], body: Body) -> State:
+    """``state`` with an empty Python list returned in an iteration unrolled before the
+    loop (``while True: if i >= n: return out``) as the empty list of the kind the loop
+    returns (a box, a laid-out list), which the two paths can join."""
+    empty = [i for i, (v, n) in enumerate(zip(state, names, strict=True))
+             if n == RET and isinstance(v, list) and not v]
+    if not empty:
+        return state
+    retyped = typed_returns(tuple(UNDEFINED if i in empty else v
+                                  for i, v in enumerate(state)), names, [body])
+    return tuple(retyped[i] if i in empty and _list_kind(retyped[i]) else v
+                 for i, v in enumerate(state))
+
+
+def _list_kind(value: Any) -> bool:
+    return is_box(value) or isinstance(value, RuntimeList) or (
+        isinstance(value, Tracer) and value.list_like)
 
 
 def _counted_appends(test: Callable[[State], Any], body: Body, state: State,
