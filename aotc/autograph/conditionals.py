@@ -73,11 +73,11 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
     branches give) whose arrays differ in size, laid out in one buffer (:mod:`.joins`);
     ``listed``: the variables holding Python lists of different lengths on the two
     paths (``return [2]`` before ``return [n, n + 1]``), made arrays that stand for
-    lists, which are then joined so (an empty one of the dtype of the other path's
-    items); ``strings``: the variables holding strings, with
-    every string either branch gives them (each a :class:`~.texts.Text` over them);
-    ``starts_of``: the variables each branch gives as a view of one outer array, whose
-    window starts (this many) the branches also give as values (:mod:`.chosen_views`)."""
+    lists, which are then joined so (an empty one in the dtype of the other path's
+    items); ``strings``: the variables holding strings (or functions), with every one
+    either branch gives them (each a :class:`~.texts.Text` over them); ``starts_of``:
+    the variables each branch gives as a view of one outer array, whose window starts
+    (this many) the branches also give as values (:mod:`.chosen_views`)."""
     # (a string is a constant each branch reads as it is, not a value passed in)
     known = [i for i, v in enumerate(state) if v is not UNDEFINED and not is_constant(v)]
     listed = listed or {}
