@@ -3164,3 +3164,15 @@ def returns_from_loops_that_grow_lists(x: f64[:], t: f64, n: i64) -> tuple:
     return _taken_until(x, t), list(_yielded_until(x, t)), \
         sum(_yielded_until(x, t), 0.0), _gaps_until(x, n), _kept_before_negative(x, t), \
         _kept_before_negative(-x, -t), _kept_until_the_end(x, t)
+
+
+@aotc.export
+def grown_rows_joined(x: f64[:, :]) -> tuple:
+    """np.concatenate, vstack, hstack and stack of a list of rows a loop grew (laid out
+    as one array: NumPy's dispatch iterated it, an internal error for concatenate, a
+    build error for the others), and of one array, whose items NumPy joins."""
+    rows = []
+    for i in range(x.shape[0]):
+        rows.append(x[i] * i)
+    return np.concatenate(rows), np.vstack(rows), np.hstack(rows), np.stack(rows, axis=1), \
+        np.concatenate(x, axis=None), np.vstack(x[0])

@@ -148,6 +148,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "lists_sliced_and_joined": [(X, np.array([1, 0, 1, 0]), 8), (X[:1], IDX[:1], 3),
                                 (X[:0], IDX[:0], 0), (X, IDX, 2), (X[:1], IDX, 2)],
     "counted_in_a_loop": [(np.array([1, 5, 2, 9, 3]),), (IDX[:0],)],
+    "grown_rows_joined": [(M,), (M[:1],), (M[:0],)],
     "returns_from_loops_that_grow_lists": [(X, 2.0, 3), (X, 10.0, 100), (X, -5.0, 0),
                                            (X[:0], 1.0, 1)],
     "counted_and_accumulated": [(np.array([3, 1, 3, 2, 1, 3]), X, 10, 3),

@@ -145,7 +145,7 @@ CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     **{getattr(np, name): fn for name, fn in creation.CREATION.items()},
     np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION, **composites.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
-    **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION,
+    **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION, **joining.CREATION,
     **polynomial.NOT_COMPILED, **windows.WINDOWS, **random.RANDOM,
     **random_more.RANDOM_MORE,
 }

@@ -34,11 +34,33 @@ def _axis(axis: Any, ndim: int) -> int:
     return normalize_axes(axis, ndim)[0]
 
 
+def _rows_joined(rows: Tracer, axis: Any, dtype: Any, casting: str) -> Tracer:
+    """``np.concatenate(a, axis)`` of one array ``a`` (a list of arrays the kernel grew,
+    laid out): NumPy joins its items ``a[0], a[1]...``, so item axis ``axis`` becomes
+    ``len(a)`` times longer. An empty ``a`` is NumPy's ValueError."""
+    ctx = current()
+    if rows.ndim < 2:
+        raise ctx.error("zero-dimensional arrays cannot be concatenated")
+    ctx.check(">=", rows.aval.shape[0], DimExpr.const(1), "ValueError",
+              "need at least one array to concatenate")
+    if dtype is not None:
+        check_cast(rows.dtype, np.dtype(dtype), casting, "np.concatenate")
+        rows = lax.convert(rows, np.dtype(dtype))
+    if axis is None:
+        return ravel(rows)
+    k = _axis(axis, rows.ndim - 1)
+    moved = moveaxis(rows, 0, k)
+    shape = moved.aval.shape
+    return lax.reshape(moved, shape[:k] + (shape[k] * shape[k + 1],) + shape[k + 2:])
+
+
 def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
                 casting: str = "same_kind") -> Tracer:
     ctx = current()
     if out is not None:
         raise ctx.error("np.concatenate: out= is not supported")
+    if isinstance(arrays, Tracer):
+        return _rows_joined(arrays, axis, dtype, casting)
     items = [as_tracer(a) for a in arrays]
     if not items:
         raise ctx.error("need at least one array to concatenate")
@@ -70,6 +92,13 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
 
 def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None,
           casting: str = "same_kind") -> Tracer:
+    if isinstance(arrays, Tracer):  # its items along a new axis: that axis moved there
+        current().check(">=", arrays.aval.shape[0] if arrays.ndim else ONE,
+                        DimExpr.const(1), "ValueError", "need at least one array to stack")
+        if dtype is not None:
+            check_cast(arrays.dtype, np.dtype(dtype), casting, "np.stack")
+            arrays = lax.convert(arrays, np.dtype(dtype))
+        return copy(moveaxis(arrays, 0, _axis(axis, arrays.ndim)))
     items = [as_tracer(a) for a in arrays]
     ndim = items[0].ndim + 1 if items else 1
     ax = _axis(axis, ndim)
@@ -78,12 +107,19 @@ def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None,
 
 
 def hstack(tup: Any, dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    if isinstance(tup, Tracer):  # its items, joined (those of a 1-d array are numbers)
+        rows = tup if tup.ndim > 1 else lax.reshape(tup, tup.aval.shape + (ONE,))
+        return _rows_joined(rows, 0 if rows.ndim == 2 else 1, dtype, casting)
     items = [atleast_1d(a) for a in tup]
     return concatenate(items, axis=0 if items[0].ndim == 1 else 1, dtype=dtype,
                        casting=casting)
 
 
 def vstack(tup: Any, dtype: Any = None, casting: str = "same_kind") -> Tracer:
+    if isinstance(tup, Tracer):  # its items, each at least 2-d (a number is 1 x 1)
+        shape = tup.aval.shape
+        item = shape[1:] if tup.ndim > 2 else (ONE,) * (3 - tup.ndim) + shape[1:]
+        return _rows_joined(lax.reshape(tup, shape[:1] + item), 0, dtype, casting)
     return concatenate([atleast_2d(a) for a in tup], axis=0, dtype=dtype, casting=casting)
 
 
@@ -302,3 +338,22 @@ def constant_array(value: np.ndarray) -> Tracer:
         return as_tracer(value[()])
     return array([constant_array(v) for v in value], copy=False) if value.shape[0] else \
         full_from_dims(tuple(DimExpr.const(d) for d in value.shape), 0, value.dtype)
+
+
+def _rows_of_one_array(joined: Callable[..., Any], numpy: Callable[..., Any]
+                       ) -> Callable[..., Any]:
+    """A call-time stand-in for ``np.concatenate``/``stack``/``vstack``/``hstack``: of one array
+    (NumPy's dispatch would iterate it), its items joined; else NumPy's own dispatch."""
+    def join(arrays: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(arrays, Tracer):
+            return joined(arrays, *args, **kwargs)
+        return numpy(arrays, *args, **kwargs)
+    join.__name__ = numpy.__name__
+    return join
+
+
+#: Stand-ins for any call (see :func:`_rows_of_one_array`).
+CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
+    numpy: _rows_of_one_array(mine, numpy) for numpy, mine in (
+        (np.concatenate, concatenate), (np.stack, stack), (np.vstack, vstack),
+        (np.hstack, hstack))}
