@@ -1,5 +1,5 @@
-"""Loops of converted kernels: ``for`` and ``while`` on their state (``if`` is
-:mod:`.conditionals`', built on the helpers here).
+"""Loops of converted kernels: ``for`` and ``while`` on their state (the ``if``
+statement is in :mod:`.conditionals`, built on the helpers here).
 
 Each converted statement passes the variables it assigns (its *state*) through
 functions made of its bodies (see :mod:`.transform`). On build-time values the
@@ -118,7 +118,7 @@ def _zeros_like(value: Any) -> Any:
 
 
 def typed_returns(state: State, names: Sequence[str], bodies: list[Callable[[State], State]],
-                   every: bool = False) -> State:
+                  every: bool = False) -> State:
     """``state`` with an undefined return value (see :mod:`.returns`; with ``every``, any
     undefined value) given a placeholder of the type a body gives it, traced aside: the
     flag guards every read of it, but a loop or conditional must know its type."""
@@ -191,7 +191,7 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
                               lambda s: body(seq.item(_any_index()), s))
     unset = [i for i, v in enumerate(state) if v is UNDEFINED and names[i] != RET]
     state = typed_returns(state, names, [lambda s: body(seq.item(_any_index()), s)],
-                           every=True)
+                          every=True)
     some = [i for i in unset if isinstance(state[i], optional.Optional)]  # (in a branch)
     state = optional.unbound(state, names, some)  # read after the loop through a flag
     first = [names[i] for i in unset if i not in some]
