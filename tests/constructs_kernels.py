@@ -3021,7 +3021,12 @@ def views_chosen_in_branches(x: f64[:], flag: bool) -> tuple:
     while tail.shape[0] > 2:
         tail = tail[1:]
     tail[0] = 50.0
-    return y, v.sum(), v * 1.0, grid, tail
+    tripled = x * 3.0
+    inner = tripled[1:]  # (a view, narrowed by the loop; tripled is not read after it)
+    while inner.shape[0] > 2:
+        inner = inner[1:]
+    inner[0] = 7.0
+    return y, v.sum(), v * 1.0, grid, tail, inner
 
 
 @aotc.export

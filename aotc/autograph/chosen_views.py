@@ -110,28 +110,30 @@ def chosen_views(result: Sequence[Any], names: Sequence[str], test: Any, orelse:
 def resized_views(before: Sequence[Any], after: Sequence[Any], resized: Collection[int],
                   shared: Sequence[Any] = ()) -> tuple[Any, ...]:
     """The state after a loop that resizes the arrays at ``resized`` (``cur = cur[1:]``),
-    each a :data:`DETACHED` view of the array it started as a view of, or started as
-    when another variable read after the loop (in ``before`` or ``shared``) or the
-    caller holds it too (``v = y``, then ``v = v[1:]``): Python's is a view of that
-    array (or a new one) depending on the trips, where the loop's is a buffer of its
-    own. A resized array no one else holds (``v = x.copy()``) is the loop's alone."""
+    each a :data:`DETACHED` view of the array it started as (or as a view of) when
+    another variable read after the loop (in ``before`` or ``shared``) or the caller
+    holds that array or a view of it (``v = y``, or ``v = y[1:]``, then ``v = v[1:]``):
+    Python's is a view of that array (or a new one) depending on the trips, where the
+    loop's is a buffer of its own. A resized array no one else reads (``v =
+    x.copy()``, or ``y[1:]`` of a ``y`` not read again) is the loop's alone."""
     for k in resized:
         first, last = before[k], after[k]
         if not isinstance(first, Tracer) or not isinstance(last, Tracer):
             continue
-        if first.base is not None:
-            last.view_of(first.base, DETACHED)
-        elif _held_elsewhere(first, [v for j, v in enumerate(before) if j != k], shared):
-            last.view_of(first, DETACHED)
+        base = first.base if first.base is not None else first
+        if _held_elsewhere(base, [v for j, v in enumerate(before) if j != k], shared):
+            last.view_of(base, DETACHED)
     return tuple(after)
 
 
 def _held_elsewhere(array: Tracer, others: Sequence[Any], shared: Sequence[Any]) -> bool:
-    """Whether a variable among ``others`` or ``shared`` holds ``array`` (or a container
-    holding it), or it is one of the kernel's arguments (its caller holds it)."""
+    """Whether a variable among ``others`` or ``shared`` holds ``array`` or a view of it
+    (or a container holding one), or it is one of the kernel's arguments (its caller
+    holds it)."""
     top = current()
     while top.parent is not None:
         top = top.parent
     if id(array) in top.argument_ids:
         return True
-    return any(leaf is array for leaf in flatten([*others, *shared])[0])
+    return any(leaf is array or (isinstance(leaf, Tracer) and leaf.base is array)
+               for leaf in flatten([*others, *shared])[0])
