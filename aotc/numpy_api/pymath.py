@@ -29,10 +29,9 @@ from typing import Any
 import numpy as np
 
 from .. import lax
-from ..ops.index import raise_if_p
 from ..tracing.tracer import Tracer, as_tracer, current
 from . import errorfunction
-from .random import integer_scalar
+from .random import integer_scalar, raise_if
 from .ufuncs import apply_ufunc
 
 F64 = np.dtype(np.float64)
@@ -57,16 +56,12 @@ def _python(result: Tracer) -> Tracer:
     return out
 
 
-def _raise_where(fail: Any, error: str, message: str) -> None:
-    lax.bind(raise_if_p, as_tracer(fail).atom, error=error, message=message)
-
-
 def _log(x: Tracer, base: Tracer | None = None) -> Tracer:
     num = apply_ufunc(np.log, x)
     if base is None:
         return num
     den = apply_ufunc(np.log, base)
-    _raise_where(np.equal(den, 0.0), "ZeroDivisionError", "float division by zero")
+    raise_if(np.equal(den, 0.0), "ZeroDivisionError", "float division by zero")
     return apply_ufunc(np.true_divide, num, den)
 
 
@@ -74,9 +69,9 @@ def int_of_float(x: Tracer, what: str = "int()") -> Any:
     """``int(x)`` of a float, truncated, with Python's errors for NaN and infinity (and
     an OverflowError beyond int64, where Python's int would grow); 0 there, so that a
     size computed from it before the kernel runs is valid until the error is raised."""
-    _raise_where(np.isnan(x), "ValueError", "cannot convert float NaN to integer")
-    _raise_where(np.isinf(x), "OverflowError", "cannot convert float infinity to integer")
-    _raise_where(np.greater_equal(np.abs(x), 2.0 ** 63), "OverflowError",
+    raise_if(np.isnan(x), "ValueError", "cannot convert float NaN to integer")
+    raise_if(np.isinf(x), "OverflowError", "cannot convert float infinity to integer")
+    raise_if(np.greater_equal(np.abs(x), 2.0 ** 63), "OverflowError",
                  f"{what} of a float beyond int64's range (a compiled kernel's integers "
                  "are int64)")
     return lax.convert(as_tracer(np.where(np.less(np.abs(x), 2.0 ** 63), np.trunc(x), 0.0)),
@@ -156,8 +151,7 @@ def _isqrt(n: Any) -> Any:
     if not isinstance(n, Tracer):
         return math.isqrt(n)
     k = _integer("isqrt", n)
-    lax.bind(raise_if_p, as_tracer(np.less(k, 0)).atom, error="ValueError",
-             message="isqrt() argument must be nonnegative")
+    raise_if(np.less(k, 0), "ValueError", "isqrt() argument must be nonnegative")
     r: Any = lax.convert(as_tracer(np.floor(np.sqrt(lax.convert(k, F64)))), I64)
     safe = np.maximum(r, 1)
     r = np.where(np.greater(r, np.floor_divide(k, safe)), r - 1, r)  # r * r > k
