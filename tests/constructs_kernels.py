@@ -3179,5 +3179,7 @@ def grown_rows_joined(x: f64[:, :]) -> tuple:
     rows = []
     for i in range(x.shape[0]):
         rows.append(x[i] * i)
+    flat = np.zeros(x.shape[0] * x.shape[1])
+    np.concatenate(rows, out=flat)  # (out= as for a list of arrays)
     return np.concatenate(rows), np.vstack(rows), np.hstack(rows), np.stack(rows, axis=1), \
-        np.concatenate(x, axis=None), np.vstack(x[0])
+        np.concatenate(x, axis=None), np.vstack(x[0]), flat

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.elementwise import PRIM_OF_UFUNC
-from ..tracing.tracer import as_tracer, current
+from ..tracing.tracer import Tracer, as_tracer, current
 from . import (
     arrangements,
     calculus,
@@ -140,14 +140,28 @@ FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
 DATA_DEPENDENT: dict[Callable[..., Any], str] = {}
 
 
+def _items_of_one_array(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A call-time stand-in for ``np.concatenate``/``stack``/``vstack``/``hstack``: of
+    one array (a list of arrays the kernel grew, laid out), whose items they join,
+    :func:`array_function` as for a list (NumPy's own dispatch would iterate the
+    array); of anything else, NumPy's dispatch."""
+    def join(arrays: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(arrays, Tracer):
+            return array_function(func, (arrays, *args), kwargs)
+        return func(arrays, *args, **kwargs)
+    join.__name__ = func.__name__
+    return join
+
+
 #: Every NumPy callable a kernel may call by any name, with no array argument needed.
 CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
     **{getattr(np, name): fn for name, fn in creation.CREATION.items()},
     np.array: joining.array, np.asarray: joining.asarray, **indices.CREATION, **composites.CREATION,
     np.ascontiguousarray: joining.asarray, np.asanyarray: joining.asarray,
-    **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION, **joining.CREATION,
+    **complexes.SCALAR_TYPES, **fft.CREATION, **placing.CREATION,
     **polynomial.NOT_COMPILED, **windows.WINDOWS, **random.RANDOM,
-    **random_more.RANDOM_MORE,
+    **random_more.RANDOM_MORE, **{func: _items_of_one_array(func) for func in (
+        np.concatenate, np.stack, np.vstack, np.hstack)},
 }
 #: Ufuncs written as compositions (here too, those that are other operations).
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {**DECOMPOSITIONS, np.matmul: linalg.matmul,

@@ -34,6 +34,14 @@ def _axis(axis: Any, ndim: int) -> int:
     return normalize_axes(axis, ndim)[0]
 
 
+def _cast(x: Tracer, dtype: Any, casting: str, name: str) -> Tracer:
+    """``x`` in ``dtype`` if one is given, by NumPy's ``casting`` rule."""
+    if dtype is None:
+        return x
+    check_cast(x.dtype, np.dtype(dtype), casting, name)
+    return lax.convert(x, np.dtype(dtype))
+
+
 def _rows_joined(rows: Tracer, axis: Any, dtype: Any, casting: str) -> Tracer:
     """``np.concatenate(a, axis)`` of one array ``a`` (a list of arrays the kernel grew,
     laid out): NumPy joins its items ``a[0], a[1]...``, so item axis ``axis`` becomes
@@ -43,9 +51,7 @@ def _rows_joined(rows: Tracer, axis: Any, dtype: Any, casting: str) -> Tracer:
         raise ctx.error("zero-dimensional arrays cannot be concatenated")
     ctx.check(">=", rows.aval.shape[0], DimExpr.const(1), "ValueError",
               "need at least one array to concatenate")
-    if dtype is not None:
-        check_cast(rows.dtype, np.dtype(dtype), casting, "np.concatenate")
-        rows = lax.convert(rows, np.dtype(dtype))
+    rows = _cast(rows, dtype, casting, "np.concatenate")
     if axis is None:
         return ravel(rows)
     k = _axis(axis, rows.ndim - 1)
@@ -95,9 +101,7 @@ def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None,
     if isinstance(arrays, Tracer):  # its items along a new axis: that axis moved there
         current().check(">=", arrays.aval.shape[0] if arrays.ndim else ONE,
                         DimExpr.const(1), "ValueError", "need at least one array to stack")
-        if dtype is not None:
-            check_cast(arrays.dtype, np.dtype(dtype), casting, "np.stack")
-            arrays = lax.convert(arrays, np.dtype(dtype))
+        arrays = _cast(arrays, dtype, casting, "np.stack")
         return copy(moveaxis(arrays, 0, _axis(axis, arrays.ndim)))
     items = [as_tracer(a) for a in arrays]
     ndim = items[0].ndim + 1 if items else 1
@@ -338,22 +342,3 @@ def constant_array(value: np.ndarray) -> Tracer:
         return as_tracer(value[()])
     return array([constant_array(v) for v in value], copy=False) if value.shape[0] else \
         full_from_dims(tuple(DimExpr.const(d) for d in value.shape), 0, value.dtype)
-
-
-def _rows_of_one_array(joined: Callable[..., Any], numpy: Callable[..., Any]
-                       ) -> Callable[..., Any]:
-    """A call-time stand-in for ``np.concatenate``/``stack``/``vstack``/``hstack``: of one array
-    (NumPy's dispatch would iterate it), its items joined; else NumPy's own dispatch."""
-    def join(arrays: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(arrays, Tracer):
-            return joined(arrays, *args, **kwargs)
-        return numpy(arrays, *args, **kwargs)
-    join.__name__ = numpy.__name__
-    return join
-
-
-#: Stand-ins for any call (see :func:`_rows_of_one_array`).
-CREATION: dict[Callable[..., Any], Callable[..., Any]] = {
-    numpy: _rows_of_one_array(mine, numpy) for numpy, mine in (
-        (np.concatenate, concatenate), (np.stack, stack), (np.vstack, vstack),
-        (np.hstack, hstack))}
