@@ -35,18 +35,15 @@ def comprehensions_as_loops(tree: ast.FunctionDef) -> None:
 
 
 def _rewritten(stmt: ast.stmt) -> list[ast.stmt]:
-    if isinstance(stmt, ast.Return) and _walrus_list(stmt.value):
-        assert isinstance(stmt.value, ast.ListComp)
+    if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.ListComp) \
+            and _as_loop_of_function(stmt.value):
         made = _as_loop(RESULT, stmt.value, stmt)
         back = ast.copy_location(ast.Return(load(RESULT)), stmt)
         return [*made, back]
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
-            and (isinstance(stmt.value, (ast.DictComp, ast.SetComp))
-                 or _walrus_list(stmt.value))):
-        return [stmt]
-    assert isinstance(stmt.value, (ast.DictComp, ast.SetComp, ast.ListComp))
-    if any(g.is_async for g in stmt.value.generators):
+            and isinstance(stmt.value, (ast.DictComp, ast.SetComp, ast.ListComp))
+            and _as_loop_of_function(stmt.value)):
         return [stmt]
     return _as_loop(stmt.targets[0].id, stmt.value, stmt)
 
@@ -55,11 +52,14 @@ def _rewritten(stmt: ast.stmt) -> list[ast.stmt]:
 RESULT = _PREFIX + "result"
 
 
-def _walrus_list(value: ast.expr | None) -> bool:
-    """A list comprehension with an assignment expression, whose target Python binds in
-    the function (so the comprehension must run as the function's own loop)."""
-    return isinstance(value, ast.ListComp) and not any(g.is_async for g in value.generators) \
-        and any(isinstance(n, ast.NamedExpr) for n in ast.walk(value))
+def _as_loop_of_function(comp: ast.DictComp | ast.SetComp | ast.ListComp) -> bool:
+    """Whether the comprehension runs as the function's own loop: a dict or set one, or
+    a list one with an assignment expression, whose target Python binds in the
+    function (not an async one)."""
+    if any(g.is_async for g in comp.generators):
+        return False
+    return not isinstance(comp, ast.ListComp) \
+        or any(isinstance(n, ast.NamedExpr) for n in ast.walk(comp))
 
 
 def _as_loop(name: str, comp: ast.DictComp | ast.SetComp | ast.ListComp, stmt: ast.stmt

@@ -1,6 +1,6 @@
 """Sequences whose length or items are only known at run time, for loops and
 comprehensions: rows of an array, ``range`` with traced bounds, and what ``zip``,
-``enumerate``, ``reversed`` ``np.ndindex`` and ``np.ndenumerate`` make of them.
+``enumerate``, ``reversed``, ``np.ndindex`` and ``np.ndenumerate`` make of them.
 
 A :class:`RuntimeSeq` is a length and a function giving item ``i``. A ``for`` loop over
 one runs ``item(i)`` for each ``i`` (unrolled when the length is a small build-time

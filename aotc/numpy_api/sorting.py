@@ -40,9 +40,8 @@ def sortable(a: Any, name: str, complex_ok: bool = False) -> Tracer:
     x = as_tracer(a)
     if x.dtype.kind == "c" and not complex_ok:
         raise current().error(f"{name} of complex values is not supported",
-                              hint="order by parts with two stable argsorts: i = "
-                                   "np.argsort(x.imag, kind='stable'); "
-                                   "i = i[np.argsort(x.real[i], kind='stable')]")
+                              hint="np.sort and np.argsort order complex values as NumPy "
+                                   "does: work on the sorted array")
     if x.dtype.kind not in "biufc":
         raise current().error(f"{name}: values of dtype {x.dtype} cannot be sorted")
     return x
