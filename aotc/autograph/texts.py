@@ -15,6 +15,7 @@ from runtime values are :mod:`.formatted`'s.
 from __future__ import annotations
 
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -31,8 +32,9 @@ def is_constant(value: Any) -> bool:
 
 
 #: One function object per function the kernel's code defines, by its code, defaults
-#: and closure (see :func:`canonical`).
-_FUNCTIONS: dict[Any, types.FunctionType] = {}
+#: and closure (see :func:`canonical`); held while a Text holds it, not for the process.
+_FUNCTIONS: weakref.WeakValueDictionary[Any, types.FunctionType] = \
+    weakref.WeakValueDictionary()
 
 
 def canonical(value: Any) -> Any:
