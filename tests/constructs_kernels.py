@@ -3183,3 +3183,35 @@ def grown_rows_joined(x: f64[:, :]) -> tuple:
     np.concatenate(rows, out=flat)  # (out= as for a list of arrays)
     return np.concatenate(rows), np.vstack(rows), np.hstack(rows), np.stack(rows, axis=1), \
         np.concatenate(x, axis=None), np.vstack(x[0]), flat
+
+
+@aotc.export
+def views_swapped_in_loops(x: f64[:, :], n: i64) -> tuple:
+    """A loop that swaps two views of one array and writes through them (``In, Out =
+    Out, In`` with ``Out = y.T``; halves of one buffer at sizes the build cannot see
+    equal): the loop carried each apart from the array, and every write was lost from
+    it (a silent wrong answer). Now the body runs two trips at a time, which hands the
+    views back as they came, then the odd trip under an ``if``, whose branch that swaps
+    them leaves the array as both names see it. ``flatten`` is a copy (it was a view,
+    as ``ravel``: its writes reached ``y``)."""
+    y = x + 1.0
+    y.flatten()[:1] = -7.0
+    inp = y
+    out = y.T
+    for _ in range(n):
+        out[1:-1, 1:-1] = 0.25 * (inp[:-2, 1:-1] + inp[1:-1, 2:] + inp[2:, 1:-1] + inp[1:-1, :-2])
+        inp, out = out, inp
+    flat = (x * 2.0).flatten()
+    half = flat.shape[0] // 2
+    a = flat[:half]
+    b = flat[half:2 * half]
+    for i in range(n):
+        a[1:] = b[:-1] + a[0] + i
+        a, b = b, a
+    z = x.copy()
+    first = z
+    second = z[:, ::-1]
+    if n % 3 == 1:
+        second[0, :] = first[-1, :] * 3.0
+        first, second = second, first
+    return y, flat, z, first.sum()

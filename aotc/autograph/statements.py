@@ -29,7 +29,7 @@ from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, bound_symbols
 from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe
-from ..tracing.tracer import WEAK_TYPES, Tracer, as_atom, as_tracer, current
+from ..tracing.tracer import WEAK_TYPES, CarriedApart, Tracer, as_atom, as_tracer, current
 from . import boxing, chosen_views, lists, optional, resizing
 from .boxes import RuntimeBox, filled
 from .lists import RuntimeList, appended_lists, grow_lists, laid_out
@@ -201,11 +201,33 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
         lax.bind(raise_if_p, empty.atom, error="UnboundLocalError",
                  message=f"cannot access local variable '{first[0]}' where it is not "
                          "associated with a value (the loop assigning it ran no times)")
-    state = _loop(lambda s, step, shown: lax.fori_loop(0, seq.length,
-                                                       lambda i, s: step(seq.item(i), s), s),
-                  body, state, lambda s: body(seq.item(_any_index()), s), names,
-                  _as_size(seq.length), shared)
+    aside = lambda s: body(seq.item(_any_index()), s)  # noqa: E731
+    try:
+        state = _loop(lambda s, step, shown: lax.fori_loop(
+            0, seq.length, lambda i, s: step(seq.item(i), s), s),
+            body, state, aside, names, _as_size(seq.length), shared)
+    except CarriedApart:
+        state = _loop(_two_trips_at_a_time(seq, names), body, state, aside, names,
+                      _as_size(seq.length), shared)
     return items_of.inside(laid_out(state, grown, names))
+
+
+def _two_trips_at_a_time(seq: RuntimeSeq, names: Sequence[str]) -> Run:
+    """A runtime loop over ``seq`` whose body runs two trips, then the odd trip left
+    under an ``if``. A body that swaps two views of one array (``In, Out = Out, In``
+    with ``Out = In.T``) hands them back as they came every two trips, so the loop
+    carries them as views, and writes through them reach their array as in Python."""
+    from .conditionals import if_stmt  # (which builds on this module's helpers)
+
+    def run(state: State, step: Body, shown: Callable[[State], State]) -> State:
+        length = seq.length
+        state = lax.fori_loop(0, np.floor_divide(length, 2), lambda i, s: step(
+            seq.item(np.add(np.multiply(i, 2), 1)), step(seq.item(np.multiply(i, 2)), s)),
+            state)
+        odd = np.equal(np.remainder(length, 2), 1)
+        last = np.subtract(length, 1)
+        return if_stmt(odd, lambda s: step(seq.item(last), s), lambda s: s, state, names)
+    return run
 
 
 def _as_size(length: Any) -> DimExpr | None:

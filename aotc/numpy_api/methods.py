@@ -50,7 +50,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "sum": reductions.sum_, "prod": reductions.prod, "max": reductions.max_,
     "min": reductions.min_, "any": reductions.any_, "all": reductions.all_,
     "mean": reductions.mean, "reshape": shaping.reshape, "transpose": shaping.transpose,
-    "ravel": shaping.ravel, "flatten": shaping.ravel, "squeeze": shaping.squeeze,
+    "ravel": shaping.ravel, "flatten": shaping.flatten, "squeeze": shaping.squeeze,
     "nonzero": selection.nonzero, "compress": lambda a, condition, axis=None, out=None:
     selection.compress(condition, a, axis, out),
     "astype": shaping.astype, "var": statistics.var, "std": statistics.std,

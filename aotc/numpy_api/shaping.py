@@ -131,6 +131,11 @@ def ravel(a: Any, order: str = "C") -> Tracer:
     return reshape(x, -1, order=order)
 
 
+def flatten(a: Any, order: str = "C") -> Tracer:
+    """``ndarray.flatten``: always a copy (``ravel`` is a view where it can be)."""
+    return lax.fresh(ravel(a, order))
+
+
 def squeeze(a: Any, axis: Any = None) -> Tracer:
     """Drop size-1 axes. Without ``axis`` the rank would depend on runtime sizes, so
     every axis must then be of build-time size."""

@@ -27,7 +27,7 @@ from .. import lax
 from ..ops.elementwise import complex_p, imag_p, real_p
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, Shape, Step, size
-from ..tracing.tracer import DETACHED, Tracer, current, encloses, tracing
+from ..tracing.tracer import DETACHED, CarriedApart, Tracer, current, encloses, tracing, user_loc
 
 ONE = DimExpr.const(1)
 
@@ -116,6 +116,15 @@ class Window:
 
 
 def refuse_detached(view: Tracer) -> None:
+    if view.carried_apart:
+        raise CarriedApart(
+            "the loop writes into a view of an array that it also rebinds to another view "
+            "(a, b = b, a of two views of one array, or of an array and its transpose), "
+            "in a pattern that does not repeat every two trips: Python's write reaches the "
+            "array, which the loop carries apart from the view", loc=user_loc(),
+            kernel=current().kernel,
+            hint="write through the array with an index the loop carries (buf[k] = ..., "
+                 "k = 1 - k), or take a .copy() if the view should not change with it")
     raise current().error(
         "this array is a view that a runtime branch or loop chose (v = y[1:] if c else "
         "..., cur = y[i] in a loop), of arrays or windows that differ by path: which "

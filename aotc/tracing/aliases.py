@@ -149,9 +149,10 @@ class Views:
         for k, value in zip(self.kept, kept, strict=True):
             full[k] = value
             first = self.leaves[k]
-            if isinstance(first, Tracer) and first.window is DETACHED and first.base \
+            if isinstance(first, Tracer) and first.window is not None and first.base \
                     is not None and isinstance(value, Tracer) and value.base is None:
-                value.view_of(first.base, DETACHED)
+                value.view_of(first.base, DETACHED)  # a view carried apart from its base
+                value.carried_apart = first.window is not DETACHED
         self._moved_to(full, list(starts))
         for k, view in self.outer.items():
             full[k] = view
@@ -249,8 +250,28 @@ def branch_views(views: Views, fn: Callable[..., Any], handed: list[list[int | N
         leaves, structure = flatten(fn(*lead, unflatten(views.structure, full)))
         handed.append([next((k for k in positions if leaf is full[k]), None)
                        for leaf in leaves])
-        return unflatten(structure, materialized(leaves))
+        return unflatten(structure, materialized(leaves)), \
+            materialized([full[views.kept[i]] for i in _arrays_kept(views)])
     return branch
+
+
+def _arrays_kept(views: Views) -> list[int]:
+    """The positions among the carried values of the arrays (not lists laid out as
+    arrays, whose dtype a branch may change) the state holds."""
+    return [i for i, k in enumerate(views.kept) if isinstance(views.leaves[k], Tracer)
+            and views.leaves[k].ndim and not views.leaves[k].list_like]
+
+
+def branch_kept(views: Views, kept: list[Any], identities: list[list[int | None]],
+                first: int, same: list[int | None]) -> None:
+    """Each array the state carries that some branch wrote and did not hand back in
+    the slot it came in (``Out[...] = ...; In, Out = Out, In``: Python's array is still
+    the one both names shared) takes its value as the branches left it: ``kept``, the
+    construct's outputs from ``first`` on (see :func:`branch_views`). One that every
+    branch hands back in one slot (``same``) is that slot's already."""
+    for j, (i, value) in enumerate(zip(_arrays_kept(views), kept, strict=True)):
+        if i not in same and any(ident[first + j] != i for ident in identities):
+            views.leaves[views.kept[i]][...] = value
 
 
 def branch_results(views: Views, results: list[Any], handed: list[list[int | None]],

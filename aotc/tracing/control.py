@@ -22,6 +22,7 @@ from ..shapes import DimExpr, bound_symbols
 from ..value_bounds import loop_index_interval
 from .aliases import (
     Views,
+    branch_kept,
     branch_results,
     branch_views,
     branches_alias,
@@ -221,7 +222,9 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         carried_numbers(results, [[ops[j] if j is not None else leaf
                                    for j, leaf in zip(ident, branch, strict=True)]
                                   for ident, branch in zip(identities, leaves, strict=True)])
-        result, values = unflatten(traced[0][3], results)
+        (result, kept), values = unflatten(traced[0][3], results)
+        first = len(results) - len(kept) - len(values)
+        branch_kept(views, kept, identities, first, same)
         return result, values
     return with_outer_writes(run)
 

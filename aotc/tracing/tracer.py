@@ -308,6 +308,12 @@ DISPATCH = Dispatch()
 DETACHED = "a view chosen at run time"
 
 
+class CarriedApart(TraceError):
+    """A loop body wrote into a view it carries apart from its base: Python's write
+    reaches the base, the loop's would not (autograph traces the body two trips at a
+    time, which hands such swapped views back as they came, before it refuses)."""
+
+
 class Tracer:
     """A traced array or scalar: NumPy calls on it become IR equations."""
 
@@ -345,6 +351,10 @@ class Tracer:
         #: A reshape/ravel of the whole of an array the kernel made (C-contiguous, so
         #: NumPy's reshape is a view of it): writes and reads see each other.
         self.whole_reshape = False
+        #: A view a loop carries as a value of its own, apart from its base (a body that
+        #: swaps it with another view, ``a, b = b, a``): a write into it is
+        #: :class:`CarriedApart` (see ``aliases.Views.expand``).
+        self.carried_apart = False
 
     @property
     def atom(self) -> Atom:
