@@ -238,40 +238,60 @@ def loop_views(leaves: list[Tracer], structure: Tree,
             moved |= rebound.moved
 
 
-def branch_views(views: Views, fn: Callable[..., Any], handed: list[list[int | None]]
-                 ) -> Callable[..., Any]:
+def branch_views(views: Views, fn: Callable[..., Any], handed: list[list[int | None]],
+                 wrote: set[int]) -> Callable[..., Any]:
     """``fn(state)`` (a branch) over the carried values; appends to ``handed``, per leaf
-    of what it returns, the position of the state's view it is (or None)."""
+    of what it returns, the position of the state's view it is (or None); adds to
+    ``wrote`` the positions among :func:`_arrays_kept` of the arrays it writes into,
+    whose values as it leaves them it gives after its own (see :func:`branch_kept`)."""
     positions = (*views.outer, *views.inner)
+    arrays = _arrays_kept(views)
 
     def branch(*args: Any) -> Any:
         *lead, values = args
         full = views.expand(values)
+        mine = [full[views.kept[i]] for i in arrays]
+        versions = [t.version for t in mine]
         leaves, structure = flatten(fn(*lead, unflatten(views.structure, full)))
         handed.append([next((k for k in positions if leaf is full[k]), None)
                        for leaf in leaves])
-        return unflatten(structure, materialized(leaves)), \
-            materialized([full[views.kept[i]] for i in _arrays_kept(views)])
+        wrote.update(j for j, (t, v) in enumerate(zip(mine, versions, strict=True))
+                     if t.version != v)
+        return unflatten(structure, materialized(leaves)), materialized(mine)
     return branch
 
 
+def branch_kept(views: Views, kept: list[Any], wrote: set[int],
+                identities: list[list[int | None]], same: list[int | None]
+                ) -> list[tuple[Tracer, Any]]:
+    """The writes that give each array the state carries that a branch wrote, and that
+    every branch hands back but not in one slot (``same``), its value as the branches
+    left it (``kept``; see :func:`branch_views`): a branch that writes ``Out[...] =
+    ...`` and swaps ``In, Out = Out, In`` hands the array both names shared back under
+    the other name. (A branch that returns hands nothing back: its writes are seen
+    through what it returns.)"""
+    here = current()
+    arrays = _arrays_kept(views)
+    writes = []
+    for j in sorted(wrote):
+        i, original = arrays[j], views.leaves[views.kept[arrays[j]]]
+        if i not in same and all(i in ident for ident in identities) \
+                and encloses(original.context, here):  # (not a probe's stand-in)
+            writes.append((original, kept[j]))
+    return writes
+
+
+def kept_count(views: Views) -> int:
+    """How many values :func:`branch_views` gives after a branch's own."""
+    return len(_arrays_kept(views))
+
+
 def _arrays_kept(views: Views) -> list[int]:
-    """The positions among the carried values of the arrays (not lists laid out as
-    arrays, whose dtype a branch may change) the state holds."""
+    """The positions among the carried values of the arrays the state holds (not views,
+    and not lists laid out as arrays, whose dtype a branch may change)."""
     return [i for i, k in enumerate(views.kept) if isinstance(views.leaves[k], Tracer)
-            and views.leaves[k].ndim and not views.leaves[k].list_like]
-
-
-def branch_kept(views: Views, kept: list[Any], identities: list[list[int | None]],
-                first: int, same: list[int | None]) -> None:
-    """Each array the state carries that some branch wrote and did not hand back in
-    the slot it came in (``Out[...] = ...; In, Out = Out, In``: Python's array is still
-    the one both names shared) takes its value as the branches left it: ``kept``, the
-    construct's outputs from ``first`` on (see :func:`branch_views`). One that every
-    branch hands back in one slot (``same``) is that slot's already."""
-    for j, (i, value) in enumerate(zip(_arrays_kept(views), kept, strict=True)):
-        if i not in same and any(ident[first + j] != i for ident in identities):
-            views.leaves[views.kept[i]][...] = value
+            and views.leaves[k].ndim and views.leaves[k].base is None
+            and not views.leaves[k].list_like]
 
 
 def branch_results(views: Views, results: list[Any], handed: list[list[int | None]],

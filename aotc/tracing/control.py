@@ -26,6 +26,7 @@ from .aliases import (
     branch_results,
     branch_views,
     branches_alias,
+    kept_count,
     loop_views,
     swap_cycles,
     swapped_arrays,
@@ -202,8 +203,9 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         ops, structure = _state((views.carried(), arrays))
         identities: list[list[int | None]] = [[] for _ in branches]
         handed: list[list[int | None]] = []
+        wrote: set[int] = set()
         traced = [trace_body(_own(arrays, branch_views(views, lambda args, f=f: f(*args),
-                                                       handed)),
+                                                       handed, wrote)),
                              [ops], [structure], "cond branch", ident)
                   for f, ident in zip(branches, identities, strict=True)]
         leaves = [t[2] for t in traced]
@@ -215,7 +217,8 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         programs = [_with_consts(p, c, consts) for p, (_, c, _, _) in zip(programs, traced,
                                                                          strict=True)]
         outs = bind(cond_p, idx.atom, *consts, *(t.atom for t in ops), branches=tuple(programs))
-        same = [i if all(ident[k] == i for ident in identities) else None
+        extras = range(len(outs) - len(arrays) - kept_count(views), len(outs) - len(arrays))
+        same = [i if k not in extras and all(ident[k] == i for ident in identities) else None
                 for k, i in enumerate(identities[0])]
         results = branch_results(views, keep_identity(ops, outs, same, loop=False), handed, same)
         branches_alias(idx, len(branches), ops, results, identities, leaves)
@@ -223,10 +226,11 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
                                    for j, leaf in zip(ident, branch, strict=True)]
                                   for ident, branch in zip(identities, leaves, strict=True)])
         (result, kept), values = unflatten(traced[0][3], results)
-        first = len(results) - len(kept) - len(values)
-        branch_kept(views, kept, identities, first, same)
-        return result, values
-    return with_outer_writes(run)
+        return (result, branch_kept(views, kept, wrote, identities, same)), values
+    result, writes = with_outer_writes(run)
+    for original, value in writes:  # (here, where a write may reach an enclosing body)
+        original[...] = value
+    return result
 
 
 def _same_kinds(structures: list[Any]) -> None:
