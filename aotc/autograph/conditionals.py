@@ -27,7 +27,7 @@ from ..tracing.bind import fresh
 from ..tracing.bodies import UNDEFINED, flatten, unflatten
 from ..tracing.control import BranchArity, BranchTypes
 from ..tracing.tracer import Tracer
-from . import chosen_views, joins, optional, resizing
+from . import chosen_views, joins, optional, resizing, statements
 from .returns import RET
 from .statements import Body, State, as_bool, lift, traced, typed_returns
 from .texts import Path, Text, is_constant, replaced, strings_in, union
@@ -45,6 +45,9 @@ def if_stmt(test: Any, then: Body, orelse: Body, state: State, names: Sequence[s
     site = site or (then, orelse)
     then, orelse = items_of.body(then), items_of.body(orelse)
     return items_of.inside(_if(test, then, orelse, state, names, site))
+
+
+statements.if_stmt = if_stmt
 
 
 def _if(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str],

@@ -144,6 +144,11 @@ def _any_index() -> Tracer:
     return Tracer(var)
 
 
+#: :func:`.conditionals.if_stmt`, which builds on this module's helpers (so it cannot be
+#: imported here): the odd trip of a loop run two trips at a time runs under it.
+if_stmt: Callable[..., State] | None = None
+
+
 # -- statements ----------------------------------------------------------------------------
 
 def for_range(body: Body, state: State, names: Sequence[str], *bounds: Any,
@@ -201,7 +206,9 @@ def for_iter(body: Body, state: State, names: Sequence[str], iterable: Any,
         lax.bind(raise_if_p, empty.atom, error="UnboundLocalError",
                  message=f"cannot access local variable '{first[0]}' where it is not "
                          "associated with a value (the loop assigning it ran no times)")
-    aside = lambda s: body(seq.item(_any_index()), s)  # noqa: E731
+    def aside(s: State) -> State:
+        return body(seq.item(_any_index()), s)
+
     try:
         state = _loop(lambda s, step, shown: lax.fori_loop(
             0, seq.length, lambda i, s: step(seq.item(i), s), s),
@@ -217,8 +224,6 @@ def _two_trips_at_a_time(seq: RuntimeSeq, names: Sequence[str]) -> Run:
     under an ``if``. A body that swaps two views of one array (``In, Out = Out, In``
     with ``Out = In.T``) hands them back as they came every two trips, so the loop
     carries them as views, and writes through them reach their array as in Python."""
-    from .conditionals import if_stmt  # (which builds on this module's helpers)
-
     def run(state: State, step: Body, shown: Callable[[State], State]) -> State:
         length = seq.length
         state = lax.fori_loop(0, np.floor_divide(length, 2), lambda i, s: step(
@@ -226,6 +231,7 @@ def _two_trips_at_a_time(seq: RuntimeSeq, names: Sequence[str]) -> Run:
             state)
         odd = np.equal(np.remainder(length, 2), 1)
         last = np.subtract(length, 1)
+        assert if_stmt is not None  # (set when .conditionals is imported, with autograph)
         return if_stmt(odd, lambda s: step(seq.item(last), s), lambda s: s, state, names)
     return run
 

@@ -118,10 +118,11 @@ class Window:
 def refuse_detached(view: Tracer) -> None:
     if view.carried_apart:
         raise CarriedApart(
-            "the loop writes into a view of an array that it also rebinds to another view "
-            "(a, b = b, a of two views of one array, or of an array and its transpose), "
-            "in a pattern that does not repeat every two trips: Python's write reaches the "
-            "array, which the loop carries apart from the view", loc=user_loc(),
+            "the loop writes into (or reads after a write) a view of an array that it also "
+            "rebinds to another view (a, b = b, a of two views of one array, or of an array "
+            "and its transpose), in a while loop or in a pattern that does not repeat every "
+            "two trips: Python's write reaches the array, which the loop carries apart from "
+            "the view", loc=user_loc(),
             kernel=current().kernel,
             hint="write through the array with an index the loop carries (buf[k] = ..., "
                  "k = 1 - k), or take a .copy() if the view should not change with it")

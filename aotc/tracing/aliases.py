@@ -28,7 +28,7 @@ caller sees when they are its arguments.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -239,59 +239,43 @@ def loop_views(leaves: list[Tracer], structure: Tree,
 
 
 def branch_views(views: Views, fn: Callable[..., Any], handed: list[list[int | None]],
-                 wrote: set[int]) -> Callable[..., Any]:
+                 wrote: set[int], given: Sequence[int] = ()) -> Callable[..., Any]:
     """``fn(state)`` (a branch) over the carried values; appends to ``handed``, per leaf
     of what it returns, the position of the state's view it is (or None); adds to
-    ``wrote`` the positions among :func:`_arrays_kept` of the arrays it writes into,
-    whose values as it leaves them it gives after its own (see :func:`branch_kept`)."""
+    ``wrote`` the positions among the carried values of the arrays it writes into, and
+    gives, after its own values, those at ``given`` as it leaves them (see
+    :func:`swapped_writes`)."""
     positions = (*views.outer, *views.inner)
-    arrays = _arrays_kept(views)
 
     def branch(*args: Any) -> Any:
         *lead, values = args
         full = views.expand(values)
-        mine = [full[views.kept[i]] for i in arrays]
-        versions = [t.version for t in mine]
+        mine = {i: full[k] for i, k in enumerate(views.kept) if isinstance(full[k], Tracer)}
+        versions = {i: t.version for i, t in mine.items()}
         leaves, structure = flatten(fn(*lead, unflatten(views.structure, full)))
         handed.append([next((k for k in positions if leaf is full[k]), None)
                        for leaf in leaves])
-        wrote.update(j for j, (t, v) in enumerate(zip(mine, versions, strict=True))
-                     if t.version != v)
-        return unflatten(structure, materialized(leaves)), materialized(mine)
+        wrote.update(i for i, t in mine.items() if t.version != versions[i])
+        return unflatten(structure, materialized(leaves)), \
+            materialized([mine[i] for i in given])
     return branch
 
 
-def branch_kept(views: Views, kept: list[Any], wrote: set[int],
-                identities: list[list[int | None]], same: list[int | None]
-                ) -> list[tuple[Tracer, Any]]:
-    """The writes that give each array the state carries that a branch wrote, and that
-    every branch hands back but not in one slot (``same``), its value as the branches
-    left it (``kept``; see :func:`branch_views`): a branch that writes ``Out[...] =
-    ...`` and swaps ``In, Out = Out, In`` hands the array both names shared back under
-    the other name. (A branch that returns hands nothing back: its writes are seen
-    through what it returns.)"""
+def swapped_writes(views: Views, wrote: set[int], same: list[int | None]) -> list[int]:
+    """The carried arrays (by position) that a branch wrote and that the branches do not
+    all hand back in one slot (``same``): a branch that writes ``Out[...] = ...`` and
+    swaps ``In, Out = Out, In`` hands the array both names shared back under the other
+    name (or, its sizes differing, in a joined buffer), one that returns not at all, so
+    the construct must also give that array as the branches leave it."""
     here = current()
-    arrays = _arrays_kept(views)
-    writes = []
-    for j in sorted(wrote):
-        i, original = arrays[j], views.leaves[views.kept[arrays[j]]]
-        if i not in same and all(i in ident for ident in identities) \
+    found = []
+    for i in sorted(wrote):
+        original = views.leaves[views.kept[i]]
+        if i not in same and isinstance(original, Tracer) and original.ndim \
+                and original.base is None and not original.list_like \
                 and encloses(original.context, here):  # (not a probe's stand-in)
-            writes.append((original, kept[j]))
-    return writes
-
-
-def kept_count(views: Views) -> int:
-    """How many values :func:`branch_views` gives after a branch's own."""
-    return len(_arrays_kept(views))
-
-
-def _arrays_kept(views: Views) -> list[int]:
-    """The positions among the carried values of the arrays the state holds (not views,
-    and not lists laid out as arrays, whose dtype a branch may change)."""
-    return [i for i, k in enumerate(views.kept) if isinstance(views.leaves[k], Tracer)
-            and views.leaves[k].ndim and views.leaves[k].base is None
-            and not views.leaves[k].list_like]
+            found.append(i)
+    return found
 
 
 def branch_results(views: Views, results: list[Any], handed: list[list[int | None]],

@@ -22,14 +22,13 @@ from ..shapes import DimExpr, bound_symbols
 from ..value_bounds import loop_index_interval
 from .aliases import (
     Views,
-    branch_kept,
     branch_results,
     branch_views,
     branches_alias,
-    kept_count,
     loop_views,
     swap_cycles,
     swapped_arrays,
+    swapped_writes,
     trip_count,
 )
 from .avals import AType
@@ -198,6 +197,8 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         return branches[min(max(int(index), 0), len(branches) - 1)](*operands)
     idx = _index(index, "switch index")
 
+    given: list[int] = []
+
     def run(arrays: list[Tracer]) -> Any:
         views = Views.split(*_state(tuple(operands)))
         ops, structure = _state((views.carried(), arrays))
@@ -205,7 +206,7 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         handed: list[list[int | None]] = []
         wrote: set[int] = set()
         traced = [trace_body(_own(arrays, branch_views(views, lambda args, f=f: f(*args),
-                                                       handed, wrote)),
+                                                       handed, wrote, given)),
                              [ops], [structure], "cond branch", ident)
                   for f, ident in zip(branches, identities, strict=True)]
         leaves = [t[2] for t in traced]
@@ -217,20 +218,37 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         programs = [_with_consts(p, c, consts) for p, (_, c, _, _) in zip(programs, traced,
                                                                          strict=True)]
         outs = bind(cond_p, idx.atom, *consts, *(t.atom for t in ops), branches=tuple(programs))
-        extras = range(len(outs) - len(arrays) - kept_count(views), len(outs) - len(arrays))
+        extras = range(len(outs) - len(arrays) - len(given), len(outs) - len(arrays))
         same = [i if k not in extras and all(ident[k] == i for ident in identities) else None
                 for k, i in enumerate(identities[0])]
+        if not given and swapped_writes(views, wrote, same):
+            raise _Swapped(swapped_writes(views, wrote, same))
         results = branch_results(views, keep_identity(ops, outs, same, loop=False), handed, same)
         branches_alias(idx, len(branches), ops, results, identities, leaves)
         carried_numbers(results, [[ops[j] if j is not None else leaf
                                    for j, leaf in zip(ident, branch, strict=True)]
                                   for ident, branch in zip(identities, leaves, strict=True)])
         (result, kept), values = unflatten(traced[0][3], results)
-        return (result, branch_kept(views, kept, wrote, identities, same)), values
-    result, writes = with_outer_writes(run)
+        originals = [views.leaves[views.kept[i]] for i in given]
+        return (result, list(zip(originals, kept, strict=True))), values
+
+    try:
+        result, writes = with_outer_writes(run)
+    except _Swapped as swapped:  # traced again, giving those arrays as the branches leave them
+        given.extend(swapped.positions)
+        result, writes = with_outer_writes(run)
     for original, value in writes:  # (here, where a write may reach an enclosing body)
         original[...] = value
     return result
+
+
+class _Swapped(Exception):
+    """A branch wrote carried arrays and handed them back under other names
+    (``aliases.swapped_writes``): at these positions among the carried values."""
+
+    def __init__(self, positions: list[int]) -> None:
+        super().__init__("a branch swapped arrays it wrote")
+        self.positions = positions
 
 
 def _same_kinds(structures: list[Any]) -> None:
