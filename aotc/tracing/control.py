@@ -221,8 +221,9 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
         extras = range(len(outs) - len(arrays) - len(given), len(outs) - len(arrays))
         same = [i if k not in extras and all(ident[k] == i for ident in identities) else None
                 for k, i in enumerate(identities[0])]
-        if not given and swapped_writes(views, wrote, same):
-            raise _Swapped(swapped_writes(views, wrote, same))
+        swapped = [] if given else swapped_writes(views, wrote, same)
+        if swapped:
+            raise _Swapped(swapped)
         results = branch_results(views, keep_identity(ops, outs, same, loop=False), handed, same)
         branches_alias(idx, len(branches), ops, results, identities, leaves)
         carried_numbers(results, [[ops[j] if j is not None else leaf
@@ -234,8 +235,8 @@ def switch(index: Any, branches: Any, *operands: Any) -> Any:
 
     try:
         result, writes = with_outer_writes(run)
-    except _Swapped as swapped:  # traced again, giving those arrays as the branches leave them
-        given.extend(swapped.positions)
+    except _Swapped as found:  # traced again, giving those arrays as the branches leave them
+        given.extend(found.positions)
         result, writes = with_outer_writes(run)
     for original, value in writes:  # (here, where a write may reach an enclosing body)
         original[...] = value
