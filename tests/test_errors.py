@@ -205,6 +205,38 @@ def test_views_a_branch_chooses_among_arrays_are_located():
         assert "hint: write into the array itself" in text
 
 
+def test_views_swapped_where_two_trips_do_not_repeat_are_located():
+    """A loop that swaps views of one array and writes through them compiles two trips
+    at a time (views_swapped_in_loops); a rotation of three views, or a swap in a while
+    loop, does not repeat every two trips: a located error at the write, never the
+    lost write it was."""
+    def rotated(x: f64[:], n: i64):
+        y = x.copy()
+        a, b, c = y[0:2], y[2:4], y[4:6]
+        for _ in range(n):
+            a[0] = b[1] + c[0]
+            a, b, c = b, c, a
+        return y
+
+    def swapped_while(x: f64[:, :], n: i64):
+        y = x.copy()
+        inp, out = y, y.T
+        while n > 0:
+            out[1:-1, 1:-1] = inp[:-2, 1:-1] * 0.5
+            inp, out = out, inp
+            n -= 1
+        return y
+
+    for kernel, statement in ((rotated, "a[0] = b[1] + c[0]"),
+                              (swapped_while, "out[1:-1, 1:-1] = inp")):
+        with pytest.raises(TraceError) as info:
+            _trace(kernel)
+        text = str(info.value)
+        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
+        assert "rebinds to another view" in text
+        assert "hint: write through the array with an index the loop carries" in text
+
+
 def test_functions_chosen_that_read_the_paths_values_are_located():
     """A function a branch defines over values the kernel computed there, chosen by a
     runtime test: which values it reads would depend on the path."""
