@@ -26,10 +26,12 @@ from .snapshots import snapshots
 Pass = Callable[[Program], Program]
 
 PIPELINE: list[tuple[str, Pass]] = [
+    # (first: CSE merges reads of an argument that Python makes on either side of a
+    # write into another, which may be the same array)
+    ("argument_order", record_orders),
     ("constant_fold", constant_fold),
     ("cse", cse),
     ("dce", dce),
-    ("argument_order", record_orders),
     ("interleave", interleave),
     ("fusion", fusion),
     ("dot_epilogue", dot_epilogue),
