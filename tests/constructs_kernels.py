@@ -3215,3 +3215,41 @@ def views_swapped_in_loops(x: f64[:, :], n: i64) -> tuple:
         second[0, :] = first[-1, :] * 3.0
         first, second = second, first
     return y, flat, z, first.sum()
+
+
+@aotc.export
+def names_of_one_array_in_loops(x: f64[:], n: i64) -> tuple:
+    """Two names of one array that a loop carries (``inp = out = y``, swapped), an
+    argument a loop writes and then rebinds (its first trip writes the caller's array),
+    and one that another name reads: each name was carried as an array of its own, and
+    the writes missed the others (silent wrong answers). Now names of one array stay one
+    array in the body, and the first trip's writes reach the array a rebound name
+    started as."""
+    y = x.copy()
+    inp = y
+    out = y
+    for _ in range(n):
+        for i in range(1, y.shape[0]):
+            out[i] = inp[i - 1] * 0.5 + 1.0
+        inp, out = out, inp
+    u = x.copy()
+    kept = u
+    for t in range(n):
+        u[0] = -1.0 - t  # the first trip writes ``kept``
+        u = u * 2.0
+    w = x.copy()
+    v = w
+    s = 0.0
+    t = 0
+    while t < n:
+        w[t % w.shape[0]] += 3.0
+        s += v[0]  # on the first trip ``v`` is ``w``
+        v = v + 1.0
+        t += 1
+    lst = [0.0] * x.shape[0]
+    other = lst
+    for _ in range(n):
+        for i in range(1, len(lst)):
+            other[i] = lst[i - 1] + 1.0
+        lst, other = other, lst
+    return y, u, kept, w, v, s, np.array(lst)

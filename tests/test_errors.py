@@ -237,6 +237,36 @@ def test_views_swapped_where_two_trips_do_not_repeat_are_located():
         assert "hint: write through the array with an index the loop carries" in text
 
 
+def test_loops_that_rebind_a_written_array_by_path_or_to_a_view_are_located():
+    """A loop that writes an array and rebinds its name to a new array on every path
+    compiles (names_of_one_array_in_loops: its first trip writes the array the name
+    started as). Rebound on some paths only, or to a view of an outer array, which array
+    the name is on a later trip is decided while the kernel runs: a located error at the
+    rebinding, never the lost writes both were."""
+    def by_path(y: f64[:], n: i64):
+        b = y
+        for t in range(n):
+            b[0] += 1.0
+            if t % 2 == 1:
+                b = np.zeros(y.shape[0])
+
+    def to_a_view(y: f64[:], n: i64):
+        b = y.copy()
+        for t in range(n):
+            b[0] += t
+            b = y[::-1]
+
+    for kernel, statement, words in (
+            (by_path, "b = np.zeros(y.shape[0])", "rebinds it on some paths only"),
+            (to_a_view, "b = y[::-1]", "makes it a view of an array from outside the loop")):
+        with pytest.raises(TraceError) as info:
+            _trace(kernel)
+        text = str(info.value)
+        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
+        assert words in text
+        assert "hint: write into" in text
+
+
 def test_functions_chosen_that_read_the_paths_values_are_located():
     """A function a branch defines over values the kernel computed there, chosen by a
     runtime test: which values it reads would depend on the path."""

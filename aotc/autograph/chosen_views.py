@@ -25,6 +25,7 @@ from ..shapes import DimExpr, bound_symbols, maximum
 from ..tracing.bodies import flatten
 from ..tracing.tracer import DETACHED, Tracer, as_tracer, bind_dim, current, encloses
 from .returns import RET
+from .written import Outer
 
 #: Per branch trace, per state slot: (base, window) of a view of an outer array, or None.
 Seen = list[tuple[Any, Any] | None]
@@ -121,12 +122,12 @@ def resized_views(before: Sequence[Any], after: Sequence[Any], resized: Collecti
         if not isinstance(first, Tracer) or not isinstance(last, Tracer):
             continue
         base = first.base if first.base is not None else first
-        if _held_elsewhere(base, [v for j, v in enumerate(before) if j != k], shared):
+        if held_elsewhere(base, [v for j, v in enumerate(before) if j != k], shared):
             last.view_of(base, DETACHED)
     return tuple(after)
 
 
-def _held_elsewhere(array: Tracer, others: Sequence[Any], shared: Sequence[Any]) -> bool:
+def held_elsewhere(array: Tracer, others: Sequence[Any], shared: Sequence[Any]) -> bool:
     """Whether a variable among ``others`` or ``shared`` holds ``array`` or a view of it
     (or a container holding one), or it is one of the kernel's arguments (its caller
     holds it)."""
@@ -135,5 +136,6 @@ def _held_elsewhere(array: Tracer, others: Sequence[Any], shared: Sequence[Any])
         top = top.parent
     if id(array) in top.argument_ids:
         return True
+    held = [v.value if isinstance(v, Outer) else v for v in [*others, *shared]]
     return any(leaf is array or (isinstance(leaf, Tracer) and leaf.base is array)
-               for leaf in flatten([*others, *shared])[0])
+               for leaf in flatten(held)[0])

@@ -30,7 +30,7 @@ from ..ops.index import raise_if_p
 from ..shapes import DimExpr, bound_symbols
 from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe
 from ..tracing.tracer import WEAK_TYPES, CarriedApart, Tracer, as_atom, as_tracer, current
-from . import boxing, chosen_views, lists, optional, resizing
+from . import boxing, chosen_views, first_trip, lists, optional, resizing
 from .boxes import RuntimeBox, filled
 from .lists import RuntimeList, appended_lists, grow_lists, laid_out
 from .returns import RET
@@ -253,6 +253,25 @@ def _loop(run: Run, body: Body, state: State, aside: Callable[[State], State],
     on a state alone, traced aside to find them), and arrays it resizes carried in
     buffers of the size they start with (or grow to in ``trips`` iterations)."""
     lifted = tuple(lift(v) for v in state)
+    converted: frozenset[int] = frozenset()
+    while True:
+        try:
+            if not converted:
+                return _carried(run, first_trip.checked(body, lifted, names, shared), lifted,
+                                aside, names, trips, shared)
+            flagged = first_trip.FirstTrip(converted, lifted, shared)
+            return flagged.result(_carried(
+                flagged.run(run), flagged.body(body, names), flagged.state, flagged.aside(aside),
+                (*names, "(first trip)"), trips, shared))
+        except first_trip.Rebinds as found:
+            if found.positions <= converted:
+                raise
+            converted |= found.positions
+
+
+def _carried(run: Run, body: Body, lifted: State, aside: Callable[[State], State],
+             names: Sequence[str], trips: DimExpr | None, shared: State) -> State:
+    """:func:`_loop` on a lifted state."""
     try:
         return _still_lists(lifted, _optional_loop(run, body, lifted, aside, lambda s: s))
     except CarryShapes as err:

@@ -15,6 +15,9 @@ a value of the body's program after it. So views are not carried
   the same window of the body's value of ``U``. A swap ``U, V = V, U; u, v = v, u``
   keeps each view on the array it moved with.
 
+Two state values that are one array (``inp = out = y``) are that one array in the body
+too, and must come back as one array (a swap of the two names does).
+
 A loop body must hand each view back as the same window of the same array (the state
 is a fixed point over iterations). A view it rebinds to something else (``u = u * 2``)
 is traced again as an ordinary carried value (:class:`Rebound`). A branch may return
@@ -104,6 +107,9 @@ class Views:
     #: Views of arrays outside the state that the body moves to other starts of the
     #: same array (``cur = y[i]``): their starts are carried as values.
     moving: dict[int, Tracer] = field(default_factory=dict)
+    #: Leaves that are the very array an earlier kept leaf is (``inp = out = y``):
+    #: position -> that leaf's position. The body sees one array under both names.
+    same: dict[int, int] = field(default_factory=dict)
 
     @staticmethod
     def split(leaves: list[Tracer], structure: Tree, detached: AbstractSet[int] = frozenset(),
@@ -112,6 +118,10 @@ class Views:
         """Sort the leaves; those in ``detached`` (rebound by the body) are kept."""
         views = Views(list(leaves), structure, moved=frozenset(moved))
         for k, leaf in enumerate(leaves):
+            earlier = _first_holding(leaves, k)
+            if k not in detached and earlier is not None and earlier in views.kept:
+                views.same[k] = earlier
+                continue
             if k in detached or not _is_view(leaf):
                 views.kept.append(k)
                 continue
@@ -154,6 +164,8 @@ class Views:
                 value.view_of(first.base, DETACHED)  # a view carried apart from its base
                 value.carried_apart = first.window is not DETACHED
         self._moved_to(full, list(starts))
+        for k, j in self.same.items():
+            full[k] = full[j]
         for k, view in self.outer.items():
             full[k] = view
         for k, (base, window) in self.inner.items():
@@ -172,6 +184,7 @@ class Views:
                 return out  # the construct reports the mismatch
             lost = {k for k in (*self.outer, *self.inner, *self.moving)
                     if not self._same_view(k, leaves)}
+            lost |= {k for k, j in self.same.items() if leaves[k] is not leaves[j]}
             if lost:
                 moving = {k for k in lost if k in self.outer and self._alike(k, leaves[k])}
                 raise Rebound(self, lost, {k for k in lost if _is_view(leaves[k])}, moving)
@@ -214,6 +227,15 @@ class Views:
             if isinstance(leaf, Tracer) and leaf.base is None and first.base is not None:
                 leaf.view_of(first.base, DETACHED)
         return unflatten(self.structure, full)
+
+
+def _first_holding(leaves: list[Any], k: int) -> int | None:
+    """The first position before ``k`` whose leaf is the very array at ``k`` (not a view),
+    or None."""
+    leaf = leaves[k]
+    if not isinstance(leaf, Tracer) or leaf.ndim == 0 or leaf.base is not None:
+        return None
+    return next((j for j in range(k) if leaves[j] is leaf), None)
 
 
 def loop_views(leaves: list[Tracer], structure: Tree,
