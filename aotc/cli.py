@@ -157,12 +157,16 @@ def _string_variants(fn: Any) -> list[tuple[Any, str]]:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
+    import inspect
+
     from .abi import symbol_prefix
     from .packaging import build
+    from .packaging.alias_twins import described
     from .passes import optimize
     from .pipeline import Overloads
 
     module_name, fn = _load_function(args.function)
+    params = list(inspect.signature(fn).parameters)
     table = config.read_pyproject(Path.cwd()) or {"modules": [module_name]}
     cfg = config.parse(table, settings=_overrides(args))
     wanted = [flag for flag in ("ir", "passes", "llvm", "asm") if getattr(args, flag)] or ["ir"]
@@ -174,7 +178,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     signatures = [signature for _, signature, _ in overloads]
     for k, (stages, signature, shown) in enumerate(overloads):
         traced = stages(signature).kernel
-        twin = " (broadcast twin)" if signature.stretches else ""
+        twin = " (broadcast twin)" if signature.stretches else \
+            f" (alias twin: {described(signature.aliases, params)})" if signature.aliases else ""
         label = f"{fn.__name__}{shown} :: {signature}{twin}"
         if args.save_ir:
             path = Path(args.save_ir)

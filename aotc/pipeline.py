@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .packaging import object_cache
+from .packaging.alias_twins import SAME, TRANSPOSED, alias_twin, with_alias_twins
+from .packaging.argument_order import order_conflicts
 from .packaging.broadcast_twins import dispatching, twin_of, with_broadcast_twins
 from .packaging.checks import Matcher
 from .packaging.weak_scalars import Traces, with_strong_twins
@@ -53,27 +55,29 @@ def trace(fn: Callable[..., Any], signature: str | Signature | None = None, *,
 
 class Overloads:
     """A function's signatures, each followed by its strong twins, and each of those by
-    its broadcast twin where it has one (``broadcast_twins``: not for a ufunc export,
-    whose loop dims NumPy broadcasts itself); each traced once."""
+    its broadcast twin where it has one, then the alias twins of them all (``twins``:
+    not for a ufunc export, whose loops NumPy calls and broadcasts itself); each traced
+    once."""
 
     def __init__(self, fn: Callable[..., Any], signatures: Sequence[Signature],
-                 name: str | None = None, *, broadcast_twins: bool = True) -> None:
+                 name: str | None = None, *, twins: bool = True) -> None:
         self._declared = tuple(signatures)
         self._traces: Traces[Traced] = Traces(lambda s: trace(fn, s, name=name))
-        self._broadcast_twins = broadcast_twins
+        self._twins = twins
 
     @functools.cached_property
     def _compiled(self) -> tuple[list[Signature], frozenset[Signature]]:
         """Every signature compiled, and those of them that have a broadcast twin."""
         every = with_strong_twins(self._declared, lambda s: str(self._traces(s).program))
-        if self._broadcast_twins:
+        if self._twins:
             every = with_broadcast_twins(every, lambda s: self._traces(s).kernel)
+            every = with_alias_twins(every, lambda s: self._traces(s).program)
         return every, frozenset(every[k] for k in range(len(every)) if twin_of(every, k) >= 0)
 
     @property
     def signatures(self) -> list[Signature]:
-        """What is compiled: the declared signatures, their strong twins and broadcast
-        twins (tracing each, to see which are needed; raises AotcError)."""
+        """What is compiled: the declared signatures and their strong, broadcast and
+        alias twins (tracing each, to see which are needed; raises AotcError)."""
         return list(self._compiled[0])
 
     def __call__(self, signature: Signature) -> Traced:
@@ -237,6 +241,11 @@ class Linked:
             linked.checks_arguments, linked.param_names = True, list(kernel.param_names)
             twin = twin_of(signatures, k)
             linked.twin = self.library.kernels[twin] if twin >= 0 else None
+            linked.alias_twins = {
+                (written, read, how): self.library.kernels[found]
+                for written, read in order_conflicts(linked.program)
+                for how in (SAME, TRANSPOSED)
+                if (found := alias_twin(signatures, k, written, read, how)) >= 0}
 
     def call(self, k: int, values: Sequence[Any]) -> Any:
         return _result(self.library.kernels[k](*values), self.kernels[k])

@@ -169,6 +169,17 @@ class Signature:
     #: stretches where the plain trace took two sizes to be equal
     #: (:mod:`aotc.packaging.broadcast_twins`). Not part of the signature's text.
     stretches: bool = False
+    #: Traced with one array parameter *being* another, ``(first, second, transposed)``:
+    #: parameter ``second`` is parameter ``first`` (its ``.T`` when ``transposed``), as
+    #: when a caller passes one array twice (:mod:`aotc.packaging.alias_twins`). Not
+    #: part of the signature's text.
+    aliases: tuple[int, int, bool] | None = None
+
+    @property
+    def fallback(self) -> bool:
+        """Whether this is a twin the call path runs instead of the overload before it
+        (a broadcast or alias twin): compiled for the baseline target only."""
+        return self.stretches or self.aliases is not None
 
     def __str__(self) -> str:
         args = ", ".join(str(p) for p in self.params)

@@ -32,7 +32,7 @@ cdef extern from "aotc_runtime.h" nogil:
         int32_t axis
         int64_t size
     ctypedef struct aotc_order:
-        int32_t written, read
+        int32_t written, read, same, transposed
     ctypedef struct aotc_output:
         int16_t typenum, ndim, returned, dynamic
     ctypedef struct aotc_overload:

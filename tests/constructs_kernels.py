@@ -356,6 +356,41 @@ def add_into(x: f64[:], y: f64[:]) -> None:
     x += y  # elementwise: each y[i] is read before x[i] is written, with or without overlap
 
 
+@aotc.export
+def lapl_steps(inp: f64[:, :], out: f64[:, :], steps: i64) -> f64:
+    """Pythran's ``lapl2d``: a stencil between two arrays it swaps, which callers pass
+    as one array and its transpose (or one array twice): each trip then reads what the
+    last wrote (the alias twins)."""
+    n, m = inp.shape
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                out[i, j] = 0.25 * (inp[i - 1, j] + inp[i + 1, j] + inp[i, j - 1] + inp[i, j + 1])
+        inp, out = out, inp
+    return inp.sum()
+
+
+@aotc.export
+def stream_step(f1: f64[:, :], f2: f64[:, :]) -> f64:
+    """Pythran's ``d2q9`` ``one_time_step(r, r)``: writes ``f2`` and reads ``f1`` after,
+    a shifted neighbour that the writes have reached when the two are one array."""
+    total = 0.0
+    for i in range(f1.shape[0]):
+        for j in range(f1.shape[1]):
+            f2[i, j] = 0.5 * f1[i, (j + 1) % f1.shape[1]] + 1.0
+            total += f1[i, j]
+    return total
+
+
+@aotc.export
+def axpy_then_add(a: f64, x: f64[:], y: f64[:]) -> None:
+    """Two statements whose reads of ``x`` CSE merged into one, before the write into
+    ``y`` between them, so that ``k(a, x, x)`` passed the overlap check and read ``x``
+    before the first write (a silent wrong answer): the order is found before CSE."""
+    y += a * x
+    y += a * x
+
+
 # -- Python lists ------------------------------------------------------------------------------
 
 @aotc.export

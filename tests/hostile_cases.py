@@ -427,7 +427,12 @@ def self_overlapping_arguments(k: Any, src: Any) -> None:
         k.axpy(2.0, mine[lo - shift:hi - shift], mine[lo:hi])
         src.axpy(2.0, theirs[lo - shift:hi - shift], theirs[lo:hi])
         same(mine, theirs)
-    raises(ValueError, "share memory", lambda: k.axpy_twice(2.0, b, b))
+    raises(ValueError, "share memory", lambda: k.axpy_twice(2.0, b[1:], b[:-1]))
+    same(b, np.array([1.0, 0.0, 1.0, 0.0]))  # refused before anything was written
+    mine, theirs = np.arange(4.0), np.arange(4.0)
+    k.axpy_twice(2.0, mine, mine)  # one array twice: its alias twin, Python's answer
+    src.axpy_twice(2.0, theirs, theirs)
+    same(mine, theirs)
     c = np.ones(3)
     k.axpy_twice(2.0, c, np.zeros(3))  # no shared memory: no error
     same(c, np.ones(3))

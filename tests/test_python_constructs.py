@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from projects import build_project, imported
 
+import aotc
+
 PACKAGE = "aotc_constructs"
 SOURCE = Path(__file__).with_name("constructs_kernels.py")
 
@@ -596,18 +598,53 @@ def test_arguments_sharing_memory_get_pythons_answer_or_a_clear_error(modules: A
     r = np.arange(6.0) ** 2
     mine, theirs = r.copy(), r.copy()
     compiled.smooth_into(mine, mine + 0.0)  # no sharing: the ordinary answer
+    source.smooth_into(theirs, theirs + 0.0)
     with pytest.raises(ValueError, match="parameters 'dst' and 'src' share memory, and the "
                                          "kernel reads 'src' after it writes 'dst'"):
-        compiled.smooth_into(mine, mine)
-    with pytest.raises(ValueError, match="share memory"):
-        compiled.smooth_into(mine[1:], mine[:-1])  # overlapping views
-    np.testing.assert_array_equal(mine, r)  # refused before anything was written
+        compiled.smooth_into(mine[1:], mine[:-1])  # overlapping views, not one array
+    np.testing.assert_array_equal(mine, theirs)  # refused before anything was written
+    compiled.smooth_into(mine, mine)  # one array for both: each average sees the last
+    source.smooth_into(theirs, theirs)
+    np.testing.assert_array_equal(mine, theirs)
+    lst, other = r.tolist(), r.tolist()
+    compiled.smooth_into(lst, lst)  # one list for both: one array made of it, as in Python
+    source.smooth_into(other, other)
+    assert lst == other and lst != r.tolist()
+    lst = r.tolist()
+    assert aotc.jit(source.smooth_into)(lst, lst) is None and lst == other
     compiled.smooth_into(mine[::2], mine[1::2])  # interleaved, disjoint: allowed
     source.smooth_into(theirs[::2], theirs[1::2])
     np.testing.assert_array_equal(mine, theirs)
     compiled.add_into(mine, mine)  # no read after a write: x += x is NumPy's answer
     source.add_into(theirs, theirs)
     np.testing.assert_array_equal(mine, theirs)
+
+
+@pytest.mark.parametrize("alias", [
+    lambda x: (x, x.T), lambda x: (x, x), lambda x: (x.T, x), lambda x: (x[1:], x[1:]),
+    lambda x: (x[:, ::-1], x[:, ::-1].T)])
+def test_one_array_passed_twice_gets_pythons_answer(modules: Any, alias: Any) -> None:
+    """An array and its transpose, or one array twice, for parameters the kernel writes
+    and reads: the alias twin computes Python's answer (the writes are seen by the
+    reads), exactly, as the same source run on the same arrays."""
+    compiled, source = modules
+    base = np.arange(30.0).reshape(5, 6) ** 0.5
+    for steps in (0, 1, 2, 3):
+        mine = np.concatenate([base, base.T[:5]], axis=1)[:, :5].copy()
+        theirs = mine.copy()
+        got, want = compiled.lapl_steps(*alias(mine), steps), source.lapl_steps(*alias(theirs),
+                                                                                  steps)
+        np.testing.assert_array_equal(mine, theirs)  # the arrays exactly; their sums are
+        assert got == pytest.approx(want, rel=1e-14)  # added in another order than NumPy's
+    mine, theirs = base.copy(), base.copy()
+    assert compiled.stream_step(mine, mine) == source.stream_step(theirs, theirs)
+    np.testing.assert_array_equal(mine, theirs)
+    x, y = np.linspace(-1.0, 1.0, 7), np.linspace(-1.0, 1.0, 7)
+    compiled.axpy_then_add(2.0, x, x)
+    source.axpy_then_add(2.0, y, y)
+    np.testing.assert_array_equal(x, y)  # 9x: the second read of x sees the first write
+    with pytest.raises(ValueError, match="parameters 'f2' and 'f1' share memory"):
+        compiled.stream_step(mine[:, 1:], mine[:, :-1])  # overlapping, not one array
 
 
 def test_reshapes_checked_at_run_time_raise_numpys_value_error(modules: Any) -> None:

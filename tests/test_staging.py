@@ -47,6 +47,13 @@ def doubled_into(x: f64[:], y: f64[:]):
 
 
 @aotc.export
+def transposed_into(x: f64[:, :], y: f64[:, :]):
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            y[i, j] = x[i, j] + x[j, i] * 0.5  # reads y's writes when y is x.T
+
+
+@aotc.export
 def bumped(x: f64[:]):
     x += 1.0
 
@@ -201,6 +208,13 @@ def test_jit_checks_arguments_as_the_extension_does() -> None:
     x, y = np.arange(3.0), np.zeros(3)
     aotc.jit(doubled_into)(x, y)  # disjoint: fine
     assert y.tolist() == [0.0, 2.0, 4.0]
+    m = np.arange(9.0).reshape(3, 3)
+    aotc.jit(doubled_into)(x, x)  # one array twice: the alias twin, as Python computes
+    assert x.tolist() == [0.0, 2.0, 4.0]
+    aotc.jit(transposed_into)(m, m.T)  # an array and its transpose: its alias twin
+    want = np.arange(9.0).reshape(3, 3)
+    transposed_into.__wrapped__(want, want.T)
+    np.testing.assert_array_equal(m, want)
     frozen = np.ones(3)
     frozen.flags.writeable = False
     for bad in (frozen, np.broadcast_to(np.ones(1), (3,))):

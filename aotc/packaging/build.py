@@ -200,7 +200,7 @@ def _trace_function(module_name: str, name: str, fn: Any, entries: list[tuple[st
     overloads: list[wrapper.Overload] = []
     param_names: tuple[str, ...] | None = None
     defaults: tuple[Any, ...] = ()
-    stages = Overloads(fn, info.signatures, name, broadcast_twins=info.ufunc is None)
+    stages = Overloads(fn, info.signatures, name, twins=info.ufunc is None)
     try:
         signatures = stages.signatures
     except AotcError as err:
@@ -350,7 +350,7 @@ def compile_module(module_name: str, project_root: str | os.PathLike[str],
         parallel = {prefix: info.parallel for prefix, name in kernels.items()
                     if (info := dict(exports)[name].__aotc_export__).parallel is not None}
         twins = frozenset(ov.prefix for f in functions for ov in f.overloads
-                          if ov.signature.stretches)
+                          if ov.signature.fallback)
         parts, compiled, total = objects.compile_targets(
             entries, targets, out_dir / f"_aotc_{leaf}.cache", locate, parallel,
             baseline_only=twins)

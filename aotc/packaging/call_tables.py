@@ -11,7 +11,7 @@ same checks in the same order; per kernel, the module now has a few table rows a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import BuildError
 from ..ir import returned_arguments, runs_loops, runtime_errors
 from ..shapes import bound_symbols
+from .alias_twins import SAME, TRANSPOSED, alias_twin
 from .argument_order import order_conflicts
 from .broadcast_twins import twin_of
 from .objects import Target
@@ -89,9 +90,11 @@ class _Builder:
         self.faces: list[str] = []
         self.candidates: list[str] = []
 
-    def overload(self, f: int, fn: Function, ov: Overload, twin: int) -> None:
+    def overload(self, f: int, fn: Function, ov: Overload, twin: int,
+                 alias_twins: Callable[[int, int, int], int]) -> None:
         """Rows of overload ``ov`` of function ``fn`` (number ``f``); ``twin`` is the
-        module-wide index of its broadcast twin, or -1."""
+        module-wide index of its broadcast twin, or -1, and ``alias_twins(written, read,
+        how)`` that of its alias twin for a pair of parameters, or -1."""
         k = len(self.overloads)
         written = written_params(ov)
         first_param, first_output, first_order = len(self.params), len(self.outputs), \
@@ -105,7 +108,9 @@ class _Builder:
             self.params.append(_row(row, f"{fn.name}: {fn.param_names[i]}"))
             self.fixed += [_row(pair) for pair in fixed]
         conflicts = order_conflicts(ov.program)
-        self.orders += [_row(pair) for pair in conflicts]
+        self.orders += [_row((written, read, alias_twins(written, read, SAME),
+                              alias_twins(written, read, TRANSPOSED)))
+                        for written, read in conflicts]
         returned = returned_arguments(ov.program)
         ndims = 0
         for j, out in enumerate(ov.program.outputs):
@@ -138,7 +143,12 @@ class _Builder:
         signatures = [ov.signature for ov in fn.overloads]
         for j, ov in enumerate(fn.overloads):
             twin = twin_of(signatures, j)
-            self.overload(f, fn, ov, first + twin if twin >= 0 else -1)
+
+            def alias_twins(written: int, read: int, how: int, j: int = j) -> int:
+                found = alias_twin(signatures, j, written, read, how)
+                return first + found if found >= 0 else -1
+
+            self.overload(f, fn, ov, first + twin if twin >= 0 else -1, alias_twins)
         fewest = min(len(ov.signature.params) for ov in fn.overloads)
         kinds, candidates = [], []
         for i, name in enumerate(fn.param_names):
@@ -159,7 +169,7 @@ class _Builder:
              len(self.sequences) if takes_sequences else -1), fn.name))
         if takes_sequences:
             self.sequences += [f"    {kind}," for kind in kinds]
-        # (a broadcast twin reads as the overload it follows)
+        # (a twin reads as the overload it follows)
         sigs = tuple(dict.fromkeys(signature_text(fn, ov) for ov in fn.overloads))
         self.faces.append(f"({fn.name!r}, {sigs!r}, {tuple(fn.param_names)!r})")
         self.candidates.append("(" + "".join(f"{c}, " for c in candidates).rstrip(" ") + ")")
@@ -171,8 +181,8 @@ def _entry_points(functions: Sequence[Function], targets: Sequence[Target]) -> s
     overloads = [ov for fn in functions for ov in fn.overloads]
     shapes, kernels = [], []
     for target in targets:
-        # (a broadcast twin is compiled for the first target only: objects.compile_targets)
-        symbols = [(targets[0] if ov.signature.stretches else target).symbol(ov.prefix)
+        # (a twin is compiled for the first target only: objects.compile_targets)
+        symbols = [(targets[0] if ov.signature.fallback else target).symbol(ov.prefix)
                    for ov in overloads]
         shapes += [f"    {s}_shapes," for s in symbols]
         kernels += [f"    {s}," for s in symbols]

@@ -60,6 +60,17 @@ def _as_array(o: Any, candidates: Sequence[ArrayType]) -> Any:
     return a
 
 
+def _as_arrays(values: Sequence[Any], params: Sequence[ArrayType]) -> list[Any]:
+    """Each value given for an array parameter as :func:`_as_array` makes it; one list
+    given for two parameters of one type is one array, as it is one list in Python."""
+    arrays: list[Any] = []
+    for k, (v, p) in enumerate(zip(values, params, strict=False)):
+        same = next((arrays[j] for j in range(k) if values[j] is v and params[j] == p
+                     and isinstance(v, list)), None)
+        arrays.append(v if p.is_scalar else same if same is not None else _as_array(v, [p]))
+    return arrays
+
+
 def _matches(o: Any, p: ArrayType) -> bool:
     if p.is_str:  # a str parameter (aotc.packaging.string_choices)
         return isinstance(o, str)
@@ -131,13 +142,12 @@ class Matcher:
             n = len(sig.params)
             if any(p in given for p in self.names[n:] if p not in _constants(self.spec, sig)):
                 continue
-            arrays = [v if p.is_scalar else _as_array(v, [p])
-                      for v, p in zip(values, sig.params, strict=False)]
+            arrays = _as_arrays(values, sig.params)
             if all(_matches(v, p) for v, p in zip(arrays, sig.params, strict=False)):
                 _check_values(self.names, arrays, sig)
                 return k, bound, values, arrays
         names = [n for n in self.names if n in given]
-        # (a broadcast twin reads as the signature it follows)
+        # (a twin reads as the signature it follows)
         runtime()["_no_match"](self.name, tuple(dict.fromkeys(
                                    _accepted(self.name, names, s) for s in self.signatures)),
                                tuple(names), tuple(bound.arguments[n] for n in names))
@@ -163,15 +173,27 @@ def _call(fn: Callable[..., Any], bound: inspect.BoundArguments, names: Sequence
           values: Sequence[Any], arrays: Sequence[Any]) -> Any:
     """``fn`` on the arrays made of lists and tuples (as the compiled kernel sees them);
     what it writes into an array made of a list goes back into the list."""
-    made = {n: (v, a, a.copy()) for n, v, a in zip(names, values, arrays, strict=False)
-            if a is not v}
-    for n, (_, array, _) in made.items():
-        bound.arguments[n] = array
+    for n, a in zip(names, arrays, strict=False):
+        bound.arguments[n] = a
+    made = lists_made(values, arrays)
     result = fn(*bound.args, **bound.kwargs)
-    for given, array, before in made.values():
-        if isinstance(given, list) and not np.array_equal(array, before, equal_nan=True):
-            _fill_list(given, array)
+    lists_back(made)
     return result
+
+
+def lists_made(values: Sequence[Any], arrays: Sequence[Any]
+               ) -> list[tuple[list[Any], np.ndarray, np.ndarray]]:
+    """Each list given and the array made of it, with a copy of that array as it was."""
+    return [(v, a, a.copy()) for v, a in zip(values, arrays, strict=False)
+            if a is not v and isinstance(v, list)]
+
+
+def lists_back(made: Sequence[tuple[list[Any], np.ndarray, np.ndarray]]) -> None:
+    """What a call wrote into an array made of a list (:func:`lists_made`) goes back into
+    the list, as Python's writes into the list would have left it."""
+    for given, array, before in made:
+        if not np.array_equal(array, before, equal_nan=True):
+            _fill_list(given, array)
 
 
 def _fill_list(target: list[Any], items: Any) -> None:

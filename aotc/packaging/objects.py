@@ -177,9 +177,9 @@ def compile_targets(entries: Sequence[tuple[str, Any]], targets: Sequence[Target
     many. Lowering errors of the entries compiled surface here, per entry, before
     anything is compiled.
     ``parallel`` overrides the targets' ``parallel`` per entry (``export(parallel=)``);
-    the entries in ``baseline_only`` (broadcast twins: a fallback, not the loop calls
-    run) are compiled for the first target alone, which every other target's table
-    points at (:func:`aotc.packaging.call_tables.build`)."""
+    the entries in ``baseline_only`` (broadcast and alias twins: fallbacks, not the
+    loops calls run) are compiled for the first target alone, which every other
+    target's table points at (:func:`aotc.packaging.call_tables.build`)."""
     cache.mkdir(parents=True, exist_ok=True)
     jobs: dict[str, list[Job]] = {}
     for k, target in enumerate(targets):

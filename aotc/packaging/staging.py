@@ -22,7 +22,7 @@ from ..export import export
 from ..pipeline import Linked, Overloads, best_target, jit_target
 from ..tracing.argtypes import signature_of
 from . import string_choices
-from .checks import Matcher
+from .checks import Matcher, lists_back, lists_made
 from .slow_paths import runtime
 
 __all__ = ["Choosing", "Jitted", "Specializing", "jit"]
@@ -82,10 +82,13 @@ class Jitted(_Compiling):
         return self
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        k, _, _, arrays = self._matcher.match(args, kwargs)
+        k, _, values, arrays = self._matcher.match(args, kwargs)
         linked = self.compile()._linked
         assert linked is not None
-        return linked.call(k, arrays[:len(self._matcher.signatures[k].params)])
+        made = lists_made(values, arrays)
+        result = linked.call(k, arrays[:len(self._matcher.signatures[k].params)])
+        lists_back(made)
+        return result
 
 
 #: The signatures each ``aotc.jit`` without signatures compiled in this process, by its

@@ -30,6 +30,7 @@ from ..ops import numpy_loops
 from ..ops.ufunc_signature import CoreSignature
 from ..types import ArrayType
 from . import call_tables
+from .alias_twins import described
 from .loop_calls import numpy_loops_called
 from .objects import Target
 from .slow_paths import short_names, template_dir
@@ -319,6 +320,10 @@ def _entry_doc(fn: Function, ov: Overload) -> str:
     if ov.signature.stretches:
         lines.append("The broadcast twin of the entry above: where that one's _shapes "
                      "fails, call this one (it stretches sizes that are 1, as NumPy does).")
+    if ov.signature.aliases is not None:
+        lines.append("An alias twin: call it instead of the first entry of this signature "
+                     f"when {described(ov.signature.aliases, fn.param_names)}, one array "
+                     "(its reads see the writes through either name, as Python's do).")
     for i, (name, p) in enumerate(zip(fn.param_names, ov.signature.params, strict=False)):
         c = "aotc_array" if not p.is_scalar else \
             _C_SPELLING.get(p.dtype, dtype_info(p.dtype, name).ctype)
@@ -344,7 +349,7 @@ def render_header(module: str, functions: Sequence[Function], *, source: str,
               nouts=len(ov.program.outputs),
               ndims=sum(out.type.ndim for out in ov.program.outputs))
         for k, t in enumerate(targets) for fn in functions for ov in fn.overloads
-        if not (k and ov.signature.stretches)  # (twins: the first target's only)
+        if not (k and ov.signature.fallback)  # (twins: the first target's only)
     )
     guard = "AOTC_" + "".join(c if c.isalnum() else "_" for c in module.upper()) + "_H"
     others = ", ".join(t.name for t in targets[1:]) or "no other target"

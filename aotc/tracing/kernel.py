@@ -107,6 +107,18 @@ def _make_inputs(names: list[str], types: tuple[ArrayType, ...], ctx: TraceConte
     return inputs, sources, tracers
 
 
+def _aliased(tracers: dict[str, Tracer], signature: Signature) -> dict[str, Tracer]:
+    """``tracers`` with the parameter an alias twin takes to be another one replaced by
+    that one's tracer (or its ``.T``): the kernel's writes through either name are then
+    seen by reads through both, as Python sees them for one array passed twice."""
+    if signature.aliases is None:
+        return tracers
+    first, second, transposed = signature.aliases
+    names = list(tracers)
+    kept = tracers[names[first]]
+    return {**tracers, names[second]: kept.T if transposed else kept}
+
+
 def _tree(result: Any, leaves: list[Any]) -> str:
     """The expression rebuilding ``result`` (tuples, lists, dicts of values) from its
     leaves, which it appends to ``leaves``: leaf ``i`` is ``@i@``."""
@@ -274,6 +286,7 @@ def _return_loc(fn: Callable[..., Any], name: str, names: list[str], signature: 
     try:
         with tracing(ctx), np.errstate(all="ignore"):
             _, _, tracers = _make_inputs(names, signature.params, ctx)
+            tracers = _aliased(tracers, signature)
             return _call_noting_return(convert(fn), tracers)[1]
     except Exception:  # noqa: BLE001 - it raised the first time too: no return to point at
         return None
@@ -304,6 +317,7 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
     try:
         with tracing(ctx):
             inputs, sources, tracers = _make_inputs(names, signature.params, ctx)
+            tracers = _aliased(tracers, signature)
             ctx.kernel_inputs = tuple(inputs)
             ctx.argument_ids = frozenset(id(t) for t in tracers.values())
             for var, t in zip(inputs, tracers.values(), strict=True):
@@ -325,8 +339,9 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
                 err.loc = _return_loc(fn, name, names, signature)
                 raise
             _check_results(atoms[kind in OPTIONAL_KINDS.values():], signature, ctx, loc)
+            alias = signature.aliases[1] if signature.aliases else -1
             writebacks = tuple((i, tracers[n].atom) for i, n in enumerate(names)
-                               if tracers[n].version)
+                               if tracers[n].version and i != alias)
     except AotcError as err:
         raise err.with_context(loc=loc, kernel=name) from None
     except Exception as exc:  # the kernel's own exception, or a bug in aotc

@@ -36,6 +36,7 @@ from ...ir import Program, returned_arguments, runtime_errors
 from ...ops import numpy_loops
 from ...ops.index import KernelError
 from ...packaging import slow_paths
+from ...packaging.alias_twins import aliasing
 from ...packaging.argument_order import order_conflicts
 from ...packaging.loop_calls import numpy_loops_called
 from ...packaging.slow_paths import kernel_exception
@@ -183,6 +184,9 @@ class JitKernel:
     #: The overload's broadcast twin (aotc.packaging.broadcast_twins): run instead when
     #: the sizes fail this one's checks.
     twin: JitKernel | None = None
+    #: The overload's alias twins (aotc.packaging.alias_twins), by ``(written, read,
+    #: how)``: run instead when those two arguments are one array.
+    alias_twins: dict[tuple[int, int, int], JitKernel] | None = None
 
     def __init__(self, program: Program, target: TargetSpec | None = None) -> None:
         other = JitLibrary([program], target).kernels[0]
@@ -208,7 +212,9 @@ class JitKernel:
         python_numbers = sum(1 << k for k, a in enumerate(args)
                              if type(a) in (int, float, bool, complex))
         if self.checks_arguments:
-            self._check_arguments(given)
+            twin = self._check_arguments(given)
+            if twin is not None:
+                return twin(*args)
         values = [v if v.ndim == 0 or (v.flags.aligned and v.dtype.isnative) else
                   np.require(v, v.dtype.newbyteorder("="), ["A"]) for v in given]
         self._check_shapes(values)
@@ -267,9 +273,10 @@ class JitKernel:
             start += rank
         return outputs
 
-    def _check_arguments(self, values: list[np.ndarray]) -> None:
+    def _check_arguments(self, values: list[np.ndarray]) -> JitKernel | None:
         """What the wrapper checks before calling: arrays the kernel writes take writes,
-        and arguments read after an overlapping one is written share no memory."""
+        and arguments read after an overlapping one is written share no memory, unless
+        they are one array that an alias twin takes (returned, to run instead)."""
         runtime = slow_paths.runtime()
         names = self.param_names or [f"argument {k}" for k in range(len(values))]
         for i, _ in self.program.writebacks:
@@ -280,7 +287,12 @@ class JitKernel:
         if self._orders is None:
             self._orders = order_conflicts(self.program)
         for written, read in self._orders:
+            twins = self.alias_twins or {}
+            twin = twins.get((written, read, aliasing(values[written], values[read])))
+            if twin is not None:
+                return twin
             runtime["_order_error"](values[written], values[read], names[written], names[read])
+        return None
 
     def _check_shapes(self, values: list[np.ndarray]) -> None:
         """What the wrapper checks before calling: every input's dims match its type."""
