@@ -3288,3 +3288,25 @@ def names_of_one_array_in_loops(x: f64[:], n: i64) -> tuple:
             other[i] = lst[i - 1] + 1.0
         lst, other = other, lst
     return y, u, kept, w, v, s, np.array(lst)
+
+
+@aotc.export
+def list_items_that_are_views(x: f64[:, :], y: f64[:], k: i64) -> tuple:
+    """A list of an array's rows (or columns) read at a runtime index is that row, a
+    view: a write into it reaches the array, and it sees the array's later writes. A
+    list of arrays of their own read so is the chosen one: writes reach it. Each item
+    was a row of a copy of the rows (np.array(rows)), and every write was lost."""
+    z = x.copy()
+    rows = [z[0], z[2], z[1]]
+    for t in range(k):
+        rows[t % 3][1] += 1.0
+    r = rows[k % 3]
+    r[0] = -5.0
+    z[k % 3, 2] = 100.0  # r sees it when it is that row
+    cols = (z[:, 0], z[:, -1])
+    cols[k % 2][:] = 7.0
+    w = y.copy()
+    v = y * 2.0
+    pair = [w, v]
+    pair[k % 2][0] = 42.0
+    return z, r.sum(), w, v

@@ -267,6 +267,39 @@ def test_loops_that_rebind_a_written_array_by_path_or_to_a_view_are_located():
         assert "hint: write into" in text
 
 
+def test_writes_into_lists_of_views_grown_at_run_time_are_located():
+    """A list of an array's rows that a runtime loop or comprehension builds is laid
+    out as an array of its own: a write into its items (Python's reaches the array),
+    once a silent loss, is a located error, as is a list of arrays of a size each trip
+    decides (an internal error before)."""
+    def appended(x: f64[:, :], n: i64):
+        rows = []
+        for i in range(x.shape[0]):
+            rows.append(x[i])  # noqa: PERF401 - the loop is what is tested
+        rows[n][0] = 5.0
+
+    def comprehended(x: f64[:, :], n: i64):
+        rows = [x[i] for i in range(x.shape[0])]
+        for r in rows:
+            r[1] = -2.0
+
+    def ragged(x: f64[:], y: f64[:], n: i64):
+        items = []
+        for i in range(n):
+            items.append(x if i % 2 == 0 else y)  # noqa: PERF401
+        return len(items)
+
+    for kernel, statement, words in (
+            (appended, "rows[n][0] = 5.0", "a view that a runtime branch or loop chose"),
+            (comprehended, "r[1] = -2.0", "a view that a runtime branch or loop chose"),
+            (ragged, "items.append(x if", "of a size the loop body decides")):
+        with pytest.raises(TraceError) as info:
+            _trace(kernel)
+        text = str(info.value)
+        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
+        assert words in text
+
+
 def test_functions_chosen_that_read_the_paths_values_are_located():
     """A function a branch defines over values the kernel computed there, chosen by a
     runtime test: which values it reads would depend on the path."""

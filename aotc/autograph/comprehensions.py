@@ -24,6 +24,7 @@ from ..tracing.tracer import Tracer, as_tracer, current
 from . import pyfuncs
 from .box_algebra import mapped
 from .boxes import BoxView
+from .lists import Shared
 from .runtime_generators import RuntimeGenerator
 from .sequences import RuntimeSeq, as_list, rows_of, sequence
 from .statements import for_iter
@@ -66,7 +67,13 @@ def comprehension(kind: str, fn: Callable[..., Any], iterable: Any, spread: bool
                                       hint="build an array and use np.unique")
 
             def laid_out() -> Any:
-                stacked = rows_of(seq.stacked(lambda item: apply(fn, item)))
+                shared = Shared()  # (items that are views of outer arrays)
+
+                def value(item: Any) -> Any:
+                    made = apply(fn, item)
+                    shared.add(made)
+                    return made
+                stacked = shared.mark(rows_of(seq.stacked(value)))
                 if keep is not None:
                     kept = seq.stacked(lambda item: truth_value(apply(keep, item)))
                     return MaskedValue(as_tracer(stacked), kept, list_like=kind == "list")

@@ -13,7 +13,7 @@ buffer's used front: an array whose length is a size bound while the kernel runs
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -23,10 +23,10 @@ from ..numpy_api import pylists
 from ..numpy_api.creation import full_from_dims
 from ..numpy_api.masks import MaskedValue
 from ..ops.containers import is_box
-from ..shapes import DimExpr, as_dim
+from ..shapes import DimExpr, as_dim, bound_symbols
 from ..tracing.bodies import UNDEFINED, flatten, probe
 from ..tracing.derived import derived_size
-from ..tracing.tracer import Tracer, as_tracer, current
+from ..tracing.tracer import DETACHED, Tracer, as_tracer, current
 from ..value_bounds import bounded_size
 from . import boxing
 from .boxes import BoxView
@@ -35,6 +35,45 @@ from .runtime_generators import RuntimeGenerator
 from .sequences import RuntimeSeq, as_list, sequence
 
 State = tuple[Any, ...]
+T = TypeVar("T")
+
+
+class Shared:
+    """The arrays outside a list that its items share memory with (views of them, or
+    kernel arguments): Python's list holds those objects, the laid-out list copies of
+    them. One object per list, kept by every copy of it in a loop's bodies (the meta of
+    its pytree, compared by identity)."""
+
+    def __init__(self, items: Sequence[Any] = ()) -> None:
+        self.arrays: list[Tracer] = []
+        for item in items:
+            self.add(item)
+
+    def add(self, item: Any) -> None:
+        array = _array_shared(item)
+        if array is not None and not any(array is a for a in self.arrays):
+            self.arrays.append(array)
+
+    def mark(self, items: T) -> T:
+        """``items`` (the list laid out), a :data:`DETACHED` view of the first such array
+        when there is one: a write into it, or a read after that array's next write, is
+        a located error, never a write the array would miss."""
+        if self.arrays and isinstance(items, Tracer):
+            items.view_of(self.arrays[0], DETACHED)
+        return items
+
+
+def _array_shared(item: Any) -> Tracer | None:
+    """The array a list item shares memory with: the array it views, or the item itself
+    when it is a kernel argument; None for an array of its own, or a number."""
+    if not isinstance(item, Tracer) or item.ndim == 0:
+        return None
+    if item.base is not None:
+        return item.base
+    top = current()
+    while top.parent is not None:
+        top = top.parent
+    return item if id(item) in top.argument_ids else None
 
 
 class RuntimeList:
@@ -43,17 +82,20 @@ class RuntimeList:
     #: What it is, in a message about the kinds of values a branch gives.
     KIND = "a list grown at run time"
 
-    def __init__(self, buffer: Tracer, count: Tracer) -> None:
+    def __init__(self, buffer: Tracer, count: Tracer, shared: Shared | None = None) -> None:
         self.buffer, self.count = buffer, count
+        self.shared = shared if shared is not None else Shared()
 
-    def tree_flatten(self) -> tuple[list[Any], None]:
-        return [self.buffer, self.count], None
+    def tree_flatten(self) -> tuple[list[Any], Shared]:
+        return [self.buffer, self.count], self.shared
 
     @classmethod
-    def tree_unflatten(cls, meta: None, leaves: list[Any]) -> RuntimeList:
-        return cls(*leaves)
+    def tree_unflatten(cls, meta: Shared, leaves: list[Any]) -> RuntimeList:
+        buffer, count = leaves
+        return cls(buffer, count, meta)
 
     def append(self, value: Any) -> RuntimeList:
+        self.shared.add(value)
         self.buffer[self.count] = value
         self.count = self.count + 1
         return self
@@ -62,7 +104,7 @@ class RuntimeList:
         """The items so far, laid out (a runtime length, at most the buffer's)."""
         used: Tracer = self.buffer[:self.count]
         used.list_like = True
-        return used
+        return self.shared.mark(used)
 
     def __getitem__(self, key: Any) -> Any:
         return self.items()[key]
@@ -289,7 +331,7 @@ def grow_lists(state: State, names: Sequence[str], appends: dict[str, int],
         buffer: Any = full_from_dims((capacity, *shape), 0, dtype)
         for k, v in enumerate(initial):
             buffer[k] = v
-        out[i] = RuntimeList(buffer, as_tracer(np.int64(len(initial))))
+        out[i] = RuntimeList(buffer, as_tracer(np.int64(len(initial))), Shared(state[i]))
     return tuple(out), grown
 
 
@@ -305,6 +347,14 @@ def _item_type(item: Any) -> tuple[np.dtype, tuple[DimExpr, ...]]:
         dtype = np.result_type(*[d for d, _ in parts])
         return dtype, (DimExpr.const(len(item)), *parts[0][1])
     if isinstance(item, Tracer):
+        outside = set(current().uppers())
+        if any(bound_symbols(d) - outside for d in item.aval.shape):
+            raise current().error(
+                "a list appended to in a loop holds arrays of a size the loop body decides "
+                "(an array chosen by a branch, or sliced at runtime bounds): its items "
+                "are laid out as rows of one size, known before the loop",
+                hint="append arrays of one size (the same array's rows, or np.resize), or "
+                     "collect the values in one preallocated array")
         return item.dtype, tuple(item.aval.shape)
     value = np.asarray(item)
     return value.dtype, tuple(DimExpr.const(n) for n in value.shape)

@@ -39,7 +39,7 @@ from ..ops.index import clock_p, raise_if_p
 from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
-from . import formatted, optional, pyfuncs, stdlib_counting, stdlib_lists
+from . import chosen_views, formatted, optional, pyfuncs, stdlib_counting, stdlib_lists
 from .catching import keep_refusals, try_body  # noqa: F401 - converted code calls them
 from .closures import LATE
 from .comprehensions import (  # noqa: F401
@@ -188,7 +188,8 @@ def getitem(value: Any, index: Any) -> Any:
         lax.bind(raise_if_p, outside.atom, error="IndexError",
                  message=f"{type(value).__name__} index out of range")
         table = CREATION[np.array](value)
-        return table[np.where(np.less(index, 0), np.add(index, n), index)]
+        at = np.where(np.less(index, 0), np.add(index, n), index)
+        return chosen_views.chosen_item(value, at, table[at])
     if isinstance(value, Tracer) and value.list_like and value.ndim and _one_index(index):
         return pylists.item(value, index)  # a list laid out as an array: a list's error
     if isinstance(value, Tracer) and value.list_like and isinstance(index, slice):

@@ -111,7 +111,7 @@ def _zeros_like(value: Any) -> Any:
     if isinstance(value, (tuple, list)):
         return type(value)(_zeros_like(v) for v in value)
     if isinstance(value, RuntimeList):  # (a list a loop grows: its buffer, count 0)
-        return RuntimeList(_zeros_like(value.buffer), _zeros_like(value.count))
+        return RuntimeList(_zeros_like(value.buffer), _zeros_like(value.count), value.shared)
     if isinstance(value, RuntimeBox):  # (a list, set or dict grown at run time: empty)
         return filled([], value.kind, value.key, value.value)
     return value
