@@ -3310,3 +3310,25 @@ def list_items_that_are_views(x: f64[:, :], y: f64[:], k: i64) -> tuple:
     pair = [w, v]
     pair[k % 2][0] = 42.0
     return z, r.sum(), w, v
+
+
+@aotc.export
+def flat_writes_and_unit_axes(x: f64[:, :], k: i64) -> tuple:
+    """``x.flat[...] = v`` writes into ``x`` whatever its layout (NumPy's flatiter
+    writes through; it was the located error of a write through a ravel), in place, so
+    a later raise leaves the caller's ``x`` written as Python's does. ``np.atleast_2d``
+    and ``np.atleast_3d`` of a 1-d array are views (they were copies: writes into them
+    were lost)."""
+    x.flat[k] = -1.0
+    x.flat[1:3] = x.flat[1:3] + 2.0  # (x.flat[1:3] += 2.0 is still a located error)
+    x.flat[x.ravel() > 8.0] = 0.0
+    z = x * 2.0
+    z.flat[[0, 2]] = 5.0
+    row = x[0].copy()
+    a = np.atleast_2d(row)
+    a[0, 1] = 9.0
+    b = np.atleast_3d(row)
+    b[0, 2, 0] = 8.0
+    if k > 5:
+        raise ValueError("k too big")
+    return z, row

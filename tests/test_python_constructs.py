@@ -164,6 +164,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                                     (np.array([2**62, -7, 0, 1]), X, 9.0), (IDX[:0], X[:0], 0.0)],
     "rows_grown_and_extended": [(2,), (0,), (5,)],
     "views_chosen_in_branches": [(X, True), (X, False), (X[:2], True), (X[:1], False)],
+    "flat_writes_and_unit_axes": [(np.arange(12.0).reshape(3, 4), k) for k in (0, 3, 7)],
     "list_items_that_are_views": [(np.arange(12.0).reshape(3, 4), X, k) for k in range(5)],
     "names_of_one_array_in_loops": [(X, n) for n in range(4)] + [(X[:1], 2), (X[:0], 0)],
     "views_swapped_in_loops": [(np.arange(36.0).reshape(6, 6) ** 1.5, n) for n in range(5)]
@@ -646,6 +647,23 @@ def test_one_array_passed_twice_gets_pythons_answer(modules: Any, alias: Any) ->
     np.testing.assert_array_equal(x, y)  # 9x: the second read of x sees the first write
     with pytest.raises(ValueError, match="parameters 'f2' and 'f1' share memory"):
         compiled.stream_step(mine[:, 1:], mine[:, :-1])  # overlapping, not one array
+
+
+@pytest.mark.parametrize("k", [0, 4, 7])
+def test_flat_writes_reach_arguments_of_any_layout(modules: Any, k: int) -> None:
+    """``x.flat[...] = v`` of a transposed or strided argument writes into it, in C
+    order of its own axes, as NumPy's flatiter does (a ravel of it is a copy): the same
+    source on the same layouts, exactly, also when the kernel raises after the writes."""
+    compiled, source = modules
+    base = np.arange(24.0).reshape(4, 6)
+    for layout in (lambda b: b.T, lambda b: b[:, ::2], lambda b: b[::-1]):
+        mine, theirs = base.copy(), base.copy()
+        got = _outcome(compiled.flat_writes_and_unit_axes, [layout(mine), k])
+        want = _outcome(source.flat_writes_and_unit_axes, [layout(theirs), k])
+        assert got[0] == want[0]
+        if want[0] == "value":
+            _same(got[1], want[1])
+        np.testing.assert_array_equal(mine, theirs)
 
 
 def test_reshapes_checked_at_run_time_raise_numpys_value_error(modules: Any) -> None:

@@ -239,6 +239,8 @@ def getitem_any(x: Tracer, key: Any) -> Any:
 
 
 def setitem_any(x: Tracer, key: Any, value: Any) -> None:
+    if x.whole_reshape and x.base is not None:  # (it writes through, with any key)
+        return write(x, key, value)
     key = np.asarray(key) if _bool_list(key) else _masks_among_indices(x, key)
     if is_fancy_key(key):
         return assign(x, key, value)

@@ -137,23 +137,23 @@ def dstack(tup: Any) -> Tracer:
     return concatenate([atleast_3d(a) for a in tup], axis=2)
 
 
+# (each a view of its argument, as NumPy's: a write into it reaches the argument)
+
 def atleast_1d(a: Any) -> Tracer:
     x = as_tracer(a)
-    return lax.reshape(x, (ONE,)) if x.ndim == 0 else x
+    return expand_dims(x, 0) if x.ndim == 0 else x
 
 
 def atleast_2d(a: Any) -> Tracer:
-    x = atleast_1d(a)
-    return lax.reshape(x, (ONE,) + x.aval.shape) if x.ndim == 1 else x
+    x = as_tracer(a)
+    return expand_dims(x, tuple(range(2 - x.ndim))) if x.ndim < 2 else x
 
 
 def atleast_3d(a: Any) -> Tracer:
     """NumPy's rule: ``(N,)`` becomes ``(1, N, 1)``, ``(M, N)`` becomes ``(M, N, 1)``."""
     x = as_tracer(a)
-    if x.ndim >= 3:
-        return x
-    shape = x.aval.shape
-    return lax.reshape(x, (ONE,) * (x.ndim < 2) + shape + (ONE,) * (3 - x.ndim - (x.ndim < 2)))
+    added = {0: (0, 1, 2), 1: (0, 2), 2: (2,)}.get(x.ndim, ())
+    return expand_dims(x, added) if added else x
 
 
 def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tracer:

@@ -76,9 +76,7 @@ _PROPERTIES: dict[str, Callable[[Tracer], Any]] = {
     "mT": lambda self: shaping.transpose(self, tuple(range(self.ndim - 2))
                                          + (self.ndim - 1, self.ndim - 2)),
     "real": complexes.real, "imag": complexes.imag,
-    # a.flat: its elements in C order, to iterate or index (a.flat[i]); writes through it
-    # are a located error, as writes through any ravel are
-    "flat": lambda self: shaping.ravel(self),
+    "flat": shaping.flat,
 }
 
 

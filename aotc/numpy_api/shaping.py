@@ -107,6 +107,17 @@ def _runtime_quotient(total: DimExpr, known: DimExpr) -> DimExpr:
     return bind_dim(np.floor_divide(count, safe), total)
 
 
+def flat(x: Tracer) -> Tracer:
+    """``x.flat``: its elements in C order. A write through it always reaches ``x``, an
+    array the kernel made or an argument, whatever its memory layout: NumPy's flatiter
+    writes into the array, where a ravel may be a copy (a write through ``.flat`` of a
+    view of another array stays the located error of a write through any ravel)."""
+    view = ravel(x)
+    if view is not x and x.base is None:
+        view.whole_reshape = True
+    return view
+
+
 def _reshape_view(x: Tracer, new: tuple[DimExpr, ...]) -> Tracer:
     result = lax.reshape(x, new)
     return result if result is x else _whole(x, make_view(x, result,

@@ -18,6 +18,7 @@ from ..shapes import DimExpr
 from ..tracing.bind import refine_shape
 from ..tracing.bodies import OuterWrite
 from ..tracing.tracer import DETACHED, Tracer, as_tracer, current, encloses
+from .creation import iota
 from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
@@ -42,11 +43,11 @@ def write(target: Tracer, key: Any, value: Any,
     """``target[key] = value`` with NumPy's casting and broadcasting (``mismatch``: the
     messages for a value that does not fit, for a region of one axis and of more)."""
     ctx = current()
+    if target.whole_reshape and target.base is not None:
+        return _through_whole_reshape(target, key, value, mismatch)
     if is_mask_key(key):
         return write_masked(target, key, value)
     _widen_list(target, value)
-    if target.whole_reshape and target.base is not None:
-        return _through_whole_reshape(target, key, value, mismatch)
     if target.window is DETACHED:
         refuse_detached(target)
     region = getitem(target, key, as_view=True) if key is not Ellipsis else target
@@ -86,14 +87,44 @@ def _through_whole_reshape(target: Tracer, key: Any, value: Any,
     assert base is not None
     if base.context is not current():
         raise OuterWrite(base)  # the enclosing construct carries it (aotc.tracing.bodies)
+    top = current()
+    while top.parent is not None:
+        top = top.parent
+    if id(base) in top.argument_ids:  # ``x.flat[k] = v`` of an argument
+        _written_flat(base, key, value)
+        target.set_atom(reshaped(base, target.aval.shape).atom)
+        target.seen_version = base.version
+        return
     own = Tracer(target.atom)  # the view's values, written as an array of their own
-    write(own, key, value, mismatch)
+    own[key] = value  # (any key: fancy.setitem_any)
     whole = reshaped(own, base.aval.shape)
     base.set_atom(whole.atom)
     base.version += 1
     target.set_atom(own.atom)
     target.seen_version = base.version
     _through_path_aliases(base, None, whole)
+
+
+def _written_flat(base: Tracer, key: Any, value: Any) -> None:
+    """``x.flat[key] = value`` of an argument ``x``: the flat positions ``key`` picks,
+    unravelled into ``x``'s axes, written in place (a whole new value would reach the
+    caller only as the kernel ends, after a ``raise`` that may come first)."""
+    shape = base.aval.shape
+    if isinstance(key, Tracer) and is_mask_key(key) and key.ndim == 1:
+        base[reshaped(key, shape)] = value  # the mask in ``x``'s shape: C order is flat order
+        return
+    total = DimExpr.const(1)
+    for d in shape:
+        total = total * d
+    positions: Any = iota(np.dtype(np.int64), (total,), 0)[key]  # (any key: a Tracer's)
+    coords: list[Any] = []
+    stride = DimExpr.const(1)
+    for d in reversed(shape):
+        step = np.maximum(lax.dim_value(stride), 1)
+        coords.append(np.remainder(np.floor_divide(positions, step),
+                                   np.maximum(lax.dim_value(d), 1)))
+        stride = stride * d
+    base[tuple(reversed(coords))] = value  # (a fancy write: fancy.setitem_any)
 
 
 #: The arrays whose writes are being repeated into their path aliases right now.
