@@ -3295,7 +3295,9 @@ def list_items_that_are_views(x: f64[:, :], y: f64[:], k: i64) -> tuple:
     """A list of an array's rows (or columns) read at a runtime index is that row, a
     view: a write into it reaches the array, and it sees the array's later writes. A
     list of arrays of their own read so is the chosen one: writes reach it. Each item
-    was a row of a copy of the rows (np.array(rows)), and every write was lost."""
+    was a row of a copy of the rows (np.array(rows)), and every write was lost; arrays
+    of different sizes were a ValueError, and a dict read at a runtime key a build
+    error."""
     z = x.copy()
     rows = [z[0], z[2], z[1]]
     for t in range(k):
@@ -3306,9 +3308,11 @@ def list_items_that_are_views(x: f64[:, :], y: f64[:], k: i64) -> tuple:
     cols = (z[:, 0], z[:, -1])
     cols[k % 2][:] = 7.0
     w = y.copy()
-    v = y * 2.0
+    v = y[:-1] * 2.0  # (another size: np.array(pair) refused it, Python's list holds it)
     pair = [w, v]
     pair[k % 2][0] = 42.0
+    by_key = {3: w, 5: v}
+    by_key[3 + 2 * (k % 2)][-1] = -4.0  # a dict read at a runtime key
     return z, r.sum(), w, v
 
 
@@ -3332,3 +3336,11 @@ def flat_writes_and_unit_axes(x: f64[:, :], k: i64) -> tuple:
     if k > 5:
         raise ValueError("k too big")
     return z, row
+
+
+@aotc.export
+def dict_at_runtime_key(x: f64[:], k: i64) -> f64:
+    """A dict the kernel built, read at a runtime key: the value of the key equal to
+    it, or Python's KeyError naming the key."""
+    table = {1: x[0], 4: x[1] * 2.0, 9: x.sum()}
+    return table[k] + {0: 0.5, 1: 1.5}[k % 2]

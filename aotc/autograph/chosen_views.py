@@ -22,7 +22,6 @@ import numpy as np
 
 from .. import lax
 from ..shapes import DimExpr, bound_symbols, maximum
-from ..tracing.aliases import path_aliased
 from ..tracing.bodies import flatten
 from ..tracing.tracer import DETACHED, Tracer, as_tracer, bind_dim, current, encloses
 from .returns import RET
@@ -141,41 +140,3 @@ def held_elsewhere(array: Tracer, others: Sequence[Any], shared: Sequence[Any]) 
     return any(leaf is array or (isinstance(leaf, Tracer) and leaf.base is array)
                for leaf in flatten(held)[0])
 
-
-def chosen_item(items: Sequence[Any], index: Any, value: Any) -> Any:
-    """``value``, the item at a runtime ``index`` (not negative) of a Python list or
-    tuple read as one stacked array, made what Python's item is: a view of the array
-    the items view, at the start ``index`` chooses, when they are views of one array at
-    windows that differ only in their starts (``rows = [x[0], x[2]]``, ``rows[k][0] =
-    1.0``); a :data:`DETACHED` view when an item is another array's view (a write into
-    it is a located error, never one that misses the array); else, when the items are
-    arrays of their own (``[x, y][k]``), the item on that index's path
-    (:func:`aliases.path_aliased`): writes into either reach the other there."""
-    if not isinstance(value, Tracer) or value.ndim == 0:
-        return value
-    seen = [(t.base, t.window) if isinstance(t, Tracer) and t.base is not None
-            and t.window is not None else None for t in items]
-    first = seen[0]
-    if first is not None and all(_alike(first, v) for v in seen[1:]):
-        base, window = first
-        starts = []
-        for axis, start in enumerate(window.start):
-            options = [v[1].start[axis] for v in seen if v is not None]
-            if all(o == start for o in options):
-                starts.append(start)
-                continue
-            picked: Any = lax.dim_value(options[-1])
-            for j in range(len(options) - 2, -1, -1):
-                picked = np.where(np.equal(index, j), lax.dim_value(options[j]), picked)
-            upper = options[0]
-            for o in options[1:]:
-                upper = maximum(upper, o)
-            starts.append(bind_dim(as_tracer(picked), upper))
-        return value.view_of(base, replace(window, start=tuple(starts)))
-    shared = next((s[0] for s in seen if s is not None), None)
-    if shared is not None:
-        return value.view_of(shared, DETACHED)
-    value = Tracer(value.atom)  # (not a view of the stacked table: an array of its own)
-    for j, item in enumerate(items):  # arrays of their own: each one on its index's path
-        path_aliased(value, item, np.equal(index, j))
-    return value

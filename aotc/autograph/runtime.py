@@ -39,7 +39,7 @@ from ..ops.index import clock_p, raise_if_p
 from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
-from . import chosen_views, formatted, optional, pyfuncs, stdlib_counting, stdlib_lists
+from . import formatted, optional, pyfuncs, stdlib_counting, stdlib_lists
 from .catching import keep_refusals, try_body  # noqa: F401 - converted code calls them
 from .closures import LATE
 from .comprehensions import (  # noqa: F401
@@ -187,9 +187,17 @@ def getitem(value: Any, index: Any) -> Any:
         outside: Any = np.logical_or(np.less(index, -n), np.greater_equal(index, n))
         lax.bind(raise_if_p, outside.atom, error="IndexError",
                  message=f"{type(value).__name__} index out of range")
-        table = CREATION[np.array](value)
         at = np.where(np.less(index, 0), np.add(index, n), index)
-        return chosen_views.chosen_item(value, at, table[at])
+        if any(isinstance(v, Tracer) and v.ndim for v in value):
+            return _chosen(list(value), [np.equal(at, j) for j in range(n)])
+        return CREATION[np.array](value)[at]
+    if isinstance(value, dict) and value and isinstance(index, Tracer) and index.ndim == 0 \
+            and all(isinstance(k, (int, float, np.number)) for k in value):
+        found = [np.equal(index, k) for k in value]
+        missing: Any = np.logical_not(functools.reduce(np.logical_or, found))
+        lax.bind(raise_if_p, missing.atom, index.atom, index.atom, error="KeyError",
+                 message="{lhs}")
+        return _chosen(list(value.values()), found)
     if isinstance(value, Tracer) and value.list_like and value.ndim and _one_index(index):
         return pylists.item(value, index)  # a list laid out as an array: a list's error
     if isinstance(value, Tracer) and value.list_like and isinstance(index, slice):
@@ -206,6 +214,17 @@ def getitem(value: Any, index: Any) -> Any:
         if current().at_top and not traced(value, index):
             _raise_where(True, err, [])  # every call raises it here, as Python would
         raise
+
+
+def _chosen(items: list[Any], taken: list[Any]) -> Any:
+    """The item whose test in ``taken`` holds (the last when none does), chosen as
+    ``a if c else b`` chooses: a view of the array the items view at alike windows is
+    that view at the chosen start; an array of its own is that array on its path, so
+    writes reach it (stacking them, ``np.array(items)``, made a copy, and refused
+    arrays of different sizes, which Python's list holds)."""
+    if len(items) == 1:
+        return items[0]
+    return ifexp(taken[0], lambda: items[0], lambda: _chosen(items[1:], taken[1:]))
 
 
 def _one_index(index: Any) -> bool:
