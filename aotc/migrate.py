@@ -120,8 +120,10 @@ def _pythran_type(text: str) -> list[str]:
     if not subscripts:
         return [_scalar(element)]
     brackets = re.findall(r"\[([^\]]*)\]", subscripts)
-    if all(b.strip() == "" for b in brackets):  # float64[][]: one ':' per pair
-        return [_array(element, [":"] * len(brackets))]
+    if all(b.strip() in ("", ":") or b.strip().isdigit() for b in brackets):
+        # float64[][], float64[][][3]: one axis per pair, of that size when it has one
+        return [_array(element, [b.strip() if b.strip().isdigit() else ":"
+                                 for b in brackets])]
     if len(brackets) > 1:
         raise Unconvertible(f"type '{text}'")
     dims = [d.strip() or ":" for d in brackets[0].split(",")]  # (float[,]: Pythran's old 2-d)

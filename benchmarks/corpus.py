@@ -22,6 +22,7 @@ import ast
 import copy
 import importlib.util
 import json
+import random
 import re
 import subprocess
 import sys
@@ -33,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-_RUNAS = re.compile(r"^\s*#\s*runas\s+(.*)$")
+_RUNAS = re.compile(r"^\s*#\s*runas\s*:?\s+(.*)$")
 RTOL, ATOL = 1e-7, 1e-12
 
 
@@ -57,6 +58,8 @@ def _run(line: str, namespace: dict[str, Any], exported: set[str]) -> list[Any]:
     """The results of one ``#runas`` line, each with the arguments after the call."""
     tree = ast.parse(line)
     *setup, last = tree.body
+    np.random.seed(0)  # the same random inputs for the plain and the compiled run
+    random.seed(0)
     exec(compile(ast.Module(body=setup, type_ignores=[]), "<runas>", "exec"), namespace)
     if not isinstance(last, ast.Expr):
         raise ValueError("the #runas line ends in a statement, not a call")

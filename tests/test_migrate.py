@@ -128,6 +128,7 @@ def test_pycc_exports_become_aotc_exports_without_numba(tmp_path: Path) -> None:
     ("f(int or float, bool?)", ["(int, bool)", "(float, bool)", "(int)", "(float)"]),
     ("f(intc[], float32 list)", ["(int32[:], float32[:])"]),
     ("f(float[][] list)", ["(float64[:, :, :])"]),
+    ("f(float64[][][3])", ["(float64[:, :, 3])"]),  # Pythran's lapl3d: a fixed last axis
     ("f(float[,], float[,,], int[])", ["(float64[:, :], float64[:, :, :], int64[:])"]),
     ("f(float array 2, int array)", ["(float64[:, :], int64[:])"]),  # Pythran's oldest
     ("f()", ["()"]),
