@@ -3333,6 +3333,7 @@ def flat_writes_and_unit_axes(x: f64[:, :], k: i64) -> tuple:
     a[0, 1] = 9.0
     b = np.atleast_3d(row)
     b[0, 2, 0] = 8.0
+    x.view()[0, -1] += 0.25  # (x.view() was not supported)
     if k > 5:
         raise ValueError("k too big")
     return z, row

@@ -6,6 +6,8 @@ import difflib
 from collections.abc import Callable
 from typing import Any, cast
 
+import numpy as np
+
 from .. import lax
 from ..shapes import DimExpr, size
 from ..tracing.tracer import Tracer, current
@@ -46,6 +48,17 @@ def _item(self: Tracer, *args: Any) -> Tracer:
     return lax.reshape(lax.refine_shape(self, (one,) * self.ndim), ())
 
 
+def _view(self: Tracer, dtype: Any = None, type: Any = None) -> Tracer:
+    """``x.view()``: the same elements, a write through either reaching the other (the
+    tracer itself). Another dtype reinterprets the bytes, which no kernel can yet."""
+    if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
+        raise current().error(
+            f"x.view({dtype!r}) reinterprets the array's bytes as another type, which "
+            "compiled kernels do not do", hint="for the values in another dtype, use "
+            "x.astype(dtype); for bit patterns, use integer arithmetic on an integer array")
+    return self
+
+
 _METHODS: dict[str, Callable[..., Any]] = {
     "sum": reductions.sum_, "prod": reductions.prod, "max": reductions.max_,
     "min": reductions.min_, "any": reductions.any_, "all": reductions.all_,
@@ -62,6 +75,7 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "partition": sorting.partition_method, "argpartition": sorting.argpartition,
     "searchsorted": searching.searchsorted, "conj": complexes.conj,
     "conjugate": complexes.conj, "diagonal": diagonals.diagonal, "fill": _fill, "item": _item,
+    "view": _view,
 }
 
 
