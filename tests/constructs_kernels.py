@@ -3345,3 +3345,15 @@ def dict_at_runtime_key(x: f64[:], k: i64) -> f64:
     it, or Python's KeyError naming the key."""
     table = {1: x[0], 4: x[1] * 2.0, 9: x.sum()}
     return table[k] + {0: 0.5, 1: 1.5}[k % 2]
+
+
+@aotc.export
+def short_list_before_a_grown_one(n: i64) -> list:
+    """``return [2]`` on one path, a list a runtime loop grows on the other (Pythran's
+    primes): the two paths' lists were values of different types, a build error."""
+    if n == 2:
+        return [2]
+    out = [2, 3]
+    for k in range(5, n, 2):
+        out.append(k)
+    return out

@@ -164,6 +164,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                                     (np.array([2**62, -7, 0, 1]), X, 9.0), (IDX[:0], X[:0], 0.0)],
     "rows_grown_and_extended": [(2,), (0,), (5,)],
     "views_chosen_in_branches": [(X, True), (X, False), (X[:2], True), (X[:1], False)],
+    "short_list_before_a_grown_one": [(2,), (3,), (4,), (11,)],
     "dict_at_runtime_key": [(X, k) for k in (1, 4, 9, 2, -1)],
     "flat_writes_and_unit_axes": [(np.arange(12.0).reshape(3, 4), k) for k in (0, 3, 7)],
     "list_items_that_are_views": [(np.arange(12.0).reshape(3, 4), X, k) for k in range(5)],

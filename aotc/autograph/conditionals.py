@@ -140,9 +140,7 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
             return _cond(test, then, orelse, state, names, unified, joined, listed,
                          {**strings, **found.options})
         except BranchArity:  # lists of different lengths (one laid out, maybe)
-            ragged = frozenset(i for i, (a, b) in enumerate(zip(*lengths[-2:], strict=True))
-                               if (a is not None and b is not None and a != b)
-                               or ((a is None) != (b is None) and i in laid))
+            ragged = _ragged(lengths, laid)
             if not ragged or ragged <= listed.keys():
                 raise
             seen = {i: dtype for kind in kinds[-2:] for i, dtype in kind.items()}
@@ -182,6 +180,12 @@ def _cond(test: Any, then: Body, orelse: Body, state: State, names: Sequence[str
         chosen_views.chosen_views(joined_state, names, as_bool(test), views[0], views[1])
         return _strings_again(_lists_again(joined_state, listed.keys() | laid))
     except BranchTypes as mismatch:
+        # ``return [2]`` on one path, a list grown at run time on the other: both laid out
+        ragged = _ragged(lengths, laid) if len(lengths) >= 2 else frozenset()
+        if ragged and not ragged <= listed.keys():
+            seen = {i: dtype for kind in kinds[-2:] for i, dtype in kind.items()}
+            return _cond(test, then, orelse, state, names, unified, joined,
+                         {**listed, **{i: seen.get(i) for i in ragged}}, strings)
         leaf = _unjoined_leaf(mismatch.index, joined)
         join = joins.joinable(mismatch) if leaf is not None and leaf not in joined else None
         if leaf is not None and join is not None:  # different sizes: joined in one buffer
@@ -243,6 +247,14 @@ def _strings_again(state: State) -> State:
 #: Variables whose Python lists differ in length on the two paths, with the dtype an
 #: empty one is laid out in (None where neither path gave an item).
 Listed = dict[int, np.dtype | None]
+
+
+def _ragged(lengths: list[list[int | None]], laid: AbstractSet[int]) -> frozenset[int]:
+    """The variables that the last two branch traces give as lists of different lengths,
+    or as a Python list on one path and a list laid out as an array on the other."""
+    return frozenset(i for i, (a, b) in enumerate(zip(*lengths[-2:], strict=True))
+                     if (a is not None and b is not None and a != b)
+                     or ((a is None) != (b is None) and i in laid))
 
 
 def _item_dtype(item: Any) -> np.dtype | None:
