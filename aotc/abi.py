@@ -11,7 +11,8 @@ For each compiled overload with symbol prefix ``P`` the object file defines::
         int64_t (*parallel_for)(struct aotc_runtime *, aotc_body_fn body, void *ctx,
                                 int64_t chunks);
         struct aotc_random *(*random)(struct aotc_runtime *, int64_t generator);
-        uint64_t python_numbers;  /* bit i: scalar argument i is a Python number */
+        uint64_t argument_bits;   /* bit i: scalar argument i is a Python number, or
+                                     array argument i is C-contiguous */
         int64_t threads;          /* threads parallel_for runs chunks on (0 or 1: one) */
     } aotc_runtime;
     typedef struct aotc_random {  /* an MT19937 state with its cached normal */

@@ -17,7 +17,7 @@ cdef extern from "aotc_runtime.h" nogil:
         int64_t detail[4]
         int64_t (*parallel_for)(aotc_runtime *, aotc_body_fn, void *, int64_t)
         aotc_random *(*random)(aotc_runtime *, int64_t)
-        uint64_t python_numbers
+        uint64_t argument_bits
         int64_t threads
         void *heap
     ctypedef int64_t (*aotc_shapes_fn)(void **argv, int64_t *out_dims,

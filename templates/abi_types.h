@@ -24,8 +24,9 @@ typedef struct aotc_runtime {
     struct aotc_random *(*random)(struct aotc_runtime *rt, int64_t generator);
     /* bit i set: scalar argument i was a Python int, float, bool or complex rather than
        a NumPy scalar, so dividing by it (or by what operators make of Python numbers
-       only) by zero fails with ZeroDivisionError as in Python; 0: NumPy's inf/nan/0 */
-    uint64_t python_numbers;
+       only) by zero fails with ZeroDivisionError as in Python; 0: NumPy's inf/nan/0.
+       For an array argument: it is C-contiguous, so its reshapes are views, as NumPy's */
+    uint64_t argument_bits;
     /* the threads parallel_for runs chunks on, the caller's included (0 or 1: one), for
        work that splits best in one chunk per thread */
     int64_t threads;

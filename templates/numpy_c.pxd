@@ -25,6 +25,7 @@ cdef extern from "numpy/arrayobject.h":
     bint PyArray_ISWRITEABLE(ndarray a)
     bint PyArray_ISALIGNED(ndarray a)
     bint PyArray_ISNOTSWAPPED(ndarray a)
+    bint PyArray_IS_C_CONTIGUOUS(ndarray a)
     dtype PyArray_DescrFromType(int typenum)
     object PyArray_EMPTY(int nd, npy_intp *dims, int typenum, int fortran)
     object PyArray_Scalar(void *data, dtype descr, object base)

@@ -3320,9 +3320,10 @@ def list_items_that_are_views(x: f64[:, :], y: f64[:], k: i64) -> tuple:
 def flat_writes_and_unit_axes(x: f64[:, :], k: i64) -> tuple:
     """``x.flat[...] = v`` writes into ``x`` whatever its layout (NumPy's flatiter
     writes through; it was the located error of a write through a ravel), in place, so
-    a later raise leaves the caller's ``x`` written as Python's does. ``np.atleast_2d``
-    and ``np.atleast_3d`` of a 1-d array are views (they were copies: writes into them
-    were lost)."""
+    a later raise leaves the caller's ``x`` written as Python's does; a write through
+    ``x.ravel()`` reaches ``x`` where the call's ``x`` is C-contiguous (it was a build
+    error). ``np.atleast_2d`` and ``np.atleast_3d`` of a 1-d array are views (they were
+    copies: writes into them were lost)."""
     x.flat[k] = -1.0
     x.flat[1:3] = x.flat[1:3] + 2.0  # (x.flat[1:3] += 2.0 is still a located error)
     x.flat[x.ravel() > 8.0] = 0.0
@@ -3334,9 +3335,21 @@ def flat_writes_and_unit_axes(x: f64[:, :], k: i64) -> tuple:
     b = np.atleast_3d(row)
     b[0, 2, 0] = 8.0
     x.view()[0, -1] += 0.25  # (x.view() was not supported)
+    r = x.ravel()  # a view where x is C-contiguous, else a copy: as NumPy's
+    r[-1] = 3.0
     if k > 5:
         raise ValueError("k too big")
     return z, row
+
+
+@aotc.export
+def reshaped_argument_written(x: f64[:, :], k: i64) -> f64:
+    """A write through ``x.reshape(...)`` of an argument, read back after a write into
+    ``x``: a view where ``x`` is C-contiguous (it was a build error)."""
+    g = x.reshape(x.shape[1], x.shape[0])
+    g[0, k] = -2.0
+    x[0, 0] += 10.0
+    return g[0, 0] + g.sum()
 
 
 @aotc.export

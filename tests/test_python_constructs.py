@@ -165,6 +165,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "rows_grown_and_extended": [(2,), (0,), (5,)],
     "views_chosen_in_branches": [(X, True), (X, False), (X[:2], True), (X[:1], False)],
     "short_list_before_a_grown_one": [(2,), (3,), (4,), (11,)],
+    "reshaped_argument_written": [(np.arange(12.0).reshape(3, 4), k) for k in (0, 2)],
     "dict_at_runtime_key": [(X, k) for k in (1, 4, 9, 2, -1)],
     "flat_writes_and_unit_axes": [(np.arange(12.0).reshape(3, 4), k) for k in (0, 3, 7)],
     "list_items_that_are_views": [(np.arange(12.0).reshape(3, 4), X, k) for k in range(5)],
@@ -666,6 +667,19 @@ def test_flat_writes_reach_arguments_of_any_layout(modules: Any, k: int) -> None
         if want[0] == "value":
             _same(got[1], want[1])
         np.testing.assert_array_equal(mine, theirs)
+
+
+def test_writes_through_a_reshape_of_a_strided_argument_are_a_value_error(modules: Any
+                                                                        ) -> None:
+    """NumPy's reshape of an argument that is not C-contiguous is a view or a copy by
+    its strides: writing through it is a ValueError saying so, raised before the write
+    (a C-contiguous one is a view: reshaped_argument_written)."""
+    compiled, _ = modules
+    x = np.arange(12.0).reshape(4, 3)
+    with pytest.raises(ValueError, match="writing through a reshape of an argument that "
+                                         "is not C-contiguous"):
+        compiled.reshaped_argument_written(x.T, 1)
+    np.testing.assert_array_equal(x, np.arange(12.0).reshape(4, 3))
 
 
 def test_reshapes_checked_at_run_time_raise_numpys_value_error(modules: Any) -> None:

@@ -11,7 +11,7 @@ result made loops of ``x ** 2`` on Python floats 1.5-2x slower (measured), as Nu
 answer for ``math`` functions outside their domain is kept for the same reason.
 Called with NumPy scalars (``cfl(np.float64(1), ...)``), the same kernel gives NumPy's
 answer, as the uncompiled function does: the wrapper tells the kernel which scalar
-arguments are Python numbers (``aotc_runtime.python_numbers``), so whether a value is
+arguments are Python numbers (``aotc_runtime.argument_bits``), so whether a value is
 one is a traced bool (:attr:`Tracer.python_number`). A value read from an array or
 made by a NumPy function is not; a loop's carried values and a branch's results are
 Python numbers when they are on every path into them (``bodies.carried_numbers``).

@@ -91,10 +91,17 @@ def reshape(a: Any, *shape: Any, order: str = "C", newshape: Any = None) -> Trac
 
 
 def _whole(x: Tracer, view: Tracer) -> Tracer:
-    """Mark a reshape of all of an array the kernel made (not an argument, not itself
-    a view): C-contiguous, so NumPy's reshape is a view of it (views.whole_reshape)."""
-    view.whole_reshape = view.window is None and x.base is None \
-        and id(x) not in current().argument_ids
+    """Mark a reshape of all of an array (not itself a view) that writes and reads
+    through: one the kernel made is C-contiguous, so NumPy's reshape of it is a view
+    (views.whole_reshape); of an argument, where the argument is C-contiguous, which the
+    call says (``c_contiguous``)."""
+    if view.window is not None or x.base is not None:
+        return view
+    view.whole_reshape = True
+    top = current()
+    while top.parent is not None:
+        top = top.parent
+    view.contiguous_arg = top.argument_index.get(id(x))
     return view
 
 
@@ -115,6 +122,7 @@ def flat(x: Tracer) -> Tracer:
     view = ravel(x)
     if view is not x and x.base is None:
         view.whole_reshape = True
+        view.contiguous_arg = None  # (whatever the layout)
     return view
 
 
@@ -138,8 +146,13 @@ def transpose(a: Any, axes: Any = None) -> Tracer:
 
 
 def ravel(a: Any, order: str = "C") -> Tracer:
+    """``np.ravel``: a view where the array is C-contiguous, else a copy (NumPy's
+    ``reshape(-1)`` is a view in more cases)."""
     x = as_tracer(a)
-    return reshape(x, -1, order=order)
+    flat = reshape(x, -1, order=order)
+    if flat is not x and flat.contiguous_arg is not None:
+        flat.copies_otherwise = True
+    return flat
 
 
 def flatten(a: Any, order: str = "C") -> Tracer:

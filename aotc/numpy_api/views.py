@@ -22,12 +22,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
 
 from .. import lax
 from ..ops.elementwise import complex_p, imag_p, real_p
+from ..ops.index import PYTHON_NUMBER_BITS, c_contiguous_p, raise_if_p
 from ..ops.shape import update_slice_p
 from ..shapes import DimExpr, Shape, Step, size
-from ..tracing.tracer import DETACHED, CarriedApart, Tracer, current, encloses, tracing, user_loc
+from ..tracing.bind import select
+from ..tracing.tracer import (
+    DETACHED,
+    CarriedApart,
+    Tracer,
+    as_tracer,
+    current,
+    encloses,
+    tracing,
+    user_loc,
+)
 
 ONE = DimExpr.const(1)
 
@@ -170,7 +184,13 @@ def refresh(view: Tracer) -> None:
     if view.window is None and view.whole_reshape and base.context is current():
         shape = view._atom.type.shape  # (not .aval: reading it would refresh again)
         view.seen_version = base.version
-        view.set_atom(reshaped(base, shape).atom)  # contiguous: a view
+        whole = reshaped(base, shape)  # contiguous: a view
+        if view.contiguous_arg is not None:  # of an argument: a view where it is C-contiguous
+            flag = contiguous(base, view.contiguous_arg)
+            if not view.copies_otherwise:
+                refuse_unless_contiguous(flag)
+            whole = select(flag, whole.atom, view._atom)
+        view.set_atom(whole.atom)
         return
     if view.window is None:
         raise current().error(
@@ -184,3 +204,24 @@ def refresh(view: Tracer) -> None:
     with tracing(owner):
         view.set_atom(view.window.read(base).atom)
     view.seen_version = base.version
+
+
+def refuse_unless_contiguous(flag: Tracer) -> None:
+    """NumPy's reshape of an argument that is not C-contiguous may be a view or a copy,
+    depending on its strides: a write through it (or a read of it after a write into the
+    argument) is a ValueError there, raised where it runs."""
+    missing: Any = np.logical_not(flag)
+    lax.bind(raise_if_p, missing.atom, error="ValueError",
+             message="writing through a reshape of an argument that is not C-contiguous "
+                     "(NumPy makes it a view or a copy depending on the strides); pass "
+                     "np.ascontiguousarray(x), or write into a .copy() of the reshape")
+
+
+def contiguous(argument: Tracer, index: int) -> Tracer:
+    """Whether ``argument`` (parameter ``index``) is C-contiguous, as the call says (false
+    past the 64 arguments it says it for). Asked of its value now, which is live here
+    anyway: of the value it came in as, the question would keep that alive, and the
+    writes into the argument could no longer be done in place."""
+    if index >= PYTHON_NUMBER_BITS:
+        return as_tracer(np.False_)
+    return lax.bind1(c_contiguous_p, argument.atom, argument=index)

@@ -23,7 +23,7 @@ from .functions_base import warn_complex_cast
 from .indexing import getitem, is_mask_key
 from .masks import write_masked
 from .ufuncs import apply_ufunc, broadcast_into, dtype_arg
-from .views import Window, refuse_detached, reshaped
+from .views import Window, contiguous, refuse_detached, refuse_unless_contiguous, reshaped
 
 ONE = DimExpr.const(1)
 
@@ -90,9 +90,19 @@ def _through_whole_reshape(target: Tracer, key: Any, value: Any,
     top = current()
     while top.parent is not None:
         top = top.parent
-    if id(base) in top.argument_ids:  # ``x.flat[k] = v`` of an argument
-        _written_flat(base, key, value)
-        target.set_atom(reshaped(base, target.aval.shape).atom)
+    if id(base) in top.argument_ids:  # of an argument: ``x.flat[k] = v``, a reshape's write
+        shape = target.aval.shape
+        if target.contiguous_arg is None:  # (.flat: whatever the layout)
+            _written_flat(base, shape, key, value)
+            target.set_atom(reshaped(base, shape).atom)
+        else:  # a view where the argument is C-contiguous, as the call says
+            own = Tracer(target.atom)
+            own[key] = value
+            flag = contiguous(base, target.contiguous_arg)
+            if not target.copies_otherwise:
+                refuse_unless_contiguous(flag)
+            _written_flat(base, shape, key, value, only_if=flag)
+            target.set_atom(own.atom)
         target.seen_version = base.version
         return
     own = Tracer(target.atom)  # the view's values, written as an array of their own
@@ -105,26 +115,34 @@ def _through_whole_reshape(target: Tracer, key: Any, value: Any,
     _through_path_aliases(base, None, whole)
 
 
-def _written_flat(base: Tracer, key: Any, value: Any) -> None:
-    """``x.flat[key] = value`` of an argument ``x``: the flat positions ``key`` picks,
-    unravelled into ``x``'s axes, written in place (a whole new value would reach the
-    caller only as the kernel ends, after a ``raise`` that may come first)."""
-    shape = base.aval.shape
-    if isinstance(key, Tracer) and is_mask_key(key) and key.ndim == 1:
-        base[reshaped(key, shape)] = value  # the mask in ``x``'s shape: C order is flat order
+def _written_flat(base: Tracer, shape: tuple[DimExpr, ...], key: Any, value: Any,
+                  only_if: Tracer | None = None) -> None:
+    """``x.flat[key] = value`` of an argument ``x`` (or ``x.reshape(shape)[key] = ...``):
+    the flat positions ``key`` picks, unravelled into ``x``'s axes, written in place (a
+    whole new value would reach the caller only as the kernel ends, after a ``raise``
+    that may come first); with ``only_if``, where that holds (else the same positions
+    get their own values back: still in place, where a ``cond`` would copy)."""
+    axes = base.aval.shape
+    if isinstance(key, Tracer) and is_mask_key(key) and key.ndim == len(shape):
+        mask: Any = reshaped(key, axes)  # in ``x``'s shape: C order is flat order
+        base[mask if only_if is None else np.logical_and(mask, only_if)] = value
         return
     total = DimExpr.const(1)
-    for d in shape:
+    for d in axes:
         total = total * d
-    positions: Any = iota(np.dtype(np.int64), (total,), 0)[key]  # (any key: a Tracer's)
+    flat = iota(np.dtype(np.int64), (total,), 0)
+    positions: Any = reshaped(flat, shape)[key]  # (any key: a Tracer's)
     coords: list[Any] = []
     stride = DimExpr.const(1)
-    for d in reversed(shape):
+    for d in reversed(axes):
         step = np.maximum(lax.dim_value(stride), 1)
         coords.append(np.remainder(np.floor_divide(positions, step),
                                    np.maximum(lax.dim_value(d), 1)))
         stride = stride * d
-    base[tuple(reversed(coords))] = value  # (a fancy write: fancy.setitem_any)
+    where = tuple(reversed(coords))
+    if only_if is not None:
+        value = np.where(only_if, value, base[where])
+    base[where] = value  # (a fancy write: fancy.setitem_any)
 
 
 #: The arrays whose writes are being repeated into their path aliases right now.
@@ -200,3 +218,4 @@ def inplace_with(fn: Callable[[Tracer, Any], Tracer], name: str = "np.matmul"
         write(self, Ellipsis, result, OPERATED)
         return self
     return op
+

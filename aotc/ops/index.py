@@ -30,11 +30,16 @@ raise_if_p = primitive("raise_if", EFFECT)
 check_p = primitive("check", EFFECT)
 #: ``python_number[argument] x``: whether scalar argument ``x`` (parameter number
 #: ``argument``) was passed as a Python number, not a NumPy scalar: the caller says so
-#: in ``aotc_runtime.python_numbers`` (see ``numpy_api.pynumbers``). The reference
+#: in ``aotc_runtime.argument_bits`` (see ``numpy_api.pynumbers``). The reference
 #: interpreter is called with NumPy values: false.
 python_number_p = primitive("python_number")
 #: Scalar arguments past this many are not asked about (NumPy's answer for them).
 PYTHON_NUMBER_BITS = 64
+#: ``c_contiguous[argument] x``: whether array argument number ``argument`` (below 64),
+#: of which ``x`` is a value, is C-contiguous, which decides whether NumPy's reshape of it
+#: is a view: the caller says so in ``aotc_runtime.argument_bits``. The reference
+#: interpreter asks the NumPy array it has for ``x``.
+c_contiguous_p = primitive("c_contiguous")
 #: ``clock``: the wall clock's seconds since the epoch, as a float64, read where it runs
 #: (``time.time()``; ``time.perf_counter()`` and ``time.monotonic()`` read it too, so
 #: their differences are elapsed seconds). Stateful, so two reads stay two; an effect,
@@ -130,8 +135,10 @@ def _python_number_type(x: Any, *, argument: int) -> tuple[Any, ...]:
 type_rules.update({compress_p: _compress_type, take_p: _take_type,
                    raise_if_p: _raise_if_type, check_p: _check_type,
                    python_number_p: _python_number_type,
+                   c_contiguous_p: lambda x, *, argument: (AType(np.dtype(np.bool_), ()),),
                    clock_p: lambda: (AType(np.dtype(np.float64), ()),)})
 impl_rules.update({compress_p: _compress_impl, take_p: _take_impl,
                    raise_if_p: _raise_if_impl, check_p: _check_impl,
                    python_number_p: lambda x, *, argument: (np.asarray(False),),
+                   c_contiguous_p: lambda x, *, argument: (np.asarray(x.flags.c_contiguous),),
                    clock_p: lambda: (np.asarray(time.time()),)})

@@ -320,6 +320,8 @@ def trace_kernel(fn: Callable[..., Any], signature: Signature, *,
             tracers = _aliased(tracers, signature)
             ctx.kernel_inputs = tuple(inputs)
             ctx.argument_ids = frozenset(id(t) for t in tracers.values())
+            for k, t in reversed(list(enumerate(tracers.values()))):
+                ctx.argument_index[id(t)] = k  # (the first, of one passed twice)
             for var, t in zip(inputs, tracers.values(), strict=True):
                 if t.dim is not None:  # an integer argument is its size symbol
                     ctx.known[var] = exact_interval(t.dim)

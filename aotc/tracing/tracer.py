@@ -94,6 +94,8 @@ class TraceContext:
     kernel_inputs: tuple[Var, ...] = ()
     #: ``id()`` of the argument tracers: a write into one is seen by the caller.
     argument_ids: frozenset[int] = frozenset()
+    #: ``id()`` of each argument tracer -> its parameter's position.
+    argument_index: dict[int, int] = field(default_factory=dict)
     derived: list[Any] = field(default_factory=list)
     derived_for: dict[Var, DimExpr] = field(default_factory=dict)
     #: Raises on sizes, which run before the checks after them (aotc.tracing.guards).
@@ -351,6 +353,13 @@ class Tracer:
         #: A reshape/ravel of the whole of an array the kernel made (C-contiguous, so
         #: NumPy's reshape is a view of it): writes and reads see each other.
         self.whole_reshape = False
+        #: For a whole reshape of an argument: that argument's position, whose being
+        #: C-contiguous (read as the kernel runs: ``numpy_api.views.contiguous``) makes
+        #: NumPy's reshape a view; and whether it is a copy otherwise (a ravel), rather
+        #: than perhaps a view (a reshape, whose writes are then a ValueError). None: a
+        #: view, always.
+        self.contiguous_arg: int | None = None
+        self.copies_otherwise = False
         #: A view a loop carries as a value of its own, apart from its base (a body that
         #: swaps it with another view, ``a, b = b, a``): a write into it is
         #: :class:`CarriedApart` (see ``aliases.Views.expand``).

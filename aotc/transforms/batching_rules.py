@@ -16,7 +16,7 @@ from ..ir import Atom, Lit
 from ..ops.core import ALL_PRIMITIVES, ELEMENTWISE, Primitive
 from ..ops.elementwise import convert_p
 from ..ops.external import BY_NAME, numpy_loop_p
-from ..ops.index import python_number_p, raise_if_p, take_p
+from ..ops.index import c_contiguous_p, python_number_p, raise_if_p, take_p
 from ..ops.linalg import dot_general_p
 from ..ops.reduce import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from ..ops.shape import (
@@ -205,6 +205,13 @@ def _python_number(ctx: BatchCtx, args: list[Atom], batched: list[bool], *,
     return [Lit(False, BOOL)], [False]
 
 
+def _c_contiguous(ctx: BatchCtx, args: list[Atom], batched: list[bool], *,
+                  argument: int) -> Out:
+    """The lanes along the first axis of a C-contiguous array are C-contiguous: the
+    batched argument's own flag, for every lane."""
+    return [ctx.em.one(c_contiguous_p, args[0], argument=argument)], [False]
+
+
 def _numpy_loop(ctx: BatchCtx, args: list[Atom], batched: list[bool], *, loop: str,
                 shapes: tuple[tuple[DimExpr, ...], ...], flag: bool) -> Out:
     """The batch axis becomes the loop's first batch axis: every operand with batch
@@ -243,5 +250,6 @@ batch_rules.update({
     slice_p: _slice, refine_shape_p: _refine_shape, concatenate_p: _concatenate,
     update_slice_p: _update_slice, dot_general_p: _dot_general, take_p: _take,
     searchsorted_p: _searchsorted, raise_if_p: _raise_if, python_number_p: _python_number,
+    c_contiguous_p: _c_contiguous,
     numpy_loop_p: _numpy_loop,
 })

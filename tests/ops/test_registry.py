@@ -216,6 +216,7 @@ def _misc(dtype: np.dtype) -> Program:  # these take no dtype of their own
     bound = pb.apply("bind_dim", k, symbol="@k", upper=N)  # k clamped into [0, n]
     return pb.build(pb.apply("dim_value", expr=N * 2 + 1), bound,
                     pb.apply("python_number", k, argument=1),
+                    pb.apply("c_contiguous", x, argument=0),
                     pb.apply("dim_value", expr=DimExpr.sym("@k") * 3 - N),
                     pb.apply("clock"))
 
@@ -321,7 +322,8 @@ BUILDERS: dict[str, tuple[tuple[str, ...], Builder]] = {
     "iota": (("iota",), _iota),
     "parts": (("real", "imag"), _parts),
     "complex": (("complex",), _complex),
-    "misc": (("dim_value", "raise_if", "check", "bind_dim", "python_number", "clock"),
+    "misc": (("dim_value", "raise_if", "check", "bind_dim", "python_number", "c_contiguous",
+              "clock"),
              _misc),
     "sorting": (("sort", "argsort", "searchsorted"), _sorting),
     "random": (("random_seed", "random_draw"), _random),

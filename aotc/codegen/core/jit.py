@@ -57,11 +57,11 @@ _RANDOM = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 
 class Runtime(ctypes.Structure):
     """``typedef struct aotc_runtime { poll; int64_t detail[4]; parallel_for; random;
-    uint64_t python_numbers; int64_t threads; void *heap; }``"""
+    uint64_t argument_bits; int64_t threads; void *heap; }``"""
 
     _fields_ = [("poll", _POLL), ("detail", ctypes.c_int64 * DETAILS),
                 ("parallel_for", _PARALLEL_FOR), ("random", _RANDOM),
-                ("python_numbers", ctypes.c_uint64), ("threads", ctypes.c_int64),
+                ("argument_bits", ctypes.c_uint64), ("threads", ctypes.c_int64),
                 ("heap", ctypes.c_void_p)]
 
 
@@ -209,8 +209,9 @@ class JitKernel:
                             f"got {len(args)}")
         given = [_argument(k, var.type.dtype, var.type.ndim, a)
                  for k, (var, a) in enumerate(zip(program.inputs, args, strict=True))]
-        python_numbers = sum(1 << k for k, a in enumerate(args)
-                             if type(a) in (int, float, bool, complex))
+        argument_bits = sum(1 << k for k, a in enumerate(args)  # (see aotc.abi)
+                            if type(a) in (int, float, bool, complex)
+                            or (k < 64 and given[k].ndim and given[k].flags.c_contiguous))
         if self.checks_arguments:
             twin = self._check_arguments(given)
             if twin is not None:
@@ -250,7 +251,7 @@ class JitKernel:
             runtime.parallel_for = _parallel_for(self.threads)
             runtime.threads = self.threads
         runtime.random = _RANDOM_HOOK
-        runtime.python_numbers = python_numbers
+        runtime.argument_bits = argument_bits
         code = self._kernel(ctypes.addressof(argv), ctypes.addressof(outv),
                             ctypes.addressof(out_dims), scratch_addr, ctypes.addressof(runtime))
         _release(scratch)

@@ -40,12 +40,12 @@ POLL_WORK = 1 << 20
 
 POLL_TYPE = ir.FunctionType(I64, [PTR])
 #: ``aotc_runtime {poll; int64_t detail[DETAILS]; parallel_for; random;
-#: python_numbers; threads; heap}``, see :mod:`aotc.abi`.
+#: argument_bits; threads; heap}``, see :mod:`aotc.abi`.
 RUNTIME_STRUCT = ir.LiteralStructType([PTR, ir.ArrayType(I64, abi.DETAILS), PTR, PTR, I64,
                                         I64, PTR])
-#: The fields of ``parallel_for``, ``random``, ``python_numbers``, ``threads`` and
+#: The fields of ``parallel_for``, ``random``, ``argument_bits``, ``threads`` and
 #: ``heap`` in :data:`RUNTIME_STRUCT`.
-PARALLEL_FOR_FIELD, RANDOM_FIELD, PYTHON_NUMBERS_FIELD, THREADS_FIELD, HEAP_FIELD = \
+PARALLEL_FOR_FIELD, RANDOM_FIELD, ARGUMENT_BITS_FIELD, THREADS_FIELD, HEAP_FIELD = \
     2, 3, 4, 5, 6
 
 
@@ -114,12 +114,13 @@ def set_detail(b: KernelBuilder, runtime: ir.Value, *values: ir.Value) -> None:
 
 
 def python_number(b: KernelBuilder, runtime: ir.Value, argument: int) -> ir.Value:
-    """Bit ``argument`` of ``runtime->python_numbers`` (false without a runtime): scalar
-    argument ``argument`` was a Python number."""
-    mask = b.entry_alloca(I64, name="python_numbers", zero=True)
+    """Bit ``argument`` of ``runtime->argument_bits`` (false without a runtime): scalar
+    argument ``argument`` was a Python number, array argument ``argument`` is
+    C-contiguous."""
+    mask = b.entry_alloca(I64, name="argument_bits", zero=True)
     null = ir.Constant(PTR, None)
     with b.if_then(b.icmp_unsigned("!=", runtime, null)):
-        slot = b.gep(runtime, [i64(0), ir.Constant(ir.IntType(32), PYTHON_NUMBERS_FIELD)],
+        slot = b.gep(runtime, [i64(0), ir.Constant(ir.IntType(32), ARGUMENT_BITS_FIELD)],
                      source_etype=RUNTIME_STRUCT)
         b.store(b.load(slot, typ=I64), mask)
     bit = b.and_(b.lshr(b.load(mask, typ=I64), i64(argument)), i64(1))

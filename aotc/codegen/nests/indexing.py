@@ -18,7 +18,15 @@ from llvmlite import ir
 
 from ...ir import Eqn
 from ...ops.core import Primitive
-from ...ops.index import check_p, clock_p, compress_p, python_number_p, raise_if_p, take_p
+from ...ops.index import (
+    c_contiguous_p,
+    check_p,
+    clock_p,
+    compress_p,
+    python_number_p,
+    raise_if_p,
+    take_p,
+)
 from ...ops.shape import concatenate_p, update_slice_p
 from ..core.builder import KernelBuilder
 from ..core.context import EqnRule, Lowering
@@ -216,6 +224,7 @@ def lower_python_number(ctx: Lowering, eqn: Eqn, args: Sequence[Value]) -> list[
 
 RULES: dict[Primitive, EqnRule] = {
     python_number_p: lower_python_number,
+    c_contiguous_p: lower_python_number,  # (the same bit, of an array argument)
     clock_p: lower_clock,
     take_p: lower_take,
     compress_p: lower_compress,
