@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import Any
 
 import numpy as np
 import pytest
@@ -256,15 +257,19 @@ def test_loops_that_rebind_a_written_array_by_path_or_to_a_view_are_located():
             b[0] += t
             b = y[::-1]
 
-    for kernel, statement, words in (
-            (by_path, "b = np.zeros(y.shape[0])", "rebinds it on some paths only"),
-            (to_a_view, "b = y[::-1]", "makes it a view of an array from outside the loop")):
-        with pytest.raises(TraceError) as info:
-            _trace(kernel)
-        text = str(info.value)
-        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
-        assert words in text
-        assert "hint: write into" in text
+    _located(by_path, "b = np.zeros(y.shape[0])", "rebinds it on some paths only",
+             "hint: write into")
+    _located(to_a_view, "b = y[::-1]", "makes it a view of an array from outside the loop",
+             "hint: write into")
+
+
+def _located(kernel: Any, statement: str, *words: str) -> None:
+    """Tracing ``kernel`` is a TraceError at the line of ``statement``, saying ``words``."""
+    with pytest.raises(TraceError) as info:
+        _trace(kernel)
+    text = str(info.value)
+    assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
+    assert all(w in text for w in words), text
 
 
 def test_writes_into_lists_of_views_grown_at_run_time_are_located():
@@ -289,15 +294,9 @@ def test_writes_into_lists_of_views_grown_at_run_time_are_located():
             items.append(x if i % 2 == 0 else y)  # noqa: PERF401
         return len(items)
 
-    for kernel, statement, words in (
-            (appended, "rows[n][0] = 5.0", "a view that a runtime branch or loop chose"),
-            (comprehended, "r[1] = -2.0", "a view that a runtime branch or loop chose"),
-            (ragged, "items.append(x if", "of a size the loop body decides")):
-        with pytest.raises(TraceError) as info:
-            _trace(kernel)
-        text = str(info.value)
-        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
-        assert words in text
+    _located(appended, "rows[n][0] = 5.0", "a view that a runtime branch or loop chose")
+    _located(comprehended, "r[1] = -2.0", "a view that a runtime branch or loop chose")
+    _located(ragged, "items.append(x if", "of a size the loop body decides")
 
 
 def test_functions_chosen_that_read_the_paths_values_are_located():

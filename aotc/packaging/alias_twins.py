@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import AotcError
 from ..types import Signature
 from .argument_order import order_conflicts
+from .broadcast_twins import traces
 
 if TYPE_CHECKING:
     from ..ir import Program
@@ -60,13 +60,8 @@ def with_alias_twins(signatures: Sequence[Signature],
     for sig in signatures:
         if sig.fallback:
             continue
-        for aliases in _pairs(sig, program(sig)):
-            twin = replace(sig, aliases=aliases)
-            try:
-                program(twin)
-            except AotcError:
-                continue
-            twins.append(twin)
+        candidates = [replace(sig, aliases=aliases) for aliases in _pairs(sig, program(sig))]
+        twins += [twin for twin in candidates if traces(program, twin)]
     return [*signatures, *twins]
 
 

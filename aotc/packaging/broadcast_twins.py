@@ -44,12 +44,19 @@ def with_broadcast_twins(signatures: Sequence[Signature],
         if sig.stretches or not traced(sig).equal_sizes:
             continue
         twin = replace(sig, stretches=True)
-        try:
-            traced(twin)
-        except AotcError:
-            continue
-        out.append(twin)
+        if traces(traced, twin):
+            out.append(twin)
     return out
+
+
+def traces(trace: Callable[[Signature], object], twin: Signature) -> bool:
+    """Whether ``twin`` traces (one that cannot is left out: the overload it follows then
+    raises for the calls it would have taken)."""
+    try:
+        trace(twin)
+    except AotcError:
+        return False
+    return True
 
 
 def twin_of(signatures: Sequence[Signature], k: int) -> int:
