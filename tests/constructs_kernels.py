@@ -3343,6 +3343,16 @@ def flat_writes_and_unit_axes(x: f64[:, :], k: i64) -> tuple:
 
 
 @aotc.export
+def ravel_items_through_a_mask(x: f64[:, :]) -> f64:
+    """Items in order, written through a mask of ``x.ravel()``: into ``x`` where it is
+    C-contiguous (the same positions keep their values otherwise, as a copy's)."""
+    r = x.ravel()
+    big = r > 4.5
+    r[big] = np.arange(np.count_nonzero(big)) * 0.5
+    return r.sum()
+
+
+@aotc.export
 def reshaped_argument_written(x: f64[:, :], k: i64) -> f64:
     """A write through ``x.reshape(...)`` of an argument, read back after a write into
     ``x``: a view where ``x`` is C-contiguous (it was a build error)."""

@@ -165,6 +165,7 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
     "rows_grown_and_extended": [(2,), (0,), (5,)],
     "views_chosen_in_branches": [(X, True), (X, False), (X[:2], True), (X[:1], False)],
     "short_list_before_a_grown_one": [(2,), (3,), (4,), (11,)],
+    "ravel_items_through_a_mask": [(np.arange(12.0).reshape(3, 4),), (np.ones((0, 2)),)],
     "reshaped_argument_written": [(np.arange(12.0).reshape(3, 4), k) for k in (0, 2)],
     "dict_at_runtime_key": [(X, k) for k in (1, 4, 9, 2, -1)],
     "flat_writes_and_unit_axes": [(np.arange(12.0).reshape(3, 4), k) for k in (0, 3, 7)],
@@ -660,13 +661,15 @@ def test_flat_writes_reach_arguments_of_any_layout(modules: Any, k: int) -> None
     compiled, source = modules
     base = np.arange(24.0).reshape(4, 6)
     for layout in (lambda b: b.T, lambda b: b[:, ::2], lambda b: b[::-1]):
-        mine, theirs = base.copy(), base.copy()
-        got = _outcome(compiled.flat_writes_and_unit_axes, [layout(mine), k])
-        want = _outcome(source.flat_writes_and_unit_axes, [layout(theirs), k])
-        assert got[0] == want[0]
-        if want[0] == "value":
-            _same(got[1], want[1])
-        np.testing.assert_array_equal(mine, theirs)
+        for name, args in (("flat_writes_and_unit_axes", (k,)),
+                           ("ravel_items_through_a_mask", ())):
+            mine, theirs = base.copy(), base.copy()
+            got = _outcome(getattr(compiled, name), [layout(mine), *args])
+            want = _outcome(getattr(source, name), [layout(theirs), *args])
+            assert got[0] == want[0]
+            if want[0] == "value":
+                _same(got[1], want[1])
+            np.testing.assert_array_equal(mine, theirs)
 
 
 def test_writes_through_a_reshape_of_a_strided_argument_are_a_value_error(modules: Any

@@ -145,4 +145,5 @@ class FirstTrip:
 
     @staticmethod
     def result(state: State) -> State:
+        """The loop's state after it, without the flag."""
         return state[:-1]

@@ -123,15 +123,15 @@ def _written_flat(base: Tracer, shape: tuple[DimExpr, ...], key: Any, value: Any
     that may come first); with ``only_if``, where that holds (else the same positions
     get their own values back: still in place, where a ``cond`` would copy)."""
     axes = base.aval.shape
-    if isinstance(key, Tracer) and is_mask_key(key) and key.ndim == len(shape):
-        mask: Any = reshaped(key, axes)  # in ``x``'s shape: C order is flat order
-        base[mask if only_if is None else np.logical_and(mask, only_if)] = value
+    mask = isinstance(key, Tracer) and is_mask_key(key) and key.ndim == len(shape)
+    if mask and only_if is None:
+        base[reshaped(key, axes)] = value  # in ``x``'s shape: C order is flat order
         return
     total = DimExpr.const(1)
     for d in axes:
         total = total * d
-    flat = iota(np.dtype(np.int64), (total,), 0)
-    positions: Any = reshaped(flat, shape)[key]  # (any key: a Tracer's)
+    positions: Any = np.flatnonzero(key) if mask else \
+        reshaped(iota(np.dtype(np.int64), (total,), 0), shape)[key]  # (any key: a Tracer's)
     coords: list[Any] = []
     stride = DimExpr.const(1)
     for d in reversed(axes):
@@ -218,4 +218,3 @@ def inplace_with(fn: Callable[[Tracer, Any], Tracer], name: str = "np.matmul"
         write(self, Ellipsis, result, OPERATED)
         return self
     return op
-
