@@ -178,6 +178,15 @@ def python_shuffle(x):
     return random.choice(x)
 
 
+def python_lists(n):
+    """random.choice and random.shuffle of Python lists (a build error: 'takes a 1-d
+    array'); the shuffled list holds its items again."""
+    random.seed(n)
+    items = [1.5, 2.5, 3.5, 4.5, 5.5]
+    random.shuffle(items)
+    return random.choice([10, 20, 30]), items[0] + 10 * items[4], random.choice((0.25, 0.5))
+
+
 def python_empty(a, b):
     return random.randrange(a, b)
 
@@ -279,6 +288,7 @@ KERNELS: dict[str, tuple[Any, str]] = {
     "python_pi": (python_pi, "f8(i8)"),
     "python_more": (python_more, "(f8[:, :], f8[:, :])(i8, i8)"),
     "python_shuffle": (python_shuffle, "f8(f8[:])"),
+    "python_lists": (python_lists, "(i8, f8, f8)(i8)"),
     "python_empty": (python_empty, "i8(i8, i8)"),
     "unused_draw": (unused_draw, "f8[:](i8)"),
     "traced_seed": (traced_seed, "f8[:](i8, i8)"),
@@ -450,6 +460,8 @@ def test_python_random_loops_and_arrays(kernels):
     x, y = np.arange(20.0), np.arange(20.0)
     _same(kernels["python_shuffle"](x[::-1]), python_shuffle(y[::-1]))
     _same([x], (y,))
+    for n in (0, 1, 7, 123):
+        _same(kernels["python_lists"](n), python_lists(n))
     with pytest.raises(ValueError, match=r"^empty range for randrange\(\) \(5, 5, 0\)$"):
         kernels["python_empty"](5, 5)
     with pytest.raises(IndexError, match="Cannot choose from an empty sequence"):

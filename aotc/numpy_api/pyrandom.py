@@ -26,6 +26,7 @@ from ..ops.random import random_seed_p
 from ..tracing.tracer import Tracer, as_tracer, bind_dim, current
 from .creation import full_from_dims
 from .indexing import getitem
+from .joining import array
 from .random import F64, draw, integer_scalar, raise_if
 from .writes import write
 
@@ -135,6 +136,12 @@ def weibullvariate(alpha: Any, beta: Any) -> Any:
 
 
 def _sequence(seq: Any, what: str) -> Tracer:
+    """The items of ``seq`` (a 1-d array, or a Python list or tuple of numbers) as a
+    1-d array."""
+    if isinstance(seq, (list, tuple)) and seq and all(
+            isinstance(v, (bool, int, float, complex, np.generic))
+            or (isinstance(v, Tracer) and v.ndim == 0) for v in seq):
+        seq = array(list(seq))
     if not isinstance(seq, Tracer) or seq.ndim != 1:
         raise current().error(f"random.{what} takes a 1-d array in a kernel",
                               hint=f"np.random.{what} takes arrays of any rank")
@@ -149,7 +156,8 @@ def choice(seq: Any) -> Tracer:
 
 
 def shuffle(x: Any) -> None:
-    """CPython's Fisher-Yates: ``x[i]`` with ``x[randbelow(i + 1)]``, ``i`` from the end."""
+    """CPython's Fisher-Yates: ``x[i]`` with ``x[randbelow(i + 1)]``, ``i`` from the end
+    (a Python list of numbers gets the shuffled items back, as runtime values)."""
     items = _sequence(x, "shuffle")
     n = lax.dim_value(items.aval.shape[0])
 
@@ -162,6 +170,8 @@ def shuffle(x: Any) -> None:
         return carry
 
     lax.fori_loop(0, np.maximum(n - 1, 0), swap, 0)
+    if isinstance(x, list):
+        x[:] = [getitem(items, i) for i in range(len(x))]
 
 
 #: The module's functions a kernel may call (bound methods of its hidden instance).
