@@ -197,7 +197,11 @@ def getitem(value: Any, index: Any) -> Any:
         missing: Any = np.logical_not(functools.reduce(np.logical_or, found))
         lax.bind(raise_if_p, missing.atom, index.atom, index.atom, error="KeyError",
                  message="{lhs}")
-        return _chosen(list(value.values()), found)
+        values = list(value.values())
+        if any(isinstance(v, Tracer) and v.ndim for v in values):
+            return _chosen(values, found)
+        first: Any = np.argmax(CREATION[np.array](found))  # numbers: a table, not n conds
+        return CREATION[np.array](values)[first]
     if isinstance(value, Tracer) and value.list_like and value.ndim and _one_index(index):
         return pylists.item(value, index)  # a list laid out as an array: a list's error
     if isinstance(value, Tracer) and value.list_like and isinstance(index, slice):
