@@ -27,19 +27,24 @@ def _line_of(fn, needle: str) -> int:
     return first + next(i for i, text in enumerate(lines) if needle in text)
 
 
+def _located(kernel: Any, statement: str, *words: str) -> None:
+    """Tracing ``kernel`` is a TraceError at the line of ``statement``, saying ``words``."""
+    with pytest.raises(TraceError) as info:
+        _trace(kernel)
+    text = str(info.value)
+    assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
+    assert all(w in text for w in words), text
+
+
 def test_paths_returning_different_types():
     def relu_branch(x: f64[:]):
         if x[0] > 0:
             return x
         return -x[0]
 
-    with pytest.raises(TraceError) as info:
-        _trace(relu_branch)
-    text = str(info.value)
-    assert f"test_errors.py:{_line_of(relu_branch, 'return -x[0]')}" in text
-    assert "in kernel 'relu_branch'" in text
-    assert "the kernel returns values of different types: f64[x.0] vs f64[]" in text
-    assert "    return -x[0]" in text and "^" in text and "hint: make every path" in text
+    _located(relu_branch, "return -x[0]", "in kernel 'relu_branch'",
+             "the kernel returns values of different types: f64[x.0] vs f64[]",
+             "    return -x[0]", "^", "hint: make every path")
 
 
 def test_branches_giving_a_variable_different_types():
@@ -69,13 +74,8 @@ def test_a_list_or_a_bool_as_one_value_is_located():
             count += 1
         return count
 
-    with pytest.raises(TraceError) as info:
-        _trace(k)
-    text = str(info.value)
-    assert f"test_errors.py:{_line_of(k, 'going = stack')}" in text
-    assert ("give different kinds of values: a list, set or dict grown at run time vs a "
-            "number or an array") in text
-    assert "bool(a) and b" in text
+    _located(k, "going = stack", "give different kinds of values: a list, set or dict "
+             "grown at run time vs a number or an array", "bool(a) and b")
 
 
 def test_a_handler_that_would_catch_a_runtime_error_is_located():
@@ -104,12 +104,9 @@ def test_a_handler_that_would_catch_a_runtime_error_is_located():
             scale = 2.0
         return x[0] * scale
 
-    with pytest.raises(TraceError) as info:
-        _trace(caught)
-    text = str(info.value)
-    assert f"test_errors.py:{_line_of(caught, 'try:')}" in text
-    assert "would catch IndexError('index ... is out of bounds for axis 0 with size ...')" \
-        in text and "hint: test for the case before" in text
+    _located(caught, "try:",
+             "would catch IndexError('index ... is out of bounds for axis 0 with size ...')",
+             "hint: test for the case before")
     for fn in (other, built):
         _trace(fn)
 
@@ -125,12 +122,9 @@ def test_a_list_grown_without_bound_used_as_an_array_is_located():
             popped.append(stack.pop())
         return np.array(popped) * 2.0
 
-    with pytest.raises(TraceError) as info:
-        _trace(reversed_copy)
-    text = str(info.value)
-    assert f"test_errors.py:{_line_of(reversed_copy, 'np.array(popped)')}" in text
-    assert "a list grown while the kernel runs is used as an array" in text
-    assert "hint: return it (a list comes back as an array)" in text
+    _located(reversed_copy, "np.array(popped)",
+             "a list grown while the kernel runs is used as an array",
+             "hint: return it (a list comes back as an array)")
 
 
 def test_a_ragged_list_of_lists_is_located():
@@ -140,12 +134,8 @@ def test_a_ragged_list_of_lists_is_located():
     def kept_per_row(x: f64[:, :]):
         return [[v for v in row if v > 0.2] for row in x]
 
-    with pytest.raises(TraceError) as info:
-        _trace(kept_per_row)
-    text = str(info.value)
-    assert f"test_errors.py:{_line_of(kept_per_row, '[[v for v')}" in text
-    assert "a ragged list of lists" in text
-    assert "hint: build one flat list" in text
+    _located(kept_per_row, "[[v for v", "a ragged list of lists",
+             "hint: build one flat list")
 
 
 def test_views_a_branch_chooses_among_arrays_are_located():
@@ -198,12 +188,8 @@ def test_views_a_branch_chooses_among_arrays_are_located():
     for kernel, statement in ((either_row, "r += 10.0"), (one_of_two, "v.sum()"),
                               (shrinking, "cur[0] = -1.0"), (narrowed_alias, "v[0] = 50.0"),
                               (narrowed_argument, "v[0] = 50.0")):
-        with pytest.raises(TraceError) as info:
-            _trace(kernel)
-        text = str(info.value)
-        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
-        assert "a view that a runtime branch or loop chose" in text
-        assert "hint: write into the array itself" in text
+        _located(kernel, statement, "a view that a runtime branch or loop chose",
+                 "hint: write into the array itself")
 
 
 def test_views_swapped_where_two_trips_do_not_repeat_are_located():
@@ -230,12 +216,8 @@ def test_views_swapped_where_two_trips_do_not_repeat_are_located():
 
     for kernel, statement in ((rotated, "a[0] = b[1] + c[0]"),
                               (swapped_while, "out[1:-1, 1:-1] = inp")):
-        with pytest.raises(TraceError) as info:
-            _trace(kernel)
-        text = str(info.value)
-        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
-        assert "rebinds to another view" in text
-        assert "hint: write through the array with an index the loop carries" in text
+        _located(kernel, statement, "rebinds to another view",
+                 "hint: write through the array with an index the loop carries")
 
 
 def test_loops_that_rebind_a_written_array_by_path_or_to_a_view_are_located():
@@ -261,15 +243,6 @@ def test_loops_that_rebind_a_written_array_by_path_or_to_a_view_are_located():
              "hint: write into")
     _located(to_a_view, "b = y[::-1]", "makes it a view of an array from outside the loop",
              "hint: write into")
-
-
-def _located(kernel: Any, statement: str, *words: str) -> None:
-    """Tracing ``kernel`` is a TraceError at the line of ``statement``, saying ``words``."""
-    with pytest.raises(TraceError) as info:
-        _trace(kernel)
-    text = str(info.value)
-    assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
-    assert all(w in text for w in words), text
 
 
 def test_writes_into_lists_of_views_grown_at_run_time_are_located():
@@ -310,11 +283,7 @@ def test_functions_chosen_that_read_the_paths_values_are_located():
             f = abs
         return f(x[0])
 
-    with pytest.raises(TraceError) as info:
-        _trace(k)
-    text = str(info.value)
-    assert f"test_errors.py:{_line_of(k, 'f = abs')}" in text, text
-    assert "a function chosen at run time reads values the kernel computes" in text
+    _located(k, "f = abs", "a function chosen at run time reads values the kernel computes")
 
 
 def test_outputs_numpy_refuses_are_located():
@@ -333,11 +302,7 @@ def test_outputs_numpy_refuses_are_located():
             (into_ints, "np.add(x, 1.0, out=o)", "cannot cast array data from float64 to "
              "int64 according to the rule 'same_kind'"),
             (where_alone, "return np.sqrt(x, where=x > 0)", "where= without out=")):
-        with pytest.raises(TraceError) as info:
-            _trace(kernel)
-        text = str(info.value)
-        assert f"test_errors.py:{_line_of(kernel, statement)}" in text, text
-        assert message in text, text
+        _located(kernel, statement, message)
 
 
 def test_arrays_no_index_can_count_are_located():
@@ -353,10 +318,7 @@ def test_arrays_no_index_can_count_are_located():
     for fn, needle, message in ((too_big, "np.zeros", "array is too big; `arr.size * "
                                  "arr.dtype.itemsize` is larger than the maximum possible"),
                                 (objects, "np.full", "makes an array of Python objects")):
-        with pytest.raises(TraceError) as info:
-            _trace(fn)
-        text = str(info.value)
-        assert f"test_errors.py:{_line_of(fn, needle)}" in text and message in text, text
+        _located(fn, needle, message)
 
 
 def test_unsupported_function_names_closest_alternatives():
@@ -566,12 +528,8 @@ def test_numpy_random_generator_objects_are_located_errors():
         return x * state.rand()
 
     for fn in (constant, instance):
-        with pytest.raises(TraceError) as info:
-            _trace(fn)
-        text = str(info.value)
-        assert "Generator and RandomState objects are not compiled" in text
-        assert "call the np.random module functions" in text
-        assert f"test_errors.py:{_line_of(fn, 'return')}" in text
+        _located(fn, "return", "Generator and RandomState objects are not compiled",
+                 "call the np.random module functions")
 
 
 @pytest.mark.parametrize("body, message", [
@@ -847,10 +805,7 @@ def test_clocks_and_entropy_are_located_errors():
 
     for fn, where in ((clock, "return"), (entropy, "return"), (weights, "return"),
                       (log, "np.savetxt")):
-        with pytest.raises(TraceError) as info:
-            _trace(fn)
-        assert "would run once, while the kernel is built" in str(info.value)
-        assert f"test_errors.py:{_line_of(fn, where)}" in str(info.value)
+        _located(fn, where, "would run once, while the kernel is built")
     assert not os.path.exists("log.txt")
 
 
