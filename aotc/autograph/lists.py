@@ -24,7 +24,7 @@ from ..numpy_api.creation import full_from_dims
 from ..numpy_api.masks import MaskedValue
 from ..ops.containers import is_box
 from ..shapes import DimExpr, as_dim, bound_symbols
-from ..tracing.bodies import UNDEFINED, flatten, probe
+from ..tracing.bodies import UNDEFINED, flatten, probe, sequence_of
 from ..tracing.derived import derived_size
 from ..tracing.tracer import DETACHED, Tracer, as_tracer, current
 from ..value_bounds import bounded_size
@@ -398,5 +398,5 @@ def _returned_items(value: Any) -> Any:
     if isinstance(value, RuntimeList):
         return value.items()
     if isinstance(value, (tuple, list)):
-        return type(value)(_returned_items(v) for v in value)
+        return sequence_of(type(value), [_returned_items(v) for v in value])
     return value

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import lax
 from ..ops.index import raise_if_p
-from ..tracing.bodies import UNDEFINED, flatten, probe, unflatten
+from ..tracing.bodies import UNDEFINED, flatten, probe, sequence_of, unflatten
 from ..tracing.tracer import Tracer, as_atom, as_tracer
 
 State = tuple[Any, ...]
@@ -167,7 +167,7 @@ def _placeholder(like: Any) -> Any:
         zero.weak = like.weak
         return zero
     if isinstance(like, (tuple, list)):
-        return type(like)(_placeholder(v) for v in like)
+        return sequence_of(type(like), [_placeholder(v) for v in like])
     return like
 
 
@@ -204,7 +204,7 @@ def _lifted(value: Any) -> Any:
     """``value`` with traced leaves, each its value now (an array written in place later
     is a new value then, as every state variable's)."""
     if isinstance(value, (tuple, list)):
-        return type(value)(_lifted(v) for v in value)
+        return sequence_of(type(value), [_lifted(v) for v in value])
     if value is None:
         return value
     if isinstance(value, Tracer):

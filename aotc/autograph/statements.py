@@ -28,7 +28,7 @@ from ..numpy_api.masks import MaskedValue
 from ..ops.containers import is_box
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr, bound_symbols
-from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe
+from ..tracing.bodies import SCALAR_I64, UNDEFINED, CarryShapes, flatten, probe, sequence_of
 from ..tracing.tracer import WEAK_TYPES, CarriedApart, Tracer, as_atom, as_tracer, current
 from . import boxing, chosen_views, first_trip, lists, optional, resizing
 from .boxes import RuntimeBox, filled
@@ -109,7 +109,7 @@ def _zeros_like(value: Any) -> Any:
                       for d in value.aval.shape)
         return full_from_dims(sizes, 0, value.dtype)
     if isinstance(value, (tuple, list)):
-        return type(value)(_zeros_like(v) for v in value)
+        return sequence_of(type(value), [_zeros_like(v) for v in value])
     if isinstance(value, RuntimeList):  # (a list a loop grows: its buffer, count 0)
         return RuntimeList(_zeros_like(value.buffer), _zeros_like(value.count), value.shared)
     if isinstance(value, RuntimeBox):  # (a list, set or dict grown at run time: empty)

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import lax
 from ..numpy_api import CREATION
+from ..tracing.bodies import sequence_of
 from ..tracing.tracer import Tracer, as_tracer, current
 
 
@@ -132,7 +133,7 @@ def replaced(value: Any, path: Path, make: Any) -> Any:
         return make(value)
     items = list(value)
     items[path[0]] = replaced(items[path[0]], path[1:], make)
-    return type(value)(items)
+    return sequence_of(type(value), items)
 
 
 def options_of(value: Any) -> tuple[Any, ...] | None:

@@ -20,6 +20,7 @@ from .. import lax
 from ..ir import Lit
 from ..ops.index import compress_p, raise_if_p
 from ..shapes import DimExpr, size
+from ..tracing.bodies import sequence_of
 from ..tracing.tracer import Tracer, as_tracer, bind_dim, current, encloses
 from .functions_base import where
 from .ufuncs import BINARY_OPERATORS, apply_ufunc
@@ -136,7 +137,7 @@ def _laid_out(value: Any) -> Any:
     if isinstance(value, MaskedValue):
         return value.values()
     if isinstance(value, (list, tuple)):
-        return type(value)(_laid_out(v) for v in value)
+        return sequence_of(type(value), [_laid_out(v) for v in value])
     return value
 
 

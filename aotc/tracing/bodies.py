@@ -98,6 +98,13 @@ def flatten(tree: Tree) -> tuple[list[Any], Tree]:
     return [tree], None
 
 
+def sequence_of(cls: type, items: Any) -> Any:
+    """A tuple or list of class ``cls`` holding ``items``: a namedtuple takes them as its
+    fields (``cls._make``), not as one argument."""
+    make = getattr(cls, "_make", None)
+    return make(items) if make is not None else cls(items)
+
+
 class _Node:
     """The structure tag of a ``tree_flatten`` object."""
 
@@ -173,7 +180,7 @@ def unflatten(structure: Tree, leaves: list[Any]) -> Tree:
     for count, shape in shapes:
         out.append(unflatten(shape, leaves[pos:pos + count]))
         pos += count
-    return kind(out)
+    return sequence_of(kind, out)
 
 
 def trace_body(fn: Callable[..., Any], arg_tracers: list[list[Any]], structures: list[Tree],
