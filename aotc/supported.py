@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from .autograph.pyfuncs import PYFUNCS
+from .autograph.pymodules import PYMODULES
 from .numpy_api.functions import CREATION, DATA_DEPENDENT, FUNCTIONS, UFUNCS
 from .numpy_api.methods import _METHODS, _PROPERTIES
 from .numpy_api.polynomial import NOT_COMPILED
-from .numpy_api.pymath import PYMATH
+from .numpy_api.pymath import PYCMATH, PYMATH
 from .numpy_api.pyrandom import PYRANDOM
 from .numpy_api.ufunc_methods import METHODS
 from .numpy_api.ufuncs import BINARY_OPERATORS
@@ -32,6 +33,12 @@ def _qualified(fn: object) -> str:
 
 def _row(items: list[str]) -> str:
     return ", ".join(f"`{i}`" for i in sorted(set(items)))
+
+
+def _python_math(module: str) -> list[str]:
+    functions = [*PYMATH, *PYCMATH, *PYMODULES]
+    return sorted({f"{module}.{f.__name__}" for f in functions
+                   if getattr(f, "__module__", None) == module})
 
 
 def markdown() -> str:
@@ -69,8 +76,9 @@ def markdown() -> str:
         "except (not yet) "
         f"{_row([f'np.{u.__name__}' for p, u in UFUNC_OF.items() if p.name in NO_COMPLEX_KERNEL])}"
         "; `.real`/`.imag` are views (writes go through) |",
-        f"| Python `math` on traced scalars | {_row([f'math.{f.__name__}' for f in PYMATH])} "
+        f"| Python `math` on traced scalars | {_row(_python_math('math'))} "
         "(constants such as `math.pi` are plain numbers) |",
+        f"| Python `cmath` on traced scalars | {_row(_python_math('cmath'))} |",
         f"| Python `random` (CPython's sequence; a generator apart from NumPy's) | "
         f"{_row([f'random.{f.__name__}' for f in PYRANDOM])} |",
     ]

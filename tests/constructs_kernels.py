@@ -7,12 +7,14 @@ every kernel against this very source run as plain Python on NumPy.
 """
 
 import bisect
+import cmath
 import collections
 import heapq
 import itertools
 import math
 import random
 import time
+from collections import namedtuple
 from heapq import heappush
 
 import numpy as N
@@ -3380,3 +3382,46 @@ def short_list_before_a_grown_one(n: i64) -> list:
     for k in range(5, n, 2):
         out.append(k)
     return out
+
+
+@aotc.export
+def special_functions(x: f64[:], y: f64) -> tuple:
+    """math.gamma and math.lgamma (CPython's Lanczos sums, with its ValueError at the
+    poles and OverflowError past gamma(171.6)), math.fsum (exact), remainder, ulp,
+    ldexp, frexp, modf, nextafter, dist and lcm of runtime values: each a build error."""
+    g = 0.0
+    for v in x:
+        g += math.gamma(v) + math.lgamma(v)
+    parts = math.frexp(y)
+    return (g, math.fsum(x), math.remainder(y, 0.75), math.ulp(y), math.ldexp(y, 3),
+            parts[0], parts[1], math.modf(y), math.nextafter(y, 0.0),
+            math.dist(x[:2], x[1:3]), math.lcm(int(y), 6))
+
+
+@aotc.export
+def weak_special_functions(x: f32[:], y: f64) -> f32[:]:
+    """math.gamma of a runtime value is a Python float: weak beside float32 items."""
+    return x * math.gamma(y) + math.fsum([y, y])
+
+
+@aotc.export
+def complex_math(z: c128, r: f64) -> tuple:
+    """cmath of runtime values (C double complex, as cmath computes): each a build
+    error ("float() of a traced value")."""
+    return (cmath.exp(z), cmath.sqrt(r), cmath.log(z, 2.0), cmath.phase(z), cmath.polar(z),
+            cmath.rect(r, 0.5), cmath.isfinite(z), cmath.cosh(z))
+
+
+Point = namedtuple("Point", ["x", "y"])
+
+
+@aotc.export
+def best_named_point(xs: f64[:], ys: f64[:]) -> tuple:
+    """A namedtuple carried by a runtime loop (it was an internal error: the loop
+    rebuilt it with one argument where its class takes one per field)."""
+    best = Point(xs[0], ys[0])
+    for i in range(len(xs)):
+        p = Point(xs[i], ys[i])
+        if p.x + p.y > best.x + best.y:
+            best = p
+    return best.x, best.y

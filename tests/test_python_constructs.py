@@ -513,6 +513,16 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
         ((np.arange(70, dtype=np.float32) * 1.1).astype(np.float32),
          np.arange(3, dtype=np.uint8), np.uint8(255)),
         (np.zeros(0, np.float32), np.arange(200, 203, dtype=np.uint8), np.uint8(3))],
+    "special_functions": [(np.array([0.5, 3.25, 7.0, -2.5]), 10.4),
+                          (np.array([1e-30, 25.0, 171.5, -0.5]), -3.5),
+                          (np.array([1e308, 1e308, -1e308]), 1.5),  # fsum overflows
+                          (np.array([0.5, -2.0, 1.0]), 2.0),  # a pole: ValueError
+                          (np.array([172.0, 1.0, 1.0]), 2.0),  # OverflowError
+                          (np.array([0.1] * 10), 0.0)],  # remainder(0, .75), ulp(0)
+    "weak_special_functions": [(np.arange(3, dtype=np.float32), 4.5)],
+    "complex_math": [(1.0 + 2.0j, 4.0), (-1.0 + 0.0j, -4.0), (complex("nan+1j"), 0.0)],
+    "best_named_point": [(np.array([0.5, 2.0, 1.0]), np.array([0.1, -0.5, 1.0])),
+                         (np.array([3.0]), np.array([1.0]))],
 }
 
 

@@ -11,7 +11,9 @@ instead (:data:`SOURCES`), converted as the user's own helpers are.
 ``heapq.nsmallest(n, it, key)`` is ``sorted(it, key=key)[:n]``, as its documentation
 says (``nlargest`` reversed). ``math.comb``/``perm``/``factorial``/``prod``,
 ``itertools.accumulate`` and ``Counter(iterable)`` of runtime values run
-:mod:`.stdlib_counting`'s Python source; of build-time values, the library's own.
+:mod:`.stdlib_counting`'s Python source, and ``math.gamma``, ``lgamma``, ``fsum`` and
+the rest of ``math`` that is not one ufunc run :mod:`.stdlib_math`'s; of build-time
+values, the library's own.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from typing import Any, Literal
 import numpy as np
 
 from ..numpy_api.masks import MaskedValue
+from ..numpy_api.pymath import python_numbers
 from ..tracing.tracer import current
 from . import pyfuncs
 from . import stdlib_counting as counting_source
 from . import stdlib_lists as lists_source
+from . import stdlib_math as math_source
 from .lists import RuntimeList
 from .pybuiltins import sorted_items as ordered
 from .statements import traced
@@ -71,14 +75,16 @@ def _first_of_sorted(python: Callable[..., Any], reverse: bool) -> Callable[...,
     return first
 
 
-def _on_runtime_values(python: Callable[..., Any], source: Callable[..., Any]
-                       ) -> Callable[..., Any]:
+def _on_runtime_values(python: Callable[..., Any], source: Callable[..., Any],
+                       weak: bool = False) -> Callable[..., Any]:
     """``python``, or ``source`` converted as the user's helpers are when an argument is
-    a runtime value."""
+    a runtime value. With ``weak``, its numbers are Python's (weak in arithmetic with
+    arrays): ``f32_array * math.gamma(a)`` stays float32."""
     def run(*args: Any, **kwargs: Any) -> Any:
         if not any(_runtime(a) for a in (*args, *kwargs.values())):
             return python(*args, **kwargs)
-        return pyfuncs.converted_call(source, *args, **kwargs)
+        result = pyfuncs.converted_call(source, *args, **kwargs)
+        return python_numbers(result) if weak else result
     run.__name__ = python.__name__
     return run
 
@@ -89,11 +95,15 @@ PYMODULES: dict[Callable[..., Any], Callable[..., Any]] = {
     bisect.bisect_right: _insertion("right", bisect.bisect_right),
     heapq.nsmallest: _first_of_sorted(heapq.nsmallest, False),
     heapq.nlargest: _first_of_sorted(heapq.nlargest, True),
+    **{library: _on_runtime_values(library, getattr(counting_source, library.__name__), True)
+       for library in (math.comb, math.perm, math.factorial)},
     **{library: _on_runtime_values(library, source) for library, source in (
-        (math.comb, counting_source.comb), (math.perm, counting_source.perm),
-        (math.factorial, counting_source.factorial), (math.prod, counting_source.prod),
-        (itertools.accumulate, counting_source.accumulate),
+        (math.prod, counting_source.prod), (itertools.accumulate, counting_source.accumulate),
         (collections.Counter, counting_source.counted))},
+    **{library: _on_runtime_values(library, getattr(math_source, library.__name__), True)
+       for library in (math.gamma, math.lgamma, math.fsum, math.remainder, math.ulp,
+                       math.lcm, math.dist, math.ldexp, math.frexp, math.modf,
+                       math.nextafter)},
 }
 
 

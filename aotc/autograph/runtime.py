@@ -30,7 +30,7 @@ from ..ir import Lit
 from ..numpy_api import CREATION, pylists
 from ..numpy_api.functions import array_ufunc
 from ..numpy_api.masks import MaskedValue
-from ..numpy_api.pymath import PYMATH
+from ..numpy_api.pymath import PYCMATH, PYMATH
 from ..numpy_api.pyrandom import PYRANDOM, is_python_random
 from ..numpy_api.pyrandom import refuse as refuse_pyrandom
 from ..numpy_api.random import refuse as refuse_random
@@ -39,7 +39,7 @@ from ..ops.index import clock_p, raise_if_p
 from ..tracing import functions
 from ..tracing.bodies import UNDEFINED, flatten
 from ..tracing.tracer import DISPATCH, MESSAGE_VALUES, Tracer, as_tracer, current
-from . import formatted, optional, pyfuncs, stdlib_counting, stdlib_lists
+from . import formatted, optional, pyfuncs, stdlib_counting, stdlib_lists, stdlib_math
 from .catching import keep_refusals, try_body  # noqa: F401 - converted code calls them
 from .closures import LATE
 from .comprehensions import (  # noqa: F401
@@ -356,7 +356,7 @@ def _clock() -> Tracer:
 #: The clocks a kernel reads at run time: their differences are elapsed seconds.
 _CLOCKS = {time.time: _clock, time.perf_counter: _clock, time.monotonic: _clock}
 TRACED: dict[Callable[..., Any], Callable[..., Any]] = {**CREATION, **BUILTINS, **SEQUENCES,
-                                                       **PYMATH, **PYRANDOM, **_CLOCKS,
+                                                       **PYMATH, **PYCMATH, **PYRANDOM, **_CLOCKS,
                                                        **formatted.BUILTINS,
                                                        **PYMODULES,
                                                        functools.reduce: reduce_,
@@ -406,7 +406,8 @@ def _reads_the_world(fn: Any) -> bool:
 def _is_user_code(fn: types.FunctionType) -> bool:
     """A Python function of the user's (not the standard library's or an installed
     package's): converted like the kernel when it is called."""
-    if fn.__module__ in (stdlib_lists.__name__, stdlib_counting.__name__):  # the library's
+    if fn.__module__ in (stdlib_lists.__name__, stdlib_counting.__name__,
+                         stdlib_math.__name__):  # the library's
         return True  # source (pymodules)
     if str(fn.__module__).split(".")[0] in ("aotc", "numpy"):
         return False
@@ -486,11 +487,12 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
             "written by the build",
             hint="call it outside the kernel: pass what it reads in as an argument, and "
                  "return what it would write")
-    if getattr(fn, "__module__", None) == "math" and traced(*args, *kwargs.values()):
-        supported = sorted(f.__name__ for f in PYMATH)
+    module = getattr(fn, "__module__", None)
+    if module in ("math", "cmath") and traced(*args, *kwargs.values()):
+        supported = sorted(f.__name__ for f in (PYMATH if module == "math" else PYCMATH))
         raise current().error(
-            f"math.{fn.__name__} of a value known only at run time is not supported",
-            hint="aotc compiles these math functions: " + ", ".join(supported))
+            f"{module}.{fn.__name__} of a value known only at run time is not supported",
+            hint=f"aotc compiles these {module} functions: " + ", ".join(supported))
     if isinstance(fn, types.FunctionType) and converter is not None and _is_user_code(fn):
         # Its source and its closure: one lambda composed with different closures
         # (``lambda *xs: f(*(s(*xs) for s in subs))``) is nesting, not recursion.

@@ -22,6 +22,7 @@ CPython computes it, with its ZeroDivisionError for base 1.
 
 from __future__ import annotations
 
+import cmath
 import math
 from collections.abc import Callable
 from typing import Any
@@ -31,29 +32,48 @@ import numpy as np
 from .. import lax
 from ..tracing.tracer import Tracer, as_tracer, current
 from . import errorfunction
+from .complexes import angle, make_complex
 from .random import integer_scalar, raise_if
 from .ufuncs import apply_ufunc
 
 F64 = np.dtype(np.float64)
+C128 = np.dtype(np.complex128)
 I64 = np.dtype(np.int64)
+
+
+def _scalar(name: str, value: Any) -> Tracer:
+    x = as_tracer(value, F64 if not isinstance(value, Tracer) else None)
+    if x.ndim:
+        raise current().error(f"{name} takes a number, not an array",
+                              hint="use the NumPy function on arrays (np.sqrt...)")
+    return x
 
 
 def _float(name: str, value: Any) -> Tracer:
     """A ``math`` argument: a scalar, converted to a C double."""
-    x = as_tracer(value, F64 if not isinstance(value, Tracer) else None)
-    if x.ndim:
-        raise current().error(f"math.{name} takes a number, not an array",
-                              hint=f"use the NumPy function on arrays (np.{name}...)")
+    x = _scalar(name, value)
     if x.dtype.kind == "c":
-        raise current().error(f"math.{name}: complex numbers are not supported "
+        raise current().error(f"{name}: complex numbers are not supported "
                               "(must be real number, not complex)")
     return lax.convert(x, F64)
+
+
+def _complex(name: str, value: Any) -> Tracer:
+    """A ``cmath`` argument: a scalar, converted to a C double complex."""
+    return lax.convert(_scalar(name, value), C128)
 
 
 def _python(result: Tracer) -> Tracer:
     out = lax.fresh(result)
     out.weak = True  # a Python float or int: weak in arithmetic with arrays (NEP 50)
     return out
+
+
+def python_numbers(result: Any) -> Any:
+    """``result`` (a scalar tracer, a number or a tuple of them) as Python's numbers."""
+    if isinstance(result, tuple):
+        return tuple(python_numbers(r) for r in result)
+    return _python(result) if isinstance(result, Tracer) and not result.ndim else result
 
 
 def _log(x: Tracer, base: Tracer | None = None) -> Tracer:
@@ -82,22 +102,23 @@ def _to_int(ufunc: np.ufunc) -> Callable[[Tracer], Tracer]:
     return lambda x: int_of_float(apply_ufunc(ufunc, x), f"math.{ufunc.__name__}()")
 
 
-def _stand_in(fn: Callable[..., Any], compute: Callable[..., Tracer], arity: tuple[int, ...],
-              python_result: bool = True) -> Callable[..., Any]:
-    name = fn.__name__
+def _stand_in(fn: Callable[..., Any], compute: Callable[..., Any], arity: tuple[int, ...],
+              python_result: bool = True,
+              argument: Callable[[str, Any], Tracer] = _float) -> Callable[..., Any]:
+    name = f"{fn.__module__}.{fn.__name__}"
 
     def traced(*args: Any) -> Any:
         if not any(isinstance(a, Tracer) for a in args):
             return fn(*args)
         if len(args) not in arity:
             expected = " or ".join(map(str, arity))
-            raise current().error(f"math.{name} takes {expected} argument(s) "
+            raise current().error(f"{name} takes {expected} argument(s) "
                                   f"({len(args)} given)")
-        result = compute(*(_float(name, a) for a in args))
-        return _python(result) if python_result else result
+        result = compute(*(argument(name, a) for a in args))
+        return python_numbers(result) if python_result else result
 
-    traced.__name__ = name
-    traced.__doc__ = f"``math.{name}`` on traced scalars (see :mod:`aotc.numpy_api.pymath`)."
+    traced.__name__ = fn.__name__
+    traced.__doc__ = f"``{name}`` on traced scalars (see :mod:`aotc.numpy_api.pymath`)."
     return traced
 
 
@@ -133,8 +154,8 @@ def _isclose(a: Any, b: Any, *, rel_tol: Any = 1e-09, abs_tol: Any = 0.0) -> Any
     for tol in (rel_tol, abs_tol):
         if not isinstance(tol, Tracer) and tol < 0:
             math.isclose(0.0, 0.0, rel_tol=rel_tol, abs_tol=abs_tol)  # Python's ValueError
-    x, y = _float("isclose", a), _float("isclose", b)
-    rel, tol = _float("isclose", rel_tol), _float("isclose", abs_tol)
+    x, y = _float("math.isclose", a), _float("math.isclose", b)
+    rel, tol = _float("math.isclose", rel_tol), _float("math.isclose", abs_tol)
     diff = np.abs(y - x)
     near = (diff <= np.abs(rel * y)) | (diff <= np.abs(rel * x)) | (diff <= tol)
     return (x == y) | (np.isfinite(x) & np.isfinite(y) & near)
@@ -183,4 +204,45 @@ PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
     math.erfc: _stand_in(math.erfc, errorfunction.erfc, (1,)),
     math.log: _stand_in(math.log, _log, (1, 2)),
     math.isclose: _isclose, math.isqrt: _isqrt, math.gcd: _gcd,
+}
+
+
+
+
+def _complex_log(z: Tracer, base: Tracer | None = None) -> Any:
+    num = apply_ufunc(np.log, z)
+    if base is None:
+        return num
+    den = apply_ufunc(np.log, base)
+    raise_if(np.equal(den, 0), "ZeroDivisionError", "complex division by zero")
+    return apply_ufunc(np.true_divide, num, den)
+
+
+def _rect(r: Tracer, phi: Tracer) -> Any:
+    return make_complex(apply_ufunc(np.multiply, r, apply_ufunc(np.cos, phi)),
+                        apply_ufunc(np.multiply, r, apply_ufunc(np.sin, phi)), C128)
+
+
+_CMATH_UNARY: dict[Callable[..., Any], np.ufunc] = {
+    cmath.exp: np.exp, cmath.sqrt: np.sqrt, cmath.log10: np.log10, cmath.sin: np.sin,
+    cmath.cos: np.cos, cmath.sinh: np.sinh, cmath.cosh: np.cosh,
+}  # (not tan, tanh and the inverse functions: aotc has no complex kernel for them yet)
+_CMATH_PREDICATES: dict[Callable[..., Any], np.ufunc] = {
+    cmath.isnan: np.isnan, cmath.isinf: np.isinf, cmath.isfinite: np.isfinite,
+}
+
+#: ``cmath`` function -> its stand-in: the arguments are converted to complex128 (C
+#: double complex, as ``cmath`` computes), the result is a weak Python complex (a float
+#: for ``phase``, a pair of floats for ``polar``). Domain errors give NumPy's answers, as
+#: :data:`PYMATH` does.
+PYCMATH: dict[Callable[..., Any], Callable[..., Any]] = {
+    **{fn: _stand_in(fn, _ufunc(u), (1,), argument=_complex)
+       for fn, u in _CMATH_UNARY.items()},
+    **{fn: _stand_in(fn, _ufunc(u), (1,), python_result=False, argument=_complex)
+       for fn, u in _CMATH_PREDICATES.items()},
+    cmath.log: _stand_in(cmath.log, _complex_log, (1, 2), argument=_complex),
+    cmath.phase: _stand_in(cmath.phase, angle, (1,), argument=_complex),
+    cmath.polar: _stand_in(cmath.polar, lambda z: (apply_ufunc(np.absolute, z), angle(z)),
+                           (1,), argument=_complex),
+    cmath.rect: _stand_in(cmath.rect, _rect, (2,)),
 }
