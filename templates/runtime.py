@@ -293,6 +293,15 @@ def _no_match(name: str, accepted: tuple[str, ...], names: tuple[str, ...],
 _STRING_STAND_IN = "\x00aotc-str\x00"
 
 
+def _with_string(result: object, value: str) -> object:
+    """A result with the stand-in's text replaced by the string passed (``s + "!"``)."""
+    if isinstance(result, str):
+        return result.replace(_STRING_STAND_IN, value)
+    if type(result) in (tuple, list):
+        return type(result)(_with_string(r, value) for r in result)  # type: ignore
+    return result
+
+
 def _string_call(name: str, param: str, position: int, table: "dict[str, object]",
                  args: tuple[object, ...], kwargs: "dict[str, object]") -> object:
     """Call the function compiled for the string given for ``param`` (argument
@@ -313,7 +322,7 @@ def _string_call(name: str, param: str, position: int, table: "dict[str, object]
     if isinstance(chosen, str):
         raise ValueError(f"{name}(): {param}={value!r} was not compiled: {chosen}")
     try:
-        return chosen(*args, **kwargs)  # type: ignore[operator]
+        return _with_string(chosen(*args, **kwargs), value)  # type: ignore[operator]
     except Exception as err:
         shown = [a.replace(repr(_STRING_STAND_IN), repr(value)).replace(_STRING_STAND_IN, value)
                  if isinstance(a, str) else a for a in err.args]

@@ -56,3 +56,32 @@ def test_jit_matches_python(name: str, args: tuple[object, ...],
     else:
         np.testing.assert_allclose(got, want, rtol=1e-6)  # float32 rounding in the f32 case
         assert np.asarray(got).dtype == np.asarray(want).dtype
+
+
+def _labelled(label: str, x: np.ndarray) -> tuple[str, float]:
+    if label == "sum":
+        return "total " + label, x.sum()
+    return label * 2 + "?", x.max()
+
+
+def _shouted(label: str) -> str:
+    return label.upper()
+
+
+def test_strings_made_from_the_parameter_hold_the_string_passed() -> None:
+    """``label * 2 + "?"`` of a string the kernel never compares with: the function
+    compiled for other strings returns the text it was traced with, which the call
+    replaces by the string passed (it was returned as it was: a wrong answer)."""
+    compiled = aotc.jit(aotc.export("(str, f64[:])")(_labelled))
+    for label in ("sum", "ab", ""):
+        got, want = compiled(label, X), _labelled(label, X)
+        assert got[0] == want[0] and got[1] == want[1]
+
+
+def test_reading_the_text_of_the_parameter_is_a_value_error_naming_why() -> None:
+    """``label.upper()`` of another string cannot be known where the kernel is compiled:
+    a ValueError naming the method, never the stand-in's text upper-cased."""
+    compiled = aotc.jit(aotc.export("(str,)")(_shouted))
+    with pytest.raises(ValueError, match=r"label='abc' was not compiled: .*reads the text of "
+                                         r"a str parameter \(str\.upper\)"):
+        compiled("abc")

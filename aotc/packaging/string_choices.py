@@ -29,9 +29,58 @@ from typing import Any
 from ..errors import SignatureError
 from ..types import Signature
 
-#: What the function is traced with for strings it does not compare (``_string_call``
-#: in templates/runtime.py replaces it in messages).
-STAND_IN = "\x00aotc-str\x00"
+#: The text of the stand-in (``_string_call`` in templates/runtime.py replaces it, in
+#: messages and in results, with the string passed).
+STAND_IN_TEXT = "\x00aotc-str\x00"
+#: What a stand-in may do: compare equal (a branch, ``in``, a dict lookup), be hashed,
+#: be shown (a message, an f-string) and be joined to other text (``s + "!"``, ``s * 2``,
+#: still a stand-in): each gives Python's answer once the string passed replaces the
+#: stand-in's text.
+_TEXT_FREE = frozenset({"__eq__", "__ne__", "__hash__", "__str__", "__repr__",
+                        "__format__", "__class__", "__init__", "__new__",
+                        "__getattribute__", "__reduce__", "__reduce_ex__", "__getnewargs__",
+                        "__sizeof__", "__dir__", "__init_subclass__", "__subclasshook__"})
+
+
+class _StandIn(str):
+    """The string traced for strings the kernel does not compare with: any operation
+    that reads its text (``s.lower()``, ``len(s)``, ``s[0]``, ``s < t``) is a located
+    error, since the compiled function for other strings cannot know it; that function
+    then does not build, and calls with such strings raise ValueError naming why."""
+
+    __slots__ = ()
+
+    def __add__(self, other: str) -> _StandIn:
+        return _StandIn(str.__add__(self, other))
+
+    def __radd__(self, other: str) -> _StandIn:
+        return _StandIn(str.__add__(other, self))
+
+    def __mul__(self, times: Any) -> _StandIn:
+        return _StandIn(str.__mul__(self, times))
+
+    __rmul__ = __mul__
+
+
+def _reads_text(name: str) -> Any:
+    def refuse(self: str, *args: Any, **kwargs: Any) -> Any:
+        from ..tracing.tracer import current
+
+        raise current().error(
+            f"the kernel reads the text of a str parameter (str.{name}): compiled code knows "
+            "a str parameter only as one of the strings the kernel compares it with",
+            hint="compare it with == (or look it up in a dict) and branch on that")
+    refuse.__name__ = name
+    return refuse
+
+
+for _name in dir(str):
+    if _name not in _TEXT_FREE and _name not in vars(_StandIn) \
+            and callable(getattr(str, _name)):
+        setattr(_StandIn, _name, _reads_text(_name))
+
+#: What the function is traced with for strings it does not compare.
+STAND_IN = _StandIn(STAND_IN_TEXT)
 #: At most this many strings get a compiled function each.
 MOST_CHOICES = 32
 
