@@ -3425,3 +3425,15 @@ def best_named_point(xs: f64[:], ys: f64[:]) -> tuple:
         if p.x + p.y > best.x + best.y:
             best = p
     return best.x, best.y
+
+
+@aotc.export
+def python_order_sums(x: f32[:], z: c64[:], w: c64[:]) -> tuple:
+    """Builtin sum adds one item after another, as Python does (NumPy's pairwise order
+    differs in float32's last bit), and a loop multiplies complex scalars as NumPy's
+    scalars do (unfused: its SIMD loops fuse a multiply-add, a bit apart): SciPy's
+    _funm_loops in complex64 differed from Python by 2e-7."""
+    acc = z[0] * w[0]
+    for i in range(1, len(z)):
+        acc = acc + z[i] * w[i] - z[i - 1] * w[i]
+    return sum(x), sum(v * v for v in x if v > 0.5), acc

@@ -521,6 +521,10 @@ CALLS: dict[str, list[tuple[Any, ...]]] = {
                           (np.array([0.1] * 10), 0.0)],  # remainder(0, .75), ulp(0)
     "weak_special_functions": [(np.arange(3, dtype=np.float32), 4.5)],
     "complex_math": [(1.0 + 2.0j, 4.0), (-1.0 + 0.0j, -4.0), (complex("nan+1j"), 0.0)],
+    "python_order_sums": [
+        (np.sin(np.arange(1, 400, dtype=np.float32)) + 1.0,
+         np.exp(np.arange(64) * (0.05 + 1.3j)).astype(np.complex64),
+         np.exp(np.arange(64) * (0.01 - 0.7j)).astype(np.complex64))],
     "best_named_point": [(np.array([0.5, 2.0, 1.0]), np.array([0.1, -0.5, 1.0])),
                          (np.array([3.0]), np.array([1.0]))],
 }

@@ -2,8 +2,8 @@
 there. Each falls back to the builtin itself on build-time values.
 
 Reductions over an array or a runtime sequence reduce along its first axis, as Python's
-loop over its rows would (``sum`` keeps the dtype of the items, as repeated ``+`` does;
-the order of float additions is NumPy's pairwise one).
+loop over its rows would (``sum`` keeps the dtype of the items, as repeated ``+`` does,
+and adds floats in Python's order, one item after another).
 """
 
 from __future__ import annotations
@@ -179,7 +179,18 @@ def _sum(iterable: Any, start: Any = 0) -> Any:
     else:
         items, axes = _items(iterable), (0,)
     dtype = np.dtype(np.int64) if items.dtype == np.bool_ else items.dtype
-    return np.add(start, np.add.reduce(items.astype(dtype), axis=axes, dtype=dtype))
+    if dtype.kind not in "fc":  # exact: any order gives Python's answer
+        return np.add(start, np.add.reduce(items.astype(dtype), axis=axes, dtype=dtype))
+    return _added_in_order(items, len(axes), start)
+
+
+def _added_in_order(items: Any, axes: int, start: Any) -> Any:
+    """``start + items[0] + items[1] + ...``, rounded after each ``+`` as Python's
+    ``sum`` rounds (NumPy's pairwise order differs in the last bits: a float32 ulp)."""
+    rows = items.reshape((-1,) + items.shape[axes:]) if axes != 1 else items
+    nothing = np.add.reduce(rows[:0], axis=0, dtype=rows.dtype)  # a row of zeros
+    total: Any = np.add(start, nothing)  # start, in the sum's dtype
+    return lax.fori_loop(0, rows.shape[0], lambda i, acc: np.add(acc, rows[i]), total)
 
 
 def _truth(reduce: Callable[..., Any], builtin: Callable[..., Any]) -> Callable[..., Any]:

@@ -7,8 +7,8 @@ for that ufunc, operation for operation, so results are NumPy's bit for bit wher
 own loops agree with each other:
 
 - ``*`` is NumPy's SIMD loop, ``re = fma(ar, br, -(ai*bi))``, ``im = fma(ar, bi, ai*br)``
-  on targets with FMA (``llvm.fmuladd``) and unfused elsewhere, as NumPy dispatches
-  (NumPy's Python-scalar ``*`` is always unfused: the last bit can differ there).
+  on targets with FMA (``llvm.fmuladd``) and unfused elsewhere, as NumPy dispatches;
+  of two scalars (rank 0) it is NumPy's scalar ``*``, always unfused.
 - ``/`` is Smith's method exactly as ``CDOUBLE_divide`` (``1/(0+0j)`` is ``inf+nanj``).
 - ``abs`` is NumPy's SIMD ``cabsolute``: ``larger * sqrt(1 + (smaller/larger)**2)``, no
   overflow for huge parts, an infinite part wins over NaN.
@@ -71,9 +71,13 @@ def _componentwise(op: str) -> Fn:
     return rule
 
 
-def mul(b: KernelBuilder, dtype: np.dtype, x: ir.Value, y: ir.Value) -> ir.Value:
+def mul(b: KernelBuilder, dtype: np.dtype, x: ir.Value, y: ir.Value,
+        of_scalars: bool = False) -> ir.Value:
     """NumPy's SIMD complex product (``simd_cmul``: a multiply, then a fused
-    multiply-add/sub where the target has FMA)."""
+    multiply-add/sub where the target has FMA); of scalars (rank 0: ``z[i] * w[j]`` in
+    a loop), NumPy's scalar product, unfused."""
+    if of_scalars:
+        return mul_unfused(b, x, y)
     (ar, ai), (br, bi) = parts(b, x), parts(b, y)
     re = _fmuladd(b, ar, br, b.fneg(b.fmul(ai, bi)))
     im = _fmuladd(b, ar, bi, b.fmul(ai, br))

@@ -285,14 +285,19 @@ SCALAR_RULES: dict[Primitive, ByKind] = {
 
 
 _POW = ALL_PRIMITIVES["pow"]
+_MUL = ALL_PRIMITIVES["mul"]
 
 
 def rule_params(eqn: Eqn) -> dict[str, Any]:
     """The keyword arguments of ``eqn``'s scalar rule: its params, and what the rule must
-    know of its operands' shapes (``pow``: whether the exponent is rank 0)."""
+    know of its operands' shapes (``pow``: whether the exponent is rank 0; a complex
+    ``*``: whether it multiplies scalars, which NumPy rounds apart from its arrays)."""
     params = dict(eqn.params)
     if eqn.prim is _POW:
         params["scalar_exponent"] = eqn.inputs[1].type.ndim == 0
+    out = eqn.outs[0].type
+    if eqn.prim is _MUL and out.dtype.kind == "c" and out.ndim == 0:
+        params["of_scalars"] = True  # NumPy's scalar product, not its SIMD loop's
     return params
 
 
