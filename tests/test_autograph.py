@@ -540,3 +540,41 @@ def test_a_renamed_function_is_still_converted(fn):
     for n in (2, 0):
         (got,) = eval_program(program, x, np.int64(n))
         np.testing.assert_array_equal(got, fn(x, n))
+
+
+def _conds(program) -> int:
+    """The branches traced into ``program``, in its nested bodies too."""
+    from aotc.ir import nested_programs
+    return sum((e.prim.name == "cond") + sum(_conds(p) for p in nested_programs(e))
+               for e in program.eqns)
+
+
+def _returned_early(x: f64[:], n: i64):
+    res = np.zeros_like(x)
+    if n == 0:
+        return res
+    res[x > 0.2] = 1.0
+    if n == 1:
+        return res
+    res[x > 0.4] = 2.0
+    if n == 2:
+        return res
+    res[x > 0.6] = 3.0
+    if n == 3:
+        return res
+    res[x > 0.8] = 4.0
+    return res
+
+
+def test_writes_after_early_returns_are_repeated_once_into_each_alias():
+    """After ``return res`` on some paths, ``res`` is the returned value there: a write
+    into it is repeated into each such alias under that alias's path, once. The
+    repeated writes repeated themselves into one another in every order, and again as
+    each enclosing branch wrote back what its bodies wrote: 27,379 branches (14 s) for
+    this kernel, 50 s to trace SciPy's cspline1d_eval. Now 225."""
+    program = trace_kernel(_returned_early, signature_from_annotations(_returned_early)).program
+    assert _conds(program) < 500
+    x = np.linspace(0.0, 1.0, 11)
+    for n in range(5):
+        (got,) = eval_program(optimize(program), x, n)
+        np.testing.assert_array_equal(got, _returned_early(x, n))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..tracing.bodies import UNDEFINED
+from ..tracing.bodies import UNDEFINED, expect_writes
 from ..tracing.tracer import Tracer, current
 
 State = tuple[Any, ...]
@@ -58,6 +58,7 @@ class Written:
                 out[i] = Outer(value)
         self.state: State = tuple(out)
         self.outer = {i: v for i, v in enumerate(self.state) if isinstance(v, Outer)}
+        expect_writes([v.value for v in self.outer.values() if isinstance(v.value, Tracer)])
 
     def inside(self, state: State) -> State:
         """The state as the body's code sees it."""

@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from ..ops.index import raise_if_p
 from ..shapes import DimExpr
 from ..tracing.bind import refine_shape
-from ..tracing.bodies import OuterWrite
+from ..tracing.bodies import UNREPEATED, OuterWrite
 from ..tracing.tracer import DETACHED, Tracer, as_tracer, current, encloses
 from .creation import iota
 from .functions_base import warn_complex_cast
@@ -145,30 +146,29 @@ def _written_flat(base: Tracer, shape: tuple[DimExpr, ...], key: Any, value: Any
     base[where] = value  # (a fancy write: fancy.setitem_any)
 
 
-#: The arrays whose writes are being repeated into their path aliases right now.
-_REPEATING: list[Tracer] = []
-
-
 def _through_path_aliases(base: Tracer, window: Window | None, new: Tracer) -> None:
     """Repeat a write into ``base`` (of ``new`` at ``window``; None: all of it) into
     each array it is on some paths (``aliases.path_aliased``), on those paths. There
     the two have the same sizes, whatever their symbols."""
     here = current()
-    for other, on_path in base.path_aliases:
-        if any(other is t for t in _REPEATING) or not encloses(other.context, here):
-            continue  # (made in a branch that has ended: only its results remain)
-
-        def repeat(other: Tracer = other) -> None:
-            if window is None:
-                whole = new
-            else:
-                whole = window.write(refine_shape(other, base.aval.shape), new)
-            write(other, Ellipsis, refine_shape(whole, other.aval.shape))
-        _REPEATING.append(base)
-        try:
+    todo = [(other, on_path) for other, on_path in base.path_aliases
+            if not any(other is t for t in UNREPEATED) and encloses(other.context, here)]
+    if not todo:  # (an alias made in a branch that has ended: only its results remain)
+        return
+    # Each alias gets the write here: the writes repeated into them do not repeat it
+    # into one another again (each into each, through every order: exponential).
+    UNREPEATED.extend([base, *(other for other, _ in todo)])
+    try:
+        for other, on_path in todo:
+            def repeat(other: Tracer = other) -> None:
+                if window is None:
+                    whole = new
+                else:
+                    whole = window.write(refine_shape(other, base.aval.shape), new)
+                write(other, Ellipsis, refine_shape(whole, other.aval.shape))
             lax.cond(on_path, repeat, lambda: None)
-        finally:
-            _REPEATING.pop()
+    finally:
+        del UNREPEATED[-1 - len(todo):]
 
 
 _KINDS = "biufc"
@@ -190,13 +190,20 @@ def _widen_list(target: Tracer, value: Any) -> None:
     base.version += 1
 
 
-def check_same_kind(value: Tracer, dtype: np.dtype, what: str) -> None:
+def _same_kind_refused(value: Tracer, dtype: np.dtype) -> np.dtype | None:
+    """The dtype of ``value`` when NumPy refuses to cast it into ``dtype`` by
+    'same_kind'; None when it casts."""
     kind = dtype_arg(value)
     if isinstance(kind, type):  # weak: NumPy checks the value fits, we keep the kind rule
         kind = np.dtype(kind)
         if (kind.kind in "iub" and dtype.kind in "iub") or kind.kind == "b":
-            return
-    if not np.can_cast(kind, dtype, "same_kind"):
+            return None
+    return None if np.can_cast(kind, dtype, "same_kind") else np.dtype(kind)
+
+
+def check_same_kind(value: Tracer, dtype: np.dtype, what: str) -> None:
+    kind = _same_kind_refused(value, dtype)
+    if kind is not None:
         raise current().error(f"cannot {what} {kind} values into a {dtype} array with "
                               "casting rule 'same_kind'",
                               hint=f"convert explicitly with .astype(np.{dtype})")
@@ -209,12 +216,21 @@ def inplace(ufunc: np.ufunc) -> Callable[[Tracer, Any], Tracer]:
 
 def inplace_with(fn: Callable[[Tracer, Any], Tracer], name: str = "np.matmul"
                  ) -> Callable[[Tracer, Any], Tracer]:
-    """``x op= v``: compute, cast back with 'same_kind', write into ``x`` itself."""
+    """``x op= v``: compute, cast back with 'same_kind', write into ``x`` itself. A
+    result 'same_kind' refuses (``ints += 1.5``) is NumPy's TypeError where the statement
+    runs, not a build error: a kernel exported for int and float arrays (Pythran's
+    ``float[] or int[]``) raises for ints as Python does, and builds."""
     def op(self: Tracer, other: Any) -> Tracer:
         result = fn(self, other)
         if self.ndim == 0 and self.base is None:
             return result  # a scalar is immutable (a Python or NumPy number): += rebinds
-        check_same_kind(result, self.dtype, f"write {name} of")
+        kind = _same_kind_refused(result, self.dtype)
+        if kind is not None:  # NumPy's UFuncTypeError where the statement runs
+            ufunc = name.removeprefix("np.")
+            lax.bind(raise_if_p, as_tracer(True).atom, error="TypeError", message=(
+                f"Cannot cast ufunc '{ufunc}' output from dtype('{kind}') to "
+                f"dtype('{self.dtype}') with casting rule 'same_kind'"))
+            return self
         write(self, Ellipsis, result, OPERATED)
         return self
     return op

@@ -38,6 +38,7 @@ from .tracer import (
     python_number,
     tracing,
     user_loc,
+    user_stack,
 )
 
 Tree = Any
@@ -438,12 +439,67 @@ def rebound(arrays: list[Tracer], values: list[Any]) -> Iterator[None]:
             t.version += 1
 
 
+#: Arrays whose writes are not repeated into their path aliases now (see
+#: ``numpy_api.writes``): those a write is being repeated from and into, and the arrays
+#: a construct writes back once its bodies are traced. Those bodies repeated each write
+#: into every alias visible there, and carry those aliases too; repeating the write-back
+#: again traced every repetition once more per enclosing construct.
+UNREPEATED: list[Tracer] = []
+
+
+class Carried(list[Tracer]):
+    """The outer arrays a construct carries, and which of them its bodies wrote (ids):
+    an array carried because it was expected to be written, and was not, is not
+    written back."""
+
+    def __init__(self, arrays: list[Tracer]) -> None:
+        super().__init__(arrays)
+        self.written: set[int] = set()
+
+
+#: Per trace context, the outer arrays the next construct traced in it is expected to
+#: write (:func:`expect_writes`).
+_EXPECTED: list[tuple[Any, list[Tracer]]] = []
+
+
+def expect_writes(arrays: list[Tracer]) -> None:
+    """The next construct traced in the current context writes into ``arrays`` (known
+    from its source: ``res[m] = v`` in a branch). It carries them from its first trace:
+    discovering each by :class:`OuterWrite` retraced the construct once per array, and
+    every enclosing construct again, which nested branches made exponential."""
+    roots: list[Tracer] = []
+    for t in arrays:
+        while t.base is not None:
+            t = t.base
+        if not any(t is r for r in roots):
+            roots.append(t)
+    if roots:
+        _EXPECTED[:] = [e for e in _EXPECTED if e[0] is not current()][-32:]
+        _EXPECTED.append((current(), roots))
+
+
+def _expected() -> Carried:
+    here = current()
+    for k, (context, roots) in enumerate(_EXPECTED):
+        if context is here:
+            del _EXPECTED[k]
+            return Carried([t for t in roots if t.context is not None
+                            and encloses(t.context, here)])
+    return Carried([])
+
+
 def with_outer_writes(run: Callable[[list[Tracer]], tuple[Any, list[Any]]]) -> Any:
     """``run(arrays)``, again with every outer array a body turns out to write into (see
     :class:`OuterWrite`) until none is new; ``run`` carries ``arrays`` and returns its
     result and their final values, which are then written back into them (in an
     enclosing body, that write may raise the enclosing construct's OuterWrite)."""
-    arrays: list[Tracer] = []
+    here = current()
+    arrays = _expected()
+    key = user_stack()  # the same construct, traced again (its enclosing body retraced)
+    learned = here.root.written_at.setdefault(key, [])
+    arrays += [t for t in learned if encloses(t.context, here)
+               and not any(t is a for a in arrays)]
+    expected = {id(t) for t in arrays}
     while True:
         try:
             result, values = run(arrays)
@@ -456,8 +512,15 @@ def with_outer_writes(run: Callable[[list[Tracer]], tuple[Any, list[Any]]]) -> A
                     "has ended", hint="return the array from that body (as loop state) "
                                       "and write into what it returns") from None
             arrays.append(write.base)
-    for t, v in zip(arrays, values, strict=True):
-        t[...] = v
+            learned.append(write.base)
+    back = [(t, v) for t, v in zip(arrays, values, strict=True)
+            if id(t) in arrays.written or id(t) not in expected]
+    UNREPEATED.extend(t for t, _ in back)  # (the bodies repeated them: see UNREPEATED)
+    try:
+        for t, v in back:
+            t[...] = v
+    finally:
+        del UNREPEATED[len(UNREPEATED) - len(back):]
     for leaf in flatten(result)[0]:  # (views it chose have seen those writes)
         if isinstance(leaf, Tracer) and leaf.window is DETACHED and leaf.base is not None:
             leaf.seen_version = leaf.base.version

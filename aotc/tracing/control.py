@@ -35,6 +35,7 @@ from .avals import AType
 from .bind import as_dim, bind, convert, fresh
 from .bodies import (
     SCALAR_I64,
+    Carried,
     carried_numbers,
     flatten,
     keep_identity,
@@ -74,7 +75,12 @@ def _own(arrays: list[Tracer], fn: Callable[..., Any]) -> Callable[..., Any]:
     def body(*args: Any) -> Any:
         *lead, (state, values) = args
         with rebound(arrays, values):
-            return settled(fn(*lead, state), arrays), [Tracer(t.atom) for t in arrays]
+            given = [t.atom for t in arrays]
+            result = settled(fn(*lead, state), arrays)
+            if isinstance(arrays, Carried):
+                arrays.written.update(id(t) for t, a in zip(arrays, given, strict=True)
+                                      if t.atom is not a)
+            return result, [Tracer(t.atom) for t in arrays]
     return body
 
 

@@ -63,6 +63,18 @@ def user_loc() -> Loc | None:
     return None
 
 
+def user_stack() -> tuple[tuple[Any, int], ...]:
+    """Each stack frame outside aotc and NumPy, as (code, instruction): where the user's
+    code is, through the helpers it called, down to the expression."""
+    frame: FrameType | None = sys._getframe(1)
+    frames = []
+    while frame is not None:
+        if not _internal(frame.f_code.co_filename):
+            frames.append((frame.f_code, frame.f_lasti))
+        frame = frame.f_back
+    return tuple(frames)
+
+
 #: While an exception's message is made (autograph's ``raise``/``assert``): the runtime
 #: values formatted into it, which the kernel stores for the message (aotc.tracing.messages).
 MESSAGE_VALUES: ContextVar[list[Tracer] | None] = ContextVar("MESSAGE_VALUES", default=None)
@@ -115,6 +127,9 @@ class TraceContext:
     #: The kernel's compiled functions so far, by the kinds of their calls (one table
     #: the kernel and its functions share).
     callees: dict[Any, Any] = field(default_factory=dict)
+    #: The kernel's context only: the outer arrays each construct wrote into, by the user
+    #: stack where it was traced (:func:`user_stack`; see aotc.tracing.bodies).
+    written_at: dict[Any, list[Any]] = field(default_factory=dict)
 
     @property
     def at_top(self) -> bool:
