@@ -76,13 +76,17 @@ def python_numbers(result: Any) -> Any:
     return _python(result) if isinstance(result, Tracer) and not result.ndim else result
 
 
-def _log(x: Tracer, base: Tracer | None = None) -> Tracer:
-    num = apply_ufunc(np.log, x)
-    if base is None:
-        return num
-    den = apply_ufunc(np.log, base)
-    raise_if(np.equal(den, 0.0), "ZeroDivisionError", "float division by zero")
-    return apply_ufunc(np.true_divide, num, den)
+def _log_of(kind: str) -> Callable[..., Tracer]:
+    """``log(x)``, or ``log(x) / log(base)`` with CPython's ZeroDivisionError for base
+    1 (``kind``: the division its message names, float or complex)."""
+    def log(x: Tracer, base: Tracer | None = None) -> Tracer:
+        num = apply_ufunc(np.log, x)
+        if base is None:
+            return num
+        den = apply_ufunc(np.log, base)
+        raise_if(np.equal(den, 0), "ZeroDivisionError", f"{kind} division by zero")
+        return apply_ufunc(np.true_divide, num, den)
+    return log
 
 
 def int_of_float(x: Tracer, what: str = "int()") -> Any:
@@ -202,20 +206,10 @@ PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
     **{fn: _stand_in(fn, _to_int(u), (1,)) for fn, u in _TO_INT.items()},
     math.erf: _stand_in(math.erf, errorfunction.erf, (1,)),
     math.erfc: _stand_in(math.erfc, errorfunction.erfc, (1,)),
-    math.log: _stand_in(math.log, _log, (1, 2)),
+    math.log: _stand_in(math.log, _log_of("float"), (1, 2)),
     math.isclose: _isclose, math.isqrt: _isqrt, math.gcd: _gcd,
 }
 
-
-
-
-def _complex_log(z: Tracer, base: Tracer | None = None) -> Any:
-    num = apply_ufunc(np.log, z)
-    if base is None:
-        return num
-    den = apply_ufunc(np.log, base)
-    raise_if(np.equal(den, 0), "ZeroDivisionError", "complex division by zero")
-    return apply_ufunc(np.true_divide, num, den)
 
 
 def _rect(r: Tracer, phi: Tracer) -> Any:
@@ -240,7 +234,7 @@ PYCMATH: dict[Callable[..., Any], Callable[..., Any]] = {
        for fn, u in _CMATH_UNARY.items()},
     **{fn: _stand_in(fn, _ufunc(u), (1,), python_result=False, argument=_complex)
        for fn, u in _CMATH_PREDICATES.items()},
-    cmath.log: _stand_in(cmath.log, _complex_log, (1, 2), argument=_complex),
+    cmath.log: _stand_in(cmath.log, _log_of("complex"), (1, 2), argument=_complex),
     cmath.phase: _stand_in(cmath.phase, angle, (1,), argument=_complex),
     cmath.polar: _stand_in(cmath.polar, lambda z: (apply_ufunc(np.absolute, z), angle(z)),
                            (1,), argument=_complex),
