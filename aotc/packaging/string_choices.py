@@ -64,8 +64,10 @@ class _StandIn(str):
 
 def _reads_text(name: str) -> Any:
     def refuse(self: str, *args: Any, **kwargs: Any) -> Any:
-        from ..tracing.tracer import current
+        from ..tracing.tracer import current, tracing_now
 
+        if not tracing_now():  # the build's own use of it (a table, a message)
+            return getattr(str, name)(self, *args, **kwargs)
         raise current().error(
             f"the kernel reads the text of a str parameter (str.{name}): compiled code knows "
             "a str parameter only as one of the strings the kernel compares it with",
