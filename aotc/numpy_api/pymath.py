@@ -211,7 +211,6 @@ PYMATH: dict[Callable[..., Any], Callable[..., Any]] = {
 }
 
 
-
 def _rect(r: Tracer, phi: Tracer) -> Any:
     return make_complex(apply_ufunc(np.multiply, r, apply_ufunc(np.cos, phi)),
                         apply_ufunc(np.multiply, r, apply_ufunc(np.sin, phi)), C128)

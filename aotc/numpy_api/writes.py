@@ -17,7 +17,7 @@ from .. import lax
 from ..ops.index import raise_if_p
 from ..shapes import DimExpr
 from ..tracing.bind import refine_shape
-from ..tracing.bodies import UNREPEATED, OuterWrite
+from ..tracing.bodies import UNREPEATED, OuterWrite, unrepeated
 from ..tracing.tracer import DETACHED, Tracer, as_tracer, current, encloses
 from .creation import iota
 from .functions_base import warn_complex_cast
@@ -157,8 +157,7 @@ def _through_path_aliases(base: Tracer, window: Window | None, new: Tracer) -> N
         return
     # Each alias gets the write here: the writes repeated into them do not repeat it
     # into one another again (each into each, through every order: exponential).
-    UNREPEATED.extend([base, *(other for other, _ in todo)])
-    try:
+    with unrepeated([base, *(other for other, _ in todo)]):
         for other, on_path in todo:
             def repeat(other: Tracer = other) -> None:
                 if window is None:
@@ -167,8 +166,6 @@ def _through_path_aliases(base: Tracer, window: Window | None, new: Tracer) -> N
                     whole = window.write(refine_shape(other, base.aval.shape), new)
                 write(other, Ellipsis, refine_shape(whole, other.aval.shape))
             lax.cond(on_path, repeat, lambda: None)
-    finally:
-        del UNREPEATED[-1 - len(todo):]
 
 
 _KINDS = "biufc"

@@ -447,6 +447,16 @@ def rebound(arrays: list[Tracer], values: list[Any]) -> Iterator[None]:
 UNREPEATED: list[Tracer] = []
 
 
+@contextmanager
+def unrepeated(arrays: list[Tracer]) -> Iterator[None]:
+    """Writes into ``arrays`` inside are not repeated into their path aliases."""
+    UNREPEATED.extend(arrays)
+    try:
+        yield
+    finally:
+        del UNREPEATED[len(UNREPEATED) - len(arrays):]
+
+
 class Carried(list[Tracer]):
     """The outer arrays a construct carries, and which of them its bodies wrote (ids):
     an array carried because it was expected to be written, and was not, is not
@@ -515,12 +525,9 @@ def with_outer_writes(run: Callable[[list[Tracer]], tuple[Any, list[Any]]]) -> A
             learned.append(write.base)
     back = [(t, v) for t, v in zip(arrays, values, strict=True)
             if id(t) in arrays.written or id(t) not in expected]
-    UNREPEATED.extend(t for t, _ in back)  # (the bodies repeated them: see UNREPEATED)
-    try:
+    with unrepeated([t for t, _ in back]):  # (the bodies repeated them: see UNREPEATED)
         for t, v in back:
             t[...] = v
-    finally:
-        del UNREPEATED[len(UNREPEATED) - len(back):]
     for leaf in flatten(result)[0]:  # (views it chose have seen those writes)
         if isinstance(leaf, Tracer) and leaf.window is DETACHED and leaf.base is not None:
             leaf.seen_version = leaf.base.version
